@@ -1,0 +1,33 @@
+import type { ScopeRule } from './scopes';
+
+/**
+ * Who may call a route (routes.tsv `auth` column).
+ * - `public`: nobody in particular (rate-limited per IP).
+ * - `client`: an OAuth client authenticating with its id and secret (token, revoke).
+ * - `dashboard`: a dashboard user's JWT from `POST /v1/auth/login` (D8).
+ * - `token`: an app access token `svc_at_…` bound to one store (D7).
+ */
+export type AuthKind = 'public' | 'client' | 'dashboard' | 'token';
+
+/** Every route carries this as `metadata`; a route without it is unreachable (fail closed). */
+export interface RouteMeta {
+  auth: AuthKind;
+  scopes: ScopeRule;
+  /** `data` when the success body is wrapped as `{data: …}` (D1), `plain` otherwise. */
+  body: 'data' | 'plain';
+  /** Where the route comes from: `spec` or the decision that adds it (`D17`, …). */
+  source: string;
+  /** Further decisions that shape the route, cited in the OpenAPI description. */
+  decisions?: readonly string[];
+}
+
+export function isRouteMeta(value: unknown): value is RouteMeta {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as Partial<RouteMeta>;
+  return (
+    typeof m.auth === 'string' &&
+    typeof m.scopes === 'object' &&
+    (m.body === 'data' || m.body === 'plain') &&
+    typeof m.source === 'string'
+  );
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { isCurrencyCode } from './currencies';
+
+/** D3: ids in paths and bodies are non-empty strings of at most 255 characters. */
+export const ZId = z.string().min(1).max(255);
+
+/** D6: timestamps the service writes: ISO 8601 UTC with milliseconds. */
+export const ZTimestamp = z.string().datetime({ precision: 3 });
+/** Timestamps clients send: any ISO 8601 date-time, with `Z` or an offset. */
+export const ZTimestampInput = z.string().datetime({ offset: true });
+/** A calendar date or date-time. */
+export const ZDateOrDateTime = z.union([z.string().date(), z.string().datetime({ offset: true })]);
+
+/** Money in major units, never negative (D6, D18). */
+export const ZAmount = z.number().finite().nonnegative().max(1e12);
+/** A percentage, 0 to 100. */
+export const ZPercentage = z.number().finite().min(0).max(100);
+
+/** ISO 4217 alphabetic code; current and withdrawn codes are accepted (spec). */
+export const ZCurrency = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 alphabetic code')
+  .refine(isCurrencyCode, 'unknown ISO 4217 currency code');
+
+export const ZEmail = z.string().max(254).email();
+export const ZPhone = z
+  .string()
+  .regex(/^\+?[0-9][0-9 ().-]{2,30}$/, 'must be a phone number')
+  .describe('Phone number, digits with optional +, spaces, dots, dashes and parentheses');
+export const ZUrl = z
+  .string()
+  .max(2048)
+  .url()
+  .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL');
+
+/** Free text of bounded size. */
+export const ZText = (max = 10_000) => z.string().max(max);
+
+/** The partner cohort key (spec). */
+export const VARIANT_KEY_PATTERN = /^[a-zA-Z0-9_.:-]{1,64}$/;
+export const ZVariantKey = z
+  .string()
+  .regex(VARIANT_KEY_PATTERN, 'must match ^[a-zA-Z0-9_.:-]{1,64}$');
+
+/** Partner context name, 1-128 characters (spec). */
+export const ZName = z.string().min(1).max(128);
+
+/** ISO 3166 two-letter codes, at most 100, stored and returned upper case (spec). */
+export const ZRegionCodes = z
+  .array(
+    z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be a 2-letter code')
+      .transform((s) => s.toUpperCase()),
+  )
+  .max(100);
+
+/** ISO 8601 duration (for example `P1Y`, `P30D`). */
+export const ZIsoDuration = z
+  .string()
+  .regex(
+    /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/,
+    'must be an ISO 8601 duration',
+  );
+
+export const ZPlatformId = z.enum(['shopify', 'woocommerce', 'magento', 'bigcommerce', 'api']);
+
+/** `{status: "ok"}` (spec). */
+export const ZStatusOk = z.object({ status: z.literal('ok') }).strict();
+/** v2 delete answer (D1). */
+export const ZDeleted = z.object({ ok: z.literal(true) }).strict();
+
+/** D1 envelope for authenticated /v2 bodies and the `data` routes of routes.tsv. */
+export function data<T extends z.ZodTypeAny>(schema: T) {
+  return z.object({ data: schema }).strict();
+}
+
+/** Query integers arrive as strings. */
+export const ZQueryInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+/** A query number (decimal) that arrives as a string. */
+export const ZQueryNumber = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a non-negative number')
+  .transform(Number);
+
+/** D24 cursor paging query. */
+export const ZPageQuery = z.object({
+  first: ZQueryInt(1, 250).optional().describe('Page size from the start, 1-250 (default 50)'),
+  after: z.string().max(512).optional().describe('Opaque cursor: items after this one'),
+  last: ZQueryInt(1, 250).optional().describe('Page size from the end, 1-250'),
+  before: z.string().max(512).optional().describe('Opaque cursor: items before this one'),
+});
+
+export const ZPageInfo = z
+  .object({
+    startCursor: z.string().nullable(),
+    endCursor: z.string().nullable(),
+    hasNextPage: z.boolean(),
+    hasPreviousPage: z.boolean(),
+  })
+  .strict();
+
+/** A cursor-paged connection of nodes (spec: GET /v1/claims). */
+export function connection<T extends z.ZodTypeAny>(node: T) {
+  return z
+    .object({
+      edges: z.array(z.object({ node, cursor: z.string() }).strict()),
+      pageInfo: ZPageInfo,
+    })
+    .strict();
+}
+
+/** D33: optional on every token-authenticated POST. */
+export const ZIdempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1-255 printable characters')
+    .optional(),
+});
