@@ -38,9 +38,7 @@ export const ZText = (max = 10_000) => z.string().max(max);
 
 /** The partner cohort key (spec). */
 export const VARIANT_KEY_PATTERN = /^[a-zA-Z0-9_.:-]{1,64}$/;
-export const ZVariantKey = z
-  .string()
-  .regex(VARIANT_KEY_PATTERN, 'must match ^[a-zA-Z0-9_.:-]{1,64}$');
+export const ZVariantKey = z.string().regex(VARIANT_KEY_PATTERN, 'must match ^[a-zA-Z0-9_.:-]{1,64}$');
 
 /** Partner context name, 1-128 characters (spec). */
 export const ZName = z.string().min(1).max(128);
@@ -58,10 +56,7 @@ export const ZRegionCodes = z
 /** ISO 8601 duration (for example `P1Y`, `P30D`). */
 export const ZIsoDuration = z
   .string()
-  .regex(
-    /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/,
-    'must be an ISO 8601 duration',
-  );
+  .regex(/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/, 'must be an ISO 8601 duration');
 
 export const ZPlatformId = z.enum(['shopify', 'woocommerce', 'magento', 'bigcommerce', 'api']);
 

@@ -1,0 +1,143 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { dashboardErrors, ZError } from '../errors';
+import type { RouteMeta } from '../meta';
+import { data, ZId } from '../schemas/common';
+import {
+  ZApp,
+  ZAppEvent,
+  ZAppEventConnection,
+  ZAppEventsQuery,
+  ZCreateAppRequest,
+  ZCreatedApp,
+  ZRotatedClientSecret,
+  ZRotatedWebhookSecret,
+  ZWebhookTestRequest,
+  ZWebhookTestResult,
+} from '../schemas/identity';
+import { noScope } from '../scopes';
+
+const c = initContract();
+
+const ZAppParams = z.object({ clientId: ZId });
+const ZAppEventParams = z.object({ clientId: ZId, eventId: ZId });
+
+/**
+ * App registration (D9) and the app's webhook event log (D34). Dashboard JWT of the app's
+ * owner; another user's app answers 404.
+ */
+export const appRoutes = c.router({
+  create: {
+    method: 'POST',
+    path: '/v1/apps',
+    body: ZCreateAppRequest,
+    responses: { 201: data(ZCreatedApp), ...dashboardErrors },
+    summary: 'Register an app',
+    description:
+      'Registers an app owned by the dashboard user; the answer shows clientId, clientSecret and webhookSecret this once (D9). ' +
+      'Pricing scopes are admin-gated: never granted to private apps, to public apps only after operator approval (D9).',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'dashboard',
+      scopes: noScope,
+      body: 'data',
+      source: 'D9',
+      decisions: ['D5', 'D16', 'D32'],
+    } satisfies RouteMeta,
+  },
+  get: {
+    method: 'GET',
+    path: '/v1/apps/:clientId',
+    pathParams: ZAppParams,
+    responses: { 200: data(ZApp), ...dashboardErrors },
+    summary: 'Read an app',
+    description: "The app's registration, without secrets, including whether its pricing scopes are approved (D9).",
+    strictStatusCodes: true,
+    metadata: { auth: 'dashboard', scopes: noScope, body: 'data', source: 'D9' } satisfies RouteMeta,
+  },
+  rotateSecret: {
+    method: 'POST',
+    path: '/v1/apps/:clientId/rotate-secret',
+    pathParams: ZAppParams,
+    body: c.noBody(),
+    responses: { 200: data(ZRotatedClientSecret), ...dashboardErrors },
+    summary: 'Rotate the client secret',
+    description: 'Issues a new client secret, shown once; the previous secret stops working at once (D9, D5).',
+    strictStatusCodes: true,
+    metadata: { auth: 'dashboard', scopes: noScope, body: 'data', source: 'D9', decisions: ['D5'] } satisfies RouteMeta,
+  },
+  listEvents: {
+    method: 'GET',
+    path: '/v1/apps/:clientId/events',
+    pathParams: ZAppParams,
+    query: ZAppEventsQuery,
+    responses: { 200: data(ZAppEventConnection), ...dashboardErrors },
+    summary: "List the app's webhook events",
+    description:
+      "The app's events with their delivery attempts, cursor-paged as D24 and filterable by status pending, delivered or failed (D34).",
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'dashboard',
+      scopes: noScope,
+      body: 'data',
+      source: 'D34',
+      decisions: ['D24', 'D32'],
+    } satisfies RouteMeta,
+  },
+  redeliverEvent: {
+    method: 'POST',
+    path: '/v1/apps/:clientId/events/:eventId/redeliver',
+    pathParams: ZAppEventParams,
+    body: c.noBody(),
+    responses: { 200: data(ZAppEvent), ...dashboardErrors, 409: ZError },
+    summary: 'Redeliver an event',
+    description:
+      'Queues the event for delivery again with the same id and body (D32) and answers it with status pending (D34). ' +
+      '409 when the app has no webhook URL.',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'dashboard',
+      scopes: noScope,
+      body: 'data',
+      source: 'D34',
+      decisions: ['D32'],
+    } satisfies RouteMeta,
+  },
+  testWebhook: {
+    method: 'POST',
+    path: '/v1/apps/:clientId/webhooks/test',
+    pathParams: ZAppParams,
+    body: ZWebhookTestRequest,
+    responses: { 200: data(ZWebhookTestResult), ...dashboardErrors, 409: ZError },
+    summary: 'Send a sample webhook',
+    description:
+      "Sends one signed sample event of the topic for a store the app is installed on to the app's URL and reports the attempt (D34). " +
+      'Not retried and not logged; 409 when the app has no webhook URL.',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'dashboard',
+      scopes: noScope,
+      body: 'data',
+      source: 'D34',
+      decisions: ['D32'],
+    } satisfies RouteMeta,
+  },
+  rotateWebhookSecret: {
+    method: 'POST',
+    path: '/v1/apps/:clientId/webhooks/rotate-secret',
+    pathParams: ZAppParams,
+    body: c.noBody(),
+    responses: { 200: data(ZRotatedWebhookSecret), ...dashboardErrors },
+    summary: 'Rotate the webhook secret',
+    description:
+      'Issues a new webhook secret, shown once; for 24 hours deliveries carry signatures of both secrets and x-webhook-secret carries the new one (D34).',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'dashboard',
+      scopes: noScope,
+      body: 'data',
+      source: 'D34',
+      decisions: ['D5', 'D32'],
+    } satisfies RouteMeta,
+  },
+});

@@ -1,0 +1,201 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { tokenErrors, ZError } from '../errors';
+import type { RouteMeta } from '../meta';
+import { data, ZDeleted, ZId, ZIdempotencyHeaders, ZVariantKey } from '../schemas/common';
+import { ZCohortPriceSet, ZCohortPriceSetCreateBody, ZCohortPriceSetUpdateBody } from '../schemas/pricing';
+import { ZCohortWidgetConfig, ZCohortWidgetConfigCreateBody, ZCohortWidgetConfigUpdateBody } from '../schemas/widgets';
+
+const c = initContract();
+
+const ZContextParams = z.object({ contextId: ZId });
+const ZPriceSetParams = z.object({ contextId: ZId, priceSetId: ZId });
+const ZWidgetParams = z.object({ contextId: ZId, widgetConfigId: ZId });
+
+/** D28: list filter. */
+export const ZCohortListQuery = z.object({
+  variantKey: ZVariantKey.optional().describe('Only the cohort with this key'),
+});
+
+const CREATE = { kind: 'perType', action: 'update', requires: 'partner-context:update', onMissing: '403' } as const;
+const READ_LIST = { kind: 'perType', action: 'read', onMissing: 'filter', note: 'list filtered by type' } as const;
+const READ_ONE = { kind: 'perType', action: 'read', onMissing: '404' } as const;
+const WRITE_ONE = { kind: 'perType', action: 'update', requires: 'partner-context:update', onMissing: '404' } as const;
+
+/**
+ * Cohort (A/B) price sets and widget configs under the app's partner context (D28).
+ * One price set / widget config per (variantKey, type); type and variantKey are immutable.
+ */
+export const cohortRoutes = c.router({
+  createPriceSet: {
+    method: 'POST',
+    path: '/v2/settings/context/:contextId/pricing',
+    pathParams: ZContextParams,
+    headers: ZIdempotencyHeaders,
+    body: ZCohortPriceSetCreateBody,
+    responses: { 201: data(ZCohortPriceSet), ...tokenErrors, 409: ZError },
+    summary: 'Create a cohort price set',
+    description:
+      'Creates the price set of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs partner-context:update and the pricing update scope of the type named in the body (403 otherwise); rules follow D30.',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: { ...CREATE, family: 'pricing' },
+      body: 'data',
+      source: 'D28',
+      decisions: ['D30', 'D33'],
+    } satisfies RouteMeta,
+  },
+  listPriceSets: {
+    method: 'GET',
+    path: '/v2/settings/context/:contextId/pricing',
+    pathParams: ZContextParams,
+    query: ZCohortListQuery,
+    responses: { 200: data(z.array(ZCohortPriceSet)), ...tokenErrors },
+    summary: 'List cohort price sets',
+    description:
+      'Price sets of the context, optionally of one variantKey (D28). Types the token cannot read are filtered out; 403 when it holds no pricing read scope at all.',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: { ...READ_LIST, family: 'pricing' },
+      body: 'data',
+      source: 'D28',
+    } satisfies RouteMeta,
+  },
+  getPriceSet: {
+    method: 'GET',
+    path: '/v2/settings/context/:contextId/pricing/:priceSetId',
+    pathParams: ZPriceSetParams,
+    responses: { 200: data(ZCohortPriceSet), ...tokenErrors },
+    summary: 'Read a cohort price set',
+    description: 'One price set; 404 when its type is not readable by the token (D28).',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: { ...READ_ONE, family: 'pricing' },
+      body: 'data',
+      source: 'D28',
+    } satisfies RouteMeta,
+  },
+  updatePriceSet: {
+    method: 'PATCH',
+    path: '/v2/settings/context/:contextId/pricing/:priceSetId',
+    pathParams: ZPriceSetParams,
+    body: ZCohortPriceSetUpdateBody,
+    responses: { 200: data(ZCohortPriceSet), ...tokenErrors },
+    summary: 'Update a cohort price set',
+    description:
+      'Sparse update; omitted fields keep their values and rules replaces the list (D30). type and variantKey may only repeat the current values (400 otherwise, D28); 404 when the type is not writable.',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: { ...WRITE_ONE, family: 'pricing' },
+      body: 'data',
+      source: 'D28',
+      decisions: ['D30'],
+    } satisfies RouteMeta,
+  },
+  deletePriceSet: {
+    method: 'DELETE',
+    path: '/v2/settings/context/:contextId/pricing/:priceSetId',
+    pathParams: ZPriceSetParams,
+    responses: { 200: data(ZDeleted), ...tokenErrors },
+    summary: 'Delete a cohort price set',
+    description:
+      'Hard delete; the cohort falls back to the merchant rule set of that type (D28). 404 when the type is not writable.',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: { ...WRITE_ONE, family: 'pricing' },
+      body: 'data',
+      source: 'D28',
+      decisions: ['D1'],
+    } satisfies RouteMeta,
+  },
+  createWidget: {
+    method: 'POST',
+    path: '/v2/settings/context/:contextId/widgets',
+    pathParams: ZContextParams,
+    headers: ZIdempotencyHeaders,
+    body: ZCohortWidgetConfigCreateBody,
+    responses: { 201: data(ZCohortWidgetConfig), ...tokenErrors, 409: ZError },
+    summary: 'Create a cohort widget config',
+    description:
+      'Creates the widget config of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs partner-context:update and the widget update scope of the type named in the body (403 otherwise).',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: { ...CREATE, family: 'widget' },
+      body: 'data',
+      source: 'D28',
+      decisions: ['D33'],
+    } satisfies RouteMeta,
+  },
+  listWidgets: {
+    method: 'GET',
+    path: '/v2/settings/context/:contextId/widgets',
+    pathParams: ZContextParams,
+    query: ZCohortListQuery,
+    responses: { 200: data(z.array(ZCohortWidgetConfig)), ...tokenErrors },
+    summary: 'List cohort widget configs',
+    description:
+      'Widget configs of the context, optionally of one variantKey (D28). Types the token cannot read are filtered out; 403 when it holds no widget read scope at all.',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: { ...READ_LIST, family: 'widget' },
+      body: 'data',
+      source: 'D28',
+    } satisfies RouteMeta,
+  },
+  getWidget: {
+    method: 'GET',
+    path: '/v2/settings/context/:contextId/widgets/:widgetConfigId',
+    pathParams: ZWidgetParams,
+    responses: { 200: data(ZCohortWidgetConfig), ...tokenErrors },
+    summary: 'Read a cohort widget config',
+    description: 'One widget config; 404 when its type is not readable by the token (D28).',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: { ...READ_ONE, family: 'widget' },
+      body: 'data',
+      source: 'D28',
+    } satisfies RouteMeta,
+  },
+  updateWidget: {
+    method: 'PATCH',
+    path: '/v2/settings/context/:contextId/widgets/:widgetConfigId',
+    pathParams: ZWidgetParams,
+    body: ZCohortWidgetConfigUpdateBody,
+    responses: { 200: data(ZCohortWidgetConfig), ...tokenErrors },
+    summary: 'Update a cohort widget config',
+    description:
+      'Sparse update of status, variant, name and config; customizationValues is read-only and rejected. type and variantKey may only repeat the current values (400 otherwise, D28); 404 when the type is not writable.',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: { ...WRITE_ONE, family: 'widget' },
+      body: 'data',
+      source: 'D28',
+    } satisfies RouteMeta,
+  },
+  deleteWidget: {
+    method: 'DELETE',
+    path: '/v2/settings/context/:contextId/widgets/:widgetConfigId',
+    pathParams: ZWidgetParams,
+    responses: { 200: data(ZDeleted), ...tokenErrors },
+    summary: 'Delete a cohort widget config',
+    description:
+      'Hard delete; the cohort falls back to the merchant widget config of that type (D28). 404 when the type is not writable.',
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: { ...WRITE_ONE, family: 'widget' },
+      body: 'data',
+      source: 'D28',
+      decisions: ['D1'],
+    } satisfies RouteMeta,
+  },
+});

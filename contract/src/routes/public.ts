@@ -1,0 +1,114 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { publicErrors } from '../errors';
+import type { RouteMeta } from '../meta';
+import { ZId, ZQueryNumber, ZVariantKey } from '../schemas/common';
+import { ZInsuranceQuote } from '../schemas/quote';
+import { ZPublicWidgetConfig, ZWidgetType } from '../schemas/widgets';
+import { noScope } from '../scopes';
+
+const c = initContract();
+
+/**
+ * D29: how a public read names its store. Exactly one of `store_url` (the store's domain) and
+ * `storeId`. Query objects are not strict: storefronts add cache-busting parameters.
+ */
+const storeLocator = {
+  store_url: z.string().min(1).max(255).optional().describe("The store's domain (D7), as the storefront knows it"),
+  storeId: ZId.optional(),
+};
+function exactlyOneStore(
+  q: { store_url?: string | undefined; storeId?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const n = (q.store_url !== undefined ? 1 : 0) + (q.storeId !== undefined ? 1 : 0);
+  if (n !== 1) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['store_url'],
+      message: 'give exactly one of store_url and storeId',
+    });
+  }
+}
+
+const ZSubtotal = ZQueryNumber.optional().describe('Cart subtotal; when given the answer carries a D31 quote');
+
+export const ZInsuranceQuery = z.object({ ...storeLocator, subtotal: ZSubtotal }).superRefine(exactlyOneStore);
+export const ZPartnerInsuranceQuery = z
+  .object({
+    ...storeLocator,
+    key: ZVariantKey.describe('The cohort variant key (400 when malformed)'),
+    subtotal: ZSubtotal,
+  })
+  .superRefine(exactlyOneStore);
+export const ZPartnerWidgetQuery = z
+  .object({
+    ...storeLocator,
+    key: ZVariantKey.describe('The cohort variant key (400 when malformed)'),
+    type: ZWidgetType.optional(),
+  })
+  .superRefine(exactlyOneStore);
+
+/**
+ * The cohort headers of the shopper read (D29). Any string is accepted: a missing or
+ * malformed value makes the server fall back to merchant defaults silently (spec), so these
+ * must never fail validation. The server checks them against the variantKey pattern itself.
+ */
+export const ZInsuranceHeaders = z.object({
+  'x-svc-partner-app-id': z.string().optional().describe('Client id of the partner app; ignored when malformed'),
+  'x-svc-partner-variant': z.string().optional().describe('Cohort variant key; ignored when malformed'),
+  'if-none-match': z.string().optional(),
+});
+const ZConditionalHeaders = z.object({ 'if-none-match': z.string().optional() });
+
+const ZApplicationParams = z.object({ applicationId: ZId.describe("The partner app's client id (D5)") });
+
+const PUBLIC = {
+  auth: 'public',
+  scopes: noScope,
+  body: 'plain',
+  source: 'spec',
+  decisions: ['D29'],
+} as const satisfies RouteMeta;
+
+/** Unauthenticated storefront reads (spec "Public reads", D29); not wrapped (D1). */
+export const publicRoutes = c.router({
+  getInsurance: {
+    method: 'GET',
+    path: '/v1/quote/insurance',
+    query: ZInsuranceQuery,
+    headers: ZInsuranceHeaders,
+    responses: { 200: ZInsuranceQuote, 304: c.noBody(), ...publicErrors },
+    summary: "Read the shopper widget's shipping pricing",
+    description:
+      'The SHIPPING rule set of the store named by store_url or storeId; the x-svc-partner-app-id and x-svc-partner-variant headers pick a cohort and any problem with them falls back silently to merchant defaults (D29). Cached (Cache-Control public, max-age=60, ETag; 304 on If-None-Match); an unknown store answers 404.',
+    strictStatusCodes: true,
+    metadata: PUBLIC,
+  },
+  getPartnerInsurance: {
+    method: 'GET',
+    path: '/v2/quote/insurance/partner/:applicationId',
+    pathParams: ZApplicationParams,
+    query: ZPartnerInsuranceQuery,
+    headers: ZConditionalHeaders,
+    responses: { 200: ZInsuranceQuote, 304: c.noBody(), ...publicErrors },
+    summary: "Read a cohort's shipping pricing",
+    description:
+      'Path-based cohort read: answers 400 for a malformed key and 404 when the store, installation, context or cohort price set is missing, instead of falling back (D29).',
+    strictStatusCodes: true,
+    metadata: PUBLIC,
+  },
+  getPartnerWidgets: {
+    method: 'GET',
+    path: '/v2/widget/config/partner/:applicationId',
+    pathParams: ZApplicationParams,
+    query: ZPartnerWidgetQuery,
+    headers: ZConditionalHeaders,
+    responses: { 200: z.array(ZPublicWidgetConfig), 304: c.noBody(), ...publicErrors },
+    summary: "Read a cohort's widget configs",
+    description:
+      'Path-based cohort widget read, optionally of one type: answers 400 or 404 instead of falling back (D29).',
+    strictStatusCodes: true,
+    metadata: PUBLIC,
+  },
+});

@@ -1,0 +1,30 @@
+import { initContract } from '@ts-rest/core';
+import { tokenErrors, ZError } from '../errors';
+import type { RouteMeta } from '../meta';
+import { data, ZIdempotencyHeaders } from '../schemas/common';
+import { ZQuote, ZQuoteRequest } from '../schemas/quote';
+import { anyOf } from '../scopes';
+
+const c = initContract();
+
+/** Stateless protection quote (spec "Quote", D31). */
+export const quoteRoutes = c.router({
+  create: {
+    method: 'POST',
+    path: '/v2/quote',
+    headers: ZIdempotencyHeaders,
+    body: ZQuoteRequest,
+    responses: { 201: data(ZQuote), ...tokenErrors, 409: ZError },
+    summary: 'Compute a protection quote',
+    description:
+      "Prices a cart from lineItems (non-shippable items dropped for SHIPPING) or orderTotal; EXTENDED_WARRANTY needs a P1Y..P10Y duration, SHIPPING rejects one. An optional variantKey quotes the calling app's cohort price set (D31).",
+    strictStatusCodes: true,
+    metadata: {
+      auth: 'token',
+      scopes: anyOf('quote:read'),
+      body: 'data',
+      source: 'spec',
+      decisions: ['D31', 'D33'],
+    } satisfies RouteMeta,
+  },
+});

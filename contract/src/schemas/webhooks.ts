@@ -1,0 +1,258 @@
+import { z } from 'zod';
+import { ZAmount, ZCurrency, ZId, ZText, ZTimestamp } from './common';
+
+/**
+ * Webhooks the service delivers to an installed app (spec "Events", D19, D22, D25, D32).
+ * The SDK verifies and types incoming deliveries with these schemas; the server builds its
+ * event bodies against them. Every schema is strict: a delivery carries exactly these fields.
+ */
+
+/** The six topics (spec). */
+export const WEBHOOK_TOPICS = [
+  'claim/created',
+  'claim/approved',
+  'claim/denied',
+  'message/created',
+  'protection/added',
+  'protection/removed',
+] as const;
+export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
+export const ZWebhookTopic = z.enum(WEBHOOK_TOPICS);
+
+/** Delivery headers (spec, D32). Header names are lower case as Node presents them. */
+export const WEBHOOK_HEADERS = {
+  /** The app's shared webhook secret `svc_whsec_…` (spec); after a rotation, the new one (D34). */
+  secret: 'x-webhook-secret',
+  /** The event id; the same on every retry of one event (D32). */
+  id: 'x-webhook-id',
+  topic: 'x-webhook-topic',
+  /** Unix seconds of this attempt; fresh on every retry (D32). */
+  timestamp: 'x-webhook-timestamp',
+  /**
+   * `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` keyed by the webhook secret;
+   * for 24 h after a rotation two such entries separated by a space (D32, D34).
+   */
+  signature: 'x-webhook-signature',
+} as const;
+
+/** Version tag of the signature scheme in `x-webhook-signature` (D32). */
+export const WEBHOOK_SIGNATURE_VERSION = 'v1';
+
+/**
+ * Prefix of webhook secrets. The spec names no prefix; `svc_whsec_` is this contract's choice,
+ * in the family of `svc_secret_` (D5). A webhook secret is separate from the client secret.
+ */
+export const WEBHOOK_SECRET_PREFIX = 'svc_whsec_';
+export const ZWebhookSecret = z
+  .string()
+  .startsWith(WEBHOOK_SECRET_PREFIX)
+  .max(255)
+  .describe('Webhook secret `svc_whsec_…`: sent as `x-webhook-secret` and keys the HMAC signature (D32)');
+
+// ---------------------------------------------------------------------------------------------
+// Value lists the bodies use (D22, D25). The claims schemas spell the same lists for the claim
+// resources; these are repeated here so the webhook schemas stand alone for the SDK.
+
+/** Claim states (D22). */
+export const WEBHOOK_CLAIM_STATES = [
+  'NEW',
+  'OPEN',
+  'COMMUNICATING',
+  'WAITING_FOR_CUSTOMER',
+  'WAITING_FOR_BRAND',
+  'WAITING_FOR_OP',
+  'APPROVED',
+  'DENIED',
+  'DISMISSED',
+  'TEMPORARILY_DISMISSED',
+  'RESOLVED',
+  'RESOLVED_BY_BRAND',
+  'CLOSED',
+  'ARCHIVED',
+] as const;
+/** `issueType` values (D22). */
+export const WEBHOOK_ISSUE_TYPES = [
+  'DAMAGED',
+  'DEFECTIVE_ITEM',
+  'MISSING_ITEM',
+  'ORDER_DELIVERED_NOT_RECEIVED',
+  'RETURNED_TO_SENDER',
+  'STOLEN',
+  'WRONG_ITEM',
+] as const;
+/** `claimType`: an issue type, or `MULTIPLE` when the issues have several types (D22). */
+export const WEBHOOK_CLAIM_TYPES = [...WEBHOOK_ISSUE_TYPES, 'MULTIPLE'] as const;
+/** Resolution types of an approval (D22). */
+export const WEBHOOK_RESOLUTION_TYPES = ['REFUND', 'RESHIP', 'STORE_CREDIT'] as const;
+/** Deny reasons (D22). */
+export const WEBHOOK_DENY_REASONS = [
+  'NOT_COVERED',
+  'ADDRESS_TYPO',
+  'CUSTOMER_RESPONDED',
+  'EXPIRED30',
+  'FOLLOW_UP',
+  'INSUFFICIENT_SHIPPER',
+  'NO_RESPONSE',
+  'OTHER',
+  'PACKAGE_ARRIVED',
+  'PHOTO_VERIFIED',
+  'THRESHOLD_REACHED',
+  'ALREADY_REFUNDED',
+  'ALREADY_REPLACED',
+  'POTENTIAL_FRAUD',
+] as const;
+/** Message sender types: the values the spec shows (`customer`, `brand`). */
+export const WEBHOOK_SENDER_TYPES = ['customer', 'brand'] as const;
+/** Why protection ended (D19): cancelled, premium set to 0, order deleted. */
+export const PROTECTION_REMOVAL_REASONS = ['CANCELLED', 'PREMIUM_REMOVED', 'ORDER_DELETED'] as const;
+
+// ---------------------------------------------------------------------------------------------
+// Bodies per topic.
+
+/** One item of a filed claim (spec claim item: id, itemId, quantity; D22 issue type). */
+export const ZWebhookClaimItem = z
+  .object({
+    id: ZId.describe('Claim item id'),
+    itemId: ZId.nullable().describe("The order's source item id, null when the issue named only a product"),
+    quantity: z.number().int().positive(),
+    issueType: z.enum(WEBHOOK_ISSUE_TYPES).nullable(),
+  })
+  .strict();
+
+/** `claim/created` (D22). */
+export const ZClaimCreatedBody = z
+  .object({
+    claimId: ZId,
+    storeId: ZId,
+    sourceOrderId: ZId,
+    claimCategory: z.enum(['SHIPPING', 'WARRANTY']),
+    claimType: z.enum(WEBHOOK_CLAIM_TYPES).nullable(),
+    claimState: z.enum(WEBHOOK_CLAIM_STATES).describe('`NEW` for a freshly filed claim (D22)'),
+    items: z.array(ZWebhookClaimItem),
+  })
+  .strict()
+  .describe('claim/created body (D22)');
+export type TClaimCreatedBody = z.infer<typeof ZClaimCreatedBody>;
+
+/** `claim/approved` (spec: claimId, storeId, resolutions of type, itemId, quantity). */
+export const ZClaimApprovedBody = z
+  .object({
+    claimId: ZId,
+    storeId: ZId,
+    resolutions: z.array(
+      z
+        .object({
+          type: z.enum(WEBHOOK_RESOLUTION_TYPES),
+          itemId: ZId.nullable().describe('Null when the resolution covers the whole claim (D22 `itemId?`)'),
+          quantity: z.number().int().positive().nullable().describe('Null when not given on approval (D22)'),
+        })
+        .strict(),
+    ),
+  })
+  .strict()
+  .describe('claim/approved body (spec)');
+export type TClaimApprovedBody = z.infer<typeof ZClaimApprovedBody>;
+
+/** `claim/denied` (D22). */
+export const ZClaimDeniedBody = z
+  .object({
+    claimId: ZId,
+    storeId: ZId,
+    sourceOrderId: ZId,
+    reason: z.enum(WEBHOOK_DENY_REASONS),
+  })
+  .strict()
+  .describe('claim/denied body (D22)');
+export type TClaimDeniedBody = z.infer<typeof ZClaimDeniedBody>;
+
+/** `message/created` (D25). */
+export const ZMessageCreatedBody = z
+  .object({
+    claimId: ZId,
+    storeId: ZId,
+    messageId: ZId,
+    senderType: z.enum(WEBHOOK_SENDER_TYPES),
+    message: ZText(),
+  })
+  .strict()
+  .describe('message/created body (D25)');
+export type TMessageCreatedBody = z.infer<typeof ZMessageCreatedBody>;
+
+const protectionFields = {
+  orderId: ZId.describe("The service's order id"),
+  sourceOrderId: ZId.describe("The merchant platform's order id"),
+  storeId: ZId,
+  policyId: ZId,
+  premiumPaid: ZAmount.describe('Premium of the policy (for a removal: the premium it had while active)'),
+  currency: ZCurrency.describe('The order currency'),
+};
+
+/**
+ * `protection/added` (D19). The spec shows no body; this contract's choice:
+ * `{orderId, sourceOrderId, storeId, policyId, premiumPaid, currency}`.
+ */
+export const ZProtectionAddedBody = z.object(protectionFields).strict().describe('protection/added body (D19)');
+export type TProtectionAddedBody = z.infer<typeof ZProtectionAddedBody>;
+
+/**
+ * `protection/removed` (D19). The spec shows no body; this contract's choice: the
+ * protection/added fields plus `removedAt` (the policy's removal time) and `reason`.
+ */
+export const ZProtectionRemovedBody = z
+  .object({
+    ...protectionFields,
+    removedAt: ZTimestamp,
+    reason: z.enum(PROTECTION_REMOVAL_REASONS),
+  })
+  .strict()
+  .describe('protection/removed body (D19)');
+export type TProtectionRemovedBody = z.infer<typeof ZProtectionRemovedBody>;
+
+/** Topic → body schema. */
+export const WEBHOOK_BODY_SCHEMAS = {
+  'claim/created': ZClaimCreatedBody,
+  'claim/approved': ZClaimApprovedBody,
+  'claim/denied': ZClaimDeniedBody,
+  'message/created': ZMessageCreatedBody,
+  'protection/added': ZProtectionAddedBody,
+  'protection/removed': ZProtectionRemovedBody,
+} as const satisfies Record<WebhookTopic, z.ZodTypeAny>;
+export type WebhookBodies = { [T in WebhookTopic]: z.infer<(typeof WEBHOOK_BODY_SCHEMAS)[T]> };
+
+// ---------------------------------------------------------------------------------------------
+// The delivered envelope (D32): {id, topic, createdAt, body}.
+
+export const ZWebhookEventId = ZId.describe('Event id; the same on every retry, receivers deduplicate by it (D32)');
+
+function envelope<const T extends WebhookTopic>(topic: T) {
+  return z
+    .object({
+      id: ZWebhookEventId,
+      topic: z.literal(topic),
+      createdAt: ZTimestamp,
+      body: WEBHOOK_BODY_SCHEMAS[topic],
+    })
+    .strict();
+}
+
+export const ZClaimCreatedEvent = envelope('claim/created');
+export const ZClaimApprovedEvent = envelope('claim/approved');
+export const ZClaimDeniedEvent = envelope('claim/denied');
+export const ZMessageCreatedEvent = envelope('message/created');
+export const ZProtectionAddedEvent = envelope('protection/added');
+export const ZProtectionRemovedEvent = envelope('protection/removed');
+
+/** A delivered webhook body (D32), discriminated by `topic`. */
+export const ZWebhookEvent = z
+  .discriminatedUnion('topic', [
+    ZClaimCreatedEvent,
+    ZClaimApprovedEvent,
+    ZClaimDeniedEvent,
+    ZMessageCreatedEvent,
+    ZProtectionAddedEvent,
+    ZProtectionRemovedEvent,
+  ])
+  .describe('Webhook delivery body {id, topic, createdAt, body} (D32)');
+export type TWebhookEvent = z.infer<typeof ZWebhookEvent>;
+/** The delivered envelope of one topic. */
+export type TWebhookEventOf<T extends WebhookTopic> = Extract<TWebhookEvent, { topic: T }>;

@@ -1,0 +1,116 @@
+/**
+ * Operator CLI: `pnpm cli <command>`. Uses the same database as `pnpm start` (DATABASE_URL,
+ * or the embedded PostgreSQL in DATA_DIR, joined while the server runs).
+ */
+import { randomBytes } from 'node:crypto';
+import { ZCurrency, ZEmail } from '@protection-service/contract';
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../server/src/config';
+import { type OpenDatabase, openDatabase } from '../server/src/db/open';
+import { createStore, DomainTakenError, findStore } from '../server/src/domain/stores';
+import { createUser, EmailTakenError, hashPassword, UnknownStoreError } from '../server/src/domain/users';
+
+const program = new Command('cli').description('Protection Service operator commands').showHelpAfterError();
+
+function print(json: boolean, value: Record<string, unknown>, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
+}
+
+async function withDatabase<T>(run: (db: OpenDatabase['db']) => Promise<T>): Promise<T> {
+  const database = await openDatabase(loadConfig());
+  try {
+    return await run(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
+const parseWith = (schema: { safeParse(v: unknown): { success: boolean } }, what: string) => (value: string) => {
+  if (!schema.safeParse(value).success) throw new InvalidArgumentError(`not a valid ${what}`);
+  return value;
+};
+
+const store = program.command('store').description('manage stores');
+store
+  .command('create')
+  .description('create a store with its default settings, rule sets and widget configs')
+  .requiredOption('--name <name>', 'store name')
+  .requiredOption('--domain <domain>', 'storefront domain, the store_url of public reads')
+  .option('--currency <code>', 'default ISO 4217 currency', parseWith(ZCurrency, 'currency code'), 'USD')
+  .option('--json', 'print JSON')
+  .action(async (opts: { name: string; domain: string; currency: string; json?: boolean }) => {
+    const created = await withDatabase((db) => createStore(db, opts));
+    print(!!opts.json, { store: created }, `created store ${created.id} (${created.domain})`);
+  });
+
+const user = program.command('user').description('manage dashboard users');
+user
+  .command('create')
+  .description('create a dashboard user who belongs to a store')
+  .requiredOption('--email <email>', 'e-mail address', parseWith(ZEmail, 'e-mail address'))
+  .requiredOption('--password <password>', 'password (at least 8 characters)', (v: string) => {
+    if (v.length < 8 || v.length > 256) throw new InvalidArgumentError('must be 8 to 256 characters');
+    return v;
+  })
+  .requiredOption('--store <id>', 'id of the store the user belongs to')
+  .option('--json', 'print JSON')
+  .action(async (opts: { email: string; password: string; store: string; json?: boolean }) => {
+    const created = await withDatabase((db) =>
+      createUser(db, { email: opts.email, password: opts.password, storeIds: [opts.store] }),
+    );
+    print(!!opts.json, { user: created }, `created user ${created.id} (${created.email})`);
+  });
+
+const DEMO = { name: 'Demo Store', domain: 'demo-store.localhost', email: 'demo@example.com' };
+
+program
+  .command('seed')
+  .description('create (or reuse) a demo store and a demo user with a fresh password')
+  .option('--json', 'print JSON')
+  .action(async (opts: { json?: boolean }) => {
+    const password = randomBytes(12).toString('base64url');
+    const result = await withDatabase(async (db) => {
+      const demoStore = (await findStore(db, { domain: DEMO.domain })) ?? (await createStore(db, DEMO));
+      const existing = await db
+        .selectFrom('dashboardUsers')
+        .select('id')
+        .where('email', '=', DEMO.email)
+        .executeTakeFirst();
+      let userId: string;
+      if (existing) {
+        userId = existing.id;
+        await db
+          .updateTable('dashboardUsers')
+          .set({ passwordHash: await hashPassword(password) })
+          .where('id', '=', userId)
+          .execute();
+        await db
+          .insertInto('storeMembers')
+          .values({ storeId: demoStore.id, userId })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+      } else {
+        userId = (
+          await createUser(db, {
+            email: DEMO.email,
+            password,
+            storeIds: [demoStore.id],
+            firstName: 'Demo',
+            lastName: 'Merchant',
+          })
+        ).id;
+      }
+      return { store: demoStore, user: { id: userId, email: DEMO.email, password } };
+    });
+    print(
+      !!opts.json,
+      result,
+      `demo store ${result.store.id} (${result.store.domain})\ndemo user ${result.user.email} / ${result.user.password}`,
+    );
+  });
+
+program.parseAsync().catch((err: unknown) => {
+  const known = err instanceof DomainTakenError || err instanceof EmailTakenError || err instanceof UnknownStoreError;
+  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(known ? 2 : 1);
+});

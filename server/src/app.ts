@@ -1,0 +1,82 @@
+import { contract } from '@protection-service/contract';
+import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import type { Config } from './config';
+import type { Db } from './db/database';
+import { accessLog } from './http/access-log';
+import { bodyParsers } from './http/body';
+import { docs } from './http/docs';
+import { errorHandler, HttpError, zodIssues } from './http/errors';
+import { health } from './http/health';
+import { requestId } from './http/request-id';
+import { unmatched } from './http/unmatched';
+import { mountedRoutes } from './routes/index';
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  /** Check every response against the contract (on in tests: a mismatch answers 500). */
+  responseValidation?: boolean;
+  /** True once SIGTERM arrived: /readyz answers 503 so traffic moves elsewhere. */
+  isShuttingDown?: () => boolean;
+}
+
+/** Paths whose bodies may also be form-encoded (RFC 6749 §4.1.3, RFC 7009; D11). */
+const FORM_PATHS = new Set(['/v1/oauth/token', '/v1/oauth/revoke']);
+
+/** Routes served outside the contract, known to the 405 answer. */
+const OPERATIONAL_ROUTES = ['/healthz', '/readyz', '/openapi.json', '/docs', '/docs/init.js'].map((path) => ({
+  method: 'GET',
+  path,
+}));
+
+/** The Express application, without `listen` (tests and main.ts both use it). */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Flat query strings only: `a[b]=1` stays a literal key, repeated keys become arrays (400).
+  app.set('query parser', 'simple');
+  app.set('trust proxy', 'loopback');
+
+  app.use(requestId);
+  app.use(accessLog(deps.logger));
+  app.use((_req, res, next) => {
+    res.setHeader('x-content-type-options', 'nosniff');
+    next();
+  });
+  app.use(health(deps.db, deps.isShuttingDown));
+  app.use(docs());
+  app.use(bodyParsers(FORM_PATHS));
+
+  const routes = mountedRoutes(deps);
+  const implementation: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    implementation[r.group] ??= {};
+    implementation[r.group]![r.name] = r.handler;
+  }
+  const router = express.Router();
+  createExpressEndpoints(contract, implementation as never, router, {
+    logInitialization: false,
+    jsonQuery: false,
+    responseValidation: deps.responseValidation ?? false,
+    requestValidationErrorHandler: (err, _req, _res, next) => next(validationError(err)),
+  });
+  app.use(router);
+  app.use(unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]));
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+function validationError(err: RequestValidationError): HttpError {
+  const issues = [
+    ...(err.pathParams ? zodIssues(err.pathParams, 'params') : []),
+    ...(err.headers ? zodIssues(err.headers, 'headers') : []),
+    ...(err.query ? zodIssues(err.query, 'query') : []),
+    ...(err.body ? zodIssues(err.body, 'body') : []),
+  ];
+  const first = issues[0];
+  return new HttpError(400, first ? `invalid request: ${first.path}: ${first.message}` : 'invalid request', { issues });
+}

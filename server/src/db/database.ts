@@ -1,0 +1,29 @@
+import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema';
+
+// numeric (money) and bigint (counts) arrive as strings by default; amounts stay well inside
+// float precision at the currency's minor units, so numbers are what the handlers want.
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+
+export type Db = Kysely<Database>;
+
+export interface DbOptions {
+  /** Pool size; Postgres is the only shared state, so keep it modest per process. */
+  max?: number;
+  applicationName?: string;
+}
+
+export function createDb(
+  connectionString: string,
+  { max = 10, applicationName = 'protection-service' }: DbOptions = {},
+): Db {
+  const pool = new pg.Pool({ connectionString, max, application_name: applicationName });
+  // An idle client losing its connection must not take the process down.
+  pool.on('error', () => {});
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
+  });
+}

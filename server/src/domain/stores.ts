@@ -1,0 +1,119 @@
+import type { Db } from '../db/database';
+import type { PriceRuleRow } from '../db/schema';
+import { newId } from './ids';
+
+export interface NewStore {
+  name: string;
+  domain: string;
+  currency?: string;
+}
+
+export interface Store {
+  id: string;
+  name: string;
+  domain: string;
+  currency: string;
+}
+
+/** What every store starts with (D30): merchant settings... */
+export const DEFAULT_MERCHANT_SETTINGS = {
+  enableCancelAfterPurchase: false,
+  cancelAfterPurchaseDurationSeconds: 0,
+  sendConfirmationEmail: true,
+  sendSmsUpdates: false,
+  offerStoreCreditOnServicePurchase: false,
+  storeCreditType: 'GIFT_CARD',
+  storeCreditBonus: 0,
+  storeCreditBonusType: 'flat',
+  storeCreditMaxPercentage: 100,
+} as const;
+
+/** ...one rule set of each type, priced as a percentage of the cart until the merchant edits it... */
+const DEFAULT_RULES: Record<'SHIPPING' | 'EXTENDED_WARRANTY', Omit<PriceRuleRow, 'id'>[]> = {
+  SHIPPING: [{ min: 0, max: 1_000_000, terms: { operator: 'AND', customer: { amount: 2, type: 'percentage' } } }],
+  EXTENDED_WARRANTY: [
+    { min: 0, max: 1_000_000, terms: { operator: 'AND', customer: { amount: 10, type: 'percentage' } } },
+  ],
+};
+
+/** ...and one widget config of each type. */
+const DEFAULT_WIDGETS = [
+  { type: 'CHECKOUT', name: 'Checkout protection' },
+  { type: 'CART', name: 'Cart protection' },
+  { type: 'INFO_MODAL', name: 'Protection details' },
+] as const;
+
+export class DomainTakenError extends Error {
+  constructor(readonly domain: string) {
+    super(`a store with domain ${domain} exists already`);
+  }
+}
+
+/** A storefront domain as `store_url` names it (D29): host only, lower case. */
+export function normalizeDomain(input: string): string {
+  const withoutScheme = input
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '');
+  return withoutScheme.split(/[/?#]/)[0]!.replace(/\.$/, '');
+}
+
+/** Creates a store and its defaults (D7, D30) in one transaction. */
+export async function createStore(db: Db, input: NewStore): Promise<Store> {
+  const store: Store = {
+    id: newId('st'),
+    name: input.name,
+    domain: normalizeDomain(input.domain),
+    currency: (input.currency ?? 'USD').toUpperCase(),
+  };
+  try {
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('stores').values(store).execute();
+      await trx
+        .insertInto('merchantSettings')
+        .values({ storeId: store.id, ...DEFAULT_MERCHANT_SETTINGS, updatedByApplicationId: null })
+        .execute();
+      await trx
+        .insertInto('pricingRuleSets')
+        .values(
+          (['SHIPPING', 'EXTENDED_WARRANTY'] as const).map((type) => ({
+            id: newId('rs'),
+            storeId: store.id,
+            type,
+            rules: JSON.stringify(DEFAULT_RULES[type].map((r) => ({ id: newId('ru'), ...r }))),
+            updatedByApplicationId: null,
+          })),
+        )
+        .execute();
+      await trx
+        .insertInto('widgetConfigs')
+        .values(
+          DEFAULT_WIDGETS.map((w) => ({
+            id: newId('wc'),
+            storeId: store.id,
+            type: w.type,
+            status: 'ACTIVE',
+            variant: 'default',
+            name: w.name,
+            config: JSON.stringify({}),
+            updatedByApplicationId: null,
+          })),
+        )
+        .execute();
+    });
+  } catch (err) {
+    if ((err as { code?: string; constraint?: string }).constraint === 'stores_domain_key') {
+      throw new DomainTakenError(store.domain);
+    }
+    throw err;
+  }
+  return store;
+}
+
+export async function findStore(db: Db, by: { id?: string; domain?: string }): Promise<Store | undefined> {
+  let q = db.selectFrom('stores').select(['id', 'name', 'domain', 'currency']);
+  if (by.id !== undefined) q = q.where('id', '=', by.id);
+  else if (by.domain !== undefined) q = q.where('domain', '=', normalizeDomain(by.domain));
+  else return undefined;
+  return q.executeTakeFirst();
+}

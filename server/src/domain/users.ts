@@ -1,0 +1,67 @@
+import { hash } from '@node-rs/argon2';
+import type { Db } from '../db/database';
+import { newId } from './ids';
+
+/**
+ * argon2id parameters (OWASP minimums: 19 MiB, 2 passes). `algorithm: 2` is the library's
+ * const enum `Algorithm.Argon2id`, which isolated modules cannot import.
+ */
+export const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+export interface DashboardUser {
+  id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  storeIds: string[];
+}
+
+export class EmailTakenError extends Error {
+  constructor(readonly email: string) {
+    super(`a user with e-mail ${email} exists already`);
+  }
+}
+
+export class UnknownStoreError extends Error {
+  constructor(readonly storeId: string) {
+    super(`no store with id ${storeId}`);
+  }
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  return hash(password, ARGON2_OPTIONS);
+}
+
+/** Creates a dashboard user (D8) who belongs to the given stores. */
+export async function createUser(
+  db: Db,
+  input: { email: string; password: string; storeIds: string[]; firstName?: string; lastName?: string },
+): Promise<DashboardUser> {
+  const user = {
+    id: newId('usr'),
+    email: input.email.trim().toLowerCase(),
+    firstName: input.firstName ?? null,
+    lastName: input.lastName ?? null,
+  };
+  const passwordHash = await hashPassword(input.password);
+  await db.transaction().execute(async (trx) => {
+    for (const storeId of input.storeIds) {
+      const found = await trx.selectFrom('stores').select('id').where('id', '=', storeId).executeTakeFirst();
+      if (!found) throw new UnknownStoreError(storeId);
+    }
+    const inserted = await trx
+      .insertInto('dashboardUsers')
+      .values({ ...user, passwordHash })
+      .onConflict((oc) => oc.column('email').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!inserted) throw new EmailTakenError(user.email);
+    if (input.storeIds.length > 0) {
+      await trx
+        .insertInto('storeMembers')
+        .values(input.storeIds.map((storeId) => ({ storeId, userId: user.id })))
+        .execute();
+    }
+  });
+  return { ...user, storeIds: input.storeIds };
+}

@@ -1,0 +1,45 @@
+import express, { type RequestHandler } from 'express';
+import { HttpError } from './errors';
+
+/** D3: JSON bodies up to 1 MiB. */
+export const BODY_LIMIT = '1mb';
+
+const FORM = 'application/x-www-form-urlencoded';
+
+/**
+ * Parses JSON bodies everywhere and form bodies where `formPaths` says so (RFC 6749 token
+ * and revoke endpoints, D11). A body of any other type answers 415.
+ */
+export function bodyParsers(formPaths: ReadonlySet<string>): RequestHandler[] {
+  const json = express.json({ limit: BODY_LIMIT, strict: true, type: isJson });
+  const form = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 100 });
+  const contentType: RequestHandler = (req, _res, next) => {
+    if (!hasBody(req.headers)) return next();
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type === 'application/json' || type.endsWith('+json')) return next();
+    if (type === FORM && formPaths.has(req.path)) return next();
+    next(
+      new HttpError(
+        415,
+        formPaths.has(req.path)
+          ? `content type must be application/json or ${FORM}`
+          : 'content type must be application/json',
+      ),
+    );
+  };
+  return [contentType, json, (req, res, next) => (formPaths.has(req.path) ? form(req, res, next) : next())];
+}
+
+function isJson(req: { headers: Record<string, string | string[] | undefined> }): boolean {
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  const length = headers['content-length'];
+  if (length !== undefined) return Number(length) > 0;
+  return headers['transfer-encoding'] !== undefined;
+}

@@ -1,0 +1,56 @@
+import { buildOpenApi } from '@protection-service/contract/openapi';
+import express, { Router } from 'express';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+
+const INDEX_HTML = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Protection Service API reference</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="api-reference"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+const INIT_JS = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#api-reference',
+  deepLinking: true,
+  docExpansion: 'list',
+  defaultModelsExpandDepth: 0,
+  tryItOutEnabled: false,
+});
+`;
+
+/**
+ * `GET /openapi.json` (the contract's document) and `GET /docs`, an interactive reference
+ * whose assets come from this server, not a CDN.
+ */
+export function docs(): Router {
+  const router = Router();
+  const document = JSON.stringify(buildOpenApi());
+  router.get('/openapi.json', (_req, res) => {
+    res.type('application/json').setHeader('cache-control', 'public, max-age=300');
+    res.send(document);
+  });
+  const page = (_req: express.Request, res: express.Response) => {
+    res.setHeader(
+      'content-security-policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+    );
+    res.type('html').send(INDEX_HTML);
+  };
+  router.get('/docs', page);
+  router.get('/docs/', page);
+  router.get('/docs/init.js', (_req, res) => {
+    res.type('application/javascript').send(INIT_JS);
+  });
+  router.use('/docs/assets', express.static(getAbsoluteFSPath(), { index: false, maxAge: '1h', fallthrough: false }));
+  return router;
+}

@@ -1,0 +1,99 @@
+import { type ErrorStatus, STATUS_NAMES, type TError } from '@protection-service/contract';
+import type { ErrorRequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { ZodError } from 'zod';
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/**
+ * The one error type handlers and domain code throw; the error handler renders it in the
+ * D2 shape. `headers` carries what RFC 6750 / D4 want alongside (WWW-Authenticate, Retry-After).
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly status: ErrorStatus,
+    message: string,
+    readonly options: { issues?: Issue[]; headers?: Record<string, string>; error?: string } = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export const badRequest = (message: string, issues?: Issue[]) => new HttpError(400, message, { issues });
+export const notFound = (message = 'not found') => new HttpError(404, message);
+export const conflict = (message: string) => new HttpError(409, message);
+
+/** D2 body for a status. */
+export function errorBody(status: ErrorStatus, message: string, issues?: Issue[]): TError {
+  return { statusCode: status, message, error: STATUS_NAMES[status], ...(issues ? { issues } : {}) };
+}
+
+/** Zod issues as D2 `issues`, prefixed with the request part they came from. */
+export function zodIssues(error: ZodError, prefix: string): Issue[] {
+  return error.issues.map((i) => ({
+    path: [prefix, ...i.path].join('.'),
+    message: i.message,
+  }));
+}
+
+/**
+ * Final error handler: every failure leaves as D2 JSON. Unknown errors are logged with the
+ * request id and answered as a bare 500 (no stack, no SQL, no message from inside).
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    const mapped = mapError(err);
+    if (!mapped) {
+      logger.error(
+        { err: describeError(err), requestId: req.id, method: req.method, path: req.path },
+        'unhandled error',
+      );
+      res.status(500).json(errorBody(500, 'internal server error'));
+      return;
+    }
+    for (const [name, value] of Object.entries(mapped.options.headers ?? {})) res.setHeader(name, value);
+    const body = errorBody(mapped.status, mapped.message, mapped.options.issues);
+    if (mapped.options.error) body.error = mapped.options.error;
+    res.status(mapped.status).json(body);
+  };
+}
+
+/** Errors thrown by body-parser and friends, mapped onto HttpError. */
+function mapError(err: unknown): HttpError | null {
+  if (err instanceof HttpError) return err;
+  if (typeof err !== 'object' || err === null) return null;
+  const e = err as { type?: string; status?: number };
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return badRequest('malformed JSON body');
+    case 'entity.too.large':
+      return new HttpError(413, 'request body exceeds 1 MiB');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new HttpError(415, 'unsupported body encoding');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return badRequest('incomplete request body');
+    case 'parameters.too.many':
+      return new HttpError(413, 'too many form parameters');
+  }
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.status in STATUS_NAMES) {
+    const status = e.status as ErrorStatus;
+    return new HttpError(status, STATUS_NAMES[status].toLowerCase());
+  }
+  return null;
+}
+
+function describeError(err: unknown): { name?: string; message?: string; stack?: string } {
+  if (err instanceof Error) return { name: err.name, message: err.message, stack: err.stack };
+  return { message: String(err) };
+}

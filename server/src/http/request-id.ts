@@ -1,0 +1,21 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+
+declare global {
+  namespace Express {
+    interface Request {
+      id: string;
+    }
+  }
+}
+
+// A client-sent id is echoed only when it is short and printable, so it can't forge log lines.
+const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** D2: every response carries `x-request-id`, echoed when the client sent a usable one. */
+export const requestId: RequestHandler = (req, res, next) => {
+  const sent = req.headers['x-request-id'];
+  req.id = typeof sent === 'string' && CLIENT_ID.test(sent) ? sent : randomUUID();
+  res.setHeader('x-request-id', req.id);
+  next();
+};

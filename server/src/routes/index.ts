@@ -1,0 +1,49 @@
+import { type Contract, contract, isRouteMeta } from '@protection-service/contract';
+import type { AppRoute, AppRouter } from '@ts-rest/core';
+import type { AppRouteImplementation } from '@ts-rest/express';
+import type { AppDeps } from '../app';
+import { HttpError } from '../http/errors';
+import { publicHandlers } from './public';
+
+/** Handlers of one contract group; a missing handler answers 501 until it is written. */
+export type GroupHandlers<G extends AppRouter> = {
+  [K in keyof G]?: G[K] extends AppRoute ? AppRouteImplementation<G[K]> : never;
+};
+type Handlers = { [G in keyof Contract]?: GroupHandlers<Contract[G]> };
+
+function handlers(deps: AppDeps): Handlers {
+  return {
+    public: publicHandlers(deps),
+  };
+}
+
+export interface MountedRoute {
+  group: string;
+  name: string;
+  route: AppRoute;
+  handler: (input: any) => Promise<{ status: number; body: unknown }>;
+  implemented: boolean;
+}
+
+/**
+ * Every contract route with its handler. Routes without valid metadata are refused here,
+ * at start-up, so none can be served without an auth rule (fail closed).
+ */
+export function mountedRoutes(deps: AppDeps): MountedRoute[] {
+  const impl = handlers(deps) as Record<string, Record<string, MountedRoute['handler']> | undefined>;
+  const out: MountedRoute[] = [];
+  for (const [group, routes] of Object.entries(contract as unknown as Record<string, Record<string, AppRoute>>)) {
+    for (const [name, route] of Object.entries(routes)) {
+      if (!isRouteMeta(route.metadata)) throw new Error(`route ${group}.${name} has no auth metadata`);
+      const handler = impl[group]?.[name];
+      out.push({ group, name, route, handler: handler ?? notImplemented(route), implemented: handler !== undefined });
+    }
+  }
+  return out;
+}
+
+function notImplemented(route: AppRoute) {
+  return async (): Promise<never> => {
+    throw new HttpError(501, `${route.method} ${route.path} is not implemented yet`);
+  };
+}

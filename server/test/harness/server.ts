@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { sql } from 'kysely';
+import { inject } from 'vitest';
+import { createApp } from '../../src/app';
+import type { Config } from '../../src/config';
+import { createDb, type Db } from '../../src/db/database';
+import { createLogger } from '../../src/logger';
+import { TEMPLATE_DB, withDatabase } from './global-setup';
+
+export interface TestServer {
+  baseUrl: string;
+  db: Db;
+  config: Config;
+  /** fetch relative to the server, JSON body helper included. */
+  request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: undefined,
+    dataDir: os.tmpdir(),
+    publicBaseUrl: 'http://localhost',
+    logLevel: 'silent',
+    secretKey: randomBytes(32),
+    webhookAllowPrivateUrls: true,
+    ...overrides,
+  };
+}
+
+/** A fresh database cloned from the migrated template, for one test file. */
+export async function cloneDatabase(): Promise<{ url: string; db: Db; drop(): Promise<void> }> {
+  const adminUrl = inject('postgresUrl');
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = createDb(adminUrl, { max: 1 });
+  await sql`create database ${sql.id(name)} template ${sql.id(TEMPLATE_DB)}`.execute(admin);
+  await admin.destroy();
+  const url = withDatabase(adminUrl, name);
+  const db = createDb(url, { max: 5 });
+  return {
+    url,
+    db,
+    async drop() {
+      await db.destroy();
+      const a = createDb(adminUrl, { max: 1 });
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(a);
+      await a.destroy();
+    },
+  };
+}
+
+/** The real Express app over HTTP on a loopback port, with response validation on. */
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const database = await cloneDatabase();
+  const config = testConfig(overrides);
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const app = createApp({ db: database.db, config, logger, responseValidation: true });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  config.publicBaseUrl = baseUrl;
+  return {
+    baseUrl,
+    db: database.db,
+    config,
+    request(path, init = {}) {
+      const { json, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (json !== undefined) headers.set('content-type', 'application/json');
+      return fetch(baseUrl + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.drop();
+    },
+  };
+}
