@@ -1,4 +1,4 @@
-import { contract } from '@protection-service/contract';
+import { contract, type RouteMeta } from '@protection-service/contract';
 import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
@@ -6,6 +6,7 @@ import type { Config } from './config';
 import type { Db } from './db/database';
 import { accessLog } from './http/access-log';
 import { bodyParsers } from './http/body';
+import { publicCors } from './http/cors';
 import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
 import { health } from './http/health';
@@ -49,9 +50,13 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(health(deps.db, deps.isShuttingDown));
   app.use(docs());
+  const routes = mountedRoutes(deps);
+  const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
+  app.use(publicCors(routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path)));
+  // OPTIONS is answered from the contract (Allow, and CORS for public reads), not by Express.
+  app.use((req, res, next) => (req.method === 'OPTIONS' ? fallback(req, res, next) : next()));
   app.use(bodyParsers(FORM_PATHS));
 
-  const routes = mountedRoutes(deps);
   const implementation: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     implementation[r.group] ??= {};
@@ -65,7 +70,7 @@ export function createApp(deps: AppDeps): Express {
     requestValidationErrorHandler: (err, _req, _res, next) => next(validationError(err)),
   });
   app.use(router);
-  app.use(unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]));
+  app.use(fallback);
   app.use(errorHandler(deps.logger));
   return app;
 }

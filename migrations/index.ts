@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as foundation from './20261121000000-foundation';
+
+/**
+ * Every migration, by name, in order. Listed statically (not read from the directory) so
+ * they load the same way under tsx, vitest and a bundler.
+ */
+export const migrations: Record<string, Migration> = {
+  '20261121000000-foundation': foundation,
+};
