@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * the seeded store, a graceful SIGTERM, and data surviving a restart.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+/** As `pnpm start` and `pnpm cli` run them: one node process with the tsx loader. */
+const NODE_ARGS = ['--import', 'tsx'];
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -25,7 +26,7 @@ function freePort(): Promise<number> {
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(TSX, args, { cwd: ROOT, env });
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
@@ -60,7 +61,7 @@ describe('pnpm start on embedded PostgreSQL, with pnpm cli beside it', () => {
 
   const start = async () => {
     serverLog = '';
-    server = spawn(TSX, ['server/src/main.ts'], { cwd: ROOT, env });
+    server = spawn(process.execPath, [...NODE_ARGS, 'server/src/main.ts'], { cwd: ROOT, env });
     const append = (d: Buffer) => {
       serverLog += d;
     };
