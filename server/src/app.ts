@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contract, type RouteMeta } from '@protection-service/contract';
 import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
 import express, { type Express } from 'express';
@@ -10,6 +11,7 @@ import { publicCors } from './http/cors';
 import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
 import { health } from './http/health';
+import { PublicReadCache } from './http/public-cache';
 import { requestId } from './http/request-id';
 import { unmatched } from './http/unmatched';
 import { mountedRoutes } from './routes/index';
@@ -42,17 +44,19 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', 'loopback');
 
+  const publicCache = new PublicReadCache(new Set([contract.public.getInsurance.path]), deps.logger);
+  const routes = mountedRoutes({ ...deps, publicCache });
+  const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
+
   app.use(requestId);
   app.use(accessLog(deps.logger));
   app.use((_req, res, next) => {
     res.setHeader('x-content-type-options', 'nosniff');
     next();
   });
+  app.use(publicCors(routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path)));
   app.use(health(deps.db, deps.isShuttingDown));
   app.use(docs());
-  const routes = mountedRoutes(deps);
-  const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
-  app.use(publicCors(routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path)));
   // OPTIONS is answered from the contract (Allow, and CORS for public reads), not by Express.
   app.use((req, res, next) => (req.method === 'OPTIONS' ? fallback(req, res, next) : next()));
   app.use(bodyParsers(FORM_PATHS));
@@ -72,6 +76,14 @@ export function createApp(deps: AppDeps): Express {
   app.use(router);
   app.use(fallback);
   app.use(errorHandler(deps.logger));
+
+  // The shopper widget's read is answered from memory before Express does any work (D29,
+  // scripts/bench/public-read.ts); `app(req, res)` and `app.listen` both go through handle.
+  const inner = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, next?: () => void) => void };
+  const handle = inner.handle.bind(app);
+  inner.handle = (req, res, next) => {
+    if (!publicCache.tryServe(req, res)) handle(req, res, next);
+  };
   return app;
 }
 

@@ -93,7 +93,9 @@ describe('HTTP basics', () => {
   it('answers repeated query parameters 400 instead of guessing', async () => {
     const res = await server.request('/v1/quote/insurance?storeId=a&storeId=b');
     const body = await expectD2(res, 400, 'Bad Request');
-    expect(body.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^query\./) })]));
+    expect(body.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^query\./) })]),
+    );
   });
 
   it('serves the OpenAPI document and the docs page with its assets', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../src/domain/stores';
-import { PUBLIC_CACHE_TTL_MS } from '../src/routes/public';
+import { PUBLIC_CACHE_TTL_MS } from '../src/http/public-cache';
 import { startTestServer, type TestServer } from './harness/server';
 
 /** GET /v1/quote/insurance (D29) for merchant defaults. */
@@ -92,7 +92,9 @@ describe('GET /v1/quote/insurance', () => {
   });
 
   it('quotes a subtotal outside every rule as not eligible with zero amounts', async () => {
-    const body = (await (await read('store_url=shop.example.com&subtotal=2000000')).json()) as { quote: Record<string, unknown> };
+    const body = (await (await read('store_url=shop.example.com&subtotal=2000000')).json()) as {
+      quote: Record<string, unknown>;
+    };
     expect(body.quote).toMatchObject({ eligible: false, premium: 0, customerAmount: 0, brandAmount: 0, ruleId: null });
   });
 
@@ -111,7 +113,7 @@ describe('GET /v1/quote/insurance', () => {
   });
 
   it('accepts the partner headers, valid or malformed, and falls back to merchant defaults', async () => {
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { 'x-svc-partner-app-id': 'svc_app_unknown', 'x-svc-partner-variant': 'control' },
       { 'x-svc-partner-app-id': 'bad value!', 'x-svc-partner-variant': 'x'.repeat(300) },
       { 'x-svc-partner-variant': 'only-variant' },
@@ -129,7 +131,9 @@ describe('GET /v1/quote/insurance', () => {
     expect(((await before.json()) as { quote: { premium: number } }).quote.premium).toBe(2);
     await server.db
       .updateTable('pricingRuleSets')
-      .set({ rules: JSON.stringify([{ id: 'ru_x', min: 0, max: 500, terms: { customer: { amount: 3, type: 'fixed' } } }]) })
+      .set({
+        rules: JSON.stringify([{ id: 'ru_x', min: 0, max: 500, terms: { customer: { amount: 3, type: 'fixed' } } }]),
+      })
       .where('storeId', '=', store.id)
       .where('type', '=', 'SHIPPING')
       .execute();
@@ -137,6 +141,25 @@ describe('GET /v1/quote/insurance', () => {
     const after = await read(`storeId=${store.id}&subtotal=100`);
     expect(((await after.json()) as { quote: { premium: number } }).quote.premium).toBe(3);
   }, 15_000);
+
+  it('answers a repeated read from memory with the same bytes and headers as the full stack', async () => {
+    const query = `storeId=${store.id}&subtotal=77.7&fresh=${Date.now()}`;
+    const first = await read(query, { 'x-request-id': 'first-1' });
+    const second = await read(query, { 'x-request-id': 'second-2' });
+    expect(second.status).toBe(200);
+    expect(await second.text()).toBe(await first.text());
+    for (const h of [
+      'content-type',
+      'cache-control',
+      'etag',
+      'access-control-allow-origin',
+      'x-content-type-options',
+    ]) {
+      expect(second.headers.get(h), h).toBe(first.headers.get(h));
+    }
+    expect(first.headers.get('x-request-id')).toBe('first-1');
+    expect(second.headers.get('x-request-id')).toBe('second-2');
+  });
 
   it('answers browsers from any storefront origin (CORS), including the preflight', async () => {
     const res = await read('store_url=shop.example.com', { origin: 'https://shop.example.com' });

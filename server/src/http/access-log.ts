@@ -9,14 +9,21 @@ import type { Logger } from 'pino';
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const start = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      const level = res.statusCode >= 500 ? 'error' : 'info';
-      logger[level](
-        { requestId: req.id, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 },
-        'request',
-      );
-    });
+    res.on('finish', () => logAccess(logger, req.id, req.method, req.path, res.statusCode, start));
     next();
   };
+}
+
+export function logAccess(
+  logger: Logger,
+  requestId: string,
+  method: string,
+  path: string,
+  status: number,
+  start: bigint,
+): void {
+  const level = status >= 500 ? 'error' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  logger[level]({ requestId, method, path, status, ms: Math.round(ms * 10) / 10 }, 'request');
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 
 declare global {
@@ -12,10 +13,15 @@ declare global {
 // A client-sent id is echoed only when it is short and printable, so it can't forge log lines.
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The id of a request: the client's when usable, else a new one. */
+export function requestIdOf(headers: IncomingHttpHeaders): string {
+  const sent = headers['x-request-id'];
+  return typeof sent === 'string' && CLIENT_ID.test(sent) ? sent : randomUUID();
+}
+
 /** D2: every response carries `x-request-id`, echoed when the client sent a usable one. */
 export const requestId: RequestHandler = (req, res, next) => {
-  const sent = req.headers['x-request-id'];
-  req.id = typeof sent === 'string' && CLIENT_ID.test(sent) ? sent : randomUUID();
+  req.id = requestIdOf(req.headers);
   res.setHeader('x-request-id', req.id);
   next();
 };

@@ -3,6 +3,7 @@ import type { AppRoute, AppRouter } from '@ts-rest/core';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { AppDeps } from '../app';
 import { HttpError } from '../http/errors';
+import type { PublicReadCache } from '../http/public-cache';
 import { publicHandlers } from './public';
 
 /** Handlers of one contract group; a missing handler answers 501 until it is written. */
@@ -11,7 +12,12 @@ export type GroupHandlers<G extends AppRouter> = {
 };
 type Handlers = { [G in keyof Contract]?: GroupHandlers<Contract[G]> };
 
-function handlers(deps: AppDeps): Handlers {
+/** What handlers get: the app's dependencies and the app-wide services createApp builds. */
+export interface RouteContext extends AppDeps {
+  publicCache: PublicReadCache;
+}
+
+function handlers(deps: RouteContext): Handlers {
   return {
     public: publicHandlers(deps),
   };
@@ -29,7 +35,7 @@ export interface MountedRoute {
  * Every contract route with its handler. Routes without valid metadata are refused here,
  * at start-up, so none can be served without an auth rule (fail closed).
  */
-export function mountedRoutes(deps: AppDeps): MountedRoute[] {
+export function mountedRoutes(deps: RouteContext): MountedRoute[] {
   const impl = handlers(deps) as Record<string, Record<string, MountedRoute['handler']> | undefined>;
   const out: MountedRoute[] = [];
   for (const [group, routes] of Object.entries(contract as unknown as Record<string, Record<string, AppRoute>>)) {

@@ -1,0 +1,99 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { openEmbeddedPostgres } from '../../server/src/db/embedded';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+export interface Measured {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** A database for the benchmark: DATABASE_URL, or a throwaway embedded PostgreSQL. */
+export async function benchDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'protection-bench-'));
+  await chmod(dir, 0o755);
+  const pg = await openEmbeddedPostgres({ dataDir: dir });
+  return {
+    url: pg.url,
+    async stop() {
+      await pg.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a node process with the tsx loader and waits until it prints `ready`. */
+export async function startProcess(script: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env } });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('ready')) resolve();
+    });
+    child.stderr!.on('data', (d) => process.stderr.write(d));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return child;
+}
+
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Loads one URL with autocannon after a short warm-up; the same settings for every target. */
+export async function load(
+  name: string,
+  opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string },
+): Promise<Measured> {
+  const base = {
+    url: opts.url,
+    method: opts.method ?? 'GET',
+    headers: opts.headers,
+    body: opts.body,
+    connections: CONNECTIONS,
+  };
+  await autocannon({ ...base, duration: 2 });
+  const r = await autocannon({ ...base, duration: DURATION_S });
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+export function printTable(rows: Measured[]): void {
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'];
+  const lines = rows.map((r) => [
+    r.name,
+    r.rps.toFixed(0),
+    r.p50.toFixed(1),
+    r.p99.toFixed(1),
+    String(r.non2xx),
+    String(r.errors),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  process.stdout.write(`${fmt(header)}\n${lines.map(fmt).join('\n')}\n`);
+}

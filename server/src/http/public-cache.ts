@@ -1,0 +1,76 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { logAccess } from './access-log';
+import { etagOf, ifNoneMatchMatches } from './conditional';
+import { PUBLIC_CORS_HEADERS } from './cors';
+import { requestIdOf } from './request-id';
+import { TtlCache } from './ttl-cache';
+
+/** D29: shoppers' browsers may reuse an answer for a minute. */
+export const PUBLIC_CACHE_CONTROL = 'public, max-age=60';
+/** In-process lifetime: short enough that any write is visible within seconds on every process. */
+export const PUBLIC_CACHE_TTL_MS = 5_000;
+
+interface Entry {
+  json: Buffer;
+  etag: string;
+}
+
+const COHORT_HEADERS = ['x-svc-partner-app-id', 'x-svc-partner-variant'] as const;
+
+/**
+ * Answers of the public reads, keyed by the exact request URL and cohort headers. The route
+ * handler fills it after validating a request; `fastPath` then serves the same request from
+ * memory ahead of routing and validation, which is what the shopper widget needs on every
+ * page view (scripts/bench/public-read.ts). Only successful answers are kept.
+ */
+export class PublicReadCache {
+  private readonly entries = new TtlCache<Entry>(PUBLIC_CACHE_TTL_MS);
+
+  constructor(
+    private readonly paths: ReadonlySet<string>,
+    private readonly logger: Logger,
+  ) {}
+
+  private key(url: string, headers: Record<string, string | string[] | undefined>): string {
+    return [url, ...COHORT_HEADERS.map((h) => String(headers[h] ?? ''))].join('\n');
+  }
+
+  /** Stores an answer and returns its ETag. */
+  remember(url: string, headers: Record<string, string | string[] | undefined>, body: unknown): string {
+    const json = Buffer.from(JSON.stringify(body));
+    const etag = etagOf(json.toString());
+    this.entries.set(this.key(url, headers), { json, etag });
+    return etag;
+  }
+
+  /**
+   * Answers a request from memory when it can (true), before Express sees it. It sets what
+   * the full stack would: request id, nosniff, CORS, caching headers, 304 on a matching tag.
+   */
+  tryServe(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'GET' || !req.url) return false;
+    const q = req.url.indexOf('?');
+    const path = q === -1 ? req.url : req.url.slice(0, q);
+    if (!this.paths.has(path)) return false;
+    const hit = this.entries.get(this.key(req.url, req.headers));
+    if (!hit) return false;
+    const start = process.hrtime.bigint();
+    const requestId = requestIdOf(req.headers);
+    res.setHeader('x-request-id', requestId);
+    res.setHeader('x-content-type-options', 'nosniff');
+    for (const [name, value] of Object.entries(PUBLIC_CORS_HEADERS)) res.setHeader(name, value);
+    res.setHeader('cache-control', PUBLIC_CACHE_CONTROL);
+    res.setHeader('etag', hit.etag);
+    if (ifNoneMatchMatches(req.headers['if-none-match'], hit.etag)) {
+      res.statusCode = 304;
+      res.end();
+    } else {
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.setHeader('content-length', hit.json.length);
+      res.end(hit.json);
+    }
+    logAccess(this.logger, requestId, 'GET', path, res.statusCode, start);
+    return true;
+  }
+}
