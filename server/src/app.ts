@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps): Express {
   const implementation: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     implementation[r.group] ??= {};
-    implementation[r.group]![r.name] = r.handler;
+    implementation[r.group]![r.name] = r.implementation;
   }
   const router = express.Router();
   createExpressEndpoints(contract, implementation as never, router, {

@@ -1,6 +1,7 @@
 import { type Contract, contract, isRouteMeta } from '@protection-service/contract';
 import type { AppRoute, AppRouter } from '@ts-rest/core';
 import type { AppRouteImplementation } from '@ts-rest/express';
+import type { RequestHandler } from 'express';
 import type { AppDeps } from '../app';
 import { HttpError } from '../http/errors';
 import type { PublicReadCache } from '../http/public-cache';
@@ -23,11 +24,14 @@ function handlers(deps: RouteContext): Handlers {
   };
 }
 
+type Handler = (input: any) => Promise<{ status: number; body: unknown }>;
+
 export interface MountedRoute {
   group: string;
   name: string;
   route: AppRoute;
-  handler: (input: any) => Promise<{ status: number; body: unknown }>;
+  /** A ts-rest handler, or for a route not written yet a middleware answering 501 before validation. */
+  implementation: Handler | { middleware: RequestHandler[]; handler: Handler };
   implemented: boolean;
 }
 
@@ -36,20 +40,26 @@ export interface MountedRoute {
  * at start-up, so none can be served without an auth rule (fail closed).
  */
 export function mountedRoutes(deps: RouteContext): MountedRoute[] {
-  const impl = handlers(deps) as Record<string, Record<string, MountedRoute['handler']> | undefined>;
+  const impl = handlers(deps) as Record<string, Record<string, Handler> | undefined>;
   const out: MountedRoute[] = [];
   for (const [group, routes] of Object.entries(contract as unknown as Record<string, Record<string, AppRoute>>)) {
     for (const [name, route] of Object.entries(routes)) {
       if (!isRouteMeta(route.metadata)) throw new Error(`route ${group}.${name} has no auth metadata`);
       const handler = impl[group]?.[name];
-      out.push({ group, name, route, handler: handler ?? notImplemented(route), implemented: handler !== undefined });
+      out.push({
+        group,
+        name,
+        route,
+        implementation: handler ?? notImplemented(route),
+        implemented: handler !== undefined,
+      });
     }
   }
   return out;
 }
 
-function notImplemented(route: AppRoute) {
-  return async (): Promise<never> => {
-    throw new HttpError(501, `${route.method} ${route.path} is not implemented yet`);
-  };
+function notImplemented(route: AppRoute): MountedRoute['implementation'] {
+  const refuse: RequestHandler = (_req, _res, next) =>
+    next(new HttpError(501, `${route.method} ${route.path} is not implemented yet`));
+  return { middleware: [refuse], handler: async () => Promise.reject(new HttpError(501, 'not implemented')) };
 }

@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cloneDatabase } from '../../server/test/harness/server';
+
+/** `pnpm cli` against a real database (DATABASE_URL of a cloned test database). */
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+describe('pnpm cli', () => {
+  let database: Awaited<ReturnType<typeof cloneDatabase>>;
+  beforeAll(async () => {
+    database = await cloneDatabase();
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  const cli = (...args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: database.url },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  let storeId: string;
+
+  it('store create --json creates a store with its defaults (D7, D30)', async () => {
+    const r = await cli(
+      'store',
+      'create',
+      '--name',
+      'CLI Shop',
+      '--domain',
+      'CLI-Shop.example.com',
+      '--currency',
+      'JPY',
+      '--json',
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const { store } = JSON.parse(r.stdout);
+    expect(store).toEqual({
+      id: expect.stringMatching(/^st_/),
+      name: 'CLI Shop',
+      domain: 'cli-shop.example.com',
+      currency: 'JPY',
+    });
+    storeId = store.id;
+    const ruleSets = await database.db
+      .selectFrom('pricingRuleSets')
+      .select('type')
+      .where('storeId', '=', storeId)
+      .execute();
+    expect(ruleSets.map((r) => r.type).sort()).toEqual(['EXTENDED_WARRANTY', 'SHIPPING']);
+    const widgets = await database.db
+      .selectFrom('widgetConfigs')
+      .select('type')
+      .where('storeId', '=', storeId)
+      .execute();
+    expect(widgets.map((w) => w.type).sort()).toEqual(['CART', 'CHECKOUT', 'INFO_MODAL']);
+    const settings = await database.db
+      .selectFrom('merchantSettings')
+      .selectAll()
+      .where('storeId', '=', storeId)
+      .execute();
+    expect(settings).toHaveLength(1);
+  }, 30_000);
+
+  it('refuses a second store with the same domain, and creates nothing', async () => {
+    const r = await cli('store', 'create', '--name', 'Other', '--domain', 'cli-shop.example.com');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/exists already/);
+    const count = await database.db
+      .selectFrom('stores')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(1);
+  }, 30_000);
+
+  it('refuses an unknown currency', async () => {
+    const r = await cli('store', 'create', '--name', 'X', '--domain', 'x.example.com', '--currency', 'ABC');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/currency/);
+  }, 30_000);
+
+  it('user create --json stores an argon2id hash, never the password', async () => {
+    const r = await cli(
+      'user',
+      'create',
+      '--email',
+      'Owner@Example.com',
+      '--password',
+      'correct horse',
+      '--store',
+      storeId,
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const { user } = JSON.parse(r.stdout);
+    expect(user).toMatchObject({ email: 'owner@example.com', storeIds: [storeId] });
+    expect(r.stdout).not.toContain('correct horse');
+    const row = await database.db
+      .selectFrom('dashboardUsers')
+      .select('passwordHash')
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(row.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(row.passwordHash).not.toContain('correct horse');
+  }, 30_000);
+
+  it('user create refuses an unknown store, a taken e-mail and a short password', async () => {
+    expect(
+      (await cli('user', 'create', '--email', 'a@example.com', '--password', 'long enough', '--store', 'st_missing'))
+        .code,
+    ).toBe(2);
+    expect(
+      (await cli('user', 'create', '--email', 'owner@example.com', '--password', 'long enough', '--store', storeId))
+        .code,
+    ).toBe(2);
+    expect(
+      (await cli('user', 'create', '--email', 'b@example.com', '--password', 'short', '--store', storeId)).code,
+    ).not.toBe(0);
+  }, 60_000);
+
+  it('seed --json prints a demo store and user, and reuses them when run again', async () => {
+    const first = JSON.parse((await cli('seed', '--json')).stdout);
+    const second = JSON.parse((await cli('seed', '--json')).stdout);
+    expect(first.store.domain).toBe('demo-store.localhost');
+    expect(second.store.id).toBe(first.store.id);
+    expect(second.user.id).toBe(first.user.id);
+    expect(second.user.password).not.toBe(first.user.password);
+  }, 60_000);
+});
