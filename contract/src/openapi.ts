@@ -1,8 +1,10 @@
-import type { AppRoute } from '@ts-rest/core';
+import { type AppRoute, extractZodObjectShape, isZodObject } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
-import { STATUS_NAMES } from './errors';
+import { z } from 'zod';
+import { STATUS_NAMES, ZError, ZOAuthError } from './errors';
 import { contract } from './index';
 import { isRouteMeta, type RouteMeta } from './meta';
+import { ZClaim } from './schemas/claims';
 import { familyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, type ScopeRule } from './scopes';
 
 export const API_VERSION = '1.0.0';
@@ -71,6 +73,8 @@ function security(meta: RouteMeta): Record<string, string[]>[] {
  * document, so the committed `openapi.json` can be compared with a fresh generation.
  */
 export function buildOpenApi(): Record<string, unknown> {
+  // Component schemas met while mapping operations; filled by `mapOperation`.
+  const schemas: Record<string, unknown> = {};
   const doc = generateOpenApi(
     contract,
     {
@@ -111,22 +115,70 @@ export function buildOpenApi(): Record<string, unknown> {
         },
       },
     },
-    { setOperationId: 'concatenated-path', operationMapper: mapOperation as never },
+    {
+      setOperationId: 'concatenated-path',
+      operationMapper: ((operation: Record<string, any>, route: AppRoute) =>
+        mapOperation(operation, route, schemas)) as never,
+    },
   );
+  const components = doc.components as Record<string, unknown>;
+  components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
+  // The same schemas nested elsewhere (for example a list of claims) become references too.
+  const refs = new Map(Object.entries(schemas).map(([name, schema]) => [JSON.stringify(schema), name]));
+  doc.paths = useRefs(doc.paths, refs) as typeof doc.paths;
   return doc as unknown as Record<string, unknown>;
 }
 
-function mapOperation(operation: Record<string, any>, route: AppRoute): Record<string, any> {
+/**
+ * Response schemas emitted once under `components.schemas` and referenced with `$ref`: the
+ * D2 error bodies are on nearly every operation, and inlining them tripled the document.
+ * A response is matched by identity with the contract's zod schema; nested copies are then
+ * matched by their generated JSON being identical (`useRefs`).
+ */
+const SHARED_RESPONSES = new Map<z.ZodTypeAny, string>([
+  [ZError, 'Error'],
+  [ZOAuthError, 'OAuthError'],
+  [ZClaim, 'Claim'],
+]);
+
+/** A copy of `value` in which every schema identical to a component is a `$ref` to it. */
+function useRefs(value: unknown, refs: Map<string, string>): unknown {
+  if (!value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => useRefs(v, refs));
+  const name = refs.get(JSON.stringify(value));
+  if (name) return { $ref: `#/components/schemas/${name}` };
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, useRefs(v, refs)]));
+}
+
+function mapOperation(
+  generated: Record<string, any>,
+  route: AppRoute,
+  schemas: Record<string, unknown>,
+): Record<string, any> {
+  const operation = openApi30(generated) as Record<string, any>;
   const meta = route.metadata;
   if (!isRouteMeta(meta)) throw new Error(`route ${route.method} ${route.path} has no metadata`);
   const scopeText = meta.scopes.kind === 'none' ? '' : ` Scopes: \`${formatScopeRule(meta.scopes)}\`.`;
   const decisions = [meta.source, ...(meta.decisions ?? [])].filter((d) => d !== 'spec');
   const cites = decisions.length ? ` Decisions: ${[...new Set(decisions)].join(', ')}.` : '';
   const responses = Object.fromEntries(
-    Object.entries(operation.responses as Record<string, { description: string }>).map(([status, r]) => [
-      status,
-      { ...r, description: r.description === status ? describeStatus(Number(status)) : r.description },
-    ]),
+    Object.entries(operation.responses as Record<string, { description: string; content?: any }>).map(([status, r]) => {
+      const described = {
+        ...r,
+        description: r.description === status ? describeStatus(Number(status)) : r.description,
+      };
+      const name = SHARED_RESPONSES.get((route.responses as Record<string, unknown>)[status] as z.ZodTypeAny);
+      const json = r.content?.['application/json'];
+      if (!name || !json?.schema) return [status, described];
+      schemas[name] ??= json.schema;
+      return [
+        status,
+        {
+          ...described,
+          content: { 'application/json': { ...json, schema: { $ref: `#/components/schemas/${name}` } } },
+        },
+      ];
+    }),
   );
   const body = operation.requestBody?.content?.['application/json'];
   const requestBody =
@@ -135,6 +187,7 @@ function mapOperation(operation: Record<string, any>, route: AppRoute): Record<s
       : operation.requestBody;
   return {
     ...operation,
+    ...(operation.parameters ? { parameters: operation.parameters.map((p: any) => withQuerySchema(p, route)) } : {}),
     ...(requestBody ? { requestBody: { ...requestBody, description: undefined, required: true } } : {}),
     description: `${operation.description ?? ''}\n\n${AUTH_TEXT[meta.auth]}${scopeText}${cites}`.trim(),
     responses,
@@ -148,4 +201,55 @@ function describeStatus(status: number): string {
   if (status >= 200 && status < 300) return 'Success';
   if (status === 304) return 'Not Modified: the `If-None-Match` ETag still matches';
   return STATUS_NAMES[status as keyof typeof STATUS_NAMES] ?? String(status);
+}
+
+/**
+ * Query integers and numbers arrive as strings and are parsed with a pipe
+ * (`ZQueryInt`: string regex, transform, `z.number()` checks), which the zod-to-OpenAPI
+ * converter renders as `{}`. Describe them from the pipe's output: the value a client
+ * writes in the query string, with its bounds.
+ */
+function withQuerySchema(parameter: Record<string, any>, route: AppRoute): Record<string, any> {
+  if (parameter.in !== 'query' || Object.keys(parameter.schema ?? {}).length > 0) return parameter;
+  const shape = isZodObject(route.query) ? (extractZodObjectShape(route.query) as Record<string, z.ZodTypeAny>) : {};
+  const field = shape[parameter.name];
+  const schema = field ? numberSchema(field) : undefined;
+  if (!schema)
+    throw new Error(`${route.method} ${route.path}: query parameter ${parameter.name} has no OpenAPI schema`);
+  return { ...parameter, schema };
+}
+
+function numberSchema(type: z.ZodTypeAny): Record<string, unknown> | undefined {
+  let t: z.ZodTypeAny = type;
+  while (t instanceof z.ZodOptional || t instanceof z.ZodDefault || t instanceof z.ZodNullable) t = t._def.innerType;
+  if (!(t instanceof z.ZodPipeline)) return undefined;
+  const out = t._def.out as z.ZodTypeAny;
+  if (!(out instanceof z.ZodNumber)) return undefined;
+  const schema: Record<string, unknown> = { type: out.isInt ? 'integer' : 'number' };
+  if (out.minValue !== null) schema.minimum = out.minValue;
+  if (out.maxValue !== null) schema.maximum = out.maxValue;
+  return schema;
+}
+
+/**
+ * The zod converter writes JSON Schema 2019 exclusive bounds (`exclusiveMinimum: 0` for
+ * `.positive()`); OpenAPI 3.0 wants `minimum: 0, exclusiveMinimum: true`. It sets `minimum`
+ * and `maximum` to the bound as well, so only the flags change.
+ */
+function openApi30(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(openApi30);
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, openApi30(v)]));
+  if (out.type === 'number' || out.type === 'integer') {
+    for (const [flag, bound] of [
+      ['exclusiveMinimum', 'minimum'],
+      ['exclusiveMaximum', 'maximum'],
+    ] as const) {
+      if (typeof out[flag] === 'number') {
+        out[bound] = out[flag];
+        out[flag] = true;
+      }
+    }
+  }
+  return out;
 }

@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { describe, expect, it } from 'vitest';
+import { OPENAPI_FILE, renderOpenApi } from '../../scripts/openapi';
+import { buildOpenApi } from '../src/openapi';
+import { SCOPES } from '../src/scopes';
+
+/** routes.tsv is the product's list of every route; read it at test time, never copy it. */
+const TSV = path.resolve(import.meta.dirname, '../../../shared/spec/routes.tsv');
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+interface Operation {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  parameters?: { name: string; in: string; schema?: Record<string, unknown> }[];
+  security?: Record<string, string[]>[];
+  responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>;
+  'x-auth': string;
+}
+
+interface Doc {
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    securitySchemes: Record<string, { flows?: Record<string, { scopes: Record<string, string> }> }>;
+    schemas: Record<string, Record<string, any>>;
+  };
+}
+
+const doc = buildOpenApi() as unknown as Doc;
+const operations = Object.entries(doc.paths).flatMap(([p, item]) =>
+  Object.entries(item)
+    .filter(([method]) => METHODS.includes(method))
+    .map(([method, op]) => ({ id: `${method.toUpperCase()} ${p}`, op })),
+);
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+describe('openapi.json', () => {
+  it('is what the contract generates today', () => {
+    const committed = readFileSync(OPENAPI_FILE, 'utf8');
+    expect(committed === renderOpenApi(), 'openapi.json is out of date: run `pnpm openapi` and commit it').toBe(true);
+  });
+
+  it('is a valid OpenAPI document for a third-party validator', async () => {
+    // The validator dereferences in place: give it a copy.
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+  });
+});
+
+/** `GET /v1/claims/{claimId}` -> its routes.tsv row: auth kind and scopes cell. */
+function readRows(): Map<string, { auth: string; scopes: string }> {
+  const [header, ...lines] = readFileSync(TSV, 'utf8').trim().split('\n');
+  const cols = header!.split('\t');
+  return new Map(
+    lines.map((line) => {
+      const row = Object.fromEntries(cols.map((c, i) => [c, line.split('\t')[i] ?? ''])) as Record<string, string>;
+      const key = `${row.method} ${row.path!.replace(/:(\w+)/g, '{$1}')}`;
+      return [key, { auth: row.auth!, scopes: row.scopes! }];
+    }),
+  );
+}
+
+/** The scopes a routes.tsv cell names, `<type>` expanded, parenthesised conditions left out. */
+function scopesOfCell(cell: string): string[] {
+  const names = cell
+    .replace(/\([^)]*\)/g, '')
+    .split(/[|+\s]+/)
+    .filter((s) => s && s !== '-');
+  return names.flatMap((name) => {
+    const pattern = new RegExp(`^${name.replace('<type>', '[a-z-]+')}$`);
+    return SCOPES.filter((s) => pattern.test(s));
+  });
+}
+
+describe('the OpenAPI document', () => {
+  const rows = readRows();
+
+  it('has one operation per row of routes.tsv, with its auth kind', () => {
+    expect(operations).toHaveLength(rows.size);
+    for (const { id, op } of operations) expect(op['x-auth'], id).toBe(rows.get(id)?.auth);
+  });
+
+  it('lists the scopes of routes.tsv in the security of every token route', () => {
+    for (const { id, op } of operations) {
+      if (op['x-auth'] !== 'token') continue;
+      const listed = new Set(op.security!.flatMap((requirement) => requirement.oauth2 ?? []));
+      expect([...listed].sort(), id).toEqual([...new Set(scopesOfCell(rows.get(id)!.scopes))].sort());
+    }
+  });
+
+  it('gives every operation a unique operationId, a summary and a description', () => {
+    const ids = operations.map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(operations.length);
+    for (const { id, op } of operations) {
+      expect(op.operationId, id).toMatch(/\S/);
+      expect(op.summary, id).toMatch(/\S/);
+      expect(op.description, id).toMatch(/\S/);
+    }
+  });
+
+  it('lists every scope in the oauth2 scheme, and token routes only use those scopes', () => {
+    const flows = Object.values(doc.components.securitySchemes.oauth2!.flows!);
+    expect(flows.length).toBeGreaterThan(0);
+    for (const flow of flows) expect(Object.keys(flow.scopes).sort()).toEqual([...SCOPES].sort());
+    for (const { id, op } of operations) {
+      if (op['x-auth'] === 'public') {
+        expect(op.security, id).toEqual([]);
+      } else if (op['x-auth'] === 'token') {
+        expect(op.security?.length, id).toBeGreaterThan(0);
+        for (const requirement of op.security!) {
+          expect(Object.keys(requirement), id).toEqual(['oauth2']);
+          expect(requirement.oauth2!.length, id).toBeGreaterThan(0);
+          for (const scope of requirement.oauth2!) expect(SCOPES, `${id}: ${scope}`).toContain(scope);
+        }
+      } else {
+        expect(op.security?.length, id).toBeGreaterThan(0);
+        for (const requirement of op.security!) {
+          for (const scheme of Object.keys(requirement))
+            expect(doc.components.securitySchemes, id).toHaveProperty(scheme);
+        }
+      }
+    }
+  });
+
+  it('answers every error status with the D2 error schema', () => {
+    const error = doc.components.schemas.Error!;
+    expect(error.required).toEqual(['statusCode', 'message', 'error']);
+    expect(Object.keys(error.properties)).toEqual(['statusCode', 'message', 'error', 'issues']);
+    const oauthError = doc.components.schemas.OAuthError!;
+    expect(oauthError.required).toEqual(expect.arrayContaining(['statusCode', 'message', 'error']));
+    let errorResponses = 0;
+    for (const { id, op } of operations) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        errorResponses++;
+        const schema = response.content?.['application/json']?.schema;
+        expect([ref('Error'), ref('OAuthError')], `${id} ${status}`).toContainEqual(schema);
+      }
+    }
+    expect(errorResponses).toBeGreaterThan(operations.length);
+  });
+
+  it('describes every query parameter with a schema, integers with their bounds', () => {
+    for (const { id, op } of operations) {
+      for (const parameter of op.parameters ?? []) {
+        expect(Object.keys(parameter.schema ?? {}), `${id} ${parameter.in} ${parameter.name}`).not.toHaveLength(0);
+      }
+    }
+    const claims = doc.paths['/v1/claims']!.get!.parameters!;
+    for (const name of ['first', 'last']) {
+      expect(claims.find((p) => p.name === name)?.schema).toEqual({ type: 'integer', minimum: 1, maximum: 250 });
+    }
+  });
+});
