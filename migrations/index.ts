@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as foundation from './20261121000000-foundation';
+import * as identity from './20261121010000-identity';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -7,4 +8,5 @@ import * as foundation from './20261121000000-foundation';
  */
 export const migrations: Record<string, Migration> = {
   '20261121000000-foundation': foundation,
+  '20261121010000-identity': identity,
 };

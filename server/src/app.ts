@@ -5,13 +5,17 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { Db } from './db/database';
+import { RevocationFeed } from './domain/auth/revocations';
+import { tokenKeys } from './domain/auth/tokens';
 import { accessLog } from './http/access-log';
+import { type AuthServices, authenticate } from './http/auth';
 import { bodyParsers } from './http/body';
 import { publicCors } from './http/cors';
 import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
 import { health } from './http/health';
 import { PublicReadCache } from './http/public-cache';
+import { RATE_LIMITS, RateLimiter, type RateLimits } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { unmatched } from './http/unmatched';
 import { mountedRoutes } from './routes/index';
@@ -24,6 +28,13 @@ export interface AppDeps {
   responseValidation?: boolean;
   /** True once SIGTERM arrived: /readyz answers 503 so traffic moves elsewhere. */
   isShuttingDown?: () => boolean;
+  /** D4 limits; the defaults unless a test needs small ones. */
+  rateLimits?: Partial<RateLimits>;
+}
+
+/** Background work createApp starts; `stopApp` ends it. */
+interface Running {
+  stop(): void;
 }
 
 /** Paths whose bodies may also be form-encoded (RFC 6749 §4.1.3, RFC 7009; D11). */
@@ -44,8 +55,16 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', 'loopback');
 
-  const publicCache = new PublicReadCache(new Set([contract.public.getInsurance.path]), deps.logger);
-  const routes = mountedRoutes({ ...deps, publicCache });
+  const auth: AuthServices = {
+    keys: tokenKeys(deps.config.secretKey, deps.config.publicBaseUrl),
+    revocations: new RevocationFeed(deps.db),
+    limiter: new RateLimiter(deps.db),
+    limits: { ...RATE_LIMITS, ...deps.rateLimits },
+  };
+  const publicCache = new PublicReadCache(new Set([contract.public.getInsurance.path]), deps.logger, (ip) =>
+    auth.limiter.local(`ip:${contract.public.getInsurance.path}:${ip}`, auth.limits.public),
+  );
+  const routes = mountedRoutes({ ...deps, publicCache, auth });
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
 
   app.use(requestId);
@@ -71,6 +90,7 @@ export function createApp(deps: AppDeps): Express {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: deps.responseValidation ?? false,
+    globalMiddleware: [authenticate(auth) as never],
     requestValidationErrorHandler: (err, _req, _res, next) => next(validationError(err)),
   });
   app.use(router);
@@ -84,7 +104,18 @@ export function createApp(deps: AppDeps): Express {
   inner.handle = (req, res, next) => {
     if (!publicCache.tryServe(req, res)) handle(req, res, next);
   };
+  (app.locals as { running?: Running }).running = {
+    stop() {
+      auth.revocations.stop();
+      auth.limiter.stop();
+    },
+  };
   return app;
+}
+
+/** Stops what createApp started (revocation feed, rate-limit flushes) before the database closes. */
+export function stopApp(app: Express): void {
+  (app.locals as { running?: Running }).running?.stop();
 }
 
 function validationError(err: RequestValidationError): HttpError {

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { createApp } from './app';
+import { createApp, stopApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/open';
 import { createLogger } from './logger';
@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
     await closed;
     clearTimeout(timer);
+    stopApp(app);
     await database.close();
     logger.info('stopped');
     process.exit(0);

@@ -85,7 +85,92 @@ export interface WidgetConfigsTable {
   updatedAt: Timestamp;
 }
 
+export interface AppsTable {
+  clientId: string;
+  ownerUserId: string;
+  name: string;
+  redirectUris: string[];
+  webhookUrl: string | null;
+  webhookTopics: ColumnType<string[], string[] | undefined, string[]>;
+  requestedScopes: string[];
+  distribution: 'public' | 'private';
+  pricingApproved: Generated<boolean>;
+  clientSecretHash: string;
+  webhookSecretCiphertext: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface InstallationsTable {
+  id: string;
+  storeId: string;
+  clientId: string;
+  scopes: string[];
+  installedByUserId: string | null;
+  installedAt: Timestamp;
+  updatedAt: Timestamp;
+  uninstalledAt: Date | null;
+}
+
+export interface GrantsTable {
+  id: string;
+  kind: 'oauth' | 'dashboard';
+  clientId: string | null;
+  storeId: string | null;
+  installationId: string | null;
+  userId: string | null;
+  scopes: ColumnType<string[], string[] | undefined, string[]>;
+  createdAt: Timestamp;
+  revokedAt: Date | null;
+  revokedReason: string | null;
+}
+
+export interface AuthorizationCodesTable {
+  codeHash: string;
+  clientId: string;
+  storeId: string;
+  userId: string;
+  installationId: string;
+  redirectUri: string;
+  scopes: string[];
+  codeChallenge: string | null;
+  expiresAt: Date;
+  usedAt: Date | null;
+  grantId: string | null;
+  createdAt: Timestamp;
+}
+
+export interface RefreshTokensTable {
+  tokenHash: string;
+  grantId: string;
+  scopes: ColumnType<string[], string[] | undefined, string[]>;
+  createdAt: Timestamp;
+  expiresAt: Date;
+  retiredAt: Date | null;
+}
+
+export interface RevocationsTable {
+  id: Generated<number>;
+  kind: 'token' | 'grant' | 'installation';
+  subject: string;
+  createdAt: Timestamp;
+  expiresAt: Date;
+}
+
+export interface RateLimitCountersTable {
+  key: string;
+  windowStart: Date;
+  count: number;
+}
+
 export interface Database {
+  apps: AppsTable;
+  installations: InstallationsTable;
+  grants: GrantsTable;
+  authorizationCodes: AuthorizationCodesTable;
+  refreshTokens: RefreshTokensTable;
+  revocations: RevocationsTable;
+  rateLimitCounters: RateLimitCountersTable;
   stores: StoresTable;
   dashboardUsers: DashboardUsersTable;
   storeMembers: StoreMembersTable;

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { logAccess } from './access-log';
+import { clientIp } from './client-ip';
 import { etagOf, ifNoneMatchMatches } from './conditional';
 import { PUBLIC_CORS_HEADERS } from './cors';
+import { type RateDecision, rateLimitHeaders } from './rate-limit';
 import { requestIdOf } from './request-id';
 import { TtlCache } from './ttl-cache';
 
@@ -30,6 +32,8 @@ export class PublicReadCache {
   constructor(
     private readonly paths: ReadonlySet<string>,
     private readonly logger: Logger,
+    /** The route's per-IP limit (D4), decided from memory. */
+    private readonly limit: (ip: string) => RateDecision,
   ) {}
 
   private key(url: string, headers: Record<string, string | string[] | undefined>): string {
@@ -55,6 +59,10 @@ export class PublicReadCache {
     if (!this.paths.has(path)) return false;
     const hit = this.entries.get(this.key(req.url, req.headers));
     if (!hit) return false;
+    const decision = this.limit(clientIp(req));
+    // Over the limit: the full stack answers the 429 in the D2 shape.
+    if (!decision.allowed) return false;
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
     const start = process.hrtime.bigint();
     const requestId = requestIdOf(req.headers);
     res.setHeader('x-request-id', requestId);

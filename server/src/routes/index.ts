@@ -3,6 +3,7 @@ import type { AppRoute, AppRouter } from '@ts-rest/core';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { RequestHandler } from 'express';
 import type { AppDeps } from '../app';
+import type { AuthServices } from '../http/auth';
 import { HttpError } from '../http/errors';
 import type { PublicReadCache } from '../http/public-cache';
 import { publicHandlers } from './public';
@@ -16,6 +17,7 @@ type Handlers = { [G in keyof Contract]?: GroupHandlers<Contract[G]> };
 /** What handlers get: the app's dependencies and the app-wide services createApp builds. */
 export interface RouteContext extends AppDeps {
   publicCache: PublicReadCache;
+  auth: AuthServices;
 }
 
 function handlers(deps: RouteContext): Handlers {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { sql } from 'kysely';
 import { inject } from 'vitest';
-import { createApp } from '../../src/app';
+import { type AppDeps, createApp, stopApp } from '../../src/app';
 import type { Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/database';
 import { createLogger } from '../../src/logger';
@@ -55,16 +55,20 @@ export async function cloneDatabase(): Promise<{ url: string; db: Db; drop(): Pr
 }
 
 /** The real Express app over HTTP on a loopback port, with response validation on. */
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<Config> = {},
+  deps: Pick<AppDeps, 'rateLimits'> = {},
+): Promise<TestServer> {
   const database = await cloneDatabase();
   const config = testConfig(overrides);
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const app = createApp({ db: database.db, config, logger, responseValidation: true });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  // Listen first, so the app's issuer (PUBLIC_BASE_URL) is the address tests call.
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   config.publicBaseUrl = baseUrl;
+  const app = createApp({ ...deps, db: database.db, config, logger, responseValidation: true });
+  server.on('request', app);
   return {
     baseUrl,
     db: database.db,
@@ -78,6 +82,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      stopApp(app);
       await database.drop();
     },
   };

@@ -1,0 +1,65 @@
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
+
+/**
+ * Keys the service derives from SECRET_KEY, one per purpose, so a value signed for one
+ * purpose never verifies for another (D5, D16 token-kind confusion).
+ */
+export type KeyPurpose = 'access-token' | 'dashboard-token' | 'webhook-secret-encryption' | 'session-token';
+
+export function deriveKey(secretKey: Buffer, purpose: KeyPurpose, context = ''): Buffer {
+  return Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), `protection-service:${purpose}:${context}`, 32));
+}
+
+/** A credential with 256 random bits behind its prefix (D5 asks for at least 128). */
+export function randomCredential(prefix: string): string {
+  return `${prefix}${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * The stored form of a secret, token or code (D5): SHA-256. Each value carries 256 random
+ * bits, so a fast digest cannot be brute-forced; passwords use argon2id instead.
+ */
+export function digest(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Constant-time comparison of a presented value with a stored digest. */
+export function matchesDigest(value: string, storedDigest: string): boolean {
+  const a = Buffer.from(digest(value), 'hex');
+  const b = Buffer.from(storedDigest, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function hmacSha256(key: Buffer, message: Uint8Array | string): Buffer {
+  return createHmac('sha256', key).update(message).digest();
+}
+
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** AES-256-GCM for values the service must read back itself (webhook secrets, D5). */
+export function encrypt(key: Buffer, plaintext: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join(
+    '.',
+  );
+}
+
+export function decrypt(key: Buffer, sealed: string): string {
+  const [version, iv, tag, body] = sealed.split('.');
+  if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unreadable ciphertext');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+}

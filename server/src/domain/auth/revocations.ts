@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database';
+
+export type RevocationKind = 'token' | 'grant' | 'installation';
+
+/**
+ * Records a revocation in the feed every server process follows (D13). Call it inside the
+ * transaction of the change that causes it: a rolled-back uninstall revokes nothing.
+ * `expiresAt`: when the entry no longer matters (no token it covers can still be valid).
+ */
+export async function recordRevocation(db: Db, kind: RevocationKind, subject: string, expiresAt: Date): Promise<void> {
+  await db.insertInto('revocations').values({ kind, subject, expiresAt }).execute();
+}
+
+/**
+ * This process's copy of the revocation feed. Access tokens verify by signature alone; the
+ * only question left is "was it revoked?", answered from memory. The copy follows the table
+ * every `intervalMs` (one query per interval per process, never one per request), so a
+ * revocation takes effect everywhere within about a second.
+ */
+export class RevocationFeed {
+  /** Database time of the last read; the next read starts OVERLAP_MS before it. */
+  private since = new Date(0);
+  private lastSync = 0;
+  private readonly revoked = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private syncing: Promise<void> | undefined;
+  readonly ready: Promise<void>;
+
+  /**
+   * Rows are read by creation time with an overlap rather than by id: a transaction that
+   * took an id earlier can commit later, and an id cursor would skip it for good.
+   */
+  static readonly OVERLAP_MS = 30_000;
+
+  constructor(
+    private readonly db: Db,
+    intervalMs = 250,
+  ) {
+    this.ready = this.sync();
+    this.ready.catch(() => {});
+    this.timer = setInterval(() => {
+      this.sync().catch(() => {});
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Reads the entries added since the last read (one at a time). */
+  sync(): Promise<void> {
+    this.syncing ??= this.read().finally(() => {
+      this.syncing = undefined;
+    });
+    return this.syncing;
+  }
+
+  private async read(): Promise<void> {
+    const from = new Date(this.since.getTime() - RevocationFeed.OVERLAP_MS);
+    const { rows } = await sql<{ polledAt: Date; kind: string | null; subject: string | null; expiresAt: Date | null }>`
+      select t.polled_at, r.kind, r.subject, r.expires_at
+      from (select now() as polled_at) t
+      left join revocations r on r.created_at >= ${from} and r.expires_at > t.polled_at
+    `.execute(this.db);
+    for (const row of rows) {
+      if (row.kind && row.subject && row.expiresAt)
+        this.revoked.set(`${row.kind}:${row.subject}`, row.expiresAt.getTime());
+    }
+    if (rows[0]) this.since = rows[0].polledAt;
+    const now = Date.now();
+    for (const [key, expires] of this.revoked) if (expires <= now) this.revoked.delete(key);
+    this.lastSync = now;
+  }
+
+  isRevoked(subjects: { token?: string; grant?: string | null; installation?: string }): boolean {
+    return (
+      (subjects.token !== undefined && this.revoked.has(`token:${subjects.token}`)) ||
+      (subjects.grant != null && this.revoked.has(`grant:${subjects.grant}`)) ||
+      (subjects.installation !== undefined && this.revoked.has(`installation:${subjects.installation}`))
+    );
+  }
+
+  /** False when the copy could be stale beyond the promise of D13 (database unreachable). */
+  isFresh(maxAgeMs = 3_000): boolean {
+    return Date.now() - this.lastSync <= maxAgeMs;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,135 @@
+import { isRouteMeta, type RouteMeta, type Scope } from '@protection-service/contract';
+import type { AppRoute } from '@ts-rest/core';
+import type { NextFunction, Request, Response } from 'express';
+import type { RevocationFeed } from '../domain/auth/revocations';
+import { checkScopes } from '../domain/auth/scope-check';
+import {
+  type AccessTokenClaims,
+  type DashboardTokenClaims,
+  type TokenKeys,
+  verifyAccessToken,
+  verifyDashboardToken,
+} from '../domain/auth/tokens';
+import { clientIp } from './client-ip';
+import { HttpError } from './errors';
+import { type RateLimiter, type RateLimits, rateLimitHeaders } from './rate-limit';
+
+/** Who is calling, as the auth middleware established it. */
+export type Caller =
+  | { kind: 'public' | 'client'; ip: string }
+  | { kind: 'dashboard'; ip: string; claims: DashboardTokenClaims }
+  | { kind: 'token'; ip: string; claims: AccessTokenClaims; scopes: ReadonlySet<Scope> };
+
+declare global {
+  namespace Express {
+    interface Request {
+      caller?: Caller;
+    }
+  }
+}
+
+export interface AuthServices {
+  keys: TokenKeys;
+  revocations: RevocationFeed;
+  limiter: RateLimiter;
+  limits: RateLimits;
+}
+
+const REALM = 'realm="protection-service"';
+
+/** RFC 6750 §3: what a 401 or 403 says in WWW-Authenticate. */
+function unauthorized(message: string, error?: 'invalid_token'): HttpError {
+  const challenge = error ? `Bearer ${REALM}, error="${error}", error_description="${message}"` : `Bearer ${REALM}`;
+  return new HttpError(401, message, { headers: { 'www-authenticate': challenge } });
+}
+
+function bearer(req: Request): string | null {
+  const header = req.headers.authorization;
+  if (header === undefined) return null;
+  const match = /^Bearer +([\x21-\x7e]+) *$/i.exec(header);
+  // A header that is there but is not a usable Bearer credential is an invalid token.
+  if (!match) throw unauthorized('malformed Authorization header', 'invalid_token');
+  return match[1]!;
+}
+
+/** Per-IP limit of a route that has no token of its own to count by (D4). */
+function ipLimit(route: AppRoute, limits: RateLimits): { limit: number; exact: boolean } {
+  switch (route.path) {
+    case '/v1/oauth/session/verify':
+      return { limit: limits.sessionVerify, exact: true };
+    case '/v1/oauth/token':
+    case '/v1/oauth/revoke':
+    case '/v1/auth/login':
+    case '/v1/auth/refresh':
+      return { limit: limits.auth, exact: true };
+    default:
+      return { limit: limits.public, exact: false };
+  }
+}
+
+/**
+ * The one gate every contract route passes (architecture: auth reads route metadata). It
+ * fails closed: a route without metadata is refused. Order: identify the caller (401),
+ * rate-limit (429), then the route's scope rule (403). Per-type checks that depend on the
+ * addressed resource happen in the handler, which sees `req.caller`.
+ */
+export function authenticate(services: AuthServices) {
+  return async (req: Request & { tsRestRoute?: AppRoute }, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      const route = req.tsRestRoute;
+      const meta = route?.metadata;
+      if (!route || !isRouteMeta(meta)) throw new HttpError(404, 'no such route');
+      req.caller = await identify(services, req, meta);
+      const decision =
+        req.caller.kind === 'token' || req.caller.kind === 'dashboard'
+          ? services.limiter.local(`token:${req.caller.claims.jti}`, services.limits.token)
+          : await limitByIp(services, route, req.caller.ip);
+      for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+      if (!decision.allowed) throw new HttpError(429, 'rate limit exceeded, retry later');
+      if (req.caller.kind === 'token') {
+        const verdict = checkScopes(meta.scopes, req.caller.scopes, req.body);
+        if (!verdict.ok) {
+          const names = verdict.required.join(' or ');
+          throw new HttpError(403, `insufficient scope: requires ${names}`, {
+            headers: {
+              'www-authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${verdict.required.join(' ')}"`,
+            },
+          });
+        }
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+async function limitByIp(services: AuthServices, route: AppRoute, ip: string) {
+  const { limit, exact } = ipLimit(route, services.limits);
+  const key = `ip:${route.path}:${ip}`;
+  return exact ? services.limiter.exact(key, limit) : services.limiter.local(key, limit);
+}
+
+async function identify(services: AuthServices, req: Request, meta: RouteMeta): Promise<Caller> {
+  const ip = clientIp(req);
+  if (meta.auth === 'public' || meta.auth === 'client') return { kind: meta.auth, ip };
+  const token = bearer(req);
+  if (token === null) throw unauthorized('missing bearer token');
+  await services.revocations.ready;
+  if (!services.revocations.isFresh()) throw new HttpError(503, 'token revocation state unavailable');
+  if (meta.auth === 'dashboard') {
+    const claims = verifyDashboardToken(services.keys, token);
+    if (!claims || services.revocations.isRevoked({ token: claims.jti, grant: claims.grantId })) {
+      throw unauthorized('invalid, expired or revoked dashboard token', 'invalid_token');
+    }
+    return { kind: 'dashboard', ip, claims };
+  }
+  const claims = verifyAccessToken(services.keys, token);
+  if (
+    !claims ||
+    services.revocations.isRevoked({ token: claims.jti, grant: claims.grantId, installation: claims.installationId })
+  ) {
+    throw unauthorized('invalid, expired or revoked access token', 'invalid_token');
+  }
+  return { kind: 'token', ip, claims, scopes: new Set(claims.scopes) };
+}

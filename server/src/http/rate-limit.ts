@@ -1,0 +1,164 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetS: number;
+}
+
+/** D4 defaults, per minute. */
+export const RATE_LIMITS = {
+  /** Per access or dashboard token. */
+  token: 600,
+  /** Per IP on /v1/oauth/token, /v1/oauth/revoke, /v1/auth/login and /v1/auth/refresh. */
+  auth: 60,
+  /** Per IP on /v1/oauth/session/verify (spec). */
+  sessionVerify: 30,
+  /** Per IP on the public reads. */
+  public: 1200,
+};
+export type RateLimits = typeof RATE_LIMITS;
+
+const WINDOW_S = 60;
+
+interface Local {
+  window: number;
+  /** Total across all processes as of the last flush. */
+  known: number;
+  /** Hits of this process not yet written. */
+  pending: number;
+}
+
+/**
+ * Fixed one-minute windows counted in Postgres, so every process on one database shares
+ * them (D4). Two ways to count:
+ * - `exact`: one upsert per hit; for the low limits of the auth endpoints, which touch the
+ *   database anyway and must not let a burst through.
+ * - `local`: decided from memory against the last shared total plus this process's own
+ *   hits, which are written in one statement every `flushMs`; for token and public traffic,
+ *   where a database round trip per request would cost more than the limit protects.
+ *   Across processes it can overshoot by what others counted in the last flush interval.
+ */
+export class RateLimiter {
+  private readonly counts = new Map<string, Local>();
+  private timer: NodeJS.Timeout;
+  private flushing: Promise<void> | undefined;
+  private lastCleanup = 0;
+
+  constructor(
+    private readonly db: Db,
+    flushMs = 200,
+  ) {
+    this.timer = setInterval(() => {
+      this.flush().catch(() => {});
+    }, flushMs);
+    this.timer.unref();
+  }
+
+  private static window(nowMs: number): number {
+    return Math.floor(nowMs / 1000 / WINDOW_S) * WINDOW_S;
+  }
+
+  private static decision(count: number, limit: number, window: number, nowMs: number): RateDecision {
+    return {
+      allowed: count <= limit,
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetS: Math.max(1, Math.ceil(window + WINDOW_S - nowMs / 1000)),
+    };
+  }
+
+  async exact(key: string, limit: number, nowMs = Date.now()): Promise<RateDecision> {
+    const window = RateLimiter.window(nowMs);
+    const row = await this.db
+      .insertInto('rateLimitCounters')
+      .values({ key, windowStart: new Date(window * 1000), count: 1 })
+      .onConflict((oc) => oc.columns(['key', 'windowStart']).doUpdateSet({ count: sql`rate_limit_counters.count + 1` }))
+      .returning('count')
+      .executeTakeFirstOrThrow();
+    return RateLimiter.decision(row.count, limit, window, nowMs);
+  }
+
+  local(key: string, limit: number, nowMs = Date.now()): RateDecision {
+    const window = RateLimiter.window(nowMs);
+    let state = this.counts.get(key);
+    if (!state || state.window !== window) {
+      state = { window, known: 0, pending: 0 };
+      this.counts.set(key, state);
+    }
+    const count = state.known + state.pending + 1;
+    if (count > limit) return RateLimiter.decision(count, limit, window, nowMs);
+    state.pending += 1;
+    return RateLimiter.decision(count, limit, window, nowMs);
+  }
+
+  /** Writes this process's pending hits and learns the shared totals. */
+  flush(): Promise<void> {
+    this.flushing ??= this.write().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    const current = RateLimiter.window(Date.now());
+    const batch: { key: string; windowStart: Date; count: number }[] = [];
+    for (const [key, state] of this.counts) {
+      if (state.window < current) {
+        this.counts.delete(key);
+        continue;
+      }
+      if (state.pending > 0) batch.push({ key, windowStart: new Date(state.window * 1000), count: state.pending });
+    }
+    if (batch.length > 0) {
+      for (const b of batch) this.counts.get(b.key)!.pending -= b.count;
+      let rows: { key: string; count: number; windowStart: Date }[];
+      try {
+        rows = await this.db
+          .insertInto('rateLimitCounters')
+          .values(batch)
+          .onConflict((oc) =>
+            oc.columns(['key', 'windowStart']).doUpdateSet({ count: sql`rate_limit_counters.count + excluded.count` }),
+          )
+          .returning(['key', 'count', 'windowStart'])
+          .execute();
+      } catch (err) {
+        // Keep the hits for the next flush rather than forgetting them.
+        for (const b of batch) {
+          const state = this.counts.get(b.key);
+          if (state) state.pending += b.count;
+        }
+        throw err;
+      }
+      for (const row of rows) {
+        const state = this.counts.get(row.key);
+        if (state && state.window * 1000 === row.windowStart.getTime()) state.known = row.count;
+      }
+    }
+    if (Date.now() - this.lastCleanup > 60_000) {
+      this.lastCleanup = Date.now();
+      await this.db
+        .deleteFrom('rateLimitCounters')
+        .where('windowStart', '<', new Date((current - 3600) * 1000))
+        .execute();
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** Standard headers for a limited request (D4); 429 answers add Retry-After. */
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  const headers: Record<string, string> = {
+    'ratelimit-limit': String(d.limit),
+    'ratelimit-remaining': String(d.remaining),
+    'ratelimit-reset': String(d.resetS),
+  };
+  if (!d.allowed) headers['retry-after'] = String(d.resetS);
+  return headers;
+}
