@@ -6,7 +6,13 @@ import type { AppDeps } from '../app';
 import type { AuthServices } from '../http/auth';
 import { HttpError } from '../http/errors';
 import type { PublicReadCache } from '../http/public-cache';
+import { appHandlers } from './apps';
+import { authHandlers } from './auth';
+import { oauthHandlers } from './oauth';
 import { publicHandlers } from './public';
+import { sessionHandlers } from './session';
+import { settingsHandlers } from './settings';
+import { storeHandlers } from './stores';
 
 /** Handlers of one contract group; a missing handler answers 501 until it is written. */
 export type GroupHandlers<G extends AppRouter> = {
@@ -22,6 +28,11 @@ export interface RouteContext extends AppDeps {
 
 function handlers(deps: RouteContext): Handlers {
   return {
+    oauth: { ...oauthHandlers(deps), ...sessionHandlers(deps) },
+    auth: authHandlers(deps),
+    apps: appHandlers(deps),
+    stores: storeHandlers(deps),
+    settings: settingsHandlers(deps),
     public: publicHandlers(deps),
   };
 }

@@ -1,0 +1,164 @@
+import {
+  isAdminGatedScope,
+  normalizeScope,
+  type Scope,
+  type TApp,
+  type TCreateAppRequest,
+  type TCreatedApp,
+} from '@protection-service/contract';
+import type { Db } from '../db/database';
+import type { AppsTable } from '../db/schema';
+import { decrypt, deriveKey, digest, encrypt, matchesDigest, randomCredential } from './auth/crypto';
+
+export const CLIENT_ID_PREFIX = 'svc_app_';
+export const CLIENT_SECRET_PREFIX = 'svc_secret_';
+export const WEBHOOK_SECRET_PREFIX = 'svc_whsec_';
+
+export class AppError extends Error {}
+
+/**
+ * Requested scopes in later style (D16). Unknown names and `write_settings` are refused;
+ * a private app may never ask for the admin-gated pricing scopes (spec, D9).
+ */
+export function normalizeRequestedScopes(names: readonly string[], distribution: 'public' | 'private'): Scope[] {
+  const scopes = new Set<Scope>();
+  for (const name of names) {
+    const scope = normalizeScope(name);
+    if (!scope) throw new AppError(`unknown scope: ${name}`);
+    if (distribution === 'private' && isAdminGatedScope(scope)) {
+      throw new AppError(`private apps cannot request admin-gated pricing scopes: ${name}`);
+    }
+    scopes.add(scope);
+  }
+  return [...scopes];
+}
+
+type AppRow = Pick<
+  AppsTable,
+  'clientId' | 'name' | 'redirectUris' | 'webhookUrl' | 'requestedScopes' | 'distribution'
+> & { webhookTopics: string[]; pricingApproved: boolean; createdAt: Date; updatedAt: Date };
+
+export function appView(row: AppRow): TApp {
+  return {
+    clientId: row.clientId,
+    name: row.name,
+    redirectUris: row.redirectUris,
+    webhookUrl: row.webhookUrl,
+    webhookTopics: row.webhookTopics as TApp['webhookTopics'],
+    requestedScopes: row.requestedScopes as Scope[],
+    distribution: row.distribution,
+    pricingApproved: row.pricingApproved,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+const APP_COLUMNS = [
+  'clientId',
+  'name',
+  'redirectUris',
+  'webhookUrl',
+  'webhookTopics',
+  'requestedScopes',
+  'distribution',
+  'pricingApproved',
+  'createdAt',
+  'updatedAt',
+] as const;
+
+/** Registers an app for its owner (D9); the answer shows both secrets this one time. */
+export async function registerApp(db: Db, secretKey: Buffer, ownerUserId: string, input: TCreateAppRequest): Promise<TCreatedApp> {
+  const requestedScopes = normalizeRequestedScopes(input.requestedScopes, input.distribution);
+  const clientId = randomCredential(CLIENT_ID_PREFIX).slice(0, CLIENT_ID_PREFIX.length + 24);
+  const clientSecret = randomCredential(CLIENT_SECRET_PREFIX);
+  const webhookSecret = randomCredential(WEBHOOK_SECRET_PREFIX);
+  const row = await db
+    .insertInto('apps')
+    .values({
+      clientId,
+      ownerUserId,
+      name: input.name,
+      redirectUris: input.redirectUris,
+      webhookUrl: input.webhookUrl ?? null,
+      webhookTopics: input.webhookTopics ?? [],
+      requestedScopes,
+      distribution: input.distribution,
+      clientSecretHash: digest(clientSecret),
+      webhookSecretCiphertext: encrypt(deriveKey(secretKey, 'webhook-secret-encryption'), webhookSecret),
+    })
+    .returning(APP_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return { ...appView(row), clientSecret, webhookSecret };
+}
+
+/** The app, when `ownerUserId` owns it; otherwise undefined (a foreign app looks missing). */
+export async function findOwnedApp(db: Db, clientId: string, ownerUserId: string): Promise<TApp | undefined> {
+  const row = await db
+    .selectFrom('apps')
+    .select(APP_COLUMNS)
+    .where('clientId', '=', clientId)
+    .where('ownerUserId', '=', ownerUserId)
+    .executeTakeFirst();
+  return row && appView(row);
+}
+
+/** Issues a new client secret; the old one stops working at once (D9). */
+export async function rotateClientSecret(db: Db, clientId: string, ownerUserId: string): Promise<string | undefined> {
+  const clientSecret = randomCredential(CLIENT_SECRET_PREFIX);
+  const updated = await db
+    .updateTable('apps')
+    .set({ clientSecretHash: digest(clientSecret), updatedAt: new Date() })
+    .where('clientId', '=', clientId)
+    .where('ownerUserId', '=', ownerUserId)
+    .returning('clientId')
+    .executeTakeFirst();
+  return updated ? clientSecret : undefined;
+}
+
+export interface AuthenticatedClient {
+  clientId: string;
+  name: string;
+  distribution: 'public' | 'private';
+  pricingApproved: boolean;
+  requestedScopes: Scope[];
+  redirectUris: string[];
+}
+
+/**
+ * OAuth client authentication (RFC 6749 §2.3.1): the app when the secret matches, compared
+ * in constant time; undefined for an unknown client or a wrong secret alike.
+ */
+export async function authenticateClient(db: Db, clientId: string, clientSecret: string): Promise<AuthenticatedClient | undefined> {
+  const row = await db
+    .selectFrom('apps')
+    .select(['clientId', 'name', 'distribution', 'pricingApproved', 'requestedScopes', 'redirectUris', 'clientSecretHash'])
+    .where('clientId', '=', clientId)
+    .executeTakeFirst();
+  // Compare against a digest either way, so an unknown client costs the same as a known one.
+  const ok = matchesDigest(clientSecret, row?.clientSecretHash ?? digest('no such client'));
+  if (!row || !ok) return undefined;
+  const { clientSecretHash: _hash, ...client } = row;
+  return { ...client, requestedScopes: client.requestedScopes as Scope[] };
+}
+
+/**
+ * The scopes an installation may be granted: what the app requested, less the admin-gated
+ * pricing scopes unless an operator approved this public app (spec, D9).
+ */
+export function grantableScopes(app: Pick<AuthenticatedClient, 'requestedScopes' | 'distribution' | 'pricingApproved'>): Scope[] {
+  const pricingAllowed = app.distribution === 'public' && app.pricingApproved;
+  return app.requestedScopes.filter((s) => pricingAllowed || !isAdminGatedScope(s));
+}
+
+/** Operator approval of a public app's pricing scopes (`pnpm cli app approve-pricing`). */
+export async function approvePricing(db: Db, clientId: string): Promise<void> {
+  const app = await db.selectFrom('apps').select('distribution').where('clientId', '=', clientId).executeTakeFirst();
+  if (!app) throw new AppError(`no app with client id ${clientId}`);
+  if (app.distribution !== 'public') throw new AppError('private apps can never be granted pricing scopes');
+  await db.updateTable('apps').set({ pricingApproved: true, updatedAt: new Date() }).where('clientId', '=', clientId).execute();
+}
+
+/** The webhook secret, decrypted for signing deliveries (D32). */
+export function webhookSecretOf(secretKey: Buffer, ciphertext: string): string {
+  return decrypt(deriveKey(secretKey, 'webhook-secret-encryption'), ciphertext);
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import type { Scope, TCreatedApp } from '@protection-service/contract';
+import type { Db } from '../../src/db/database';
+import { registerApp } from '../../src/domain/apps';
+import { newId } from '../../src/domain/ids';
+import { issueAccessToken, issueDashboardToken, tokenKeys } from '../../src/domain/auth/tokens';
+import { createStore, type Store } from '../../src/domain/stores';
+import { createUser, type DashboardUser } from '../../src/domain/users';
+import type { TestServer } from './server';
+
+/**
+ * Test data made through the domain functions, for tests whose subject is something else
+ * (the OAuth endpoints have their own tests that go through HTTP end to end).
+ */
+export interface Owner {
+  store: Store;
+  user: DashboardUser;
+  password: string;
+}
+
+export async function createOwner(db: Db, label = randomBytes(4).toString('hex')): Promise<Owner> {
+  const store = await createStore(db, { name: `Store ${label}`, domain: `${label}.example.com` });
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const user = await createUser(db, { email: `owner-${label}@example.com`, password, storeIds: [store.id] });
+  return { store, user, password };
+}
+
+/** A dashboard token for a user, as login would issue it (D8). */
+export async function dashboardTokenFor(server: TestServer, userId: string): Promise<string> {
+  const grantId = newId('gr');
+  await server.db.insertInto('grants').values({ id: grantId, kind: 'dashboard', userId }).execute();
+  return issueDashboardToken(tokenKeys(server.config.secretKey, server.config.publicBaseUrl), { grantId, userId }).token;
+}
+
+export async function createApp(
+  server: TestServer,
+  ownerUserId: string,
+  overrides: Partial<Parameters<typeof registerApp>[3]> = {},
+): Promise<TCreatedApp> {
+  return registerApp(server.db, server.config.secretKey, ownerUserId, {
+    name: 'Test App',
+    redirectUris: ['https://app.example.com/callback'],
+    requestedScopes: ['order:read', 'order:update', 'store:read', 'partner-context:update', 'quote:read'],
+    distribution: 'public',
+    ...overrides,
+  });
+}
+
+export interface Installed {
+  installationId: string;
+  accessToken: string;
+  jti: string;
+}
+
+/** Installs an app on a store with the given scopes and mints an access token for it. */
+export async function installWithToken(server: TestServer, clientId: string, storeId: string, scopes: Scope[]): Promise<Installed> {
+  const installationId = newId('in');
+  await server.db.insertInto('installations').values({ id: installationId, storeId, clientId, scopes }).execute();
+  const issued = issueAccessToken(tokenKeys(server.config.secretKey, server.config.publicBaseUrl), {
+    grantId: null,
+    installationId,
+    storeId,
+    clientId,
+    scopes,
+  });
+  return { installationId, accessToken: issued.token, jti: issued.claims.jti };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
