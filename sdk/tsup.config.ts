@@ -1,13 +1,27 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
 
 export default defineConfig({
   entry: ['src/index.ts'],
   format: ['esm', 'cjs'],
   // The contract is private to this repository: bundle its code and types into the SDK.
+  // zod and @ts-rest/core stay external (they are dependencies).
   noExternal: ['@protection-service/contract'],
-  dts: { resolve: ['@protection-service/contract'] },
+  dts: {
+    // The contract's `exports` point at TypeScript sources, which neither `dts.resolve` (it
+    // reads `types`/`main`) nor rollup-plugin-dts (it keeps what resolves through
+    // node_modules external) inline. A path mapping makes it a local module instead. The
+    // base must be absolute: tsup's default (a relative '.') makes declarations name the
+    // contract's modules `src`, an import no consumer can resolve.
+    compilerOptions: {
+      baseUrl: here,
+      paths: { '@protection-service/contract': ['../contract/src/index.ts'] },
+    },
+  },
   clean: true,
   sourcemap: true,
-  target: 'node18',
+  target: 'node20',
   tsconfig: 'tsconfig.json',
 });

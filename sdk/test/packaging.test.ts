@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -6,12 +7,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const exec = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SDK = path.join(ROOT, 'sdk');
-const bin = (name: string) => path.join(ROOT, 'node_modules/.bin', name);
+/** tsup is the SDK's own dev dependency; publint and attw are the workspace's. */
+const bin = (name: string, dir = ROOT) => path.join(dir, 'node_modules/.bin', name);
 
 /** The published package: built by tsup to ESM + CJS + declarations, checked by publint and attw. */
 describe('@protection-service/sdk package', () => {
   beforeAll(async () => {
-    await exec(bin('tsup'), [], { cwd: SDK });
+    await exec(bin('tsup', SDK), [], { cwd: SDK });
   }, 120_000);
 
   it('passes publint', async () => {
@@ -44,5 +46,48 @@ describe('@protection-service/sdk package', () => {
       dependencies: Record<string, string>;
     };
     expect(Object.keys(pkg.dependencies)).not.toContain('@protection-service/contract');
+    for (const file of ['index.js', 'index.cjs', 'index.d.ts', 'index.d.cts']) {
+      expect(await readFile(path.join(SDK, 'dist', file), 'utf8')).not.toContain('@protection-service/contract');
+    }
   }, 60_000);
+
+  it('types a consumer, from ESM and from CJS, through the package exports', async () => {
+    // Inside the package directory, `@protection-service/sdk` resolves to itself through
+    // `exports`, as it would from node_modules; no skipLibCheck, so the declarations are checked.
+    const dir = path.join(SDK, '.tmp', 'consumer');
+    await mkdir(dir, { recursive: true });
+    const source = `import { createClient, ProtectionApiError, type TInsuranceQuote, unwrap } from '@protection-service/sdk';
+
+const client = createClient({ baseUrl: 'http://localhost', timeoutMs: 5_000 });
+export async function read(): Promise<TInsuranceQuote | string> {
+  const res = await client.public.getInsurance({ query: { store_url: 'shop.example.com', subtotal: '100' } });
+  if (res.status === 404) return res.body.message;
+  try {
+    return unwrap(res);
+  } catch (e) {
+    if (e instanceof ProtectionApiError) return \`\${e.status} \${e.body.error} \${e.requestId}\`;
+    throw e;
+  }
+}
+// @ts-expect-error not a route
+client.public.nope;
+`;
+    await writeFile(path.join(dir, 'esm.mts'), source);
+    await writeFile(path.join(dir, 'cjs.cts'), source);
+    try {
+      await exec(
+        bin('tsc'),
+        [
+          ...['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext'],
+          ...['--target', 'es2022', '--lib', 'es2022,dom', '--types', 'node'],
+          ...['esm.mts', 'cjs.cts'],
+        ],
+        { cwd: dir },
+      );
+    } catch (e) {
+      throw new Error(`tsc failed:\n${(e as { stdout?: string }).stdout ?? e}`);
+    } finally {
+      await rm(path.join(SDK, '.tmp'), { recursive: true, force: true });
+    }
+  }, 120_000);
 });

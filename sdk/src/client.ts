@@ -1,0 +1,116 @@
+import { type Contract, contract } from '@protection-service/contract';
+import { type ApiFetcher, type InitClientReturn, initClient } from '@ts-rest/core';
+import { version } from '../package.json';
+import { ProtectionApiError } from './errors';
+
+/** Sent as `user-agent` outside browsers. */
+export const USER_AGENT = `protection-service-sdk/${version}`;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The one request shape the client sends: an absolute URL and a `RequestInit`. */
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/**
+ * Wraps the fetch below it: change the request, look at the response, retry. The seam for
+ * authentication layers, logging and tests.
+ *
+ * @example
+ * const logging: FetchMiddleware = (next) => async (url, init) => {
+ *   const res = await next(url, init);
+ *   console.log(init.method, url, res.status);
+ *   return res;
+ * };
+ */
+export type FetchMiddleware = (next: Fetch) => Fetch;
+
+export interface ClientOptions {
+  /** Where the service runs, for example `https://api.example.com`. */
+  baseUrl: string;
+  /** An access token (`svc_at_…`) sent as `Authorization: Bearer`. */
+  accessToken?: string;
+  /** Headers sent with every request; they override the SDK's own (`user-agent`, `authorization`). */
+  headers?: Record<string, string>;
+  /** A fetch implementation; the global one by default. */
+  fetch?: Fetch;
+  /** Applied in order around `fetch`: the first one sees each request first. */
+  middleware?: readonly FetchMiddleware[];
+  /**
+   * Abort a call (request and body) after this many milliseconds with a `TimeoutError`
+   * DOMException; 30 s by default, `0` (or `Infinity`) for none. A per-call
+   * `fetchOptions.signal` also applies.
+   */
+  timeoutMs?: number;
+}
+
+type ClientArgs = {
+  baseUrl: string;
+  baseHeaders: Record<string, string>;
+  api: ApiFetcher;
+  throwOnUnknownStatus: true;
+  validateResponse: false;
+};
+
+/** Every route of the contract, grouped as in the contract: `client.public.getInsurance(...)`. */
+export type Client = InitClientReturn<Contract, ClientArgs>;
+
+/**
+ * A client typed by the contract. Each call answers `{ status, body, headers }` for the
+ * statuses its route declares, with `body` typed per status; a failure the route does not
+ * declare (a 500 or 502, say) throws {@link ProtectionApiError}. Network failures and
+ * timeouts reject with the error fetch gives.
+ *
+ * @example
+ * const client = createClient({ baseUrl: 'https://api.example.com' });
+ * const res = await client.public.getInsurance({ query: { store_url: 'shop.example.com' } });
+ * if (res.status === 200) console.log(res.body.rules);
+ */
+export function createClient(options: ClientOptions): Client {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeout = Number.isFinite(timeoutMs) && timeoutMs > 0;
+  const base: Fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+  const send = (options.middleware ?? []).reduceRight<Fetch>((next, middleware) => middleware(next), base);
+
+  const api: ApiFetcher = async ({ route, path, method, headers, body, fetchOptions }) => {
+    const signals = [fetchOptions?.signal, timeout ? AbortSignal.timeout(timeoutMs) : undefined].filter(
+      (s): s is AbortSignal => s != null,
+    );
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const response = await send(path, { ...fetchOptions, method, headers, body, signal });
+    const parsed = await readBody(response);
+    if (response.status >= 400 && !(response.status in route.responses)) {
+      throw new ProtectionApiError(response.status, parsed, response.headers);
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  };
+
+  const args: ClientArgs = {
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseHeaders: {
+      // Browsers would need a CORS preflight for it, which the public reads do not allow.
+      ...(isBrowser() ? {} : { 'user-agent': USER_AGENT }),
+      ...(options.accessToken ? { authorization: `Bearer ${options.accessToken}` } : {}),
+      ...options.headers,
+    },
+    api,
+    throwOnUnknownStatus: true,
+    // Bodies are typed, not parsed: a newer server may add fields the strict schemas reject.
+    validateResponse: false,
+  };
+  return initClient(contract, args);
+}
+
+/** JSON when the answer says so, `undefined` when empty (204, 304), text otherwise. */
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (!text) return undefined;
+  if (!(response.headers.get('content-type') ?? '').includes('json')) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function isBrowser(): boolean {
+  return 'window' in globalThis && 'document' in globalThis;
+}

@@ -1,0 +1,57 @@
+import { STATUS_NAMES, type TError } from '@protection-service/contract';
+
+/**
+ * The D2 failure body: `{statusCode, message, error}`, plus `issues` on validation failures
+ * (400) and `error_description` on the OAuth endpoints (where `error` is an RFC 6749 code).
+ */
+export type ApiErrorBody = TError & { error_description?: string };
+
+/** A failure answered by the service, or by something in front of it. */
+export class ProtectionApiError extends Error {
+  override readonly name = 'ProtectionApiError';
+  /** The HTTP status, for example 404. */
+  readonly status: number;
+  /** The D2 body. When the answer was not D2 JSON (a proxy page, say), one is made from the status. */
+  readonly body: ApiErrorBody;
+  /** The `x-request-id` of the answer: quote it when reporting a problem. */
+  readonly requestId: string | undefined;
+  readonly headers: Headers;
+
+  constructor(status: number, body: unknown, headers: Headers) {
+    const errorBody = isErrorBody(body) ? body : fallbackBody(status, body);
+    super(`${status} ${errorBody.error}: ${errorBody.message}`);
+    this.status = status;
+    this.body = errorBody;
+    this.requestId = headers.get('x-request-id') ?? undefined;
+    this.headers = headers;
+  }
+}
+
+function isErrorBody(body: unknown): body is ApiErrorBody {
+  if (typeof body !== 'object' || body === null) return false;
+  const b = body as Record<string, unknown>;
+  return typeof b.statusCode === 'number' && typeof b.message === 'string' && typeof b.error === 'string';
+}
+
+function fallbackBody(status: number, body: unknown): ApiErrorBody {
+  const error = STATUS_NAMES[status as keyof typeof STATUS_NAMES] ?? 'Error';
+  const message = typeof body === 'string' && body.trim() ? body.trim().slice(0, 500) : error;
+  return { statusCode: status, message, error };
+}
+
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206 | 207;
+
+/** The body type of the 2xx answers of a response union. */
+export type SuccessBody<R> = R extends { status: SuccessStatus; body: infer B } ? B : never;
+
+/**
+ * The body of a 2xx answer; any other status (a declared 4xx, or a 304 on a conditional read)
+ * throws a {@link ProtectionApiError}. `/v2` bodies keep their D1 `{ data }` envelope.
+ *
+ * @example
+ * const quote = unwrap(await client.public.getInsurance({ query: { store_url: 'shop.example.com' } }));
+ */
+export function unwrap<R extends { status: number; body: unknown; headers: Headers }>(res: R): SuccessBody<R> {
+  if (res.status >= 200 && res.status < 300) return res.body as SuccessBody<R>;
+  throw new ProtectionApiError(res.status, res.body, res.headers);
+}
