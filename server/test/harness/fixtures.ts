@@ -52,10 +52,21 @@ export interface Installed {
   jti: string;
 }
 
-/** Installs an app on a store with the given scopes and mints an access token for it. */
+/**
+ * Installs an app on a store (or reuses its active installation, setting its scopes) and
+ * mints an access token with the given scopes for it.
+ */
 export async function installWithToken(server: TestServer, clientId: string, storeId: string, scopes: Scope[]): Promise<Installed> {
-  const installationId = newId('in');
-  await server.db.insertInto('installations').values({ id: installationId, storeId, clientId, scopes }).execute();
+  const active = await server.db
+    .updateTable('installations')
+    .set({ scopes })
+    .where('storeId', '=', storeId)
+    .where('clientId', '=', clientId)
+    .where('uninstalledAt', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  const installationId = active?.id ?? newId('in');
+  if (!active) await server.db.insertInto('installations').values({ id: installationId, storeId, clientId, scopes }).execute();
   const issued = issueAccessToken(tokenKeys(server.config.secretKey, server.config.publicBaseUrl), {
     grantId: null,
     installationId,
