@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { contract, familyScopes, isRouteMeta, type RouteMeta, type Scope, SCOPES } from '@protection-service/contract';
+import { contract, familyScopes, isRouteMeta, type RouteMeta, SCOPES, type Scope } from '@protection-service/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../src/domain/auth/jwt';
@@ -16,9 +16,15 @@ import { startTestServer, type TestServer } from './harness/server';
  * under-scoped credentials.
  */
 const TSV = path.resolve(import.meta.dirname, '../../../shared/spec/routes.tsv');
-const tsvRows = readFileSync(TSV, 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+const tsvRows = readFileSync(TSV, 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((l) => l.split('\t'));
 
-const routes = Object.values(contract as unknown as Record<string, Record<string, AppRoute>>).flatMap((g) => Object.values(g));
+const routes = Object.values(contract as unknown as Record<string, Record<string, AppRoute>>).flatMap((g) =>
+  Object.values(g),
+);
 const metaOf = (r: AppRoute) => {
   if (!isRouteMeta(r.metadata)) throw new Error(`${r.path} has no metadata`);
   return r.metadata as RouteMeta;
@@ -89,7 +95,12 @@ describe('security suite', () => {
   it('covers every token route of routes.tsv', () => {
     const fromTsv = tsvRows.filter((c) => c[2] === 'token').map((c) => `${c[0]} ${c[1]}`);
     expect(tokenRoutes.map(label).sort()).toEqual(fromTsv.sort());
-    expect(dashboardRoutes.map(label).sort()).toEqual(tsvRows.filter((c) => c[2] === 'dashboard').map((c) => `${c[0]} ${c[1]}`).sort());
+    expect(dashboardRoutes.map(label).sort()).toEqual(
+      tsvRows
+        .filter((c) => c[2] === 'dashboard')
+        .map((c) => `${c[0]} ${c[1]}`)
+        .sort(),
+    );
   });
 
   describe.each(tokenRoutes.map((r) => [label(r), r] as const))('%s', (_name, route) => {
@@ -212,7 +223,11 @@ describe('security suite', () => {
 
   it("a store's token reads only its own store (D7)", async () => {
     const other = await createOwner(server.db, 'sec-other');
-    await server.db.updateTable('merchantSettings').set({ storeCreditBonus: 42 }).where('storeId', '=', owner.store.id).execute();
+    await server.db
+      .updateTable('merchantSettings')
+      .set({ storeCreditBonus: 42 })
+      .where('storeId', '=', owner.store.id)
+      .execute();
     const { accessToken } = await freshToken(['store:read'], other.store.id);
     const res = await server.request('/v2/settings', { headers: bearer(accessToken) });
     expect(res.status).toBe(200);

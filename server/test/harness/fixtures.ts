@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Scope, TCreatedApp } from '@protection-service/contract';
 import type { Db } from '../../src/db/database';
 import { registerApp } from '../../src/domain/apps';
-import { newId } from '../../src/domain/ids';
 import { issueAccessToken, issueDashboardToken, tokenKeys } from '../../src/domain/auth/tokens';
+import { newId } from '../../src/domain/ids';
 import { createStore, type Store } from '../../src/domain/stores';
 import { createUser, type DashboardUser } from '../../src/domain/users';
 import type { TestServer } from './server';
@@ -29,7 +29,8 @@ export async function createOwner(db: Db, label = randomBytes(4).toString('hex')
 export async function dashboardTokenFor(server: TestServer, userId: string): Promise<string> {
   const grantId = newId('gr');
   await server.db.insertInto('grants').values({ id: grantId, kind: 'dashboard', userId }).execute();
-  return issueDashboardToken(tokenKeys(server.config.secretKey, server.config.publicBaseUrl), { grantId, userId }).token;
+  return issueDashboardToken(tokenKeys(server.config.secretKey, server.config.publicBaseUrl), { grantId, userId })
+    .token;
 }
 
 export async function createApp(
@@ -56,7 +57,12 @@ export interface Installed {
  * Installs an app on a store (or reuses its active installation, setting its scopes) and
  * mints an access token with the given scopes for it.
  */
-export async function installWithToken(server: TestServer, clientId: string, storeId: string, scopes: Scope[]): Promise<Installed> {
+export async function installWithToken(
+  server: TestServer,
+  clientId: string,
+  storeId: string,
+  scopes: Scope[],
+): Promise<Installed> {
   const active = await server.db
     .updateTable('installations')
     .set({ scopes })
@@ -66,7 +72,8 @@ export async function installWithToken(server: TestServer, clientId: string, sto
     .returning('id')
     .executeTakeFirst();
   const installationId = active?.id ?? newId('in');
-  if (!active) await server.db.insertInto('installations').values({ id: installationId, storeId, clientId, scopes }).execute();
+  if (!active)
+    await server.db.insertInto('installations').values({ id: installationId, storeId, clientId, scopes }).execute();
   const issued = issueAccessToken(tokenKeys(server.config.secretKey, server.config.publicBaseUrl), {
     grantId: null,
     installationId,
