@@ -7,6 +7,7 @@ import { ZCurrency, ZEmail } from '@protection-service/contract';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../server/src/config';
 import { type OpenDatabase, openDatabase } from '../server/src/db/open';
+import { AppError, approvePricing } from '../server/src/domain/apps';
 import { createStore, DomainTakenError, findStore } from '../server/src/domain/stores';
 import { createUser, EmailTakenError, hashPassword, UnknownStoreError } from '../server/src/domain/users';
 
@@ -61,6 +62,17 @@ user
     print(!!opts.json, { user: created }, `created user ${created.id} (${created.email})`);
   });
 
+const app = program.command('app').description('manage apps');
+app
+  .command('approve-pricing')
+  .description("approve a public app's admin-gated pricing scopes (spec, D9); private apps can never have them")
+  .argument('<clientId>', 'client id of the app (svc_app_…)')
+  .option('--json', 'print JSON')
+  .action(async (clientId: string, opts: { json?: boolean }) => {
+    await withDatabase((db) => approvePricing(db, clientId));
+    print(!!opts.json, { app: { clientId, pricingApproved: true } }, `approved pricing scopes of app ${clientId}`);
+  });
+
 const DEMO = { name: 'Demo Store', domain: 'demo-store.localhost', email: 'demo@example.com' };
 
 program
@@ -110,7 +122,11 @@ program
   });
 
 program.parseAsync().catch((err: unknown) => {
-  const known = err instanceof DomainTakenError || err instanceof EmailTakenError || err instanceof UnknownStoreError;
+  const known =
+    err instanceof AppError ||
+    err instanceof DomainTakenError ||
+    err instanceof EmailTakenError ||
+    err instanceof UnknownStoreError;
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(known ? 2 : 1);
 });

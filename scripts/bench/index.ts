@@ -1,6 +1,9 @@
 /** `pnpm bench`: every benchmark, each against its baseline in the same run. */
+import { benchAuth } from './auth';
 import { benchPublicRead } from './public-read';
 
-process.stdout.write('# public read (shopper widget)\n');
+process.stdout.write('# public read (shopper widget) against a bare node:http server\n');
 await benchPublicRead();
+process.stdout.write('\n# authenticated read and token endpoint against the public read\n');
+await benchAuth();
 process.exit(0);

@@ -66,21 +66,50 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Loads one URL with autocannon after a short warm-up; the same settings for every target. */
-export async function load(
-  name: string,
-  opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string },
-): Promise<Measured> {
-  const base = {
-    url: opts.url,
-    method: opts.method ?? 'GET',
-    headers: opts.headers,
-    body: opts.body,
+export interface Target {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * Loads each target with the same autocannon settings, in alternating rounds, so a change in
+ * the machine's background load during the run falls on all targets alike. Requests/second
+ * is the total over all rounds; p50 and p99 are the worst round's.
+ */
+export async function compare(targets: Target[], rounds = 3): Promise<Measured[]> {
+  const settings = (t: Target, duration: number) => ({
+    url: t.url,
+    method: t.method ?? 'GET',
+    headers: t.headers,
+    body: t.body,
     connections: CONNECTIONS,
-  };
-  await autocannon({ ...base, duration: 2 });
-  const r = await autocannon({ ...base, duration: DURATION_S });
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+    duration,
+  });
+  for (const t of targets) await autocannon(settings(t, 2));
+  const totals = targets.map((t) => ({ name: t.name, requests: 0, seconds: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 }));
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, t] of targets.entries()) {
+      const r = await autocannon(settings(t, Math.max(1, Math.round(DURATION_S / rounds))));
+      const total = totals[i]!;
+      total.requests += r.requests.total;
+      total.seconds += r.duration;
+      total.p50 = Math.max(total.p50, r.latency.p50);
+      total.p99 = Math.max(total.p99, r.latency.p99);
+      total.non2xx += r.non2xx;
+      total.errors += r.errors;
+    }
+  }
+  return totals.map((t) => ({
+    name: t.name,
+    rps: t.requests / t.seconds,
+    p50: t.p50,
+    p99: t.p99,
+    non2xx: t.non2xx,
+    errors: t.errors,
+  }));
 }
 
 export function printTable(rows: Measured[]): void {

@@ -3,10 +3,11 @@
  * against a bare node:http server answering the same bytes. Goal: at least 0.6 of the bare
  * server's requests/second.
  */
+import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { createStore } from '../../server/src/domain/stores';
-import { benchDatabase, freePort, load, type Measured, printTable, startProcess, stopProcess } from './lib';
+import { benchDatabase, compare, freePort, type Measured, printTable, startProcess, stopProcess } from './lib';
 
 export async function benchPublicRead(): Promise<Measured[]> {
   const database = await benchDatabase();
@@ -21,39 +22,36 @@ export async function benchPublicRead(): Promise<Measured[]> {
     const app = await startProcess('scripts/bench/serve-app.ts', {
       PORT: String(appPort),
       BENCH_DATABASE_URL: database.url,
+      BENCH_SECRET_KEY: randomBytes(32).toString('base64url'),
     });
-    let service: Measured;
-    let sample: Response;
     try {
-      sample = await fetch(`http://127.0.0.1:${appPort}${path}`);
+      const sample = await fetch(`http://127.0.0.1:${appPort}${path}`);
       if (sample.status !== 200) throw new Error(`public read answered ${sample.status}`);
-      service = await load('service GET /v1/quote/insurance', { url: `http://127.0.0.1:${appPort}${path}` });
+      const headers: Record<string, string> = {};
+      sample.headers.forEach((value, name) => {
+        if (!['date', 'connection', 'keep-alive', 'content-length'].includes(name)) headers[name] = value;
+      });
+      const barePort = await freePort();
+      const bare = await startProcess('scripts/bench/serve-bare.ts', {
+        PORT: String(barePort),
+        BENCH_BODY: await sample.text(),
+        BENCH_HEADERS: JSON.stringify(headers),
+      });
+      try {
+        const [service, baseline] = await compare([
+          { name: 'service GET /v1/quote/insurance (cached)', url: `http://127.0.0.1:${appPort}${path}` },
+          { name: 'bare node:http, same bytes and headers', url: `http://127.0.0.1:${barePort}${path}` },
+        ]);
+        printTable([service!, baseline!]);
+        const ratio = service!.rps / baseline!.rps;
+        process.stdout.write(`ratio service/bare: ${ratio.toFixed(2)} (goal >= 0.60)\n`);
+        return [service!, baseline!];
+      } finally {
+        await stopProcess(bare);
+      }
     } finally {
       await stopProcess(app);
     }
-
-    const headers: Record<string, string> = {};
-    for (const name of ['content-type', 'cache-control', 'etag', 'x-request-id', 'access-control-allow-origin']) {
-      const v = sample.headers.get(name);
-      if (v) headers[name] = v;
-    }
-    const barePort = await freePort();
-    const bare = await startProcess('scripts/bench/serve-bare.ts', {
-      PORT: String(barePort),
-      BENCH_BODY: await sample.text(),
-      BENCH_HEADERS: JSON.stringify(headers),
-    });
-    let baseline: Measured;
-    try {
-      baseline = await load('bare node:http, same bytes', { url: `http://127.0.0.1:${barePort}${path}` });
-    } finally {
-      await stopProcess(bare);
-    }
-
-    printTable([service, baseline]);
-    const ratio = service.rps / baseline.rps;
-    process.stdout.write(`ratio service/bare: ${ratio.toFixed(2)} (goal >= 0.60)\n`);
-    return [service, baseline];
   } finally {
     await db.destroy();
     await database.stop();

@@ -1,5 +1,9 @@
-/** The full service (createApp over Postgres) for benchmarks: BENCH_DATABASE_URL, PORT. */
-import { randomBytes } from 'node:crypto';
+/**
+ * The full service (createApp over Postgres) for benchmarks. Env: BENCH_DATABASE_URL, PORT,
+ * BENCH_SECRET_KEY (base64url, so the benchmark can mint tokens the server accepts).
+ * The D4 limits are raised out of the way: they are still counted on every request, but a
+ * load test from one address would otherwise measure 429s.
+ */
 import { createServer } from 'node:http';
 import os from 'node:os';
 import { createApp } from '../../server/src/app';
@@ -8,9 +12,11 @@ import { createLogger } from '../../server/src/logger';
 
 const db = createDb(process.env.BENCH_DATABASE_URL!);
 const port = Number(process.env.PORT);
+const unlimited = 1_000_000_000;
 const app = createApp({
   db,
   logger: createLogger('silent'),
+  rateLimits: { token: unlimited, auth: unlimited, sessionVerify: unlimited, public: unlimited },
   config: {
     port,
     host: '127.0.0.1',
@@ -18,7 +24,7 @@ const app = createApp({
     dataDir: os.tmpdir(),
     publicBaseUrl: `http://127.0.0.1:${port}`,
     logLevel: 'silent',
-    secretKey: randomBytes(32),
+    secretKey: Buffer.from(process.env.BENCH_SECRET_KEY!, 'base64url'),
     webhookAllowPrivateUrls: true,
   },
 });

@@ -84,7 +84,8 @@ export function authenticate(services: AuthServices) {
         req.caller.kind === 'token' || req.caller.kind === 'dashboard'
           ? services.limiter.local(`token:${req.caller.claims.jti}`, services.limits.token)
           : await limitByIp(services, route, req.caller.ip);
-      for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+      const pairs = rateLimitHeaders(decision);
+      for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
       if (!decision.allowed) throw new HttpError(429, 'rate limit exceeded, retry later');
       if (req.caller.kind === 'token') {
         const verdict = checkScopes(meta.scopes, req.caller.scopes, req.body);

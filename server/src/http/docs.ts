@@ -1,6 +1,11 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { buildOpenApi } from '@protection-service/contract/openapi';
 import express, { Router } from 'express';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+
+// The package's own entry point loads the whole 1.5 MB bundle into the server; only its
+// directory is needed, to serve the files.
+const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 const INDEX_HTML = `<!doctype html>
 <html lang="en">
@@ -51,6 +56,6 @@ export function docs(): Router {
   router.get('/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(INIT_JS);
   });
-  router.use('/docs/assets', express.static(getAbsoluteFSPath(), { index: false, maxAge: '1h', fallthrough: false }));
+  router.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1h', fallthrough: false }));
   return router;
 }

@@ -152,13 +152,19 @@ export class RateLimiter {
   }
 }
 
-/** Standard headers for a limited request (D4); 429 answers add Retry-After. */
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
-  const headers: Record<string, string> = {
-    'ratelimit-limit': String(d.limit),
-    'ratelimit-remaining': String(d.remaining),
-    'ratelimit-reset': String(d.resetS),
-  };
-  if (!d.allowed) headers['retry-after'] = String(d.resetS);
-  return headers;
+/**
+ * Standard headers for a limited request (D4) as a flat [name, value, …] list, the form
+ * `writeHead` takes; 429 answers add Retry-After.
+ */
+export function rateLimitHeaders(d: RateDecision): string[] {
+  const pairs = [
+    'ratelimit-limit',
+    String(d.limit),
+    'ratelimit-remaining',
+    String(d.remaining),
+    'ratelimit-reset',
+    String(d.resetS),
+  ];
+  if (!d.allowed) pairs.push('retry-after', String(d.resetS));
+  return pairs;
 }

@@ -1,0 +1,113 @@
+/**
+ * Authentication costs, measured in one run against one server process:
+ * - GET /v2/settings with an access token (signature check + in-memory revocation check, no
+ *   database round trip for the token, one query for the settings) next to the cached
+ *   public read (no token, no query);
+ * - POST /v1/oauth/token, client-credentials grant (client secret digest compare, the
+ *   installation lookup, signing).
+ */
+import { randomBytes } from 'node:crypto';
+import { createDb } from '../../server/src/db/database';
+import { migrateToLatest } from '../../server/src/db/migrate';
+import { registerApp } from '../../server/src/domain/apps';
+import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
+import { newId } from '../../server/src/domain/ids';
+import { createStore } from '../../server/src/domain/stores';
+import { createUser } from '../../server/src/domain/users';
+import {
+  benchDatabase,
+  compare,
+  freePort,
+  type Measured,
+  printTable,
+  startProcess,
+  stopProcess,
+  type Target,
+} from './lib';
+
+export async function benchAuth(): Promise<Measured[]> {
+  const database = await benchDatabase();
+  const db = createDb(database.url);
+  const secret = randomBytes(32);
+  try {
+    await migrateToLatest(db);
+    const domain = `bench-auth-${Date.now()}.example.com`;
+    const store = await createStore(db, { name: 'Bench', domain });
+    const user = await createUser(db, {
+      email: `bench-${Date.now()}@example.com`,
+      password: 'bench-password',
+      storeIds: [store.id],
+    });
+    const app = await registerApp(db, secret, user.id, {
+      name: 'Bench',
+      redirectUris: ['https://bench.example.com/cb'],
+      requestedScopes: ['store:read'],
+      distribution: 'private',
+    });
+    const installationId = newId('in');
+    await db
+      .insertInto('installations')
+      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: ['store:read'] })
+      .execute();
+
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const { token } = issueAccessToken(tokenKeys(secret, base), {
+      grantId: null,
+      installationId,
+      storeId: store.id,
+      clientId: app.clientId,
+      scopes: ['store:read'],
+    });
+    const server = await startProcess('scripts/bench/serve-app.ts', {
+      PORT: String(port),
+      BENCH_DATABASE_URL: database.url,
+      BENCH_SECRET_KEY: secret.toString('base64url'),
+    });
+    const rows: Measured[] = [];
+    try {
+      const publicPath = `/v1/quote/insurance?store_url=${domain}`;
+      const check = await fetch(`${base}/v2/settings`, { headers: { authorization: `Bearer ${token}` } });
+      if (check.status !== 200) throw new Error(`GET /v2/settings answered ${check.status}`);
+      await fetch(`${base}${publicPath}`);
+      const targets: Target[] = [
+        {
+          name: 'GET /v2/settings (access token)',
+          url: `${base}/v2/settings`,
+          headers: { authorization: `Bearer ${token}` },
+        },
+        { name: 'GET /v1/quote/insurance (public, cached)', url: `${base}${publicPath}` },
+      ];
+      const tokenBody = JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        store_id: store.id,
+      });
+      const probe = await fetch(`${base}/v1/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: tokenBody,
+      });
+      if (probe.status === 200) {
+        targets.push({
+          name: 'POST /v1/oauth/token (client credentials)',
+          url: `${base}/v1/oauth/token`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: tokenBody,
+        });
+      } else {
+        process.stdout.write(`POST /v1/oauth/token answered ${probe.status}: not measured\n`);
+      }
+      rows.push(...(await compare(targets)));
+    } finally {
+      await stopProcess(server);
+    }
+    printTable(rows);
+    return rows;
+  } finally {
+    await db.destroy();
+    await database.stop();
+  }
+}
