@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZClaimState, ZClaimType, ZDenyReason, ZIssueType, ZResolutionType, ZSenderType } from './claims';
 import { ZAmount, ZCurrency, ZId, ZText, ZTimestamp } from './common';
 
 /**
@@ -49,60 +50,6 @@ export const ZWebhookSecret = z
   .max(255)
   .describe('Webhook secret `svc_whsec_…`: sent as `x-webhook-secret` and keys the HMAC signature (D32)');
 
-// ---------------------------------------------------------------------------------------------
-// Value lists the bodies use (D22, D25). The claims schemas spell the same lists for the claim
-// resources; these are repeated here so the webhook schemas stand alone for the SDK.
-
-/** Claim states (D22). */
-export const WEBHOOK_CLAIM_STATES = [
-  'NEW',
-  'OPEN',
-  'COMMUNICATING',
-  'WAITING_FOR_CUSTOMER',
-  'WAITING_FOR_BRAND',
-  'WAITING_FOR_OP',
-  'APPROVED',
-  'DENIED',
-  'DISMISSED',
-  'TEMPORARILY_DISMISSED',
-  'RESOLVED',
-  'RESOLVED_BY_BRAND',
-  'CLOSED',
-  'ARCHIVED',
-] as const;
-/** `issueType` values (D22). */
-export const WEBHOOK_ISSUE_TYPES = [
-  'DAMAGED',
-  'DEFECTIVE_ITEM',
-  'MISSING_ITEM',
-  'ORDER_DELIVERED_NOT_RECEIVED',
-  'RETURNED_TO_SENDER',
-  'STOLEN',
-  'WRONG_ITEM',
-] as const;
-/** `claimType`: an issue type, or `MULTIPLE` when the issues have several types (D22). */
-export const WEBHOOK_CLAIM_TYPES = [...WEBHOOK_ISSUE_TYPES, 'MULTIPLE'] as const;
-/** Resolution types of an approval (D22). */
-export const WEBHOOK_RESOLUTION_TYPES = ['REFUND', 'RESHIP', 'STORE_CREDIT'] as const;
-/** Deny reasons (D22). */
-export const WEBHOOK_DENY_REASONS = [
-  'NOT_COVERED',
-  'ADDRESS_TYPO',
-  'CUSTOMER_RESPONDED',
-  'EXPIRED30',
-  'FOLLOW_UP',
-  'INSUFFICIENT_SHIPPER',
-  'NO_RESPONSE',
-  'OTHER',
-  'PACKAGE_ARRIVED',
-  'PHOTO_VERIFIED',
-  'THRESHOLD_REACHED',
-  'ALREADY_REFUNDED',
-  'ALREADY_REPLACED',
-  'POTENTIAL_FRAUD',
-] as const;
-/** Message sender types: the values the spec shows (`customer`, `brand`). */
-export const WEBHOOK_SENDER_TYPES = ['customer', 'brand'] as const;
 /** Why protection ended (D19): cancelled, premium set to 0, order deleted. */
 export const PROTECTION_REMOVAL_REASONS = ['CANCELLED', 'PREMIUM_REMOVED', 'ORDER_DELETED'] as const;
 
@@ -115,7 +62,7 @@ export const ZWebhookClaimItem = z
     id: ZId.describe('Claim item id'),
     itemId: ZId.nullable().describe("The order's source item id, null when the issue named only a product"),
     quantity: z.number().int().positive(),
-    issueType: z.enum(WEBHOOK_ISSUE_TYPES).nullable(),
+    issueType: ZIssueType.nullable(),
   })
   .strict();
 
@@ -126,8 +73,8 @@ export const ZClaimCreatedBody = z
     storeId: ZId,
     sourceOrderId: ZId,
     claimCategory: z.enum(['SHIPPING', 'WARRANTY']),
-    claimType: z.enum(WEBHOOK_CLAIM_TYPES).nullable(),
-    claimState: z.enum(WEBHOOK_CLAIM_STATES).describe('`NEW` for a freshly filed claim (D22)'),
+    claimType: ZClaimType.nullable(),
+    claimState: ZClaimState.describe('`NEW` for a freshly filed claim (D22)'),
     items: z.array(ZWebhookClaimItem),
   })
   .strict()
@@ -142,7 +89,7 @@ export const ZClaimApprovedBody = z
     resolutions: z.array(
       z
         .object({
-          type: z.enum(WEBHOOK_RESOLUTION_TYPES),
+          type: ZResolutionType,
           itemId: ZId.nullable().describe('Null when the resolution covers the whole claim (D22 `itemId?`)'),
           quantity: z.number().int().positive().nullable().describe('Null when not given on approval (D22)'),
         })
@@ -159,7 +106,7 @@ export const ZClaimDeniedBody = z
     claimId: ZId,
     storeId: ZId,
     sourceOrderId: ZId,
-    reason: z.enum(WEBHOOK_DENY_REASONS),
+    reason: ZDenyReason,
   })
   .strict()
   .describe('claim/denied body (D22)');
@@ -171,7 +118,7 @@ export const ZMessageCreatedBody = z
     claimId: ZId,
     storeId: ZId,
     messageId: ZId,
-    senderType: z.enum(WEBHOOK_SENDER_TYPES),
+    senderType: ZSenderType,
     message: ZText(),
   })
   .strict()
