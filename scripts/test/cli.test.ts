@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerApp } from '../../server/src/domain/apps';
 import { cloneDatabase } from '../../server/test/harness/server';
 
 /** `pnpm cli` against a real database (DATABASE_URL of a cloned test database). */
@@ -139,5 +140,42 @@ describe('pnpm cli', () => {
     expect(second.store.id).toBe(first.store.id);
     expect(second.user.id).toBe(first.user.id);
     expect(second.user.password).not.toBe(first.user.password);
+  }, 60_000);
+
+  it('app approve-pricing --json approves a public app (D9); refuses private and unknown apps', async () => {
+    const owner = await database.db.selectFrom('dashboardUsers').select('id').executeTakeFirstOrThrow();
+    const register = (distribution: 'public' | 'private') =>
+      registerApp(database.db, Buffer.alloc(32, 1), owner.id, {
+        name: `Pricing ${distribution}`,
+        redirectUris: ['https://app.example.com/cb'],
+        requestedScopes: distribution === 'public' ? ['pricing:shipping-insurance:read'] : ['order:read'],
+        distribution,
+      });
+    const approvedOf = async (clientId: string) =>
+      (
+        await database.db
+          .selectFrom('apps')
+          .select('pricingApproved')
+          .where('clientId', '=', clientId)
+          .executeTakeFirstOrThrow()
+      ).pricingApproved;
+
+    const publicApp = await register('public');
+    expect(await approvedOf(publicApp.clientId)).toBe(false);
+    const r = await cli('app', 'approve-pricing', publicApp.clientId, '--json');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ app: { clientId: publicApp.clientId, pricingApproved: true } });
+    expect(await approvedOf(publicApp.clientId)).toBe(true);
+
+    const privateApp = await register('private');
+    const refused = await cli('app', 'approve-pricing', privateApp.clientId);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/private apps/);
+    expect(await approvedOf(privateApp.clientId)).toBe(false);
+
+    const unknown = await cli('app', 'approve-pricing', 'svc_app_missing');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no app/);
   }, 60_000);
 });

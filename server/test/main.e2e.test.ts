@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -125,8 +126,28 @@ describe('pnpm start on embedded PostgreSQL, with pnpm cli beside it', () => {
     expect(body.quote.premium).toBe(2);
   });
 
-  it('stops on SIGTERM with exit code 0 and stops the embedded database', async () => {
-    expect(await stop()).toBe(0);
+  it('on SIGTERM finishes the request in flight, then exits 0 and stops the embedded database', async () => {
+    // A request whose body is still arriving when SIGTERM comes must still get its answer.
+    const body = JSON.stringify({ email: seeded.user.email, password: 'wrong password' });
+    const answered = new Promise<number>((resolve, reject) => {
+      const req = http.request(`${url}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        server!.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 200);
+    });
+    const exited = new Promise<number | null>((resolve) => server!.once('exit', resolve));
+    expect(await answered).toBe(401);
+    expect(await exited).toBe(0);
     expect(serverLog).toContain('stopped');
     expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
   }, 30_000);

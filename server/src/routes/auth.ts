@@ -1,7 +1,24 @@
 import type { Contract } from '@protection-service/contract';
+import { login, refresh } from '../domain/auth/dashboard';
+import { HttpError } from '../http/errors';
 import type { GroupHandlers, RouteContext } from './index';
 
-/** Dashboard login and refresh (D8). */
-export function authHandlers(_ctx: RouteContext): GroupHandlers<Contract['auth']> {
-  return {};
+/** One message for an unknown e-mail and a wrong password alike (D8). */
+const LOGIN_FAILED = 'invalid e-mail or password';
+
+/** Dashboard login and refresh (D8, D12). Per-IP rate limits are the gate's (D4). */
+export function authHandlers({ db, auth }: RouteContext): GroupHandlers<Contract['auth']> {
+  return {
+    async login({ body }) {
+      const answer = await login(db, auth.keys, body.email, body.password);
+      if (!answer) throw new HttpError(401, LOGIN_FAILED);
+      return { status: 200, body: { data: answer } };
+    },
+    async refresh({ body }) {
+      const tokens = await refresh(db, auth.keys, body.refreshToken);
+      // Unknown, expired, revoked or replayed (which has just revoked the family): one answer (D12).
+      if (!tokens) throw new HttpError(401, 'invalid, expired or revoked refresh token');
+      return { status: 200, body: { data: tokens } };
+    },
+  };
 }

@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { verify } from '@node-rs/argon2';
+import type { TDashboardTokens, TDashboardUser, TLoginResponse } from '@protection-service/contract';
+import type { Db } from '../../db/database';
+import { newId } from '../ids';
+import { hashPassword } from '../users';
+import { digest, randomCredential } from './crypto';
+import { recordRevocation } from './revocations';
+import {
+  DASHBOARD_REFRESH_PREFIX,
+  DASHBOARD_TOKEN_TTL_S,
+  issueDashboardToken,
+  REFRESH_TOKEN_TTL_S,
+  type TokenKeys,
+} from './tokens';
+
+/**
+ * Dashboard login and refresh rotation (D8, D12). Refresh tokens `svc_drt_…` are stored only
+ * as SHA-256 digests (D5) under a `grants` row of kind `dashboard`: the token family.
+ */
+
+/**
+ * An argon2id hash of a random password with the same parameters as real ones, verified when
+ * the e-mail is unknown so that both failures cost the same time (D8).
+ */
+let dummyHash: Promise<string> | undefined;
+function dummyPasswordHash(): Promise<string> {
+  dummyHash ??= hashPassword(randomBytes(18).toString('base64url'));
+  return dummyHash;
+}
+
+async function passwordMatches(hash: string, password: string): Promise<boolean> {
+  try {
+    return await verify(hash, password);
+  } catch {
+    // A malformed stored hash is a failed login, never a 500 that tells the user apart.
+    return false;
+  }
+}
+
+async function userView(
+  db: Db,
+  user: { id: string; email: string; firstName: string | null; lastName: string | null },
+): Promise<TDashboardUser> {
+  const stores = await db
+    .selectFrom('storeMembers as m')
+    .innerJoin('stores as s', 's.id', 'm.storeId')
+    .select(['s.id', 's.name', 's.domain'])
+    .where('m.userId', '=', user.id)
+    .orderBy('s.name')
+    .orderBy('s.id')
+    .execute();
+  return { id: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, stores };
+}
+
+/** A new refresh token of the family, stored as a digest. */
+async function insertRefreshToken(trx: Db, grantId: string, now: Date): Promise<string> {
+  const token = randomCredential(DASHBOARD_REFRESH_PREFIX);
+  await trx
+    .insertInto('refreshTokens')
+    .values({ tokenHash: digest(token), grantId, expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_S * 1000) })
+    .execute();
+  return token;
+}
+
+function tokensOf(keys: TokenKeys, userId: string, grantId: string, refreshToken: string): TDashboardTokens {
+  const access = issueDashboardToken(keys, { userId, grantId });
+  return {
+    access_token: access.token,
+    refresh_token: refreshToken,
+    expires_in: DASHBOARD_TOKEN_TTL_S,
+    token_type: 'Bearer',
+  };
+}
+
+/**
+ * Logs a dashboard user in (D8). Answers null for an unknown e-mail and for a wrong password
+ * alike, after an argon2id verification either way.
+ */
+export async function login(db: Db, keys: TokenKeys, email: string, password: string): Promise<TLoginResponse | null> {
+  const user = await db
+    .selectFrom('dashboardUsers')
+    .select(['id', 'email', 'firstName', 'lastName', 'passwordHash'])
+    .where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
+  const ok = await passwordMatches(user?.passwordHash ?? (await dummyPasswordHash()), password);
+  if (!user || !ok) return null;
+  const grantId = newId('gr');
+  const refreshToken = await db.transaction().execute(async (trx) => {
+    await trx.insertInto('grants').values({ id: grantId, kind: 'dashboard', userId: user.id }).execute();
+    return insertRefreshToken(trx, grantId, new Date());
+  });
+  return { ...tokensOf(keys, user.id, grantId, refreshToken), user: await userView(db, user) };
+}
+
+/**
+ * Revokes a whole dashboard token family (D12): the grant, its refresh tokens, and (through
+ * the revocation feed, within about a second on every process) its access tokens.
+ */
+export async function revokeDashboardFamily(trx: Db, grantId: string, reason: string): Promise<void> {
+  const now = new Date();
+  await trx
+    .updateTable('grants')
+    .set({ revokedAt: now, revokedReason: reason })
+    .where('id', '=', grantId)
+    .where('revokedAt', 'is', null)
+    .execute();
+  await trx
+    .updateTable('refreshTokens')
+    .set({ retiredAt: now })
+    .where('grantId', '=', grantId)
+    .where('retiredAt', 'is', null)
+    .execute();
+  // Access tokens of the family live at most DASHBOARD_TOKEN_TTL_S; a minute of margin for clock skew.
+  await recordRevocation(trx, 'grant', grantId, new Date(now.getTime() + (DASHBOARD_TOKEN_TTL_S + 60) * 1000));
+}
+
+/**
+ * Rotates a dashboard refresh token (D8 like D12): retires it and answers new tokens of the
+ * same family. Answers null for an unknown, expired or revoked token. A retired token
+ * presented again revokes the family and answers null. Of two concurrent refreshes with one
+ * token exactly one wins: the retiring UPDATE is conditional on `retired_at IS NULL`, and
+ * the loser, finding it retired, is treated as a replay.
+ */
+export async function refresh(db: Db, keys: TokenKeys, presented: string): Promise<TDashboardTokens | null> {
+  if (!presented.startsWith(DASHBOARD_REFRESH_PREFIX)) return null;
+  const tokenHash = digest(presented);
+  const rotated = await db.transaction().execute(async (trx) => {
+    const now = new Date();
+    const retired = await trx
+      .updateTable('refreshTokens')
+      .set({ retiredAt: now })
+      .where('tokenHash', '=', tokenHash)
+      .where('retiredAt', 'is', null)
+      .where('expiresAt', '>', now)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('grants')
+            .select('grants.id')
+            .whereRef('grants.id', '=', 'refreshTokens.grantId')
+            .where('grants.kind', '=', 'dashboard')
+            .where('grants.revokedAt', 'is', null),
+        ),
+      )
+      .returning('grantId')
+      .executeTakeFirst();
+    if (!retired) return null;
+    const grant = await trx
+      .selectFrom('grants')
+      .select(['userId'])
+      .where('id', '=', retired.grantId)
+      .executeTakeFirstOrThrow();
+    if (!grant.userId) return null;
+    const refreshToken = await insertRefreshToken(trx, retired.grantId, now);
+    return { userId: grant.userId, grantId: retired.grantId, refreshToken };
+  });
+  if (rotated) return tokensOf(keys, rotated.userId, rotated.grantId, rotated.refreshToken);
+
+  // Not usable. A retired token of a dashboard family presented again is a replay (D12).
+  await db.transaction().execute(async (trx) => {
+    const known = await trx
+      .selectFrom('refreshTokens as r')
+      .innerJoin('grants as g', 'g.id', 'r.grantId')
+      .select(['r.grantId'])
+      .where('r.tokenHash', '=', tokenHash)
+      .where('r.retiredAt', 'is not', null)
+      .where('g.kind', '=', 'dashboard')
+      .where('g.revokedAt', 'is', null)
+      .executeTakeFirst();
+    if (known) await revokeDashboardFamily(trx, known.grantId, 'refresh token reuse');
+  });
+  return null;
+}

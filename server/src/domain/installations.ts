@@ -1,0 +1,175 @@
+import type { Scope, TInstallation } from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Db } from '../db/database';
+import { recordRevocation } from './auth/revocations';
+import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './auth/tokens';
+import { newId } from './ids';
+
+/**
+ * Installations of apps on stores (D10, D14). A store has at most one active installation of
+ * an app (unique partial index); uninstalled ones stay as history with `uninstalledAt` set.
+ */
+
+/** Whether the dashboard user belongs to the store (D7, D8). Unknown ids answer false. */
+export async function isStoreMember(db: Db, userId: string, storeId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('storeMembers')
+    .select('storeId')
+    .where('userId', '=', userId)
+    .where('storeId', '=', storeId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface UpsertInstallationInput {
+  storeId: string;
+  clientId: string;
+  /** Granted scopes, later style (D16); they replace the current installation's scopes. */
+  scopes: readonly Scope[];
+  /** The dashboard user approving the install (D10). */
+  userId: string;
+}
+
+export interface UpsertedInstallation {
+  id: string;
+  storeId: string;
+  clientId: string;
+  scopes: Scope[];
+  /** True when this call created the installation, false when it updated the active one. */
+  created: boolean;
+}
+
+/**
+ * Creates the active installation of (store, app), or updates the scopes of the one that
+ * exists (D10). Call it inside the approve transaction. Race-free: two concurrent approvals
+ * meet on the unique partial index and the second one updates.
+ */
+export async function upsertInstallation(trx: Db, input: UpsertInstallationInput): Promise<UpsertedInstallation> {
+  const scopes = [...new Set(input.scopes)];
+  const row = await trx
+    .insertInto('installations')
+    .values({
+      id: newId('in'),
+      storeId: input.storeId,
+      clientId: input.clientId,
+      scopes,
+      installedByUserId: input.userId,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['storeId', 'clientId'])
+        .where('uninstalledAt', 'is', null)
+        .doUpdateSet({ scopes, updatedAt: sql`now()` }),
+    )
+    .returning(['id', 'storeId', 'clientId', 'scopes', sql<boolean>`(xmax = 0)`.as('created')])
+    .executeTakeFirstOrThrow();
+  return { ...row, scopes: row.scopes as Scope[] };
+}
+
+/** The active installation of (store, app), if any. */
+export async function findActiveInstallation(
+  db: Db,
+  storeId: string,
+  clientId: string,
+): Promise<{ id: string; scopes: Scope[] } | undefined> {
+  const row = await db
+    .selectFrom('installations')
+    .select(['id', 'scopes'])
+    .where('storeId', '=', storeId)
+    .where('clientId', '=', clientId)
+    .where('uninstalledAt', 'is', null)
+    .executeTakeFirst();
+  return row && { id: row.id, scopes: row.scopes as Scope[] };
+}
+
+/** Every installation of the store, past ones included (D14), newest first. */
+export async function listInstallations(db: Db, storeId: string): Promise<TInstallation[]> {
+  const rows = await db
+    .selectFrom('installations as i')
+    .innerJoin('apps as a', 'a.clientId', 'i.clientId')
+    .select([
+      'i.id',
+      'i.storeId',
+      'i.clientId',
+      'a.name as appName',
+      'i.scopes',
+      'i.installedAt',
+      'i.updatedAt',
+      'i.uninstalledAt',
+    ])
+    .where('i.storeId', '=', storeId)
+    .orderBy('i.installedAt', 'desc')
+    .orderBy('i.id', 'desc')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    storeId: r.storeId,
+    clientId: r.clientId,
+    appName: r.appName,
+    scopes: r.scopes as Scope[],
+    installedAt: r.installedAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+    uninstalledAt: r.uninstalledAt ? r.uninstalledAt.toISOString() : null,
+  }));
+}
+
+/**
+ * How long an installation revocation must be remembered: no token of the installation
+ * can outlive it. Access tokens live ACCESS_TOKEN_TTL_S; session tokens (D15) 60 s plus
+ * leeway; dashboard tokens are not installation tokens. Refresh tokens are revoked in the
+ * database, not through the feed.
+ */
+const INSTALLATION_REVOCATION_TTL_S = Math.max(ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S, 60 + 5) + 60;
+
+/**
+ * Uninstalls the app from the store (D14) in ONE transaction: marks the installation
+ * uninstalled, revokes its token families and refresh tokens in the database, and records an
+ * installation revocation every server process applies within about a second (D13).
+ * Answers false when the app is not installed on the store.
+ */
+export async function uninstall(db: Db, storeId: string, clientId: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const now = new Date();
+    const inst = await trx
+      .updateTable('installations')
+      .set({ uninstalledAt: now, updatedAt: now })
+      .where('storeId', '=', storeId)
+      .where('clientId', '=', clientId)
+      .where('uninstalledAt', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!inst) return false;
+    const grants = await trx
+      .updateTable('grants')
+      .set({ revokedAt: now, revokedReason: 'uninstalled' })
+      .where('installationId', '=', inst.id)
+      .where('revokedAt', 'is', null)
+      .returning('id')
+      .execute();
+    const grantIds = grants.map((g) => g.id);
+    if (grantIds.length > 0) {
+      await trx
+        .updateTable('refreshTokens')
+        .set({ retiredAt: now })
+        .where('grantId', 'in', grantIds)
+        .where('retiredAt', 'is', null)
+        .execute();
+    }
+    // Unused authorization codes of the installation must not mint tokens any more.
+    await trx
+      .updateTable('authorizationCodes')
+      .set({ usedAt: now })
+      .where('installationId', '=', inst.id)
+      .where('usedAt', 'is', null)
+      .execute();
+    await recordRevocation(
+      trx,
+      'installation',
+      inst.id,
+      new Date(now.getTime() + INSTALLATION_REVOCATION_TTL_S * 1000),
+    );
+    // D14: the installation's partner context is soft-deleted here once partner contexts exist.
+    // D14/D32: its webhook registration is removed with it (deliveries go to installed apps only).
+    return true;
+  });
+}
