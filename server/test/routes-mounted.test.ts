@@ -1,5 +1,6 @@
 import type { AppRoute } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenKeys } from '../src/domain/auth/tokens';
 import { mountedRoutes } from '../src/routes/index';
 import { startTestServer, type TestServer } from './harness/server';
 
@@ -12,7 +13,12 @@ describe('every contract route is mounted', () => {
   let routes: ReturnType<typeof mountedRoutes>;
   beforeAll(async () => {
     server = await startTestServer();
-    routes = mountedRoutes({ db: server.db, config: server.config } as never);
+    // Only the route list and which have handlers are read here; no request reaches these.
+    routes = mountedRoutes({
+      db: server.db,
+      config: server.config,
+      auth: { keys: tokenKeys(server.config.secretKey, server.config.publicBaseUrl) },
+    } as never);
   });
   afterAll(async () => {
     await server.close();
