@@ -19,6 +19,7 @@ import { RATE_LIMITS, RateLimiter, type RateLimits } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { unmatched } from './http/unmatched';
 import { mountedRoutes } from './routes/index';
+import { oauthValidationError } from './routes/oauth';
 
 export interface AppDeps {
   db: Db;
@@ -37,8 +38,11 @@ interface Running {
   stop(): void;
 }
 
-/** Paths whose bodies may also be form-encoded (RFC 6749 §4.1.3, RFC 7009; D11). */
-const FORM_PATHS = new Set(['/v1/oauth/token', '/v1/oauth/revoke']);
+/**
+ * The OAuth token and revoke endpoints: bodies may also be form-encoded (RFC 6749 §4.1.3,
+ * RFC 7009; D11), errors carry RFC 6749 codes (D2) and no answer may be cached (D11).
+ */
+const OAUTH_PATHS = new Set(['/v1/oauth/token', '/v1/oauth/revoke']);
 
 /** Routes served outside the contract, known to the 405 answer. */
 const OPERATIONAL_ROUTES = ['/healthz', '/readyz', '/openapi.json', '/docs', '/docs/init.js'].map((path) => ({
@@ -78,7 +82,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(docs());
   // OPTIONS is answered from the contract (Allow, and CORS for public reads), not by Express.
   app.use((req, res, next) => (req.method === 'OPTIONS' ? fallback(req, res, next) : next()));
-  app.use(bodyParsers(FORM_PATHS));
+  // D11, RFC 6749 §5.1: no token answer, success or failure, is stored by any cache.
+  app.use((req, res, next) => {
+    if (OAUTH_PATHS.has(req.path)) res.setHeader('cache-control', 'no-store').setHeader('pragma', 'no-cache');
+    next();
+  });
+  app.use(bodyParsers(OAUTH_PATHS));
 
   const implementation: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
@@ -91,11 +100,13 @@ export function createApp(deps: AppDeps): Express {
     jsonQuery: false,
     responseValidation: deps.responseValidation ?? false,
     globalMiddleware: [authenticate(auth) as never],
-    requestValidationErrorHandler: (err, _req, _res, next) => next(validationError(err)),
+    // D2: on the token and revoke endpoints a validation failure is an RFC 6749 error.
+    requestValidationErrorHandler: (err, req, _res, next) =>
+      next(OAUTH_PATHS.has(req.path) ? oauthValidationError(req, validationError(err)) : validationError(err)),
   });
   app.use(router);
   app.use(fallback);
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, OAUTH_PATHS));
 
   // The shopper widget's read is answered from memory before Express does any work (D29,
   // scripts/bench/public-read.ts); `app(req, res)` and `app.listen` both go through handle.

@@ -17,11 +17,17 @@ export const CREDENTIAL_PREFIXES = {
   clientSecret: 'svc_secret_',
 } as const;
 
+/**
+ * Longest access token: a signed JWT carrying its claims and scopes, about 1.1 KB with the
+ * whole catalog (D16); the bound leaves room for a long issuer URL.
+ */
+export const MAX_ACCESS_TOKEN_LENGTH = 4096;
+
 /** Issued access token (response side: always carries its prefix). */
 export const ZAccessToken = z
   .string()
   .startsWith(CREDENTIAL_PREFIXES.accessToken)
-  .max(512)
+  .max(MAX_ACCESS_TOKEN_LENGTH)
   .describe('Access token `svc_at_…`');
 /** Issued refresh token (response side). */
 export const ZRefreshToken = z
@@ -132,7 +138,11 @@ export const ZRefreshTokenGrant = z
   .object({
     grant_type: z.literal('refresh_token'),
     ...clientAuthFields,
-    refresh_token: credential('The latest refresh token `svc_rt_…`; a retired one revokes the family (D12)'),
+    // Bounded like an access token, so one sent here by mistake is `invalid_grant` (D16), not a 400 on length.
+    refresh_token: credential(
+      'The latest refresh token `svc_rt_…`; a retired one revokes the family (D12)',
+      MAX_ACCESS_TOKEN_LENGTH,
+    ),
     ...scopeFields,
   })
   .strict();
@@ -190,7 +200,7 @@ export type TTokenResponse = z.infer<typeof ZTokenResponse>;
  */
 export const ZRevokeRequest = z
   .object({
-    token: credential('The access token `svc_at_…` or refresh token `svc_rt_…` to revoke'),
+    token: credential('The access token `svc_at_…` or refresh token `svc_rt_…` to revoke', MAX_ACCESS_TOKEN_LENGTH),
     ...clientAuthFields,
     token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
   })

@@ -44,7 +44,7 @@ export function zodIssues(error: ZodError, prefix: string): Issue[] {
  * Final error handler: every failure leaves as D2 JSON. Unknown errors are logged with the
  * request id and answered as a bare 500 (no stack, no SQL, no message from inside).
  */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, oauthPaths: ReadonlySet<string> = new Set()): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) {
       req.socket.destroy();
@@ -60,8 +60,18 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     for (const [name, value] of Object.entries(mapped.options.headers ?? {})) res.setHeader(name, value);
-    const body = errorBody(mapped.status, mapped.message, mapped.options.issues);
+    const body: TError & { error_description?: string } = errorBody(
+      mapped.status,
+      mapped.message,
+      mapped.options.issues,
+    );
     if (mapped.options.error) body.error = mapped.options.error;
+    // D2: the OAuth token and revoke endpoints answer RFC 6749 §5.2 codes plus
+    // `error_description`, for failures raised before their handler too (malformed body, 429).
+    if (oauthPaths.has(req.path)) {
+      if (mapped.status === 400 && !mapped.options.error) body.error = 'invalid_request';
+      body.error_description = mapped.message;
+    }
     res.status(mapped.status).json(body);
   };
 }

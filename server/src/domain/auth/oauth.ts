@@ -1,0 +1,447 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { normalizeScope, type OAuthErrorCode, type Scope, type TConsentPreview } from '@protection-service/contract';
+import type { Db } from '../../db/database';
+import { type AuthenticatedClient, grantableScopes } from '../apps';
+import { newId } from '../ids';
+import { findActiveInstallation, isStoreMember, upsertInstallation } from '../installations';
+import { findStore } from '../stores';
+import { digest, randomCredential } from './crypto';
+import { recordRevocation } from './revocations';
+import {
+  ACCESS_TOKEN_TTL_S,
+  issueAccessToken,
+  REFRESH_TOKEN_PREFIX,
+  REFRESH_TOKEN_TTL_S,
+  type TokenKeys,
+  verifyAccessToken,
+} from './tokens';
+
+/**
+ * The OAuth 2.0 grants (RFC 6749, RFC 7636, D10-D13): install consent and approval, the
+ * authorization-code, refresh-token and client-credentials grants, and revocation (RFC 7009).
+ * No HTTP in here: failures are `OAuthError` (token and revoke) or `InstallError` (consent),
+ * which the route layer maps to status codes. No message ever carries a secret, code or token.
+ */
+
+/** Authorization codes live 10 minutes (D10). */
+export const AUTHORIZATION_CODE_TTL_S = 600;
+/** Codes carry 256 random bits behind this prefix (D5); only their digest is stored. */
+export const AUTHORIZATION_CODE_PREFIX = 'svc_ac_';
+
+/**
+ * A grant revocation must outlive every access token of the grant (ACCESS_TOKEN_TTL_S); the
+ * refresh tokens are refused from the database (grant `revokedAt`), not from the feed.
+ */
+const GRANT_REVOCATION_TTL_S = ACCESS_TOKEN_TTL_S + 60;
+
+/** A token or revoke failure with its RFC 6749 §5.2 code. */
+export class OAuthError extends Error {
+  constructor(
+    readonly code: OAuthErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OAuthError';
+  }
+}
+
+/** A consent or approval failure (D10): `not_found` hides foreign stores and unknown apps. */
+export class InstallError extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'InstallError';
+  }
+}
+
+export interface TokenSet {
+  accessToken: string;
+  refreshToken?: string;
+  scopes: Scope[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Install: consent preview and approval (D10).
+
+export interface InstallRequest {
+  userId: string;
+  clientId: string;
+  redirectUri: string;
+  storeId: string;
+  scopes?: string[] | undefined;
+}
+
+interface InstallPlan {
+  preview: TConsentPreview;
+  granted: Scope[];
+}
+
+/**
+ * Everything an install needs checked, in the order a caller may learn it: the app and the
+ * store (404 alike when unknown or not the user's), then the redirect URI and the scopes (400).
+ * Requested scopes default to the app's registered ones; a known scope that cannot be granted
+ * (pricing scopes of a private or unapproved app, or one the app never registered) is
+ * withheld rather than refused, so the preview and the approval of the same body agree.
+ */
+async function planInstall(db: Db, input: InstallRequest): Promise<InstallPlan> {
+  const app = await db
+    .selectFrom('apps')
+    .select(['clientId', 'name', 'distribution', 'pricingApproved', 'requestedScopes', 'redirectUris'])
+    .where('clientId', '=', input.clientId)
+    .executeTakeFirst();
+  if (!app) throw new InstallError('not_found', 'app not found');
+  const store = await findStore(db, { id: input.storeId });
+  if (!store || !(await isStoreMember(db, input.userId, store.id)))
+    throw new InstallError('not_found', 'store not found');
+  // D10: exact string match, no normalization, no prefix match.
+  if (!app.redirectUris.includes(input.redirectUri)) {
+    throw new InstallError('invalid', 'redirectUri does not match a registered redirect URI');
+  }
+  const requested: Scope[] = [];
+  for (const name of input.scopes ?? app.requestedScopes) {
+    const scope = normalizeScope(name);
+    if (!scope) throw new InstallError('invalid', `unknown scope: ${name}`);
+    if (!requested.includes(scope)) requested.push(scope);
+  }
+  const grantable = new Set(grantableScopes({ ...app, requestedScopes: app.requestedScopes as Scope[] }));
+  const granted = requested.filter((s) => grantable.has(s));
+  const withheld = requested.filter((s) => !grantable.has(s));
+  if (granted.length === 0) throw new InstallError('invalid', 'none of the requested scopes can be granted');
+  const installed = await findActiveInstallation(db, store.id, app.clientId);
+  return {
+    granted,
+    preview: {
+      app: { clientId: app.clientId, name: app.name, distribution: app.distribution },
+      store: { id: store.id, name: store.name, domain: store.domain },
+      redirectUri: input.redirectUri,
+      requestedScopes: requested,
+      grantableScopes: granted,
+      withheldScopes: withheld,
+      installedScopes: installed ? installed.scopes : null,
+    },
+  };
+}
+
+/** The consent preview (D10): nothing is written. */
+export async function previewInstall(db: Db, input: InstallRequest): Promise<TConsentPreview> {
+  return (await planInstall(db, input)).preview;
+}
+
+/**
+ * Approves an install (D10): creates or updates the installation and issues a single-use
+ * code valid 10 minutes, stored as a digest with its PKCE challenge. Answers the code and
+ * the registered redirect URI with `code` and `state` added (its own query survives).
+ */
+export async function approveInstall(
+  db: Db,
+  input: InstallRequest & { state?: string | undefined; codeChallenge?: string | undefined },
+): Promise<{ code: string; redirectUri: string }> {
+  return db.transaction().execute(async (trx) => {
+    const { granted } = await planInstall(trx, input);
+    const installation = await upsertInstallation(trx, {
+      storeId: input.storeId,
+      clientId: input.clientId,
+      scopes: granted,
+      userId: input.userId,
+    });
+    const code = randomCredential(AUTHORIZATION_CODE_PREFIX);
+    await trx
+      .insertInto('authorizationCodes')
+      .values({
+        codeHash: digest(code),
+        clientId: input.clientId,
+        storeId: input.storeId,
+        userId: input.userId,
+        installationId: installation.id,
+        redirectUri: input.redirectUri,
+        scopes: granted,
+        codeChallenge: input.codeChallenge ?? null,
+        expiresAt: new Date(Date.now() + AUTHORIZATION_CODE_TTL_S * 1000),
+      })
+      .execute();
+    const url = new URL(input.redirectUri);
+    url.searchParams.set('code', code);
+    if (input.state !== undefined) url.searchParams.set('state', input.state);
+    return { code, redirectUri: url.toString() };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Token grants (D11, D12).
+
+/** BASE64URL(SHA-256(verifier)) without padding (RFC 7636 §4.2, S256). */
+export function s256Challenge(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+function sameString(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Requested scopes, normalized (D16); undefined when none were asked for. Unknown names
+ * and names outside `allowed` are `invalid_scope` (RFC 6749 §5.2).
+ */
+function narrowScopes(names: string[] | undefined, allowed: readonly Scope[]): Scope[] | undefined {
+  if (names === undefined) return undefined;
+  const out: Scope[] = [];
+  for (const name of names) {
+    const scope = normalizeScope(name);
+    if (!scope) throw new OAuthError('invalid_scope', `unknown scope: ${name}`);
+    if (!allowed.includes(scope)) throw new OAuthError('invalid_scope', `scope not granted: ${scope}`);
+    if (!out.includes(scope)) out.push(scope);
+  }
+  if (out.length === 0) throw new OAuthError('invalid_scope', 'no scope requested');
+  return out;
+}
+
+/**
+ * Revokes a token family (D10, D12, D13) in its own transaction: the grant, its refresh
+ * tokens, and (through the feed) every access token carrying its id. Used for a replayed
+ * code or refresh token, so it must commit even though the request itself fails.
+ */
+export async function revokeGrant(db: Db, grantId: string, reason: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const now = new Date();
+    const revoked = await trx
+      .updateTable('grants')
+      .set({ revokedAt: now, revokedReason: reason })
+      .where('id', '=', grantId)
+      .where('revokedAt', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!revoked) return; // already revoked: its feed entry exists
+    await trx
+      .updateTable('refreshTokens')
+      .set({ retiredAt: now })
+      .where('grantId', '=', grantId)
+      .where('retiredAt', 'is', null)
+      .execute();
+    await recordRevocation(trx, 'grant', grantId, new Date(now.getTime() + GRANT_REVOCATION_TTL_S * 1000));
+  });
+}
+
+async function storeRefreshToken(trx: Db, grantId: string, scopes: readonly Scope[]): Promise<string> {
+  const token = randomCredential(REFRESH_TOKEN_PREFIX);
+  await trx
+    .insertInto('refreshTokens')
+    .values({
+      tokenHash: digest(token),
+      grantId,
+      scopes: [...scopes],
+      expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_S * 1000),
+    })
+    .execute();
+  return token;
+}
+
+/**
+ * authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, D10, D11). The code is claimed
+ * with one atomic UPDATE (`used_at IS NULL`), so of two concurrent exchanges exactly one gets
+ * the row. A failed check rolls the claim back: a wrong redirect URI or verifier does not burn
+ * the code. A code that was already used is a replay: `invalid_grant`, and the grant it
+ * minted is revoked (RFC 6749 §4.1.2, D10).
+ *
+ * PKCE: a stored challenge needs a verifier hashing to it; a verifier for a code issued
+ * without a challenge is `invalid_grant` too (D11: it is a mismatch with the grant, not a
+ * malformed request). The verifier's syntax (43-128 unreserved characters) is checked by the
+ * contract, so a malformed one is `invalid_request`.
+ */
+export async function exchangeAuthorizationCode(
+  db: Db,
+  keys: TokenKeys,
+  client: AuthenticatedClient,
+  input: { code: string; redirectUri: string; codeVerifier?: string | undefined },
+): Promise<TokenSet> {
+  const codeHash = digest(input.code);
+  const result = await db.transaction().execute(async (trx) => {
+    const code = await trx
+      .updateTable('authorizationCodes')
+      .set({ usedAt: new Date() })
+      .where('codeHash', '=', codeHash)
+      .where('usedAt', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (!code) return { replayed: true as const };
+    if (code.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'code was issued to another client');
+    if (code.expiresAt.getTime() <= Date.now()) throw new OAuthError('invalid_grant', 'code expired');
+    if (code.redirectUri !== input.redirectUri) {
+      throw new OAuthError('invalid_grant', 'redirect_uri does not match the one used at authorization');
+    }
+    if (code.codeChallenge !== null) {
+      if (input.codeVerifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier required');
+      if (!sameString(s256Challenge(input.codeVerifier), code.codeChallenge)) {
+        throw new OAuthError('invalid_grant', 'code_verifier does not match the code challenge');
+      }
+    } else if (input.codeVerifier !== undefined) {
+      throw new OAuthError('invalid_grant', 'code_verifier sent for a code issued without a code challenge');
+    }
+    const installation = await trx
+      .selectFrom('installations')
+      .select(['id', 'scopes'])
+      .where('id', '=', code.installationId)
+      .where('uninstalledAt', 'is', null)
+      .executeTakeFirst();
+    if (!installation) throw new OAuthError('invalid_grant', 'the app is no longer installed on the store');
+    // A later approval may have narrowed the installation since the code was issued.
+    const scopes = (code.scopes as Scope[]).filter((s) => installation.scopes.includes(s));
+    const grantId = newId('gr');
+    await trx
+      .insertInto('grants')
+      .values({
+        id: grantId,
+        kind: 'oauth',
+        clientId: client.clientId,
+        storeId: code.storeId,
+        installationId: installation.id,
+        userId: code.userId,
+        scopes,
+      })
+      .execute();
+    await trx.updateTable('authorizationCodes').set({ grantId }).where('codeHash', '=', codeHash).execute();
+    const refreshToken = await storeRefreshToken(trx, grantId, scopes);
+    const access = issueAccessToken(keys, {
+      grantId,
+      installationId: installation.id,
+      storeId: code.storeId,
+      clientId: client.clientId,
+      scopes,
+    });
+    return { replayed: false as const, tokens: { accessToken: access.token, refreshToken, scopes } };
+  });
+  if (!result.replayed) return result.tokens;
+  const used = await db
+    .selectFrom('authorizationCodes')
+    .select(['clientId', 'grantId'])
+    .where('codeHash', '=', codeHash)
+    .executeTakeFirst();
+  // Only the client the code was issued to can burn its tokens; anyone else learns nothing.
+  if (used?.grantId && used.clientId === client.clientId) await revokeGrant(db, used.grantId, 'code reused');
+  throw new OAuthError('invalid_grant', 'invalid, expired or already used code');
+}
+
+/**
+ * refresh_token grant with rotation (RFC 6749 §6, D12). The presented token is retired with
+ * one atomic UPDATE (`retired_at IS NULL`): of two concurrent refreshes exactly one wins. A
+ * retired token presented again by its client revokes the whole family. Requested scopes
+ * may narrow the access token, never widen it (`invalid_scope`); the new refresh token keeps
+ * the scopes of the old one (RFC 6749 §6).
+ */
+export async function refreshTokens(
+  db: Db,
+  keys: TokenKeys,
+  client: AuthenticatedClient,
+  input: { refreshToken: string; scopes?: string[] | undefined },
+): Promise<TokenSet> {
+  if (!input.refreshToken.startsWith(REFRESH_TOKEN_PREFIX)) {
+    throw new OAuthError('invalid_grant', 'invalid, expired or revoked refresh token');
+  }
+  const tokenHash = digest(input.refreshToken);
+  const result = await db.transaction().execute(async (trx) => {
+    const old = await trx
+      .updateTable('refreshTokens')
+      .set({ retiredAt: new Date() })
+      .where('tokenHash', '=', tokenHash)
+      .where('retiredAt', 'is', null)
+      .returning(['grantId', 'scopes', 'expiresAt'])
+      .executeTakeFirst();
+    if (!old) return { replayed: true as const };
+    const grant = await trx
+      .selectFrom('grants')
+      .select(['id', 'kind', 'clientId', 'storeId', 'installationId', 'revokedAt'])
+      .where('id', '=', old.grantId)
+      .executeTakeFirst();
+    // Another client's token, a dashboard token or a revoked family: refused, and left as it was.
+    if (!grant || grant.kind !== 'oauth' || grant.clientId !== client.clientId || grant.revokedAt !== null) {
+      throw new OAuthError('invalid_grant', 'invalid, expired or revoked refresh token');
+    }
+    if (old.expiresAt.getTime() <= Date.now()) {
+      throw new OAuthError('invalid_grant', 'invalid, expired or revoked refresh token');
+    }
+    const installation = grant.installationId
+      ? await trx
+          .selectFrom('installations')
+          .select(['id', 'storeId', 'scopes'])
+          .where('id', '=', grant.installationId)
+          .where('uninstalledAt', 'is', null)
+          .executeTakeFirst()
+      : undefined;
+    if (!installation) throw new OAuthError('invalid_grant', 'the app is no longer installed on the store');
+    const held = old.scopes as Scope[];
+    const scopes = (narrowScopes(input.scopes, held) ?? held).filter((s) => installation.scopes.includes(s));
+    const refreshToken = await storeRefreshToken(trx, grant.id, held);
+    const access = issueAccessToken(keys, {
+      grantId: grant.id,
+      installationId: installation.id,
+      storeId: installation.storeId,
+      clientId: client.clientId,
+      scopes,
+    });
+    return { replayed: false as const, tokens: { accessToken: access.token, refreshToken, scopes } };
+  });
+  if (!result.replayed) return result.tokens;
+  const retired = await db
+    .selectFrom('refreshTokens as r')
+    .innerJoin('grants as g', 'g.id', 'r.grantId')
+    .select(['g.id', 'g.kind', 'g.clientId'])
+    .where('r.tokenHash', '=', tokenHash)
+    .executeTakeFirst();
+  if (retired && retired.kind === 'oauth' && retired.clientId === client.clientId) {
+    await revokeGrant(db, retired.id, 'refresh token reused');
+  }
+  throw new OAuthError('invalid_grant', 'invalid, expired or revoked refresh token');
+}
+
+/**
+ * client_credentials grant (RFC 6749 §4.4, spec, D11): needs an active installation of the
+ * app on the store, whose scopes the requested ones must be a subset of. No refresh token and
+ * no token family (grantId null); the installation revocation covers these tokens.
+ */
+export async function clientCredentialsToken(
+  db: Db,
+  keys: TokenKeys,
+  client: AuthenticatedClient,
+  input: { storeId: string; scopes?: string[] | undefined },
+): Promise<TokenSet> {
+  const installation = await findActiveInstallation(db, input.storeId, client.clientId);
+  if (!installation) throw new OAuthError('invalid_grant', 'the app is not installed on this store');
+  const scopes = narrowScopes(input.scopes, installation.scopes) ?? installation.scopes;
+  const access = issueAccessToken(keys, {
+    grantId: null,
+    installationId: installation.id,
+    storeId: input.storeId,
+    clientId: client.clientId,
+    scopes,
+  });
+  return { accessToken: access.token, scopes };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Revocation (RFC 7009, D13).
+
+/**
+ * Revokes a token of `client` (RFC 7009 §2.1). The token's own prefix decides its kind; the
+ * hint is only a hint. A refresh token revokes its whole family, access tokens included; an
+ * access token is revoked by its jti until it would have expired. Unknown tokens and other
+ * clients' tokens change nothing, and the caller answers 200 either way (§2.2).
+ */
+export async function revokeToken(db: Db, keys: TokenKeys, client: AuthenticatedClient, token: string): Promise<void> {
+  if (token.startsWith(REFRESH_TOKEN_PREFIX)) {
+    const row = await db
+      .selectFrom('refreshTokens as r')
+      .innerJoin('grants as g', 'g.id', 'r.grantId')
+      .select(['g.id', 'g.kind', 'g.clientId'])
+      .where('r.tokenHash', '=', digest(token))
+      .executeTakeFirst();
+    if (row && row.kind === 'oauth' && row.clientId === client.clientId) await revokeGrant(db, row.id, 'revoked');
+    return;
+  }
+  const claims = verifyAccessToken(keys, token);
+  if (claims && claims.clientId === client.clientId) {
+    await recordRevocation(db, 'token', claims.jti, new Date(claims.expiresAt * 1000));
+  }
+}
