@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import http from 'node:http';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';

@@ -67,7 +67,12 @@ const APP_COLUMNS = [
 ] as const;
 
 /** Registers an app for its owner (D9); the answer shows both secrets this one time. */
-export async function registerApp(db: Db, secretKey: Buffer, ownerUserId: string, input: TCreateAppRequest): Promise<TCreatedApp> {
+export async function registerApp(
+  db: Db,
+  secretKey: Buffer,
+  ownerUserId: string,
+  input: TCreateAppRequest,
+): Promise<TCreatedApp> {
   const requestedScopes = normalizeRequestedScopes(input.requestedScopes, input.distribution);
   const clientId = randomCredential(CLIENT_ID_PREFIX).slice(0, CLIENT_ID_PREFIX.length + 24);
   const clientSecret = randomCredential(CLIENT_SECRET_PREFIX);
@@ -128,10 +133,22 @@ export interface AuthenticatedClient {
  * OAuth client authentication (RFC 6749 §2.3.1): the app when the secret matches, compared
  * in constant time; undefined for an unknown client or a wrong secret alike.
  */
-export async function authenticateClient(db: Db, clientId: string, clientSecret: string): Promise<AuthenticatedClient | undefined> {
+export async function authenticateClient(
+  db: Db,
+  clientId: string,
+  clientSecret: string,
+): Promise<AuthenticatedClient | undefined> {
   const row = await db
     .selectFrom('apps')
-    .select(['clientId', 'name', 'distribution', 'pricingApproved', 'requestedScopes', 'redirectUris', 'clientSecretHash'])
+    .select([
+      'clientId',
+      'name',
+      'distribution',
+      'pricingApproved',
+      'requestedScopes',
+      'redirectUris',
+      'clientSecretHash',
+    ])
     .where('clientId', '=', clientId)
     .executeTakeFirst();
   // Compare against a digest either way, so an unknown client costs the same as a known one.
@@ -145,7 +162,9 @@ export async function authenticateClient(db: Db, clientId: string, clientSecret:
  * The scopes an installation may be granted: what the app requested, less the admin-gated
  * pricing scopes unless an operator approved this public app (spec, D9).
  */
-export function grantableScopes(app: Pick<AuthenticatedClient, 'requestedScopes' | 'distribution' | 'pricingApproved'>): Scope[] {
+export function grantableScopes(
+  app: Pick<AuthenticatedClient, 'requestedScopes' | 'distribution' | 'pricingApproved'>,
+): Scope[] {
   const pricingAllowed = app.distribution === 'public' && app.pricingApproved;
   return app.requestedScopes.filter((s) => pricingAllowed || !isAdminGatedScope(s));
 }
@@ -155,7 +174,11 @@ export async function approvePricing(db: Db, clientId: string): Promise<void> {
   const app = await db.selectFrom('apps').select('distribution').where('clientId', '=', clientId).executeTakeFirst();
   if (!app) throw new AppError(`no app with client id ${clientId}`);
   if (app.distribution !== 'public') throw new AppError('private apps can never be granted pricing scopes');
-  await db.updateTable('apps').set({ pricingApproved: true, updatedAt: new Date() }).where('clientId', '=', clientId).execute();
+  await db
+    .updateTable('apps')
+    .set({ pricingApproved: true, updatedAt: new Date() })
+    .where('clientId', '=', clientId)
+    .execute();
 }
 
 /** The webhook secret, decrypted for signing deliveries (D32). */
