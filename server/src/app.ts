@@ -9,7 +9,7 @@ import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
 import { accessLog } from './http/access-log';
 import { type AuthServices, authenticate } from './http/auth';
-import { bodyParsers } from './http/body';
+import { bodyParsers, refuseNulInUrl } from './http/body';
 import { publicCors } from './http/cors';
 import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
@@ -87,6 +87,7 @@ export function createApp(deps: AppDeps): Express {
     if (OAUTH_PATHS.has(req.path)) res.setHeader('cache-control', 'no-store').setHeader('pragma', 'no-cache');
     next();
   });
+  app.use(refuseNulInUrl);
   app.use(bodyParsers(OAUTH_PATHS));
 
   const implementation: Record<string, Record<string, unknown>> = {};

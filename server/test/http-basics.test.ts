@@ -75,6 +75,17 @@ describe('HTTP basics', () => {
     await expectD2(res, 415, 'Unsupported Media Type');
   });
 
+  it('refuses NUL characters in bodies and URLs with 400 (PostgreSQL text cannot hold them)', async () => {
+    const body = await expectD2(
+      await server.request('/v1/auth/login', { method: 'POST', json: { email: 'a\u0000@b.c', password: 'x' } }),
+      400,
+      'Bad Request',
+    );
+    expect(body.message).toMatch(/NUL/);
+    await expectD2(await server.request('/v1/apps/%00'), 400, 'Bad Request');
+    await expectD2(await server.request('/v1/quote/insurance?store_url=a%00b'), 400, 'Bad Request');
+  });
+
   it('answers a body over 1 MiB 413 (D3)', async () => {
     const res = await server.request('/v1/auth/login', {
       method: 'POST',

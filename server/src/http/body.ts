@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { HttpError } from './errors';
+import { HttpError, NUL_MESSAGE } from './errors';
 
 /** D3: JSON bodies up to 1 MiB. */
 export const BODY_LIMIT = '1mb';
@@ -11,7 +11,7 @@ const FORM = 'application/x-www-form-urlencoded';
  * and revoke endpoints, D11). A body of any other type answers 415.
  */
 export function bodyParsers(formPaths: ReadonlySet<string>): RequestHandler[] {
-  const json = express.json({ limit: BODY_LIMIT, strict: true, type: isJson });
+  const json = express.json({ limit: BODY_LIMIT, strict: true, type: isJson, reviver: refuseNul });
   const form = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 100 });
   const contentType: RequestHandler = (req, _res, next) => {
     if (!hasBody(req.headers)) return next();
@@ -29,6 +29,17 @@ export function bodyParsers(formPaths: ReadonlySet<string>): RequestHandler[] {
   };
   return [contentType, json, (req, res, next) => (formPaths.has(req.path) ? form(req, res, next) : next())];
 }
+
+/** PostgreSQL text cannot hold U+0000: refuse it at the door instead of failing at the database. */
+function refuseNul(_key: string, value: unknown): unknown {
+  if (typeof value === 'string' && value.includes('\u0000')) throw new Error(NUL_MESSAGE);
+  return value;
+}
+
+/** The same for the URL: a `%00` anywhere in the path or query is refused (400). */
+export const refuseNulInUrl: RequestHandler = (req, _res, next) => {
+  next(/%00/i.test(req.url) ? new HttpError(400, 'the URL may not contain NUL (%00) characters') : undefined);
+};
 
 function isJson(req: { headers: Record<string, string | string[] | undefined> }): boolean {
   const type = String(req.headers['content-type'] ?? '')

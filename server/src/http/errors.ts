@@ -23,6 +23,9 @@ export class HttpError extends Error {
   }
 }
 
+/** PostgreSQL text cannot hold U+0000; the body parser refuses it with this message. */
+export const NUL_MESSAGE = 'strings may not contain NUL (U+0000) characters';
+
 export const badRequest = (message: string, issues?: Issue[]) => new HttpError(400, message, { issues });
 export const notFound = (message = 'not found') => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
@@ -83,7 +86,7 @@ function mapError(err: unknown): HttpError | null {
   const e = err as { type?: string; status?: number };
   switch (e.type) {
     case 'entity.parse.failed':
-      return badRequest('malformed JSON body');
+      return badRequest((err as Error).message === NUL_MESSAGE ? NUL_MESSAGE : 'malformed JSON body');
     case 'entity.too.large':
       return new HttpError(413, 'request body exceeds 1 MiB');
     case 'encoding.unsupported':
