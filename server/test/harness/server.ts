@@ -57,11 +57,11 @@ export async function cloneDatabase(): Promise<{ url: string; db: Db; drop(): Pr
 /** The real Express app over HTTP on a loopback port, with response validation on. */
 export async function startTestServer(
   overrides: Partial<Config> = {},
-  deps: Pick<AppDeps, 'rateLimits'> = {},
+  deps: Pick<AppDeps, 'rateLimits'> & { logger?: AppDeps['logger'] } = {},
 ): Promise<TestServer> {
   const database = await cloneDatabase();
   const config = testConfig(overrides);
-  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const logger = deps.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   // Listen first, so the app's issuer (PUBLIC_BASE_URL) is the address tests call.
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
