@@ -1,6 +1,7 @@
-import { type Contract, contract } from '@protection-service/contract';
-import { type ApiFetcher, type InitClientReturn, initClient } from '@ts-rest/core';
+import { type Contract, contract, isRouteMeta } from '@protection-service/contract';
+import { type ApiFetcher, type AppRoute, type InitClientReturn, initClient } from '@ts-rest/core';
 import { version } from '../package.json';
+import type { AuthProvider } from './auth';
 import { ProtectionApiError } from './errors';
 
 /** Sent as `user-agent` outside browsers. */
@@ -28,6 +29,12 @@ export interface ClientOptions {
   baseUrl: string;
   /** An access token (`svc_at_…`) sent as `Authorization: Bearer`. */
   accessToken?: string;
+  /**
+   * Obtains and refreshes access tokens itself: {@link clientCredentials} or
+   * {@link authorizationCode}. Used for the routes that take an app access token; instead of
+   * `accessToken`, not with it.
+   */
+  auth?: AuthProvider;
   /** Headers sent with every request; they override the SDK's own (`user-agent`, `authorization`). */
   headers?: Record<string, string>;
   /** A fetch implementation; the global one by default. */
@@ -65,17 +72,22 @@ export type Client = InitClientReturn<Contract, ClientArgs>;
  * if (res.status === 200) console.log(res.body.rules);
  */
 export function createClient(options: ClientOptions): Client {
+  if (options.auth && options.accessToken) throw new TypeError('createClient: pass accessToken or auth, not both');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const timeout = Number.isFinite(timeoutMs) && timeoutMs > 0;
   const base: Fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
   const send = (options.middleware ?? []).reduceRight<Fetch>((next, middleware) => middleware(next), base);
+  // The auth layer sits outside the caller's middleware, so that sees every attempt with its
+  // token. Its token requests go through a client like this one, without the auth layer.
+  const sendWithToken = options.auth ? options.auth.attach(createClient({ ...options, auth: undefined }))(send) : send;
 
   const api: ApiFetcher = async ({ route, path, method, headers, body, fetchOptions }) => {
     const signals = [fetchOptions?.signal, timeout ? AbortSignal.timeout(timeoutMs) : undefined].filter(
       (s): s is AbortSignal => s != null,
     );
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-    const response = await send(path, { ...fetchOptions, method, headers, body, signal });
+    const fetcher = takesAccessToken(route) ? sendWithToken : send;
+    const response = await fetcher(path, { ...fetchOptions, method, headers, body, signal });
     const parsed = await readBody(response);
     if (response.status >= 400 && !(response.status in route.responses)) {
       throw new ProtectionApiError(response.status, parsed, response.headers);
@@ -109,6 +121,14 @@ async function readBody(response: Response): Promise<unknown> {
   } catch {
     return text;
   }
+}
+
+/**
+ * Only routes that take an app access token get one from `auth`: public reads stay anonymous,
+ * dashboard routes take a dashboard JWT and the token endpoint authenticates the client.
+ */
+function takesAccessToken(route: AppRoute): boolean {
+  return isRouteMeta(route.metadata) && route.metadata.auth === 'token';
 }
 
 function isBrowser(): boolean {

@@ -1,4 +1,4 @@
-import { STATUS_NAMES, type TError } from '@protection-service/contract';
+import { OAUTH_ERROR_CODES, type OAuthErrorCode, STATUS_NAMES, type TError } from '@protection-service/contract';
 
 /**
  * The D2 failure body: `{statusCode, message, error}`, plus `issues` on validation failures
@@ -8,7 +8,7 @@ export type ApiErrorBody = TError & { error_description?: string };
 
 /** A failure answered by the service, or by something in front of it. */
 export class ProtectionApiError extends Error {
-  override readonly name = 'ProtectionApiError';
+  override readonly name: string = 'ProtectionApiError';
   /** The HTTP status, for example 404. */
   readonly status: number;
   /** The D2 body. When the answer was not D2 JSON (a proxy page, say), one is made from the status. */
@@ -25,6 +25,31 @@ export class ProtectionApiError extends Error {
     this.requestId = headers.get('x-request-id') ?? undefined;
     this.headers = headers;
   }
+}
+
+/**
+ * The token endpoint refused a grant or the client (RFC 6749 §5.2): `code` says why. Thrown by
+ * {@link exchangeCode} and by API calls whose token could not be obtained or refreshed. An
+ * `invalid_grant` on a refresh means the refresh token is dead (revoked, reused or the app was
+ * uninstalled): the merchant has to install the app again.
+ */
+export class ProtectionAuthError extends ProtectionApiError {
+  override readonly name: string = 'ProtectionAuthError';
+  /** The RFC 6749 error code, for example `invalid_grant` or `invalid_client`. */
+  readonly code: OAuthErrorCode;
+  /** The server's `error_description`. */
+  readonly description: string;
+
+  constructor(status: number, body: ApiErrorBody & { error: OAuthErrorCode }, headers: Headers) {
+    super(status, body, headers);
+    this.code = body.error;
+    this.description = body.error_description ?? body.message;
+  }
+}
+
+/** An RFC 6749 error body (the token endpoint also answers a D2 429, which is not one). */
+export function isOAuthErrorBody(body: unknown): body is ApiErrorBody & { error: OAuthErrorCode } {
+  return isErrorBody(body) && (OAUTH_ERROR_CODES as readonly string[]).includes(body.error);
 }
 
 function isErrorBody(body: unknown): body is ApiErrorBody {

@@ -1,0 +1,279 @@
+import type { TTokenRequestInput, TTokenResponse } from '@protection-service/contract';
+import type { Client, ClientOptions, FetchMiddleware } from './client';
+import { createClient } from './client';
+import { isOAuthErrorBody, ProtectionApiError, ProtectionAuthError } from './errors';
+
+/**
+ * OAuth for the client: it obtains access tokens from `POST /v1/oauth/token`, caches them,
+ * renews them before they expire and once after a 401. The client authenticates to the
+ * token endpoint with HTTP Basic (RFC 6749 §2.3.1), so its secret never travels in a body.
+ */
+
+/** A token is renewed this long before it expires, so that none expires on the way. */
+export const EXPIRY_SKEW_MS = 60_000;
+
+/** An app's credentials (`svc_app_…`, `svc_secret_…`). */
+export interface ClientSecret {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** The tokens of an authorization-code grant, as {@link exchangeCode} and `onTokens` give them. */
+export interface Tokens {
+  accessToken: string;
+  /** The latest refresh token (`svc_rt_…`). Each refresh retires the one before (D12). */
+  refreshToken: string;
+  /** When `accessToken` expires, in milliseconds since the epoch (as `Date.now()`). */
+  expiresAt: number;
+  /** The granted scopes, later style (`order:read`). */
+  scopes: string[];
+}
+
+/** What {@link authorizationCode} starts from: a refresh token at least, as stored by the caller. */
+export type StoredTokens = Pick<Tokens, 'refreshToken'> & Partial<Omit<Tokens, 'refreshToken'>>;
+
+/** Supplies access tokens to a client: `createClient({ baseUrl, auth })`. */
+export interface AuthProvider {
+  /**
+   * createClient calls this with a client for the token endpoint (same base URL, fetch and
+   * middleware) and wraps the calls of routes that take an access token in the answer.
+   */
+  attach(tokenClient: Client): FetchMiddleware;
+}
+
+export interface ClientCredentialsOptions extends ClientSecret {
+  /** The store the app is installed on; the installation decides the scopes. */
+  storeId: string;
+  /** Ask for fewer scopes than the installation grants (a subset, else `invalid_scope`). */
+  scopes?: readonly string[];
+}
+
+/**
+ * Tokens for an app acting on one store it is installed on (client credentials grant). They
+ * carry no refresh token (RFC 6749 §4.4.3): a new token is simply requested.
+ *
+ * @example
+ * const client = createClient({
+ *   baseUrl: 'https://api.example.com',
+ *   auth: clientCredentials({ clientId, clientSecret, storeId: 'st_…' }),
+ * });
+ */
+export function clientCredentials(options: ClientCredentialsOptions): AuthProvider {
+  const { storeId, scopes } = options;
+  const source = new TokenSource({}, async (client) => {
+    const body: TTokenRequestInput = { grant_type: 'client_credentials', store_id: storeId };
+    if (scopes) body.scopes = [...scopes];
+    const res = await requestToken(client, options, body);
+    return { accessToken: res.access_token, expiresAt: expiresAt(res) };
+  });
+  return { attach: (tokenClient) => bearer(source, tokenClient) };
+}
+
+export interface AuthorizationCodeOptions extends ClientSecret {
+  /** The tokens from {@link exchangeCode}, or as last given to `onTokens`. */
+  tokens: StoredTokens;
+  /**
+   * Called with the new tokens after every refresh, before they are used. Persist them: the
+   * refresh token given before no longer works, and presenting it again revokes the whole
+   * grant (D12). If it throws, the call that caused the refresh rejects with that error;
+   * the new tokens are still used from then on.
+   */
+  onTokens: (tokens: Tokens) => void | Promise<void>;
+}
+
+/**
+ * Tokens of a merchant's install (authorization code grant), refreshed with the refresh token,
+ * always the latest one. When a refresh answers `invalid_grant` the grant is over (revoked,
+ * or the app uninstalled): that {@link ProtectionAuthError} is thrown, and thrown again by
+ * every later call without asking the server.
+ *
+ * @example
+ * const client = createClient({
+ *   baseUrl: 'https://api.example.com',
+ *   auth: authorizationCode({ clientId, clientSecret, tokens: await db.loadTokens(storeId),
+ *     onTokens: (tokens) => db.saveTokens(storeId, tokens) }),
+ * });
+ */
+export function authorizationCode(options: AuthorizationCodeOptions): AuthProvider {
+  let dead: ProtectionAuthError | undefined;
+  const refresh = async (client: Client, held: Held): Promise<Tokens> => {
+    if (dead) throw dead;
+    // Always set: the provider starts from a refresh token, and every refresh keeps one.
+    const refreshToken = held.refreshToken!;
+    let res: TTokenResponse;
+    try {
+      res = await requestToken(client, options, { grant_type: 'refresh_token', refresh_token: refreshToken });
+    } catch (e) {
+      if (e instanceof ProtectionAuthError && e.code === 'invalid_grant') dead = e;
+      throw e;
+    }
+    // The server rotates (D12); should one not, the old refresh token stays valid.
+    return toTokens(res, res.refresh_token ?? refreshToken);
+  };
+  const source = new TokenSource(options.tokens, refresh, options.onTokens);
+  return { attach: (tokenClient) => bearer(source, tokenClient) };
+}
+
+export interface ExchangeCodeOptions extends ClientSecret, Omit<ClientOptions, 'accessToken' | 'auth'> {
+  /** The `code` query parameter of the redirect after the merchant approved the install. */
+  code: string;
+  /** The redirect URI the install used, exactly. */
+  redirectUri: string;
+  /** The PKCE verifier, when the install sent a code challenge ({@link createPkcePair}). */
+  codeVerifier?: string;
+}
+
+/**
+ * Exchanges an authorization code for tokens. Store them and start {@link authorizationCode}
+ * from them. A code works once.
+ *
+ * @example
+ * const tokens = await exchangeCode({ baseUrl, clientId, clientSecret, code, redirectUri, codeVerifier });
+ */
+export async function exchangeCode(options: ExchangeCodeOptions): Promise<Tokens> {
+  const { clientId, clientSecret, code, redirectUri, codeVerifier, ...clientOptions } = options;
+  const body: TTokenRequestInput = { grant_type: 'authorization_code', code, redirect_uri: redirectUri };
+  if (codeVerifier !== undefined) body.code_verifier = codeVerifier;
+  const res = await requestToken(createClient(clientOptions), { clientId, clientSecret }, body);
+  if (res.refresh_token === undefined) throw new Error('the token endpoint answered no refresh token');
+  return toTokens(res, res.refresh_token);
+}
+
+export interface PkcePair {
+  /** Keep it for {@link exchangeCode}. */
+  verifier: string;
+  /** Send it at authorization as `codeChallenge`, with `codeChallengeMethod: 'S256'`. */
+  challenge: string;
+  method: 'S256';
+}
+
+/**
+ * A PKCE verifier and its S256 challenge (RFC 7636), with WebCrypto, so in browsers too. The
+ * verifier is 32 random bytes in base64url: 43 characters, all of them unreserved.
+ */
+export async function createPkcePair(): Promise<PkcePair> {
+  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier));
+  return { verifier, challenge: base64url(new Uint8Array(digest)), method: 'S256' };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** What a provider knows; any part may be missing until the first token arrives. */
+interface Held {
+  accessToken?: string;
+  /** Unknown for a stored access token without an expiry: it is used until a 401. */
+  expiresAt?: number;
+  refreshToken?: string;
+}
+
+/** What a token request gives: an access token at least. */
+type Issued = Held & { accessToken: string };
+
+/**
+ * One access token at a time: cached until shortly before it expires, fetched lazily, and
+ * fetched once for all the calls that need one at the same moment.
+ */
+class TokenSource<T extends Issued> {
+  #held: Held;
+  #pending: Promise<string> | undefined;
+  readonly #issue: (client: Client, held: Held) => Promise<T>;
+  readonly #onIssued: ((issued: T) => void | Promise<void>) | undefined;
+
+  constructor(
+    held: Held,
+    issue: (client: Client, held: Held) => Promise<T>,
+    onIssued?: (issued: T) => void | Promise<void>,
+  ) {
+    this.#held = { ...held };
+    this.#issue = issue;
+    this.#onIssued = onIssued;
+  }
+
+  async get(client: Client): Promise<string> {
+    const { accessToken, expiresAt } = this.#held;
+    if (accessToken !== undefined && (expiresAt === undefined || Date.now() < expiresAt - EXPIRY_SKEW_MS)) {
+      return accessToken;
+    }
+    this.#pending ??= this.#renew(client).finally(() => {
+      this.#pending = undefined;
+    });
+    return this.#pending;
+  }
+
+  /** After a 401 for `refused`: a new token, unless a concurrent call has already replaced it. */
+  replace(client: Client, refused: string): Promise<string> {
+    if (this.#held.accessToken === refused) this.#held = { ...this.#held, accessToken: undefined };
+    return this.get(client);
+  }
+
+  async #renew(client: Client): Promise<string> {
+    const issued = await this.#issue(client, this.#held);
+    // Kept before anything else runs: the next refresh must present this refresh token (D12).
+    this.#held = issued;
+    await this.#onIssued?.(issued);
+    return issued.accessToken;
+  }
+}
+
+/**
+ * Sends `Authorization: Bearer`; after a 401 gets a new token and sends the request once
+ * more. A second 401 is the answer: the caller sees it, and nothing loops.
+ */
+function bearer<T extends Issued>(source: TokenSource<T>, client: Client): FetchMiddleware {
+  return (next) => async (url, init) => {
+    const token = await source.get(client);
+    const res = await next(url, withBearer(init, token));
+    if (res.status !== 401 || !canResend(init.body)) return res;
+    // Free the connection: this answer is replaced by the retry's.
+    await res.body?.cancel().catch(() => {});
+    return next(url, withBearer(init, await source.replace(client, token)));
+  };
+}
+
+function withBearer(init: RequestInit, token: string): RequestInit {
+  // A plain object, as the client passes headers to the middleware below.
+  const headers = Object.fromEntries(new Headers(init.headers));
+  return { ...init, headers: { ...headers, authorization: `Bearer ${token}` } };
+}
+
+/**
+ * The client sends JSON bodies as strings, which can be sent again; a stream is consumed by
+ * the first attempt, so a request with one is not retried.
+ */
+function canResend(body: RequestInit['body']): boolean {
+  return !(typeof ReadableStream !== 'undefined' && body instanceof ReadableStream);
+}
+
+/** `POST /v1/oauth/token` through the typed client; a refusal throws ProtectionAuthError. */
+async function requestToken(client: Client, secret: ClientSecret, body: TTokenRequestInput): Promise<TTokenResponse> {
+  const res = await client.oauth.token({ body, extraHeaders: { authorization: basicAuth(secret) } });
+  if (res.status === 200) return res.body;
+  if (isOAuthErrorBody(res.body)) throw new ProtectionAuthError(res.status, res.body, res.headers);
+  throw new ProtectionApiError(res.status, res.body, res.headers); // 429: retry later
+}
+
+/** RFC 6749 §2.3.1: id and secret are form-urlencoded, then joined and base64-encoded. */
+function basicAuth({ clientId, clientSecret }: ClientSecret): string {
+  const form = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+  return `Basic ${btoa(`${form(clientId)}:${form(clientSecret)}`)}`;
+}
+
+function expiresAt(res: TTokenResponse): number {
+  return Date.now() + res.expires_in * 1000;
+}
+
+function toTokens(res: TTokenResponse, refreshToken: string): Tokens {
+  return {
+    accessToken: res.access_token,
+    refreshToken,
+    expiresAt: expiresAt(res),
+    scopes: res.scope ? res.scope.split(' ') : [],
+  };
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
