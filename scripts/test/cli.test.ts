@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerApp } from '../../server/src/domain/apps';
+import { runScript } from '../../server/test/harness/processes';
 import { cloneDatabase } from '../../server/test/harness/server';
 
 /** `pnpm cli` against a real database (DATABASE_URL of a cloned test database). */
-const ROOT = path.resolve(import.meta.dirname, '../..');
 
 describe('pnpm cli', () => {
   let database: Awaited<ReturnType<typeof cloneDatabase>>;
@@ -17,21 +15,7 @@ describe('pnpm cli', () => {
   });
 
   const cli = (...args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: database.url },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => {
-        stdout += d;
-      });
-      child.stderr.on('data', (d) => {
-        stderr += d;
-      });
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    runScript(['scripts/cli.ts', ...args], { ...process.env, DATABASE_URL: database.url });
 
   let storeId: string;
 

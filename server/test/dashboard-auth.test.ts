@@ -35,18 +35,6 @@ describe('dashboard login and refresh (D8)', () => {
   const dashboardCall = (accessToken: string) =>
     server.request(`/v1/stores/${owner.store.id}/installations`, { headers: bearer(accessToken) });
 
-  /** Polls until the route answers `status` (revocations reach every process within ~1 s, D13). */
-  async function eventually(call: () => Promise<Response>, status: number, withinMs = 1_500): Promise<number> {
-    const deadline = Date.now() + withinMs;
-    let last = 0;
-    while (Date.now() < deadline) {
-      last = (await call()).status;
-      if (last === status) return last;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return last;
-  }
-
   it('logs in with e-mail and password and answers tokens and the user', async () => {
     const res = await login(owner.user.email.toUpperCase(), owner.password);
     expect(res.status).toBe(200);
@@ -164,7 +152,9 @@ describe('dashboard login and refresh (D8)', () => {
     // The latest refresh token of the family is dead too...
     expect((await refresh(second.refresh_token)).status).toBe(401);
     // ...and every access token of the family stops working within about a second (D13).
-    expect(await eventually(() => dashboardCall(second.access_token), 401)).toBe(401);
+    await expect
+      .poll(async () => (await dashboardCall(second.access_token)).status, { timeout: 1500, interval: 100 })
+      .toBe(401);
     expect((await dashboardCall(first.access_token)).status).toBe(401);
     const grant = await server.db
       .selectFrom('refreshTokens as r')

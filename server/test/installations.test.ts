@@ -30,17 +30,6 @@ describe('installations (D14)', () => {
   /** A token route: a good token gets past the gate, a revoked one answers 401. */
   const tokenCall = (accessToken: string) => server.request('/v2/settings', { headers: bearer(accessToken) });
 
-  async function eventually(call: () => Promise<Response>, status: number, withinMs = 1_500): Promise<number> {
-    const deadline = Date.now() + withinMs;
-    let last = 0;
-    while (Date.now() < deadline) {
-      last = (await call()).status;
-      if (last === status) return last;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return last;
-  }
-
   it('lists the store installations for a member', async () => {
     const app = await createApp(server, owner.user.id, { name: 'Listed App' });
     const installed = await installWithToken(server, app.clientId, owner.store.id, ['order:read', 'store:read']);
@@ -99,7 +88,9 @@ describe('installations (D14)', () => {
     expect(await res.json()).toEqual({ data: { ok: true } });
 
     // D13: the access token answers 401 within about a second.
-    expect(await eventually(() => tokenCall(installed.accessToken), 401)).toBe(401);
+    await expect
+      .poll(async () => (await tokenCall(installed.accessToken)).status, { timeout: 1500, interval: 100 })
+      .toBe(401);
 
     const row = await server.db
       .selectFrom('installations')

@@ -2,44 +2,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, NODE_ARGS, ROOT, runScript } from './harness/processes';
 
 /**
  * README's first command, end to end: `pnpm start` on an embedded PostgreSQL in a fresh
  * DATA_DIR, `pnpm cli seed` joining that database from a second process, the public read of
  * the seeded store, a graceful SIGTERM, and data surviving a restart.
  */
-const ROOT = path.resolve(import.meta.dirname, '../..');
-/** As `pnpm start` and `pnpm cli` run them: one node process with the tsx loader. */
-const NODE_ARGS = ['--import', 'tsx'];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -110,7 +82,7 @@ describe('pnpm start on embedded PostgreSQL, with pnpm cli beside it', () => {
   let seeded: { store: { id: string; domain: string }; user: { email: string; password: string } };
 
   it('pnpm cli seed joins the running embedded database', async () => {
-    const result = await run(['scripts/cli.ts', 'seed', '--json'], env);
+    const result = await runScript(['scripts/cli.ts', 'seed', '--json'], env);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     seeded = JSON.parse(result.stdout);
@@ -156,7 +128,7 @@ describe('pnpm start on embedded PostgreSQL, with pnpm cli beside it', () => {
     await start();
     const res = await fetch(`${url}/v1/quote/insurance?storeId=${seeded.store.id}`);
     expect(res.status).toBe(200);
-    const again = await run(['scripts/cli.ts', 'seed', '--json'], env);
+    const again = await runScript(['scripts/cli.ts', 'seed', '--json'], env);
     expect(JSON.parse(again.stdout).store.id).toBe(seeded.store.id);
   }, 90_000);
 });

@@ -1,7 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerApp } from '../src/domain/apps';
 import { recordRevocation } from '../src/domain/auth/revocations';
@@ -9,23 +7,13 @@ import { issueAccessToken, tokenKeys } from '../src/domain/auth/tokens';
 import { newId } from '../src/domain/ids';
 import { createStore } from '../src/domain/stores';
 import { createUser } from '../src/domain/users';
+import { freePort, NODE_ARGS, ROOT } from './harness/processes';
 import { cloneDatabase } from './harness/server';
 
 /**
  * Two server processes on one database behave as one (D4, D13): a revocation recorded once
  * is refused by both within a second, and a per-IP limit counts the hits of both.
  */
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 describe('two server processes on one database', () => {
   let database: Awaited<ReturnType<typeof cloneDatabase>>;
   const processes: ChildProcess[] = [];
@@ -39,7 +27,7 @@ describe('two server processes on one database', () => {
     database = await cloneDatabase();
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+      const child = spawn(process.execPath, [...NODE_ARGS, 'server/src/main.ts'], {
         cwd: ROOT,
         env: {
           ...process.env,
