@@ -5,7 +5,7 @@ import { STATUS_NAMES, ZError, ZOAuthError } from './errors';
 import { contract } from './index';
 import { isRouteMeta, type RouteMeta } from './meta';
 import { ZClaim } from './schemas/claims';
-import { familyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, type ScopeRule } from './scopes';
+import { acceptedFamilyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, type ScopeRule } from './scopes';
 
 export const API_VERSION = '1.0.0';
 
@@ -43,7 +43,7 @@ function scopesOf(rule: ScopeRule): Scope[] {
     case 'conditional':
       return [rule.base];
     case 'perType':
-      return familyScopes(rule.family, rule.action);
+      return acceptedFamilyScopes(rule.family, rule.action);
   }
 }
 

@@ -161,6 +161,26 @@ export function familyScopes(family: 'pricing' | 'widget', action: Action): Scop
 }
 
 /**
+ * The scopes that satisfy an action on one type: a read also accepts the type's update scope
+ * (D16 group rule: "a read route accepts the read or any write/manage scope of its group").
+ */
+export function acceptedPricingScopes(type: PricingType, action: Action): Scope[] {
+  return action === 'read'
+    ? [pricingScope(type, 'read'), pricingScope(type, 'update')]
+    : [pricingScope(type, 'update')];
+}
+export function acceptedWidgetScopes(type: WidgetType, action: Action): Scope[] {
+  return action === 'read' ? [widgetScope(type, 'read'), widgetScope(type, 'update')] : [widgetScope(type, 'update')];
+}
+
+/** Every scope that satisfies a family's action for at least one type. */
+export function acceptedFamilyScopes(family: 'pricing' | 'widget', action: Action): Scope[] {
+  return family === 'pricing'
+    ? PRICING_TYPES.flatMap((t) => acceptedPricingScopes(t, action))
+    : WIDGET_TYPES.flatMap((t) => acceptedWidgetScopes(t, action));
+}
+
+/**
  * Renders a rule in the notation of `routes.tsv`, so the contract test can compare the two
  * and the OpenAPI descriptions say the same thing.
  */

@@ -67,7 +67,11 @@ function scopesOfCell(cell: string): string[] {
     .replace(/\([^)]*\)/g, '')
     .split(/[|+\s]+/)
     .filter((s) => s && s !== '-');
-  return names.flatMap((name) => {
+  // D16 group rule: a per-type read is also satisfied by that type's update scope.
+  const accepted = names.flatMap((name) =>
+    name.includes('<type>') && name.endsWith(':read') ? [name, name.replace(/:read$/, ':update')] : [name],
+  );
+  return accepted.flatMap((name) => {
     const pattern = new RegExp(`^${name.replace('<type>', '[a-z-]+')}$`);
     return SCOPES.filter((s) => pattern.test(s));
   });

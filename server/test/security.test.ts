@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { contract, familyScopes, isRouteMeta, type RouteMeta, SCOPES, type Scope } from '@protection-service/contract';
+import {
+  acceptedFamilyScopes,
+  contract,
+  familyScopes,
+  isRouteMeta,
+  type RouteMeta,
+  SCOPES,
+  type Scope,
+} from '@protection-service/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../src/domain/auth/jwt';
@@ -41,8 +49,11 @@ function scopesFor(meta: RouteMeta): { enough: Scope[]; forbidden: Scope[] } {
     case 'conditional':
       return { enough: [rule.base], forbidden: [rule.base] };
     case 'perType': {
-      const family = familyScopes(rule.family, rule.action);
-      return { enough: [...(rule.requires ? [rule.requires] : []), ...family], forbidden: family };
+      const family = acceptedFamilyScopes(rule.family, rule.action);
+      return {
+        enough: [...(rule.requires ? [rule.requires] : []), ...familyScopes(rule.family, rule.action)],
+        forbidden: family,
+      };
     }
     case 'none':
       return { enough: [], forbidden: [] };

@@ -1,22 +1,12 @@
-import type { TInsuranceQuote, TPriceTerms } from '@protection-service/contract';
+import type { TInsuranceQuote } from '@protection-service/contract';
 import type { Db } from '../db/database';
-import type { PriceRuleRow } from '../db/schema';
+import { byMin, renderTerms } from './pricing';
 import { priceSubtotal } from './quote';
 import { findStore } from './stores';
 
 export interface StoreLocator {
   store_url?: string;
   storeId?: string;
-}
-
-/** D29 rule shape: absent term parts are null, `operator` always present (AND by default). */
-export function renderTerms(terms: PriceRuleRow['terms']): TPriceTerms {
-  return {
-    paidBy: terms.paidBy ?? null,
-    operator: terms.operator ?? 'AND',
-    customer: terms.customer ?? null,
-    brand: terms.brand ?? null,
-  };
 }
 
 /**
@@ -35,7 +25,7 @@ export async function readInsurance(db: Db, locator: StoreLocator, subtotal?: nu
     .where('storeId', '=', store.id)
     .where('type', '=', 'SHIPPING')
     .executeTakeFirstOrThrow();
-  const rules = [...ruleSet.rules].sort((a, b) => a.min - b.min);
+  const rules = [...ruleSet.rules].sort(byMin);
   const answer: TInsuranceQuote = {
     id: ruleSet.id,
     automaticallyAddToCart: ruleSet.automaticallyAddToCart,

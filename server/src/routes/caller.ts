@@ -1,3 +1,12 @@
+import {
+  type Action,
+  acceptedPricingScopes,
+  acceptedWidgetScopes,
+  PRICING_TYPES,
+  type PricingType,
+  WIDGET_TYPES,
+  type WidgetType,
+} from '@protection-service/contract';
 import type { Request } from 'express';
 import type { AccessTokenClaims, DashboardTokenClaims } from '../domain/auth/tokens';
 import { HttpError } from '../http/errors';
@@ -10,6 +19,20 @@ export function tokenOf(req: Request): AccessTokenClaims & { has(scope: string):
   const caller = req.caller;
   if (caller?.kind !== 'token') throw new HttpError(401, 'missing bearer token');
   return { ...caller.claims, has: (scope: string) => caller.scopes.has(scope as never) };
+}
+
+/**
+ * The resource types whose scope the token holds for an action (spec: lists are silently
+ * filtered to these; a single resource of another type answers 404, existence hidden).
+ */
+export function pricingTypesOf(req: Request, action: Action): PricingType[] {
+  const token = tokenOf(req);
+  return PRICING_TYPES.filter((t) => acceptedPricingScopes(t, action).some((s) => token.has(s)));
+}
+
+export function widgetTypesOf(req: Request, action: Action): WidgetType[] {
+  const token = tokenOf(req);
+  return WIDGET_TYPES.filter((t) => acceptedWidgetScopes(t, action).some((s) => token.has(s)));
 }
 
 export function storeOf(req: Request): string {

@@ -9,10 +9,12 @@ import type { PublicReadCache } from '../http/public-cache';
 import { appHandlers } from './apps';
 import { authHandlers } from './auth';
 import { oauthHandlers } from './oauth';
+import { pricingHandlers } from './pricing';
 import { publicHandlers } from './public';
 import { sessionHandlers } from './session';
 import { settingsHandlers } from './settings';
 import { storeHandlers } from './stores';
+import { widgetHandlers } from './widgets';
 
 /** Handlers of one contract group; a missing handler answers 501 until it is written. */
 export type GroupHandlers<G extends AppRouter> = {
@@ -33,6 +35,8 @@ function handlers(deps: RouteContext): Handlers {
     apps: appHandlers(deps),
     stores: storeHandlers(deps),
     settings: settingsHandlers(deps),
+    pricing: pricingHandlers(deps),
+    widgets: widgetHandlers(deps),
     public: publicHandlers(deps),
   };
 }

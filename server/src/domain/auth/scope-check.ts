@@ -1,4 +1,4 @@
-import { familyScopes, hasStoreCreditFields, type Scope, type ScopeRule } from '@protection-service/contract';
+import { acceptedFamilyScopes, hasStoreCreditFields, type Scope, type ScopeRule } from '@protection-service/contract';
 
 export type ScopeVerdict = { ok: true } | { ok: false; required: Scope[] };
 
@@ -22,7 +22,7 @@ export function checkScopes(rule: ScopeRule, held: ReadonlySet<Scope>, body: unk
     }
     case 'perType': {
       if (rule.requires && !held.has(rule.requires)) return { ok: false, required: [rule.requires] };
-      const family = familyScopes(rule.family, rule.action);
+      const family = acceptedFamilyScopes(rule.family, rule.action);
       return family.some((s) => held.has(s)) ? { ok: true } : { ok: false, required: family };
     }
   }

@@ -1,0 +1,88 @@
+import type { TWidgetConfig, TWidgetConfigUpdateBody, WidgetType } from '@protection-service/contract';
+import type { Db } from '../db/database';
+
+const WIDGET_COLUMNS = [
+  'id',
+  'type',
+  'status',
+  'variant',
+  'name',
+  'config',
+  'updatedByApplicationId',
+  'updatedAt',
+] as const;
+
+type WidgetRow = {
+  id: string;
+  type: WidgetType;
+  status: string;
+  variant: string | null;
+  name: string;
+  config: Record<string, unknown>;
+  updatedByApplicationId: string | null;
+  updatedAt: Date;
+};
+
+/** A merchant widget config; `customizationValues` is the legacy read-only mirror of `config`. */
+function render(row: WidgetRow): TWidgetConfig {
+  return {
+    id: row.id,
+    type: row.type,
+    status: row.status as TWidgetConfig['status'],
+    variant: row.variant,
+    name: row.name,
+    config: row.config,
+    customizationValues: row.config,
+    updatedByApplicationId: row.updatedByApplicationId,
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The store's merchant widget configs of the given types (the ones the caller may read). */
+export async function listWidgetConfigs(
+  db: Db,
+  storeId: string,
+  types: readonly WidgetType[],
+): Promise<TWidgetConfig[]> {
+  if (types.length === 0) return [];
+  const rows = await db
+    .selectFrom('widgetConfigs')
+    .select(WIDGET_COLUMNS)
+    .where('storeId', '=', storeId)
+    .where('type', 'in', types)
+    .orderBy('type')
+    .execute();
+  return rows.map(render);
+}
+
+/**
+ * Updates one merchant widget config (spec PUT /v2/widget/config/:id); omitted fields keep
+ * their values. Undefined when it does not exist in this store or its type is not among
+ * `writableTypes` (answered 404 alike: existence hidden).
+ */
+export async function updateWidgetConfig(
+  db: Db,
+  storeId: string,
+  widgetConfigId: string,
+  writableTypes: readonly WidgetType[],
+  change: TWidgetConfigUpdateBody,
+  applicationId: string,
+): Promise<TWidgetConfig | undefined> {
+  if (writableTypes.length === 0) return undefined;
+  const row = await db
+    .updateTable('widgetConfigs')
+    .set({
+      ...(change.status !== undefined ? { status: change.status } : {}),
+      ...(change.variant !== undefined ? { variant: change.variant } : {}),
+      ...(change.name !== undefined ? { name: change.name } : {}),
+      ...(change.config !== undefined ? { config: JSON.stringify(change.config) } : {}),
+      updatedByApplicationId: applicationId,
+      updatedAt: new Date(),
+    })
+    .where('id', '=', widgetConfigId)
+    .where('storeId', '=', storeId)
+    .where('type', 'in', writableTypes)
+    .returning(WIDGET_COLUMNS)
+    .executeTakeFirst();
+  return row && render(row);
+}

@@ -1,0 +1,34 @@
+import type { Contract } from '@protection-service/contract';
+import { listRuleSets, UnknownRuleError, updateRuleSet } from '../domain/pricing';
+import { badRequest, notFound } from '../http/errors';
+import { pricingTypesOf, tokenOf } from './caller';
+import type { GroupHandlers, RouteContext } from './index';
+
+/** Merchant pricing rule sets (spec "Pricing rules"): per-type scopes, filtered and hidden. */
+export function pricingHandlers({ db }: RouteContext): GroupHandlers<Contract['pricing']> {
+  return {
+    async list({ req }) {
+      const data = await listRuleSets(db, tokenOf(req).storeId, pricingTypesOf(req, 'read'));
+      return { status: 200, body: { data } };
+    },
+    async update({ params, body, req }) {
+      const token = tokenOf(req);
+      try {
+        const updated = await updateRuleSet(
+          db,
+          token.storeId,
+          params.ruleSetId,
+          pricingTypesOf(req, 'update'),
+          body,
+          token.clientId,
+        );
+        if (!updated) throw notFound('rule set not found');
+        return { status: 200, body: { data: [updated] } };
+      } catch (err) {
+        if (err instanceof UnknownRuleError)
+          throw badRequest(err.message, [{ path: 'body.rules', message: err.message }]);
+        throw err;
+      }
+    },
+  };
+}

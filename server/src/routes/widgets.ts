@@ -1,0 +1,28 @@
+import type { Contract } from '@protection-service/contract';
+import { listWidgetConfigs, updateWidgetConfig } from '../domain/widgets';
+import { notFound } from '../http/errors';
+import { tokenOf, widgetTypesOf } from './caller';
+import type { GroupHandlers, RouteContext } from './index';
+
+/** Merchant widget configs (spec "Widget config"): per-type scopes, filtered and hidden. */
+export function widgetHandlers({ db }: RouteContext): GroupHandlers<Contract['widgets']> {
+  return {
+    async list({ req }) {
+      const data = await listWidgetConfigs(db, tokenOf(req).storeId, widgetTypesOf(req, 'read'));
+      return { status: 200, body: { data } };
+    },
+    async update({ params, body, req }) {
+      const token = tokenOf(req);
+      const updated = await updateWidgetConfig(
+        db,
+        token.storeId,
+        params.widgetConfigId,
+        widgetTypesOf(req, 'update'),
+        body,
+        token.clientId,
+      );
+      if (!updated) throw notFound('widget config not found');
+      return { status: 200, body: { data: updated } };
+    },
+  };
+}
