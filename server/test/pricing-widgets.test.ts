@@ -10,14 +10,14 @@ import { startTestServer, type TestServer } from './harness/server';
 describe('merchant pricing rules and widget configs', () => {
   let server: TestServer;
   let owner: Owner;
-  let other: Owner;
   let clientId: string;
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
     server = await startTestServer();
     owner = await createOwner(server.db, 'pricing');
-    other = await createOwner(server.db, 'pricing-other');
+    // A second store, whose rule sets and widget configs must stay out of reach.
+    await createOwner(server.db, 'pricing-other');
     clientId = (await createApp(server, owner.user.id, { requestedScopes: [...SCOPES] })).clientId;
     for (const r of await server.db.selectFrom('pricingRuleSets').select(['id', 'type', 'storeId']).execute()) {
       ids[`${r.storeId === owner.store.id ? 'own' : 'other'}:${r.type}`] = r.id;
