@@ -352,15 +352,20 @@ export type TClaimTransition = z.infer<typeof ZClaimTransition>;
 // Claim record (spec "Claim" table, D24)
 // ---------------------------------------------------------------------------------------
 
+/** Every claim record carries these (spec); `deletedAt` stays null until a soft delete. */
+const recordTimes = {
+  createdAt: ZTimestamp,
+  updatedAt: ZTimestamp,
+  deletedAt: ZTimestamp.nullable(),
+};
+
 export const ZClaimItem = z
   .object({
     id: ZId,
     claimId: ZId,
     itemId: z.string().nullable(),
     quantity: z.number().int().nonnegative(),
-    createdAt: ZTimestamp,
-    updatedAt: ZTimestamp,
-    deletedAt: ZTimestamp.nullable(),
+    ...recordTimes,
   })
   .strict();
 export type TClaimItem = z.infer<typeof ZClaimItem>;
@@ -390,9 +395,7 @@ export const ZClaimResolution = z
     includeShipping: z.boolean(),
     shippingAmount: ZAmount.nullable(),
     creditStore: z.boolean(),
-    createdAt: ZTimestamp,
-    updatedAt: ZTimestamp,
-    deletedAt: ZTimestamp.nullable(),
+    ...recordTimes,
   })
   .strict();
 export type TClaimResolution = z.infer<typeof ZClaimResolution>;
@@ -410,9 +413,7 @@ export const ZClaimStoreCredit = z
     creditCurrency: ZCurrency.nullable(),
     exchangeRate: z.number().finite().positive().nullable(),
     claimId: ZId,
-    createdAt: ZTimestamp,
-    updatedAt: ZTimestamp,
-    deletedAt: ZTimestamp.nullable(),
+    ...recordTimes,
   })
   .strict();
 export type TClaimStoreCredit = z.infer<typeof ZClaimStoreCredit>;
@@ -423,9 +424,7 @@ export const ZClaimDocument = z
     claimId: ZId,
     url: z.string(),
     documentType: ZDocumentType,
-    createdAt: ZTimestamp,
-    updatedAt: ZTimestamp,
-    deletedAt: ZTimestamp.nullable(),
+    ...recordTimes,
   })
   .strict();
 export type TClaimDocument = z.infer<typeof ZClaimDocument>;
@@ -474,9 +473,7 @@ export const ZClaim = z
     otaDescription: z.string().nullable(),
     externalSource: z.string().nullable().describe('Value seen: api'),
     policyId: ZId.nullable().describe("The order's active policy at filing, or null (D23)"),
-    createdAt: ZTimestamp,
-    updatedAt: ZTimestamp,
-    deletedAt: ZTimestamp.nullable(),
+    ...recordTimes,
     claimItems: z.array(ZClaimItem),
     claimMessages: z.array(ZClaimMessage),
     claimResolutions: z.array(ZClaimResolution),
@@ -499,9 +496,7 @@ export const ZClaimListResolution = z
     claimId: ZId,
     resolution: ZResolutionType,
     claimState: ZClaimState,
-    createdAt: ZTimestamp,
-    updatedAt: ZTimestamp,
-    deletedAt: ZTimestamp.nullable(),
+    ...recordTimes,
   })
   .strict();
 
@@ -530,9 +525,7 @@ export const ZClaimListNode = z
     otaDescription: z.string().nullable(),
     externalSource: z.string().nullable(),
     claimType: ZClaimType.nullable(),
-    createdAt: ZTimestamp,
-    updatedAt: ZTimestamp,
-    deletedAt: ZTimestamp.nullable(),
+    ...recordTimes,
     policyId: ZId.nullable(),
     claimResolutions: z.array(ZClaimListResolution),
     claimItems: z.array(ZClaimItem),
