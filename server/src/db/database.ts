@@ -13,11 +13,13 @@ export interface DbOptions {
   /** Pool size; Postgres is the only shared state, so keep it modest per process. */
   max?: number;
   applicationName?: string;
+  /** Sees every query the instance runs (tests count them). */
+  onQuery?: (sql: string) => void;
 }
 
 export function createDb(
   connectionString: string,
-  { max = 10, applicationName = 'protection-service' }: DbOptions = {},
+  { max = 10, applicationName = 'protection-service', onQuery }: DbOptions = {},
 ): Db {
   const pool = new pg.Pool({ connectionString, max, application_name: applicationName });
   // An idle client losing its connection must not take the process down.
@@ -25,5 +27,6 @@ export function createDb(
   return new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
+    ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
   });
 }

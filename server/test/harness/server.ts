@@ -34,14 +34,16 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 /** A fresh database cloned from the migrated template, for one test file. */
-export async function cloneDatabase(): Promise<{ url: string; db: Db; drop(): Promise<void> }> {
+export async function cloneDatabase(
+  onQuery?: (sql: string) => void,
+): Promise<{ url: string; db: Db; drop(): Promise<void> }> {
   const adminUrl = inject('postgresUrl');
   const name = `t_${randomBytes(6).toString('hex')}`;
   const admin = createDb(adminUrl, { max: 1 });
   await sql`create database ${sql.id(name)} template ${sql.id(TEMPLATE_DB)}`.execute(admin);
   await admin.destroy();
   const url = withDatabase(adminUrl, name);
-  const db = createDb(url, { max: 5 });
+  const db = createDb(url, { max: 5, onQuery });
   return {
     url,
     db,
@@ -57,9 +59,9 @@ export async function cloneDatabase(): Promise<{ url: string; db: Db; drop(): Pr
 /** The real Express app over HTTP on a loopback port, with response validation on. */
 export async function startTestServer(
   overrides: Partial<Config> = {},
-  deps: Pick<AppDeps, 'rateLimits'> & { logger?: AppDeps['logger'] } = {},
+  deps: Pick<AppDeps, 'rateLimits'> & { logger?: AppDeps['logger']; onQuery?: (sql: string) => void } = {},
 ): Promise<TestServer> {
-  const database = await cloneDatabase();
+  const database = await cloneDatabase(deps.onQuery);
   const config = testConfig(overrides);
   const logger = deps.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   // Listen first, so the app's issuer (PUBLIC_BASE_URL) is the address tests call.
