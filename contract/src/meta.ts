@@ -7,6 +7,7 @@ import type { ScopeRule } from './scopes';
  * - `dashboard`: a dashboard user's JWT from `POST /v1/auth/login` (D8).
  * - `token`: an app access token `svc_at_…` bound to one store (D7).
  */
+export const AUTH_KINDS: readonly AuthKind[] = ['public', 'client', 'dashboard', 'token'];
 export type AuthKind = 'public' | 'client' | 'dashboard' | 'token';
 
 /** Every route carries this as `metadata`; a route without it is unreachable (fail closed). */
@@ -25,7 +26,7 @@ export function isRouteMeta(value: unknown): value is RouteMeta {
   if (typeof value !== 'object' || value === null) return false;
   const m = value as Partial<RouteMeta>;
   return (
-    typeof m.auth === 'string' &&
+    AUTH_KINDS.includes(m.auth as AuthKind) &&
     typeof m.scopes === 'object' &&
     (m.body === 'data' || m.body === 'plain') &&
     typeof m.source === 'string'
