@@ -28,7 +28,6 @@ export const NUL_MESSAGE = 'strings may not contain NUL (U+0000) characters';
 
 export const badRequest = (message: string, issues?: Issue[]) => new HttpError(400, message, { issues });
 export const notFound = (message = 'not found') => new HttpError(404, message);
-export const conflict = (message: string) => new HttpError(409, message);
 
 /** D2 body for a status. */
 export function errorBody(status: ErrorStatus, message: string, issues?: Issue[]): TError {

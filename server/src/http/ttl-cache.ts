@@ -29,8 +29,4 @@ export class TtlCache<V> {
     }
     this.entries.set(key, { value, expires: now + this.ttlMs });
   }
-
-  clear(): void {
-    this.entries.clear();
-  }
 }
