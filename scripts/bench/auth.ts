@@ -14,16 +14,8 @@ import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens
 import { newId } from '../../server/src/domain/ids';
 import { createStore } from '../../server/src/domain/stores';
 import { createUser } from '../../server/src/domain/users';
-import {
-  benchDatabase,
-  compare,
-  freePort,
-  type Measured,
-  printTable,
-  startProcess,
-  stopProcess,
-  type Target,
-} from './lib';
+import { freePort } from '../../server/src/free-port';
+import { benchDatabase, compare, type Measured, printTable, startProcess, stopProcess, type Target } from './lib';
 
 export async function benchAuth(): Promise<Measured[]> {
   const database = await benchDatabase();

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { createStore } from '../../server/src/domain/stores';
-import { benchDatabase, compare, freePort, type Measured, printTable, startProcess, stopProcess } from './lib';
+import { freePort } from '../../server/src/free-port';
+import { benchDatabase, compare, type Measured, printTable, startProcess, stopProcess } from './lib';
 
 export async function benchPublicRead(): Promise<Measured[]> {
   const database = await benchDatabase();

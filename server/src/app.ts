@@ -57,7 +57,6 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   // Flat query strings only: `a[b]=1` stays a literal key, repeated keys become arrays (400).
   app.set('query parser', 'simple');
-  app.set('trust proxy', 'loopback');
 
   const auth: AuthServices = {
     keys: tokenKeys(deps.config.secretKey, deps.config.publicBaseUrl),

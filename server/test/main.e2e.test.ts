@@ -5,7 +5,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, NODE_ARGS, ROOT, runScript } from './harness/processes';
+import { freePort } from '../src/free-port';
+import { NODE_ARGS, ROOT, runScript } from './harness/processes';
 
 /**
  * README's first command, end to end: `pnpm start` on an embedded PostgreSQL in a fresh

@@ -7,7 +7,8 @@ import { issueAccessToken, tokenKeys } from '../src/domain/auth/tokens';
 import { newId } from '../src/domain/ids';
 import { createStore } from '../src/domain/stores';
 import { createUser } from '../src/domain/users';
-import { freePort, NODE_ARGS, ROOT } from './harness/processes';
+import { freePort } from '../src/free-port';
+import { NODE_ARGS, ROOT } from './harness/processes';
 import { cloneDatabase } from './harness/server';
 
 /**

@@ -39,9 +39,11 @@ const INIT_JS = `window.ui = SwaggerUIBundle({
  */
 export function docs(): Router {
   const router = Router();
-  const document = JSON.stringify(buildOpenApi());
+  // Built on first request, not at start-up: most processes (and every test server) never serve it.
+  let document: string | undefined;
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').setHeader('cache-control', 'public, max-age=300');
+    document ??= JSON.stringify(buildOpenApi());
     res.send(document);
   });
   const page = (_req: express.Request, res: express.Response) => {

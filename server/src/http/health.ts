@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
+import { errorBody } from './errors';
 
 /**
  * `GET /healthz`: the process answers. `GET /readyz`: it can also reach Postgres (503
@@ -13,14 +14,14 @@ export function health(db: Db, isShuttingDown: () => boolean = () => false): Rou
   });
   router.get('/readyz', async (_req, res) => {
     if (isShuttingDown()) {
-      res.status(503).json({ statusCode: 503, message: 'shutting down', error: 'Service Unavailable' });
+      res.status(503).json(errorBody(503, 'shutting down'));
       return;
     }
     try {
       await sql`select 1`.execute(db);
       res.json({ status: 'ok' });
     } catch {
-      res.status(503).json({ statusCode: 503, message: 'database unavailable', error: 'Service Unavailable' });
+      res.status(503).json(errorBody(503, 'database unavailable'));
     }
   });
   return router;

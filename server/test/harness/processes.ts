@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 
 /** The repository root: where `pnpm start` and `pnpm cli` run. */
@@ -7,15 +6,6 @@ export const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 /** As `pnpm start` and `pnpm cli` run: one node process with the tsx loader. */
 export const NODE_ARGS = ['--import', 'tsx'];
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs a TypeScript entry point of the repository to its end. */
 export function runScript(
