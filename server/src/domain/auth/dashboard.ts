@@ -5,7 +5,7 @@ import type { Db } from '../../db/database';
 import { newId } from '../ids';
 import { hashPassword } from '../users';
 import { digest, randomCredential } from './crypto';
-import { recordRevocation } from './revocations';
+import { revokeFamily } from './revocations';
 import {
   DASHBOARD_REFRESH_PREFIX,
   DASHBOARD_TOKEN_TTL_S,
@@ -94,28 +94,6 @@ export async function login(db: Db, keys: TokenKeys, email: string, password: st
 }
 
 /**
- * Revokes a whole dashboard token family (D12): the grant, its refresh tokens, and (through
- * the revocation feed, within about a second on every process) its access tokens.
- */
-export async function revokeDashboardFamily(trx: Db, grantId: string, reason: string): Promise<void> {
-  const now = new Date();
-  await trx
-    .updateTable('grants')
-    .set({ revokedAt: now, revokedReason: reason })
-    .where('id', '=', grantId)
-    .where('revokedAt', 'is', null)
-    .execute();
-  await trx
-    .updateTable('refreshTokens')
-    .set({ retiredAt: now })
-    .where('grantId', '=', grantId)
-    .where('retiredAt', 'is', null)
-    .execute();
-  // Access tokens of the family live at most DASHBOARD_TOKEN_TTL_S; a minute of margin for clock skew.
-  await recordRevocation(trx, 'grant', grantId, new Date(now.getTime() + (DASHBOARD_TOKEN_TTL_S + 60) * 1000));
-}
-
-/**
  * Rotates a dashboard refresh token (D8 like D12): retires it and answers new tokens of the
  * same family. Answers null for an unknown, expired or revoked token. A retired token
  * presented again revokes the family and answers null. Of two concurrent refreshes with one
@@ -168,7 +146,7 @@ export async function refresh(db: Db, keys: TokenKeys, presented: string): Promi
       .where('g.kind', '=', 'dashboard')
       .where('g.revokedAt', 'is', null)
       .executeTakeFirst();
-    if (known) await revokeDashboardFamily(trx, known.grantId, 'refresh token reuse');
+    if (known) await revokeFamily(trx, known.grantId, 'refresh token reuse');
   });
   return null;
 }

@@ -6,9 +6,8 @@ import { newId } from '../ids';
 import { findActiveInstallation, isStoreMember, upsertInstallation } from '../installations';
 import { findStore } from '../stores';
 import { digest, randomCredential } from './crypto';
-import { recordRevocation } from './revocations';
+import { recordRevocation, revokeFamily } from './revocations';
 import {
-  ACCESS_TOKEN_TTL_S,
   issueAccessToken,
   REFRESH_TOKEN_PREFIX,
   REFRESH_TOKEN_TTL_S,
@@ -27,12 +26,6 @@ import {
 export const AUTHORIZATION_CODE_TTL_S = 600;
 /** Codes carry 256 random bits behind this prefix (D5); only their digest is stored. */
 export const AUTHORIZATION_CODE_PREFIX = 'svc_ac_';
-
-/**
- * A grant revocation must outlive every access token of the grant (ACCESS_TOKEN_TTL_S); the
- * refresh tokens are refused from the database (grant `revokedAt`), not from the feed.
- */
-const GRANT_REVOCATION_TTL_S = ACCESS_TOKEN_TTL_S + 60;
 
 /** A token or revoke failure with its RFC 6749 §5.2 code. */
 export class OAuthError extends Error {
@@ -205,24 +198,7 @@ function narrowScopes(names: string[] | undefined, allowed: readonly Scope[]): S
  * code or refresh token, so it must commit even though the request itself fails.
  */
 export async function revokeGrant(db: Db, grantId: string, reason: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const now = new Date();
-    const revoked = await trx
-      .updateTable('grants')
-      .set({ revokedAt: now, revokedReason: reason })
-      .where('id', '=', grantId)
-      .where('revokedAt', 'is', null)
-      .returning('id')
-      .executeTakeFirst();
-    if (!revoked) return; // already revoked: its feed entry exists
-    await trx
-      .updateTable('refreshTokens')
-      .set({ retiredAt: now })
-      .where('grantId', '=', grantId)
-      .where('retiredAt', 'is', null)
-      .execute();
-    await recordRevocation(trx, 'grant', grantId, new Date(now.getTime() + GRANT_REVOCATION_TTL_S * 1000));
-  });
+  await db.transaction().execute((trx) => revokeFamily(trx, grantId, reason));
 }
 
 async function storeRefreshToken(trx: Db, grantId: string, scopes: readonly Scope[]): Promise<string> {

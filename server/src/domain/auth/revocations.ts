@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './tokens';
 
 export type RevocationKind = 'token' | 'grant' | 'installation';
 
@@ -10,6 +11,36 @@ export type RevocationKind = 'token' | 'grant' | 'installation';
  */
 export async function recordRevocation(db: Db, kind: RevocationKind, subject: string, expiresAt: Date): Promise<void> {
   await db.insertInto('revocations').values({ kind, subject, expiresAt }).execute();
+}
+
+/**
+ * A family's revocation must outlive every access token of it (OAuth or dashboard); its
+ * refresh tokens are refused from the database (grant `revokedAt`), not from the feed.
+ */
+const FAMILY_REVOCATION_TTL_S = Math.max(ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S) + 60;
+
+/**
+ * Revokes a token family (D12, D13), inside the caller's transaction: the grant, its refresh
+ * tokens, and through the feed every access token carrying its id. A family revoked before
+ * is left as it is: its feed entry exists already.
+ */
+export async function revokeFamily(db: Db, grantId: string, reason: string): Promise<void> {
+  const now = new Date();
+  const revoked = await db
+    .updateTable('grants')
+    .set({ revokedAt: now, revokedReason: reason })
+    .where('id', '=', grantId)
+    .where('revokedAt', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  if (!revoked) return;
+  await db
+    .updateTable('refreshTokens')
+    .set({ retiredAt: now })
+    .where('grantId', '=', grantId)
+    .where('retiredAt', 'is', null)
+    .execute();
+  await recordRevocation(db, 'grant', grantId, new Date(now.getTime() + FAMILY_REVOCATION_TTL_S * 1000));
 }
 
 /**
