@@ -110,6 +110,8 @@ export interface InstallationsTable {
   installedAt: Timestamp;
   updatedAt: Timestamp;
   uninstalledAt: Date | null;
+  /** D35: set by a 410 answer; no deliveries while set. */
+  webhookDisabledAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface GrantsTable {
@@ -163,6 +165,38 @@ export interface RateLimitCountersTable {
   count: number;
 }
 
+// Webhooks (D32, D34, D35).
+
+export interface WebhookEventsTable {
+  id: string;
+  storeId: string;
+  topic: string;
+  body: Json<unknown>;
+  createdAt: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  eventId: string;
+  clientId: string;
+  installationId: string;
+  status: ColumnType<'pending' | 'delivered' | 'failed', 'pending' | 'delivered' | 'failed' | undefined>;
+  attemptCount: Generated<number>;
+  nextAttemptAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  createdAt: Date;
+  updatedAt: Timestamp;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  eventId: string;
+  clientId: string;
+  attemptedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
 export interface Database {
   apps: AppsTable;
   installations: InstallationsTable;
@@ -177,4 +211,7 @@ export interface Database {
   merchantSettings: MerchantSettingsTable;
   pricingRuleSets: PricingRuleSetsTable;
   widgetConfigs: WidgetConfigsTable;
+  webhookEvents: WebhookEventsTable;
+  webhookDeliveries: WebhookDeliveriesTable;
+  webhookAttempts: WebhookAttemptsTable;
 }

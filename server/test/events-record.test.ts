@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordEvent } from '../src/domain/events/record';
+import { createApp, createOwner, installWithToken, type Owner } from './harness/fixtures';
+import { startTestServer, type TestServer } from './harness/server';
+
+/** Recording an event in the caller's transaction, and its fan-out (D32, D35). */
+describe('recordEvent', () => {
+  let server: TestServer;
+  let owner: Owner;
+  let subscribed: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    owner = await createOwner(server.db, 'rec');
+    const other = await createOwner(server.db, 'rec-other');
+    const hook = { webhookUrl: 'http://127.0.0.1:9/hook', webhookTopics: ['claim/denied' as const] };
+    subscribed = (await createApp(server, owner.user.id, hook)).clientId;
+    await installWithToken(server, subscribed, owner.store.id, ['order:read']);
+    // Not delivered: another topic; no URL; not installed here; uninstalled; disabled by a 410.
+    const otherTopic = await createApp(server, owner.user.id, { ...hook, webhookTopics: ['claim/created'] });
+    await installWithToken(server, otherTopic.clientId, owner.store.id, ['order:read']);
+    const noUrl = await createApp(server, owner.user.id, { webhookTopics: ['claim/denied'] });
+    await installWithToken(server, noUrl.clientId, owner.store.id, ['order:read']);
+    const elsewhere = await createApp(server, owner.user.id, hook);
+    await installWithToken(server, elsewhere.clientId, other.store.id, ['order:read']);
+    const gone = await createApp(server, owner.user.id, hook);
+    await installWithToken(server, gone.clientId, owner.store.id, ['order:read']);
+    await server.db
+      .updateTable('installations')
+      .set({ uninstalledAt: new Date() })
+      .where('clientId', '=', gone.clientId)
+      .execute();
+    const disabled = await createApp(server, owner.user.id, hook);
+    await installWithToken(server, disabled.clientId, owner.store.id, ['order:read']);
+    await server.db
+      .updateTable('installations')
+      .set({ webhookDisabledAt: new Date() })
+      .where('clientId', '=', disabled.clientId)
+      .execute();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const denied = () => ({
+    storeId: owner.store.id,
+    topic: 'claim/denied' as const,
+    body: { claimId: 'cl_1', storeId: owner.store.id, sourceOrderId: 'o-1', reason: 'OTHER' as const },
+  });
+
+  it('fans out to the installed apps subscribed to the topic, and only to them', async () => {
+    const recorded = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    expect(recorded.subscribers).toEqual([subscribed]);
+    const deliveries = await server.db
+      .selectFrom('webhookDeliveries')
+      .selectAll()
+      .where('eventId', '=', recorded.id)
+      .execute();
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ clientId: subscribed, status: 'pending', attemptCount: 0 });
+    const event = await server.db
+      .selectFrom('webhookEvents')
+      .selectAll()
+      .where('id', '=', recorded.id)
+      .executeTakeFirstOrThrow();
+    expect(event.body).toEqual(denied().body);
+  });
+
+  it('records an event with no subscriber at all', async () => {
+    const recorded = await server.db
+      .transaction()
+      .execute((trx) => recordEvent(trx, { ...denied(), topic: 'claim/denied', storeId: owner.store.id }));
+    expect(recorded.id).toMatch(/^evt_/);
+    const none = await server.db.transaction().execute((trx) =>
+      recordEvent(trx, {
+        storeId: owner.store.id,
+        topic: 'message/created',
+        body: { claimId: 'cl_1', storeId: owner.store.id, messageId: 'm1', senderType: 'customer', message: 'hi' },
+      }),
+    );
+    expect(none.subscribers).toEqual([]);
+    expect(await server.db.selectFrom('webhookEvents').select('id').where('id', '=', none.id).execute()).toHaveLength(
+      1,
+    );
+  });
+
+  it('leaves nothing behind when the transaction rolls back', async () => {
+    let id = '';
+    await expect(
+      server.db.transaction().execute(async (trx) => {
+        id = (await recordEvent(trx, denied())).id;
+        throw new Error('change failed');
+      }),
+    ).rejects.toThrow('change failed');
+    expect(await server.db.selectFrom('webhookEvents').select('id').where('id', '=', id).execute()).toEqual([]);
+    expect(
+      await server.db.selectFrom('webhookDeliveries').select('eventId').where('eventId', '=', id).execute(),
+    ).toEqual([]);
+  });
+
+  it('throws on a body that does not fit the topic, before writing anything', async () => {
+    const before = await server.db
+      .selectFrom('webhookEvents')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    await expect(
+      server.db
+        .transaction()
+        .execute((trx) => recordEvent(trx, { ...denied(), body: { ...denied().body, reason: 'NOPE' } as never })),
+    ).rejects.toThrow();
+    const after = await server.db
+      .selectFrom('webhookEvents')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(after.n).toBe(before.n);
+  });
+});
