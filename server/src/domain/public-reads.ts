@@ -1,7 +1,7 @@
 import type { TInsuranceQuote } from '@protection-service/contract';
 import type { Db } from '../db/database';
 import { byMin, renderTerms } from './pricing';
-import { priceSubtotal } from './quote';
+import { priceQuote } from './quote';
 import { findStore } from './stores';
 
 export interface StoreLocator {
@@ -35,11 +35,10 @@ export async function readInsurance(db: Db, locator: StoreLocator, subtotal?: nu
     source: 'merchant',
   };
   if (subtotal !== undefined) {
-    const price = priceSubtotal(rules, subtotal, store.currency);
+    const price = priceQuote(rules, { policyType: 'SHIPPING', orderTotal: subtotal }, store.currency);
     answer.quote = {
       policyType: 'SHIPPING',
       currency: store.currency,
-      subtotal,
       ...price,
       ruleSetId: ruleSet.id,
       duration: null,
