@@ -4,7 +4,8 @@ import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/ex
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config';
-import type { Db } from './db/database';
+import { connectionStringOf, type Db } from './db/database';
+import { ChangeListener } from './db/listener';
 import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
 import { accessLog } from './http/access-log';
@@ -64,9 +65,34 @@ export function createApp(deps: AppDeps): Express {
     limiter: new RateLimiter(deps.db),
     limits: { ...RATE_LIMITS, ...deps.rateLimits },
   };
-  const publicCache = new PublicReadCache(new Set([contract.public.getInsurance.path]), deps.logger, (ip) =>
-    auth.limiter.local(`ip:${contract.public.getInsurance.path}:${ip}`, auth.limits.public),
+  const publicCache = new PublicReadCache(
+    Object.values(contract.public).map((r) => r.path),
+    deps.logger,
+    (path, ip) => auth.limiter.local(`ip:${path}:${ip}`, auth.limits.public),
   );
+  // D13, D29: what other processes (and this one) announce as they commit.
+  const connectionString = connectionStringOf(deps.db);
+  const listener =
+    connectionString === undefined
+      ? undefined
+      : new ChangeListener(
+          connectionString,
+          {
+            onChange(change) {
+              if (change.kind === 'store') publicCache.invalidateStore(change.storeId);
+              else auth.revocations.refresh().catch(() => {});
+            },
+            onUp() {
+              // Announcements may have been missed while down: start over from the database.
+              publicCache.setLongLived(true);
+              auth.revocations.refresh().catch(() => {});
+            },
+            onDown() {
+              publicCache.setLongLived(false);
+            },
+          },
+          deps.logger,
+        );
   const routes = mountedRoutes({ ...deps, publicCache, auth });
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
 
@@ -119,12 +145,13 @@ export function createApp(deps: AppDeps): Express {
     stop() {
       auth.revocations.stop();
       auth.limiter.stop();
+      void listener?.stop();
     },
   };
   return app;
 }
 
-/** Stops what createApp started (revocation feed, rate-limit flushes) before the database closes. */
+/** Stops what createApp started (revocation feed, rate-limit flushes, change listener) before the database closes. */
 export function stopApp(app: Express): void {
   (app.locals as { running?: Running }).running?.stop();
 }

@@ -7,6 +7,7 @@ import type {
 } from '@protection-service/contract';
 import type { Db } from '../db/database';
 import type { PriceRuleRow } from '../db/schema';
+import { announceStoreChange } from './changes';
 import { newId } from './ids';
 
 export class UnknownRuleError extends Error {}
@@ -23,7 +24,7 @@ export function renderTerms(terms: PriceRuleRow['terms']): TPriceTerms {
 
 export const byMin = (a: PriceRuleRow, b: PriceRuleRow) => a.min - b.min;
 
-const RULE_SET_COLUMNS = [
+export const RULE_SET_COLUMNS = [
   'id',
   'type',
   'automaticallyAddToCart',
@@ -34,7 +35,7 @@ const RULE_SET_COLUMNS = [
   'updatedAt',
 ] as const;
 
-type RuleSetRow = {
+export type RuleSetRow = {
   id: string;
   type: PricingType;
   automaticallyAddToCart: boolean;
@@ -45,7 +46,7 @@ type RuleSetRow = {
   updatedAt: Date;
 };
 
-function render(row: RuleSetRow): TPricingRuleSet {
+export function renderRuleSet(row: RuleSetRow): TPricingRuleSet {
   return {
     id: row.id,
     type: row.type,
@@ -75,11 +76,11 @@ export async function listRuleSets(db: Db, storeId: string, types: readonly Pric
     .where('type', 'in', types)
     .orderBy('type')
     .execute();
-  return rows.map(render);
+  return rows.map(renderRuleSet);
 }
 
 /** Stored rules from rules on write: new ids for new rules; a given id must be one of the set's. */
-function storedRules(input: TPriceRule[], existing: PriceRuleRow[]): PriceRuleRow[] {
+export function storedRules(input: TPriceRule[], existing: PriceRuleRow[]): PriceRuleRow[] {
   const known = new Set(existing.map((r) => r.id));
   return input.map((r) => {
     if (r.id !== undefined && !known.has(r.id)) throw new UnknownRuleError(`unknown rule id: ${r.id}`);
@@ -133,6 +134,7 @@ export async function updateRuleSet(
       .where('id', '=', ruleSetId)
       .returning(RULE_SET_COLUMNS)
       .executeTakeFirstOrThrow();
-    return render(row);
+    await announceStoreChange(trx, storeId);
+    return renderRuleSet(row);
   });
 }

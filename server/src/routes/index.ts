@@ -8,9 +8,11 @@ import { HttpError } from '../http/errors';
 import type { PublicReadCache } from '../http/public-cache';
 import { appHandlers } from './apps';
 import { authHandlers } from './auth';
+import { cohortHandlers } from './cohorts';
 import { oauthHandlers } from './oauth';
 import { pricingHandlers } from './pricing';
 import { publicHandlers } from './public';
+import { quoteHandlers } from './quote';
 import { sessionHandlers } from './session';
 import { settingsHandlers } from './settings';
 import { storeHandlers } from './stores';
@@ -35,6 +37,8 @@ function handlers(deps: RouteContext): Handlers {
     apps: appHandlers(deps),
     stores: storeHandlers(deps),
     settings: settingsHandlers(deps),
+    cohorts: cohortHandlers(deps),
+    quote: quoteHandlers(deps),
     pricing: pricingHandlers(deps),
     widgets: widgetHandlers(deps),
     public: publicHandlers(deps),
