@@ -8,6 +8,8 @@ import { connectionStringOf, type Db } from './db/database';
 import { ChangeListener } from './db/listener';
 import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
+import type { QuotePricing } from './domain/partner/pricing-source';
+import { StoreCache } from './domain/store-cache';
 import { accessLog } from './http/access-log';
 import { type AuthServices, authenticate } from './http/auth';
 import { bodyParsers, refuseNulInUrl } from './http/body';
@@ -70,6 +72,9 @@ export function createApp(deps: AppDeps): Express {
     deps.logger,
     (path, ip) => auth.limiter.local(`ip:${path}:${ip}`, auth.limits.public),
   );
+  const pricingCache = new StoreCache<QuotePricing>();
+  /** Every cache of store-derived values: one invalidation path for all (D29). */
+  const storeCaches = [publicCache.store, pricingCache];
   // D13, D29: what other processes (and this one) announce as they commit.
   const connectionString = connectionStringOf(deps.db);
   const listener =
@@ -79,21 +84,21 @@ export function createApp(deps: AppDeps): Express {
           connectionString,
           {
             onChange(change) {
-              if (change.kind === 'store') publicCache.invalidateStore(change.storeId);
+              if (change.kind === 'store') for (const c of storeCaches) c.invalidateStore(change.storeId);
               else auth.revocations.refresh().catch(() => {});
             },
             onUp() {
               // Announcements may have been missed while down: start over from the database.
-              publicCache.setLongLived(true);
+              for (const c of storeCaches) c.setLongLived(true);
               auth.revocations.refresh().catch(() => {});
             },
             onDown() {
-              publicCache.setLongLived(false);
+              for (const c of storeCaches) c.setLongLived(false);
             },
           },
           deps.logger,
         );
-  const routes = mountedRoutes({ ...deps, publicCache, auth });
+  const routes = mountedRoutes({ ...deps, publicCache, pricingCache, auth });
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
 
   app.use(requestId);

@@ -4,8 +4,9 @@ import { connectionStringOf } from '../src/db/database';
 import { ChangeListener } from '../src/db/listener';
 import { RevocationFeed, recordRevocation } from '../src/domain/auth/revocations';
 import { announceStoreChange, type Change } from '../src/domain/changes';
+import { STORE_CACHE_LONG_TTL_MS, STORE_CACHE_SHORT_TTL_MS } from '../src/domain/store-cache';
 import { createStore } from '../src/domain/stores';
-import { PUBLIC_CACHE_LONG_TTL_MS, PUBLIC_CACHE_SHORT_TTL_MS, PublicReadCache } from '../src/http/public-cache';
+import { PublicReadCache } from '../src/http/public-cache';
 import { TtlCache } from '../src/http/ttl-cache';
 import { createLogger } from '../src/logger';
 import { startTestServer, type TestServer } from './harness/server';
@@ -130,13 +131,13 @@ describe('public read cache', () => {
 
   it('lives an hour while listening and seconds otherwise; drops everything on each switch', () => {
     const c = cache();
-    expect(c.lifetimeMs).toBe(PUBLIC_CACHE_SHORT_TTL_MS);
+    expect(c.store.lifetimeMs).toBe(STORE_CACHE_SHORT_TTL_MS);
     c.remember('/a', {}, { x: 1 }, 'st_1', c.mark);
-    c.setLongLived(true);
-    expect(c.stats.entries).toBe(0);
-    expect(c.lifetimeMs).toBe(PUBLIC_CACHE_LONG_TTL_MS);
-    c.setLongLived(false);
-    expect(c.lifetimeMs).toBe(PUBLIC_CACHE_SHORT_TTL_MS);
+    c.store.setLongLived(true);
+    expect(c.store.stats.entries).toBe(0);
+    expect(c.store.lifetimeMs).toBe(STORE_CACHE_LONG_TTL_MS);
+    c.store.setLongLived(false);
+    expect(c.store.lifetimeMs).toBe(STORE_CACHE_SHORT_TTL_MS);
   });
 
   it("drops exactly one store's answers, and keeps no answer read before an invalidation", () => {
@@ -144,10 +145,10 @@ describe('public read cache', () => {
     c.remember('/a', {}, { x: 1 }, 'st_1', c.mark);
     c.remember('/b', {}, { x: 2 }, 'st_2', c.mark);
     const before = c.mark;
-    c.invalidateStore('st_1');
-    expect(c.stats.entries).toBe(1);
+    c.store.invalidateStore('st_1');
+    expect(c.store.stats.entries).toBe(1);
     c.remember('/c', {}, { x: 3 }, 'st_2', before);
-    expect(c.stats.entries).toBe(1);
+    expect(c.store.stats.entries).toBe(1);
   });
 
   it('is bounded in entries and bytes whatever is put in it', () => {
@@ -162,6 +163,6 @@ describe('public read cache', () => {
     expect(t.totalBytes).toBeLessThanOrEqual(100);
     const c = cache();
     for (let i = 0; i < 12_000; i++) c.remember(`/v1/quote/insurance?n=${i}`, {}, { i }, 'st', c.mark);
-    expect(c.stats.entries).toBeLessThanOrEqual(10_000);
+    expect(c.store.stats.entries).toBeLessThanOrEqual(10_000);
   });
 });

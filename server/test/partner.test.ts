@@ -510,9 +510,12 @@ describe('partner surface', () => {
       ).toBe(404);
     });
 
-    it('a cohort write shows in the cached public read within 2 s', async () => {
+    it('a cohort write shows in the cached public read and in quotes within 2 s', async () => {
       const read = async () => ((await (await insurance(cohortHeaders(), '&subtotal=50')).json()) as any).quote.premium;
+      const quoted = async () =>
+        (await dataOf(await call('POST', '/v2/quote', all, { orderTotal: 50, variantKey: 'test-a' }))).premium;
       expect(await read()).toBe(4);
+      expect(await quoted()).toBe(4);
       const set = (
         await dataOf(await call('GET', `/v2/settings/context/${contextId}/pricing?variantKey=test-a`, all))
       ).find((s: any) => s.type === 'SHIPPING');
@@ -520,6 +523,7 @@ describe('partner surface', () => {
         rules: [{ min: 0, max: 100, terms: { customer: { amount: 6, type: 'fixed' } } }],
       });
       await expect.poll(read, { timeout: 2_000, interval: 20 }).toBe(6);
+      await expect.poll(quoted, { timeout: 2_000, interval: 20 }).toBe(6);
     });
 
     it('an uninstall soft-deletes the context (D14): reads fall back, the context is gone on reinstall', async () => {

@@ -1,23 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { StoreCache } from '../domain/store-cache';
 import { logAccess } from './access-log';
 import { clientIp } from './client-ip';
 import { etagOf, ifNoneMatchMatches } from './conditional';
 import { PUBLIC_CORS_HEADERS } from './cors';
 import { type RateDecision, rateLimitHeaders } from './rate-limit';
 import { requestIdOf } from './request-id';
-import { TtlCache } from './ttl-cache';
 import { compilePaths } from './unmatched';
 
 /** D29: shoppers' browsers may reuse an answer for a minute. */
 export const PUBLIC_CACHE_CONTROL = 'public, max-age=60';
-/**
- * In-process lifetimes (D29). While this process hears the change channel (../db/listener.ts)
- * an answer may stay an hour: every write that changes it drops it on every process. While
- * the channel is down, answers live only seconds, so a write is still visible within seconds.
- */
-export const PUBLIC_CACHE_LONG_TTL_MS = 3_600_000;
-export const PUBLIC_CACHE_SHORT_TTL_MS = 5_000;
 /** Memory bounds whatever shoppers send: entries, and bytes of keys plus bodies. */
 export const PUBLIC_CACHE_MAX_ENTRIES = 10_000;
 export const PUBLIC_CACHE_MAX_BYTES = 32 * 1024 * 1024;
@@ -25,7 +18,6 @@ export const PUBLIC_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 interface Entry {
   json: Buffer;
   etag: string;
-  storeId: string;
 }
 
 const COHORT_HEADERS = ['x-svc-partner-app-id', 'x-svc-partner-variant'] as const;
@@ -41,15 +33,13 @@ type Headers = Record<string, string | string[] | undefined>;
  * with its store so a change of that store drops exactly its answers.
  */
 export class PublicReadCache {
-  private readonly entries = new TtlCache<Entry>(
-    (key, e) => key.length + e.json.length + e.etag.length,
-    PUBLIC_CACHE_MAX_ENTRIES,
-    PUBLIC_CACHE_MAX_BYTES,
-  );
+  /** Answers by request; the change listener drops a store's answers through it. */
+  readonly store = new StoreCache<Entry>({
+    sizeOf: (key, e) => key.length + e.json.length + e.etag.length,
+    maxEntries: PUBLIC_CACHE_MAX_ENTRIES,
+    maxBytes: PUBLIC_CACHE_MAX_BYTES,
+  });
   private readonly patterns: { path: string; regex: RegExp }[];
-  /** Bumped by every invalidation: an answer read before one is not kept (see `remember`). */
-  private generation = 0;
-  private ttlMs = PUBLIC_CACHE_SHORT_TTL_MS;
 
   constructor(
     /** The public route paths (contract patterns, `:params` included). */
@@ -61,34 +51,9 @@ export class PublicReadCache {
     this.patterns = paths.map((path) => ({ path, regex: compilePaths([{ method: 'GET', path }])[0]!.regex }));
   }
 
-  /** Whether answers may live long (the change channel is heard) or only seconds. */
-  setLongLived(long: boolean): void {
-    this.ttlMs = long ? PUBLIC_CACHE_LONG_TTL_MS : PUBLIC_CACHE_SHORT_TTL_MS;
-    this.clear();
-  }
-
-  get lifetimeMs(): number {
-    return this.ttlMs;
-  }
-
-  get stats(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.entries.totalBytes };
-  }
-
   /** Taken before reading the database for an answer, handed back to `remember`. */
   get mark(): number {
-    return this.generation;
-  }
-
-  /** Drops every answer of one store (a write of its pricing, widgets, contexts or installs). */
-  invalidateStore(storeId: string): void {
-    this.generation++;
-    this.entries.deleteWhere((e) => e.storeId === storeId);
-  }
-
-  clear(): void {
-    this.generation++;
-    this.entries.clear();
+    return this.store.mark;
   }
 
   private key(url: string, headers: Headers): string {
@@ -103,7 +68,7 @@ export class PublicReadCache {
   remember(url: string, headers: Headers, body: unknown, storeId: string, mark: number): string {
     const json = Buffer.from(JSON.stringify(body));
     const etag = etagOf(json.toString());
-    if (mark === this.generation) this.entries.set(this.key(url, headers), { json, etag, storeId }, this.ttlMs);
+    this.store.set(this.key(url, headers), storeId, { json, etag }, mark);
     return etag;
   }
 
@@ -117,7 +82,7 @@ export class PublicReadCache {
     const path = q === -1 ? req.url : req.url.slice(0, q);
     const route = this.patterns.find((p) => p.regex.test(path));
     if (!route) return false;
-    const hit = this.entries.get(this.key(req.url, req.headers));
+    const hit = this.store.get(this.key(req.url, req.headers));
     if (!hit) return false;
     const decision = this.limit(route.path, clientIp(req));
     // Over the limit: the full stack answers the 429 in the D2 shape.

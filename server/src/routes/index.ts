@@ -3,6 +3,8 @@ import type { AppRoute, AppRouter } from '@ts-rest/core';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { RequestHandler } from 'express';
 import type { AppDeps } from '../app';
+import type { QuotePricing } from '../domain/partner/pricing-source';
+import type { StoreCache } from '../domain/store-cache';
 import type { AuthServices } from '../http/auth';
 import { HttpError } from '../http/errors';
 import type { PublicReadCache } from '../http/public-cache';
@@ -27,6 +29,8 @@ type Handlers = { [G in keyof Contract]?: GroupHandlers<Contract[G]> };
 /** What handlers get: the app's dependencies and the app-wide services createApp builds. */
 export interface RouteContext extends AppDeps {
   publicCache: PublicReadCache;
+  /** What quotes price from, per (store, app, variantKey, type), dropped when the store changes. */
+  pricingCache: StoreCache<QuotePricing>;
   auth: AuthServices;
 }
 

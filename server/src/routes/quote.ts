@@ -5,11 +5,11 @@ import { tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './index';
 
 /** POST /v2/quote (D31): stateless, priced in exact decimals (D38). */
-export function quoteHandlers({ db }: RouteContext): GroupHandlers<Contract['quote']> {
+export function quoteHandlers({ db, pricingCache }: RouteContext): GroupHandlers<Contract['quote']> {
   return {
     async create({ body, req }) {
       const { storeId, clientId } = tokenOf(req);
-      const data = await createQuote(db, { storeId, clientId }, body);
+      const data = await createQuote(db, pricingCache, { storeId, clientId }, body);
       if (!data) throw notFound('store not found');
       return { status: 201, body: { data } };
     },

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database';
 import type { PriceRuleRow } from '../../db/schema';
 import { byMin } from '../pricing';
 import { priceQuote } from '../quote';
+import type { StoreCache } from '../store-cache';
 
 /**
  * Which rule set prices a cart: a cohort's own price set when the app's live context has one
@@ -97,24 +98,48 @@ export function quoteWith(
   };
 }
 
-/**
- * POST /v2/quote (D31): the calling app's cohort price set of the policy type when
- * `variantKey` names one, else the merchant rule set; the request's currency, else the
- * store's. Undefined when the store is unknown.
- */
-export async function createQuote(
+/** What a quote of one (store, app, variantKey, policy type) prices from. */
+export interface QuotePricing {
+  currency: string;
+  source: PricingSource | undefined;
+}
+
+async function quotePricing(
   db: Db,
   caller: { storeId: string; clientId: string },
-  request: TQuoteRequest,
-): Promise<TQuote | undefined> {
+  variantKey: string | undefined,
+  type: PricingType,
+): Promise<QuotePricing | undefined> {
   const store = await db.selectFrom('stores').select('currency').where('id', '=', caller.storeId).executeTakeFirst();
   if (!store) return undefined;
   const source =
-    (request.variantKey !== undefined
-      ? await cohortSource(db, { ...caller, variantKey: request.variantKey, type: request.policyType })
-      : undefined) ?? (await merchantSource(db, caller.storeId, request.policyType));
-  const currency = request.currency ?? store.currency;
+    (variantKey !== undefined ? await cohortSource(db, { ...caller, variantKey, type }) : undefined) ??
+    (await merchantSource(db, caller.storeId, type));
+  return { currency: store.currency, source };
+}
+
+/**
+ * POST /v2/quote (D31): the calling app's cohort price set of the policy type when
+ * `variantKey` names one, else the merchant rule set; the request's currency, else the
+ * store's. Undefined when the store is unknown. What it prices from is kept in `cache`
+ * until the store changes (../store-cache.ts), so a quote needs no query.
+ */
+export async function createQuote(
+  db: Db,
+  cache: StoreCache<QuotePricing>,
+  caller: { storeId: string; clientId: string },
+  request: TQuoteRequest,
+): Promise<TQuote | undefined> {
+  const key = `${caller.storeId}\n${caller.clientId}\n${request.variantKey ?? ''}\n${request.policyType}`;
+  let pricing = cache.get(key);
+  if (!pricing) {
+    const mark = cache.mark;
+    pricing = await quotePricing(db, caller, request.variantKey, request.policyType);
+    if (!pricing) return undefined;
+    cache.set(key, caller.storeId, pricing, mark);
+  }
+  const currency = request.currency ?? pricing.currency;
   // D31: without any rule set of the type (every store starts with one, D30): not eligible, ruleSetId null.
-  if (!source) return { ...quoteWith(NO_RULES, request, currency), ruleSetId: null };
-  return quoteWith(source, request, currency);
+  if (!pricing.source) return { ...quoteWith(NO_RULES, request, currency), ruleSetId: null };
+  return quoteWith(pricing.source, request, currency);
 }
