@@ -94,6 +94,34 @@ export function storedRules(input: TPriceRule[], existing: PriceRuleRow[]): Pric
 }
 
 /**
+ * The columns a sparse rule-set update writes (merchant sets and cohort price sets alike):
+ * omitted fields keep their values, `rules` replaces the list (ids checked against `current`).
+ */
+export function ruleSetChanges(
+  change: TPricingRuleSetUpdateBody,
+  current: PriceRuleRow[],
+  applicationId: string,
+): {
+  automaticallyAddToCart?: boolean;
+  autoAddStateBlockList?: string[];
+  autoAddCountryBlockList?: string[];
+  rules?: string;
+  updatedByApplicationId: string;
+  updatedAt: Date;
+} {
+  return {
+    ...(change.automaticallyAddToCart !== undefined ? { automaticallyAddToCart: change.automaticallyAddToCart } : {}),
+    ...(change.autoAddStateBlockList !== undefined ? { autoAddStateBlockList: change.autoAddStateBlockList } : {}),
+    ...(change.autoAddCountryBlockList !== undefined
+      ? { autoAddCountryBlockList: change.autoAddCountryBlockList }
+      : {}),
+    ...(change.rules !== undefined ? { rules: JSON.stringify(storedRules(change.rules, current)) } : {}),
+    updatedByApplicationId: applicationId,
+    updatedAt: new Date(),
+  };
+}
+
+/**
  * Updates one merchant rule set (spec PUT /v2/pricing/rules/:id): omitted fields keep their
  * values, `rules` replaces the list. Undefined when the set does not exist in this store or
  * its type is not among `writableTypes`: the caller answers 404 either way (existence hidden).
@@ -119,18 +147,7 @@ export async function updateRuleSet(
     if (!current) return undefined;
     const row = await trx
       .updateTable('pricingRuleSets')
-      .set({
-        ...(change.automaticallyAddToCart !== undefined
-          ? { automaticallyAddToCart: change.automaticallyAddToCart }
-          : {}),
-        ...(change.autoAddStateBlockList !== undefined ? { autoAddStateBlockList: change.autoAddStateBlockList } : {}),
-        ...(change.autoAddCountryBlockList !== undefined
-          ? { autoAddCountryBlockList: change.autoAddCountryBlockList }
-          : {}),
-        ...(change.rules !== undefined ? { rules: JSON.stringify(storedRules(change.rules, current.rules)) } : {}),
-        updatedByApplicationId: applicationId,
-        updatedAt: new Date(),
-      })
+      .set(ruleSetChanges(change, current.rules, applicationId))
       .where('id', '=', ruleSetId)
       .returning(RULE_SET_COLUMNS)
       .executeTakeFirstOrThrow();

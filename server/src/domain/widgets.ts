@@ -56,6 +56,28 @@ export async function listWidgetConfigs(
   return rows.map(renderWidget);
 }
 
+/** The columns a sparse widget-config update writes (merchant and cohort configs alike). */
+export function widgetChanges(
+  change: TWidgetConfigUpdateBody,
+  applicationId: string,
+): {
+  status?: string;
+  variant?: string;
+  name?: string;
+  config?: string;
+  updatedByApplicationId: string;
+  updatedAt: Date;
+} {
+  return {
+    ...(change.status !== undefined ? { status: change.status } : {}),
+    ...(change.variant !== undefined ? { variant: change.variant } : {}),
+    ...(change.name !== undefined ? { name: change.name } : {}),
+    ...(change.config !== undefined ? { config: JSON.stringify(change.config) } : {}),
+    updatedByApplicationId: applicationId,
+    updatedAt: new Date(),
+  };
+}
+
 /**
  * Updates one merchant widget config (spec PUT /v2/widget/config/:id); omitted fields keep
  * their values. Undefined when it does not exist in this store or its type is not among
@@ -73,14 +95,7 @@ export async function updateWidgetConfig(
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable('widgetConfigs')
-      .set({
-        ...(change.status !== undefined ? { status: change.status } : {}),
-        ...(change.variant !== undefined ? { variant: change.variant } : {}),
-        ...(change.name !== undefined ? { name: change.name } : {}),
-        ...(change.config !== undefined ? { config: JSON.stringify(change.config) } : {}),
-        updatedByApplicationId: applicationId,
-        updatedAt: new Date(),
-      })
+      .set(widgetChanges(change, applicationId))
       .where('id', '=', widgetConfigId)
       .where('storeId', '=', storeId)
       .where('type', 'in', writableTypes)

@@ -11,8 +11,8 @@ import type {
 import type { Db } from '../../db/database';
 import { announceStoreChange } from '../changes';
 import { newId } from '../ids';
-import { RULE_SET_COLUMNS, type RuleSetRow, renderRuleSet, storedRules } from '../pricing';
-import { renderWidget, WIDGET_COLUMNS, type WidgetRow } from '../widgets';
+import { RULE_SET_COLUMNS, type RuleSetRow, renderRuleSet, ruleSetChanges, storedRules } from '../pricing';
+import { renderWidget, WIDGET_COLUMNS, type WidgetRow, widgetChanges } from '../widgets';
 
 /**
  * Cohort (A/B) price sets and widget configs of a partner context (D28). The caller has
@@ -165,18 +165,7 @@ export async function updatePriceSet(
     checkImmutable(current, change);
     const row = await trx
       .updateTable('cohortPriceSets')
-      .set({
-        ...(change.automaticallyAddToCart !== undefined
-          ? { automaticallyAddToCart: change.automaticallyAddToCart }
-          : {}),
-        ...(change.autoAddStateBlockList !== undefined ? { autoAddStateBlockList: change.autoAddStateBlockList } : {}),
-        ...(change.autoAddCountryBlockList !== undefined
-          ? { autoAddCountryBlockList: change.autoAddCountryBlockList }
-          : {}),
-        ...(change.rules !== undefined ? { rules: JSON.stringify(storedRules(change.rules, current.rules)) } : {}),
-        updatedByApplicationId: applicationId,
-        updatedAt: new Date(),
-      })
+      .set(ruleSetChanges(change, current.rules, applicationId))
       .where('id', '=', priceSetId)
       .returning(PRICE_SET_COLUMNS)
       .executeTakeFirstOrThrow();
@@ -298,14 +287,7 @@ export async function updateCohortWidget(
     checkImmutable(current, change);
     const row = await trx
       .updateTable('cohortWidgetConfigs')
-      .set({
-        ...(change.status !== undefined ? { status: change.status } : {}),
-        ...(change.variant !== undefined ? { variant: change.variant } : {}),
-        ...(change.name !== undefined ? { name: change.name } : {}),
-        ...(change.config !== undefined ? { config: JSON.stringify(change.config) } : {}),
-        updatedByApplicationId: applicationId,
-        updatedAt: new Date(),
-      })
+      .set(widgetChanges(change, applicationId))
       .where('id', '=', widgetConfigId)
       .returning(COHORT_WIDGET_COLUMNS)
       .executeTakeFirstOrThrow();
