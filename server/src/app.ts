@@ -4,8 +4,8 @@ import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/ex
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config';
-import { connectionStringOf, type Db } from './db/database';
-import { ChangeListener } from './db/listener';
+import type { Db } from './db/database';
+import { followChanges } from './db/listener';
 import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
 import type { QuotePricing } from './domain/partner/pricing-source';
@@ -75,29 +75,8 @@ export function createApp(deps: AppDeps): Express {
   const pricingCache = new StoreCache<QuotePricing>();
   /** Every cache of store-derived values: one invalidation path for all (D29). */
   const storeCaches = [publicCache.store, pricingCache];
-  // D13, D29: what other processes (and this one) announce as they commit.
-  const connectionString = connectionStringOf(deps.db);
-  const listener =
-    connectionString === undefined
-      ? undefined
-      : new ChangeListener(
-          connectionString,
-          {
-            onChange(change) {
-              if (change.kind === 'store') for (const c of storeCaches) c.invalidateStore(change.storeId);
-              else auth.revocations.refresh().catch(() => {});
-            },
-            onUp() {
-              // Announcements may have been missed while down: start over from the database.
-              for (const c of storeCaches) c.setLongLived(true);
-              auth.revocations.refresh().catch(() => {});
-            },
-            onDown() {
-              for (const c of storeCaches) c.setLongLived(false);
-            },
-          },
-          deps.logger,
-        );
+  // D13, D29: what every process (this one included) announces as it commits.
+  const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
   const routes = mountedRoutes({ ...deps, publicCache, pricingCache, auth });
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
 

@@ -1,6 +1,9 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { RevocationFeed } from '../domain/auth/revocations';
 import { CHANGES_CHANNEL, type Change, parseChange } from '../domain/changes';
+import type { StoreCache } from '../domain/store-cache';
+import { connectionStringOf, type Db } from './database';
 
 export interface ChangeHandlers {
   /** A change announced by any process (this one included), after its transaction committed. */
@@ -101,4 +104,41 @@ export class ChangeListener {
     this.up = false;
     await client?.end().catch(() => {});
   }
+}
+
+/**
+ * What a server process does with what it hears: a store's change drops that store's cached
+ * values; a revocation re-reads the feed. Coming (back) up, nothing heard before can be
+ * trusted to be complete: caches start over long-lived and the feed is re-read; going down,
+ * caches fall back to short lifetimes (D29) and the feed to its periodic re-read (D13).
+ */
+export function followChanges(
+  db: Db,
+  targets: {
+    storeCaches: readonly Pick<StoreCache<never>, 'invalidateStore' | 'setLongLived'>[];
+    revocations: RevocationFeed;
+  },
+  logger?: Logger,
+): ChangeListener | undefined {
+  const connectionString = connectionStringOf(db);
+  if (connectionString === undefined) return undefined;
+  const { storeCaches, revocations } = targets;
+  const reread = () => revocations.refresh().catch(() => {});
+  return new ChangeListener(
+    connectionString,
+    {
+      onChange(change) {
+        if (change.kind === 'store') for (const c of storeCaches) c.invalidateStore(change.storeId);
+        else void reread();
+      },
+      onUp() {
+        for (const c of storeCaches) c.setLongLived(true);
+        void reread();
+      },
+      onDown() {
+        for (const c of storeCaches) c.setLongLived(false);
+      },
+    },
+    logger,
+  );
 }
