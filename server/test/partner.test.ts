@@ -262,6 +262,23 @@ describe('partner surface', () => {
       expect(await dataOf(await call('GET', url, all))).toMatchObject({ automaticallyAddToCart: true });
     });
 
+    it('keeps the ids of rules sent back, and refuses an id the set does not have (400)', async () => {
+      const url = `/v2/settings/context/${contextId}/pricing/${priceSetId}`;
+      const current = await dataOf(await call('GET', url, all));
+      const [first, second] = current.rules;
+      const res = await call('PATCH', url, all, {
+        rules: [
+          { id: first.id, min: first.min, max: first.max, terms: { customer: { amount: 4, type: 'fixed' } } },
+          { id: second.id, min: second.min, max: second.max, terms: shippingRules[1]!.terms },
+        ],
+      });
+      expect(res.status).toBe(200);
+      expect((await dataOf(res)).rules.map((r: any) => r.id)).toEqual([first.id, second.id]);
+      const bad = await call('PATCH', url, all, { rules: [{ id: 'ru_foreign', min: 0, max: 1, terms: {} }] });
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({ issues: [{ path: 'body.rules' }] });
+    });
+
     it('the resolved view renders the cohort its price sets, the merchant set otherwise', async () => {
       const view = await dataOf(await call('GET', `/v2/settings/context/${contextId}?variantKey=test-a`, all));
       expect(view.resolvedVariantKey).toBe('test-a');
@@ -508,6 +525,18 @@ describe('partner surface', () => {
       expect(
         (await server.request(`/v2/widget/config/partner/${clientId}?storeId=${owner.store.id}&key=nobody`)).status,
       ).toBe(404);
+    });
+
+    it('limits each address on the path reads too, from memory or not (D4)', async () => {
+      const limited = await startTestServer({}, { rateLimits: { public: 3 } });
+      try {
+        const path = `/v2/widget/config/partner/svc_app_none?store_url=nowhere.example.com&key=k`;
+        const statuses: number[] = [];
+        for (let i = 0; i < 5; i++) statuses.push((await limited.request(path)).status);
+        expect(statuses).toEqual([404, 404, 404, 429, 429]);
+      } finally {
+        await limited.close();
+      }
     });
 
     it('a cohort write shows in the cached public read and in quotes within 2 s', async () => {
