@@ -1,9 +1,12 @@
 /** `pnpm bench`: every benchmark, each against its baseline in the same run. */
 import { benchAuth } from './auth';
+import { benchPartner } from './partner';
 import { benchPublicRead } from './public-read';
 
 process.stdout.write('# public read (shopper widget) against a bare node:http server\n');
 await benchPublicRead();
 process.stdout.write('\n# authenticated read and token endpoint against the public read\n');
 await benchAuth();
+process.stdout.write('\n# partner surface: quote, cohort read, invalidation across two processes\n');
+await benchPartner();
 process.exit(0);

@@ -5,8 +5,11 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { Db } from './db/database';
+import { followChanges } from './db/listener';
 import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
+import type { QuotePricing } from './domain/partner/pricing-source';
+import { StoreCache } from './domain/store-cache';
 import { accessLog } from './http/access-log';
 import { type AuthServices, authenticate } from './http/auth';
 import { bodyParsers, refuseNulInUrl } from './http/body';
@@ -64,10 +67,17 @@ export function createApp(deps: AppDeps): Express {
     limiter: new RateLimiter(deps.db),
     limits: { ...RATE_LIMITS, ...deps.rateLimits },
   };
-  const publicCache = new PublicReadCache(new Set([contract.public.getInsurance.path]), deps.logger, (ip) =>
-    auth.limiter.local(`ip:${contract.public.getInsurance.path}:${ip}`, auth.limits.public),
+  const publicCache = new PublicReadCache(
+    Object.values(contract.public).map((r) => r.path),
+    deps.logger,
+    (path, ip) => auth.limiter.local(`ip:${path}:${ip}`, auth.limits.public),
   );
-  const routes = mountedRoutes({ ...deps, publicCache, auth });
+  const pricingCache = new StoreCache<QuotePricing>();
+  /** Every cache of store-derived values: one invalidation path for all (D29). */
+  const storeCaches = [publicCache.store, pricingCache];
+  // D13, D29: what every process (this one included) announces as it commits.
+  const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
+  const routes = mountedRoutes({ ...deps, publicCache, pricingCache, auth });
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
 
   app.use(requestId);
@@ -119,12 +129,13 @@ export function createApp(deps: AppDeps): Express {
     stop() {
       auth.revocations.stop();
       auth.limiter.stop();
+      void listener?.stop();
     },
   };
   return app;
 }
 
-/** Stops what createApp started (revocation feed, rate-limit flushes) before the database closes. */
+/** Stops what createApp started (revocation feed, rate-limit flushes, change listener) before the database closes. */
 export function stopApp(app: Express): void {
   (app.locals as { running?: Running }).running?.stop();
 }

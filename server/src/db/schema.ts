@@ -197,6 +197,56 @@ export interface WebhookAttemptsTable {
   responseExcerpt: string | null;
 }
 
+/* ---------------------------------------------------------------- partner contexts and cohorts (D27, D28) */
+
+/** Null override columns inherit the merchant value (D37). */
+export interface PartnerContextsTable {
+  id: string;
+  storeId: string;
+  clientId: string;
+  name: string;
+  enableCancelAfterPurchase: boolean | null;
+  cancelAfterPurchaseDurationSeconds: number | null;
+  sendConfirmationEmail: boolean | null;
+  sendSmsUpdates: boolean | null;
+  offerStoreCreditOnServicePurchase: boolean | null;
+  storeCreditType: string | null;
+  storeCreditBonus: number | null;
+  storeCreditBonusType: 'flat' | 'percentage' | null;
+  storeCreditMaxPercentage: number | null;
+  createdAt: Timestamp;
+  updatedAt: Date | null;
+  deletedAt: Date | null;
+}
+
+export interface CohortPriceSetsTable {
+  id: string;
+  contextId: string;
+  variantKey: string;
+  type: 'SHIPPING' | 'EXTENDED_WARRANTY';
+  automaticallyAddToCart: Generated<boolean>;
+  autoAddStateBlockList: ColumnType<string[], string[] | undefined, string[]>;
+  autoAddCountryBlockList: ColumnType<string[], string[] | undefined, string[]>;
+  rules: Json<PriceRuleRow[]>;
+  updatedByApplicationId: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface CohortWidgetConfigsTable {
+  id: string;
+  contextId: string;
+  variantKey: string;
+  type: 'CHECKOUT' | 'CART' | 'INFO_MODAL';
+  status: string;
+  variant: string | null;
+  name: string | null;
+  config: Json<Record<string, unknown>>;
+  updatedByApplicationId: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
 export interface Database {
   apps: AppsTable;
   installations: InstallationsTable;
@@ -214,4 +264,7 @@ export interface Database {
   webhookEvents: WebhookEventsTable;
   webhookDeliveries: WebhookDeliveriesTable;
   webhookAttempts: WebhookAttemptsTable;
+  partnerContexts: PartnerContextsTable;
+  cohortPriceSets: CohortPriceSetsTable;
+  cohortWidgetConfigs: CohortWidgetConfigsTable;
 }

@@ -3,14 +3,18 @@ import type { AppRoute, AppRouter } from '@ts-rest/core';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { RequestHandler } from 'express';
 import type { AppDeps } from '../app';
+import type { QuotePricing } from '../domain/partner/pricing-source';
+import type { StoreCache } from '../domain/store-cache';
 import type { AuthServices } from '../http/auth';
 import { HttpError } from '../http/errors';
 import type { PublicReadCache } from '../http/public-cache';
 import { appHandlers } from './apps';
 import { authHandlers } from './auth';
+import { cohortHandlers } from './cohorts';
 import { oauthHandlers } from './oauth';
 import { pricingHandlers } from './pricing';
 import { publicHandlers } from './public';
+import { quoteHandlers } from './quote';
 import { sessionHandlers } from './session';
 import { settingsHandlers } from './settings';
 import { storeHandlers } from './stores';
@@ -25,6 +29,8 @@ type Handlers = { [G in keyof Contract]?: GroupHandlers<Contract[G]> };
 /** What handlers get: the app's dependencies and the app-wide services createApp builds. */
 export interface RouteContext extends AppDeps {
   publicCache: PublicReadCache;
+  /** What quotes price from, per (store, app, variantKey, type), dropped when the store changes. */
+  pricingCache: StoreCache<QuotePricing>;
   auth: AuthServices;
 }
 
@@ -35,6 +41,8 @@ function handlers(deps: RouteContext): Handlers {
     apps: appHandlers(deps),
     stores: storeHandlers(deps),
     settings: settingsHandlers(deps),
+    cohorts: cohortHandlers(deps),
+    quote: quoteHandlers(deps),
     pricing: pricingHandlers(deps),
     widgets: widgetHandlers(deps),
     public: publicHandlers(deps),
