@@ -29,6 +29,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     secretKey: randomBytes(32),
     webhookAllowPrivateUrls: true,
+    // In-process test servers deliver nothing unless a test asks for workers.
+    webhookWorkers: 0,
+    webhookTimeoutMs: 2000,
+    webhookRetrySchedule: [1, 1, 1],
     ...overrides,
   };
 }
