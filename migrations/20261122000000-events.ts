@@ -16,7 +16,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       id text primary key,
       store_id text not null references stores (id) on delete cascade,
       topic text not null,
-      body jsonb not null,
+      -- json, not jsonb: the body keeps the key order of its schema, byte for byte on every retry.
+      body json not null,
       created_at timestamptz not null default now()
     );
 
