@@ -6,7 +6,6 @@ import { startTestServer, type TestServer } from './harness/server';
 import {
   answer,
   type DeliveryProcess,
-  deniedBody,
   type Received,
   type Receiver,
   record,
