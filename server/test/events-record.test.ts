@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../src/domain/events/record';
 import { createApp, createOwner, installWithToken, type Owner } from './harness/fixtures';
@@ -57,6 +58,12 @@ describe('recordEvent', () => {
       .execute();
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ clientId: subscribed, status: 'pending', attemptCount: 0 });
+    // The delivery job is queued in the same transaction (graphile-worker's add_job, by trigger).
+    const jobs = await sql<{ n: number }>`
+      select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = 'webhook_deliver' and j.payload->>'eventId' = ${recorded.id}
+    `.execute(server.db);
+    expect(jobs.rows[0]!.n).toBe(1);
     const event = await server.db
       .selectFrom('webhookEvents')
       .selectAll()
@@ -95,6 +102,10 @@ describe('recordEvent', () => {
     expect(
       await server.db.selectFrom('webhookDeliveries').select('eventId').where('eventId', '=', id).execute(),
     ).toEqual([]);
+    const jobs = await sql<{ n: number }>`
+      select count(*)::int as n from graphile_worker._private_jobs where payload->>'eventId' = ${id}
+    `.execute(server.db);
+    expect(jobs.rows[0]!.n).toBe(0);
   });
 
   it('throws on a body that does not fit the topic, before writing anything', async () => {
