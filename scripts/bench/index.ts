@@ -1,9 +1,12 @@
 /** `pnpm bench`: every benchmark, each against its baseline in the same run. */
 import { benchAuth } from './auth';
 import { benchPublicRead } from './public-read';
+import { benchWebhooks } from './webhooks';
 
 process.stdout.write('# public read (shopper widget) against a bare node:http server\n');
 await benchPublicRead();
 process.stdout.write('\n# authenticated read and token endpoint against the public read\n');
 await benchAuth();
+process.stdout.write('\n# webhook delivery against a plain fetch loop\n');
+await benchWebhooks();
 process.exit(0);
