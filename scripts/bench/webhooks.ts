@@ -7,7 +7,7 @@
  * BENCH_WEBHOOK_CONCURRENCY (WEBHOOK_WORKERS, default 10), BENCH_WEBHOOK_RATE (events/s for
  * the lag, default 50) and BENCH_DURATION (seconds of the lag run, default 10).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +19,7 @@ import { signatureHeader, WEBHOOK_USER_AGENT, wireBody } from '../../server/src/
 import { newId } from '../../server/src/domain/ids';
 import { createStore } from '../../server/src/domain/stores';
 import { createUser } from '../../server/src/domain/users';
-import { benchDatabase, DURATION_S, type Measured, printTable, ROOT, stopProcess } from './lib';
+import { benchDatabase, DURATION_S, type Measured, printTable, startProcess, stopProcess } from './lib';
 
 const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 10);
@@ -66,23 +66,6 @@ async function startReceiver() {
   };
 }
 
-async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/worker.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('delivering webhooks')) resolve();
-    });
-    child.stderr!.on('data', (d) => process.stderr.write(d));
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
-  });
-  return child;
-}
-
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 export async function benchWebhooks(): Promise<Measured[]> {
@@ -118,13 +101,17 @@ export async function benchWebhooks(): Promise<Measured[]> {
       senderType: 'customer' as const,
       message: `bench message ${n}`,
     });
-    worker = await startWorker({
-      DATABASE_URL: database.url,
-      SECRET_KEY: secretKey.toString('base64url'),
-      WEBHOOK_WORKERS: String(CONCURRENCY),
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      LOG_LEVEL: 'info',
-    });
+    worker = await startProcess(
+      'server/src/worker.ts',
+      {
+        DATABASE_URL: database.url,
+        SECRET_KEY: secretKey.toString('base64url'),
+        WEBHOOK_WORKERS: String(CONCURRENCY),
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        LOG_LEVEL: 'info',
+      },
+      'delivering webhooks',
+    );
 
     let n = 0;
     /** The service: BURST events committed in one transaction; seconds until all arrived. */

@@ -1,24 +1,23 @@
-import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateWebhookSecret } from '../../server/src/domain/apps';
 import { createApp, createOwner, installWithToken } from '../../server/test/harness/fixtures';
-import { startTestServer, type TestServer } from '../../server/test/harness/server';
+import type { TestServer } from '../../server/test/harness/server';
 import {
-  type DeliveryProcess,
+  type DeliveryRig,
   deniedBody,
   type Received,
   type Receiver,
   record,
-  startDeliveryProcess,
-  startReceiver,
+  signatureOf,
+  startDeliveryRig,
 } from '../../server/test/harness/webhooks';
 import { verifyWebhook, WebhookVerificationError } from '../src/index';
 
 /** verifyWebhook against deliveries made by a real delivering process (D32, D34). */
 describe('verifyWebhook', () => {
+  let rig: DeliveryRig;
   let server: TestServer;
   let receiver: Receiver;
-  let worker: DeliveryProcess;
   let secret: string;
   let clientId: string;
   let ownerId: string;
@@ -29,7 +28,6 @@ describe('verifyWebhook', () => {
     first ??= deliver('cl_sdk');
     return first;
   };
-  const secretKey = randomBytes(32);
 
   const deliver = async (claimId: string): Promise<Received> => {
     const event = await record(server.db, storeId, 'claim/denied', deniedBody(storeId, claimId));
@@ -40,9 +38,8 @@ describe('verifyWebhook', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ secretKey });
-    receiver = await startReceiver();
-    worker = await startDeliveryProcess({ databaseUrl: server.databaseUrl, secretKey });
+    rig = await startDeliveryRig();
+    ({ server, receiver } = rig);
     const owner = await createOwner(server.db, 'sdk-hooks');
     ownerId = owner.user.id;
     storeId = owner.store.id;
@@ -55,9 +52,7 @@ describe('verifyWebhook', () => {
     clientId = app.clientId;
   });
   afterAll(async () => {
-    await worker?.stop();
-    await receiver?.close();
-    await server?.close();
+    await rig?.close();
   });
 
   const headersOf = (r: Received) => r.headers as Record<string, string>;
@@ -99,8 +94,11 @@ describe('verifyWebhook', () => {
 
     // Correctly signed, but ten minutes old: a replay.
     const old = String(Math.floor(Date.now() / 1000) - 600);
-    const mac = createHmac('sha256', secret).update(`${headers['x-webhook-id']}.${old}.${delivered.raw}`);
-    const replayed = { ...headers, 'x-webhook-timestamp': old, 'x-webhook-signature': `v1,${mac.digest('base64')}` };
+    const stale = { ...headers, 'x-webhook-timestamp': old };
+    const replayed = {
+      ...stale,
+      'x-webhook-signature': `v1,${signatureOf(secret, { headers: stale, raw: delivered.raw })}`,
+    };
     expect(await refusal(verifyWebhook({ secret, headers: replayed, body: delivered.raw }))).toBe('timestamp');
     await expect(
       verifyWebhook({ secret, headers: replayed, body: delivered.raw, toleranceSeconds: 900 }),
@@ -108,7 +106,7 @@ describe('verifyWebhook', () => {
   });
 
   it('verifies with either secret while a rotation signs under both (D34)', async () => {
-    const rotated = await rotateWebhookSecret(server.db, secretKey, clientId, ownerId);
+    const rotated = await rotateWebhookSecret(server.db, rig.secretKey, clientId, ownerId);
     const after = await deliver('cl_rotated');
     expect(after.headers['x-webhook-signature']!.toString().split(' ')).toHaveLength(2);
     await expect(verifyWebhook({ secret, headers: headersOf(after), body: after.raw })).resolves.toBeDefined();
