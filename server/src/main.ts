@@ -25,9 +25,7 @@ async function main(): Promise<void> {
   });
   // D35: WEBHOOK_WORKERS=0 makes this process API-only (`pnpm worker` delivers alone).
   const delivery: Delivery | null =
-    config.webhookWorkers > 0
-      ? await startDelivery({ db: database.db, config, logger, connectionString: database.url })
-      : null;
+    config.webhookWorkers > 0 ? await startDelivery({ config, logger, connectionString: database.url }) : null;
   logger.info(
     {
       url: config.publicBaseUrl,
