@@ -28,10 +28,11 @@ export interface Delivery {
 
 /**
  * Delivers webhooks from this process (D32, D35): `WEBHOOK_WORKERS` concurrent attempts on
- * graphile-worker, which wakes on LISTEN/NOTIFY when a job is added and polls only for jobs
- * scheduled in the future (retries). graphile-worker would hand a job held by a dead process
- * to another only after 4 hours, so attempts carry our own short lease instead, and every
- * delivering process sweeps expired leases once a second.
+ * graphile-worker, which wakes on LISTEN/NOTIFY when a job is added and polls (each idle
+ * worker once a second) only to find jobs scheduled in the future (retries). graphile-worker
+ * would hand a job held by a dead process to another only after 4 hours, so attempts carry
+ * our own short lease instead, and every delivering process sweeps once a second for expired
+ * leases and for due deliveries nobody took (`sweepExpiredLeases`).
  */
 export async function startDelivery(deps: {
   config: Config;
