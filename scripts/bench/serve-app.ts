@@ -27,6 +27,9 @@ const app = createApp({
     logLevel: 'silent',
     secretKey: Buffer.from(process.env.BENCH_SECRET_KEY!, 'base64url'),
     webhookAllowPrivateUrls: true,
+    webhookWorkers: 0,
+    webhookTimeoutMs: 5000,
+    webhookRetrySchedule: [60, 300, 1800, 7200, 21600, 43200, 86400],
   },
 });
 createServer(app).listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));

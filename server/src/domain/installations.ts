@@ -4,6 +4,7 @@ import type { Db } from '../db/database';
 import { recordRevocation } from './auth/revocations';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './auth/tokens';
 import { announceStoreChange } from './changes';
+import { endPendingDeliveries } from './events/deliveries';
 import { newId } from './ids';
 import { softDeleteContextOnUninstall } from './partner/contexts';
 
@@ -174,7 +175,9 @@ export async function uninstall(db: Db, storeId: string, clientId: string): Prom
     );
     // D14: its partner context is soft-deleted; public reads fall back to merchant defaults.
     await softDeleteContextOnUninstall(trx, storeId, clientId);
-    // D14/D32: its webhook registration is removed with it (deliveries go to installed apps only).
+    // D14/D35: its webhook subscription goes with it (the fan-out takes installed apps only),
+    // and its pending deliveries end failed.
+    await endPendingDeliveries(trx, inst.id);
     return true;
   });
 }
