@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as foundation from './20261121000000-foundation';
 import * as identity from './20261121010000-identity';
 import * as events from './20261122000000-events';
+import * as commerce from './20261122010000-commerce';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '20261121000000-foundation': foundation,
   '20261121010000-identity': identity,
   '20261122000000-events': events,
+  '20261122010000-commerce': commerce,
 };

@@ -197,6 +197,121 @@ export interface WebhookAttemptsTable {
   responseExcerpt: string | null;
 }
 
+// Commerce: orders, line items, policies, fulfillments, products (D18-D21); idempotency (D33).
+
+/** numeric money: a number when read (db/database.ts), a number or null when written. */
+type Money = ColumnType<number, number, number>;
+type NullableMoney = ColumnType<number | null, number | null | undefined, number | null>;
+
+export interface OrdersTable {
+  id: string;
+  storeId: string;
+  sourceOrderId: string;
+  sourceOrderNumber: string;
+  currency: string;
+  policyCancelledAt: Date | null;
+  originalSourceOrderId: string | null;
+  sourceCreatedAt: Date;
+  sourceUpdatedAt: Date | null;
+  sourceCancelledAt: Date | null;
+  platformId: string;
+  premiumPaid: NullableMoney;
+  total: Money;
+  discountTotal: NullableMoney;
+  shippingCost: NullableMoney;
+  tax: NullableMoney;
+  subtotal: NullableMoney;
+  customerEmail: string | null;
+  customerName: string | null;
+  customerPhone: string | null;
+  shippingCostTax: NullableMoney;
+  lineItemsKnown: Generated<boolean>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface OrderLineItemsTable {
+  orderId: string;
+  sourceItemId: string;
+  position: number;
+  sourceProductId: string | null;
+  sourceVariantId: string | null;
+  name: string | null;
+  sku: string | null;
+  quantity: number;
+  price: NullableMoney;
+  isShippable: boolean | null;
+}
+
+export interface ProtectionPoliciesTable {
+  id: string;
+  storeId: string;
+  orderId: string;
+  premiumPaid: Money;
+  premiumCurrency: string | null;
+  customerAmount: Money;
+  brandAmount: ColumnType<number, number | undefined, number>;
+  insuredAmount: Money;
+  premiumDiscountedAmount: ColumnType<number, number | undefined, number>;
+  fundedBy: ColumnType<'customer' | 'brand', 'customer' | 'brand' | undefined>;
+  hybridOperator: ColumnType<'AND' | 'OR', 'AND' | 'OR' | undefined>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  removedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  removalReason: ColumnType<
+    'CANCELLED' | 'PREMIUM_REMOVED' | 'ORDER_DELETED' | null,
+    'CANCELLED' | 'PREMIUM_REMOVED' | 'ORDER_DELETED' | null | undefined
+  >;
+  deletedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface FulfillmentsTable {
+  orderId: string;
+  sourceFulfillmentId: string;
+  fulfillmentStatus: string;
+  sourceItemIds: Json<{ sourceItemId: string; quantity: number }[]>;
+  trackingCompany: string | null;
+  trackingNumber: ColumnType<string[], string[] | undefined, string[]>;
+  trackingUrl: ColumnType<string[], string[] | undefined, string[]>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  cancelledAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface ProductsTable {
+  storeId: string;
+  productId: string;
+  parentProductId: string | null;
+  name: string;
+  description: string | null;
+  sku: string | null;
+  price: NullableMoney;
+  tax: NullableMoney;
+  productImage: string | null;
+  variantId: string | null;
+  status: string | null;
+  productType: string | null;
+  inventoryType: string | null;
+  inventoryQuantity: number | null;
+  inStock: boolean | null;
+  bundleProductIds: ColumnType<string[], string[] | undefined, string[]>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  installationId: string;
+  key: string;
+  route: string;
+  requestDigest: string;
+  state: ColumnType<'running' | 'done', 'running' | 'done' | undefined>;
+  responseStatus: number | null;
+  responseHeaders: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
+  responseBody: Buffer | null;
+  createdAt: Timestamp;
+}
+
 export interface Database {
   apps: AppsTable;
   installations: InstallationsTable;
@@ -214,4 +329,10 @@ export interface Database {
   webhookEvents: WebhookEventsTable;
   webhookDeliveries: WebhookDeliveriesTable;
   webhookAttempts: WebhookAttemptsTable;
+  orders: OrdersTable;
+  orderLineItems: OrderLineItemsTable;
+  protectionPolicies: ProtectionPoliciesTable;
+  fulfillments: FulfillmentsTable;
+  products: ProductsTable;
+  idempotencyKeys: IdempotencyKeysTable;
 }
