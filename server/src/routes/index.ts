@@ -9,6 +9,7 @@ import type { PublicReadCache } from '../http/public-cache';
 import { appHandlers } from './apps';
 import { authHandlers } from './auth';
 import { oauthHandlers } from './oauth';
+import { orderHandlers } from './orders';
 import { pricingHandlers } from './pricing';
 import { publicHandlers } from './public';
 import { sessionHandlers } from './session';
@@ -38,6 +39,8 @@ function handlers(deps: RouteContext): Handlers {
     pricing: pricingHandlers(deps),
     widgets: widgetHandlers(deps),
     public: publicHandlers(deps),
+    // Commerce (D18-D21).
+    orders: orderHandlers(deps),
   };
 }
 
