@@ -3,6 +3,8 @@ import * as foundation from './20261121000000-foundation';
 import * as identity from './20261121010000-identity';
 import * as events from './20261122000000-events';
 import * as commerce from './20261122010000-commerce';
+// Claims (D22-D26).
+import * as claims from './20261122030000-claims';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -13,4 +15,6 @@ export const migrations: Record<string, Migration> = {
   '20261121010000-identity': identity,
   '20261122000000-events': events,
   '20261122010000-commerce': commerce,
+  // Claims (D22-D26).
+  '20261122030000-claims': claims,
 };

@@ -312,6 +312,128 @@ export interface IdempotencyKeysTable {
   createdAt: Timestamp;
 }
 
+// Claims (D22-D26).
+
+type Nullable<T> = ColumnType<T | null, T | null | undefined, T | null>;
+
+export interface ClaimsTable {
+  id: string;
+  storeId: string;
+  orderId: string;
+  sourceOrderId: string;
+  policyId: Nullable<string>;
+  claimFiledFrom: ColumnType<'EXTERNAL' | 'INTERNAL', 'EXTERNAL' | 'INTERNAL' | undefined>;
+  customerId: Nullable<string>;
+  authorName: Nullable<string>;
+  authorEmail: Nullable<string>;
+  claimDescription: Nullable<string>;
+  resolutionRequested: Nullable<string>;
+  resolutionDate: Nullable<Date>;
+  claimState: ColumnType<string, string | undefined, string>;
+  claimType: Nullable<string>;
+  claimCategory: string;
+  salesChannel: string;
+  isOta: Generated<boolean>;
+  otaDescription: Nullable<string>;
+  externalSource: Nullable<string>;
+  warrantyPeriod: Nullable<string>;
+  options: Nullable<Json<unknown>>;
+  offlineDetails: Nullable<Json<unknown>>;
+  denyReason: Nullable<string>;
+  denyDetails: Nullable<string>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: Nullable<Date>;
+}
+
+export interface ClaimItemsTable {
+  id: string;
+  claimId: string;
+  position: number;
+  itemId: string | null;
+  quantity: number;
+  issueType: string | null;
+  sourceFulfillmentId: string | null;
+  sourceProductId: string | null;
+  sourceVariantId: string | null;
+  details: string | null;
+  images: Json<string[]>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: Nullable<Date>;
+}
+
+export interface ClaimMessagesTable {
+  id: string;
+  claimId: string;
+  senderType: 'customer' | 'brand';
+  message: string;
+  authorName: string | null;
+  medias: Json<string[]>;
+  createdAt: Timestamp;
+}
+
+export interface ClaimResolutionsTable {
+  id: string;
+  claimId: string;
+  position: number;
+  userId: string | null;
+  resolutionType: string;
+  resolutionDetails: string | null;
+  itemId: string | null;
+  quantity: number | null;
+  paidValue: NullableMoney;
+  paidCurrency: string | null;
+  paidOriginalValue: NullableMoney;
+  includeShipping: boolean;
+  shippingAmount: NullableMoney;
+  creditStore: boolean;
+  claimState: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: Nullable<Date>;
+}
+
+export interface ClaimStoreCreditsTable {
+  code: string;
+  claimId: string;
+  resolutionId: string;
+  emailStatus: ColumnType<string, string | undefined, string>;
+  emailTime: Nullable<Date>;
+  creditValue: Money;
+  bonusValue: Money;
+  totalValue: Money;
+  bonus: Money;
+  bonusType: string;
+  creditType: string;
+  creditCurrency: string | null;
+  exchangeRate: NullableMoney;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: Nullable<Date>;
+}
+
+export interface ClaimDocumentsTable {
+  id: string;
+  claimId: string;
+  position: number;
+  url: string;
+  documentType: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: Nullable<Date>;
+}
+
+export interface ClaimStateChangesTable {
+  id: Generated<number>;
+  claimId: string;
+  fromState: string;
+  toState: string;
+  clientId: string | null;
+  note: string | null;
+  createdAt: Timestamp;
+}
+
 export interface Database {
   apps: AppsTable;
   installations: InstallationsTable;
@@ -335,4 +457,12 @@ export interface Database {
   fulfillments: FulfillmentsTable;
   products: ProductsTable;
   idempotencyKeys: IdempotencyKeysTable;
+  // Claims (D22-D26).
+  claims: ClaimsTable;
+  claimItems: ClaimItemsTable;
+  claimMessages: ClaimMessagesTable;
+  claimResolutions: ClaimResolutionsTable;
+  claimStoreCredits: ClaimStoreCreditsTable;
+  claimDocuments: ClaimDocumentsTable;
+  claimStateChanges: ClaimStateChangesTable;
 }

@@ -8,6 +8,7 @@ import { HttpError } from '../http/errors';
 import type { PublicReadCache } from '../http/public-cache';
 import { appHandlers } from './apps';
 import { authHandlers } from './auth';
+import { claimHandlers } from './claims';
 import { oauthHandlers } from './oauth';
 import { orderHandlers } from './orders';
 import { pricingHandlers } from './pricing';
@@ -41,6 +42,8 @@ function handlers(deps: RouteContext): Handlers {
     public: publicHandlers(deps),
     // Commerce (D18-D21).
     orders: orderHandlers(deps),
+    // Claims (D22-D26).
+    claims: claimHandlers(deps),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Contract } from '@protection-service/contract';
+import { readOrderClaims } from '../domain/claims/read';
 import { cancelFulfillment, listFulfillments, upsertFulfillment } from '../domain/commerce/fulfillments';
 import { deleteOrder, readOrder, upsertOrder } from '../domain/commerce/orders';
 import { badRequest, notFound } from '../http/errors';
@@ -8,7 +9,7 @@ import type { GroupHandlers, RouteContext } from './index';
 const OK = { status: 'ok' } as const;
 
 /** Orders, their protection policies and fulfillments (D18-D20); the store comes from the token (D7). */
-export function orderHandlers({ db }: RouteContext): GroupHandlers<Contract['orders']> {
+export function orderHandlers({ db, config }: RouteContext): GroupHandlers<Contract['orders']> {
   return {
     async upsert({ params, body, req }) {
       const result = await upsertOrder(db, storeOf(req), params.sourceOrderId, body);
@@ -24,6 +25,11 @@ export function orderHandlers({ db }: RouteContext): GroupHandlers<Contract['ord
       const result = await deleteOrder(db, storeOf(req), params.sourceOrderId);
       if (!result.ok) throw notFound('order not found');
       return { status: 200, body: OK };
+    },
+    async listClaims({ params, req }) {
+      const claims = await readOrderClaims(db, storeOf(req), params.sourceOrderId, config.publicBaseUrl);
+      if (!claims) throw notFound('order not found');
+      return { status: 200, body: claims };
     },
     async listFulfillments({ params, req }) {
       const list = await listFulfillments(db, storeOf(req), params.sourceOrderId);
