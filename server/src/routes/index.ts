@@ -11,6 +11,7 @@ import { authHandlers } from './auth';
 import { oauthHandlers } from './oauth';
 import { orderHandlers } from './orders';
 import { pricingHandlers } from './pricing';
+import { productHandlers } from './products';
 import { publicHandlers } from './public';
 import { sessionHandlers } from './session';
 import { settingsHandlers } from './settings';
@@ -41,6 +42,7 @@ function handlers(deps: RouteContext): Handlers {
     public: publicHandlers(deps),
     // Commerce (D18-D21).
     orders: orderHandlers(deps),
+    products: productHandlers(deps),
   };
 }
 
