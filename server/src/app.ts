@@ -14,6 +14,7 @@ import { publicCors } from './http/cors';
 import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
 import { health } from './http/health';
+import { IdempotencySweeper, idempotency } from './http/idempotency';
 import { PublicReadCache } from './http/public-cache';
 import { RATE_LIMITS, RateLimiter, type RateLimits } from './http/rate-limit';
 import { requestId } from './http/request-id';
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): Express {
     auth.limiter.local(`ip:${contract.public.getInsurance.path}:${ip}`, auth.limits.public),
   );
   const routes = mountedRoutes({ ...deps, publicCache, auth });
+  const idempotencySweeper = new IdempotencySweeper(deps.db);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
 
   app.use(requestId);
@@ -99,7 +101,8 @@ export function createApp(deps: AppDeps): Express {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: deps.responseValidation ?? false,
-    globalMiddleware: [authenticate(auth) as never],
+    // D33: after authentication, since an Idempotency-Key belongs to the caller's installation.
+    globalMiddleware: [authenticate(auth) as never, idempotency(deps.db, deps.logger) as never],
     // D2: on the token and revoke endpoints a validation failure is an RFC 6749 error.
     requestValidationErrorHandler: (err, req, _res, next) =>
       next(OAUTH_PATHS.has(req.path) ? oauthValidationError(req, validationError(err)) : validationError(err)),
@@ -119,6 +122,7 @@ export function createApp(deps: AppDeps): Express {
     stop() {
       auth.revocations.stop();
       auth.limiter.stop();
+      idempotencySweeper.stop();
     },
   };
   return app;

@@ -12,6 +12,7 @@ import { claimHandlers } from './claims';
 import { oauthHandlers } from './oauth';
 import { orderHandlers } from './orders';
 import { pricingHandlers } from './pricing';
+import { productHandlers } from './products';
 import { publicHandlers } from './public';
 import { sessionHandlers } from './session';
 import { settingsHandlers } from './settings';
@@ -42,6 +43,7 @@ function handlers(deps: RouteContext): Handlers {
     public: publicHandlers(deps),
     // Commerce (D18-D21).
     orders: orderHandlers(deps),
+    products: productHandlers(deps),
     // Claims (D22-D26).
     claims: claimHandlers(deps),
   };

@@ -1,0 +1,213 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createApp, createOwner, installWithToken, type Owner } from './harness/fixtures';
+import { startTestServer, type TestServer } from './harness/server';
+
+/**
+ * Hostile input on the commerce writes (D2, D3, D6): each answers 400 in the D2 shape, with
+ * `issues` naming the field, and writes nothing.
+ */
+const ORDER = {
+  sourceOrderNumber: '#1',
+  currency: 'USD',
+  platformId: 'api',
+  total: 10,
+  sourceCreatedAt: '2026-01-01T00:00:00Z',
+};
+const LONG = 'x'.repeat(256);
+
+/** [name, method, path, raw JSON body, the issue path or message fragment that must appear] */
+const CASES: [string, string, string, string, string][] = [
+  ['an order id over 255 characters', 'PUT', `/v1/orders/${LONG}`, JSON.stringify(ORDER), 'params.sourceOrderId'],
+  [
+    'an amount of 1e309',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify(ORDER).replace('"total":10', '"total":1e309'),
+    'body.total',
+  ],
+  ['a negative amount', 'PUT', '/v1/orders/h-1', JSON.stringify({ ...ORDER, premiumPaid: -1 }), 'body.premiumPaid'],
+  [
+    'a line item price of -0.01',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify({ ...ORDER, lineItems: [{ sourceItemId: 'a', quantity: 1, price: -0.01 }] }),
+    'body.lineItems.0.price',
+  ],
+  [
+    'a non-ISO timestamp',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify({ ...ORDER, sourceCreatedAt: '01/02/2026' }),
+    'body.sourceCreatedAt',
+  ],
+  [
+    'a date without time',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify({ ...ORDER, policyCancelledAt: '2026-01-01' }),
+    'body.policyCancelledAt',
+  ],
+  ['an unknown currency', 'PUT', '/v1/orders/h-1', JSON.stringify({ ...ORDER, currency: 'XYZ' }), 'body.currency'],
+  ['a lower-case currency', 'PUT', '/v1/orders/h-1', JSON.stringify({ ...ORDER, currency: 'usd' }), 'body.currency'],
+  ['an unknown property', 'PUT', '/v1/orders/h-1', JSON.stringify({ ...ORDER, storeId: 'st_other' }), 'storeId'],
+  [
+    'a __proto__ key',
+    'PUT',
+    '/v1/orders/h-1',
+    `{"__proto__":{"total":1},${JSON.stringify(ORDER).slice(1)}`,
+    '__proto__',
+  ],
+  [
+    'a constructor key',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify({ ...ORDER, constructor: { prototype: { x: 1 } } }),
+    'constructor',
+  ],
+  [
+    'duplicate line item ids',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify({
+      ...ORDER,
+      lineItems: [
+        { sourceItemId: 'a', quantity: 1 },
+        { sourceItemId: 'a', quantity: 2 },
+      ],
+    }),
+    'body.lineItems.1.sourceItemId',
+  ],
+  [
+    'a fractional quantity',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify({ ...ORDER, lineItems: [{ sourceItemId: 'a', quantity: 1.5 }] }),
+    'body.lineItems.0.quantity',
+  ],
+  [
+    'a fulfillment id over 255 characters',
+    'PUT',
+    `/v1/orders/h-base/fulfillments/${LONG}`,
+    JSON.stringify({ fulfillmentStatus: 'FULFILLED' }),
+    'params.sourceFulfillmentId',
+  ],
+  [
+    'a fulfillment timestamp that is not ISO',
+    'PUT',
+    '/v1/orders/h-base/fulfillments/f',
+    JSON.stringify({ fulfillmentStatus: 'FULFILLED', createdAt: 'yesterday' }),
+    'body.createdAt',
+  ],
+  [
+    'a fulfillment __proto__ key',
+    'PUT',
+    '/v1/orders/h-base/fulfillments/f',
+    '{"fulfillmentStatus":"FULFILLED","__proto__":{"x":1}}',
+    '__proto__',
+  ],
+  [
+    'a tracking URL that is not http',
+    'PUT',
+    '/v1/orders/h-base/fulfillments/f',
+    JSON.stringify({ fulfillmentStatus: 'FULFILLED', trackingUrl: ['javascript:alert(1)'] }),
+    'body.trackingUrl.0',
+  ],
+  ['a product price of 1e309', 'PUT', '/v2/products/h-p', '{"name":"P","price":1e309}', 'body.price'],
+  ['a negative product tax', 'PUT', '/v2/products/h-p', JSON.stringify({ name: 'P', tax: -2 }), 'body.tax'],
+  [
+    'an unknown product type',
+    'PUT',
+    '/v2/products/h-p',
+    JSON.stringify({ name: 'P', productType: 'BUNDLE' }),
+    'body.productType',
+  ],
+  [
+    'a product id over 255 characters',
+    'PUT',
+    `/v2/products/${LONG}`,
+    JSON.stringify({ name: 'P' }),
+    'params.productId',
+  ],
+  [
+    'a child id over 255 characters',
+    'POST',
+    '/v2/products/h-parent/children',
+    JSON.stringify({ productId: LONG, name: 'C' }),
+    'body.productId',
+  ],
+  [
+    'a negative child inventory',
+    'POST',
+    '/v2/products/h-parent/children',
+    JSON.stringify({ productId: 'c', name: 'C', inventoryQuantity: -1 }),
+    'body.inventoryQuantity',
+  ],
+  [
+    'a child __proto__ key',
+    'POST',
+    '/v2/products/h-parent/children',
+    '{"productId":"c","name":"C","__proto__":{"parentProductId":"x"}}',
+    '__proto__',
+  ],
+  [
+    'a bundle/remove of a string',
+    'DELETE',
+    '/v2/products/h-parent/bundle/remove',
+    JSON.stringify({ productIds: 'c' }),
+    'body.productIds',
+  ],
+];
+
+describe('hostile input on orders, fulfillments and products', () => {
+  let server: TestServer;
+  let owner: Owner;
+  let token: string;
+  let snapshot: () => Promise<unknown>;
+
+  beforeAll(async () => {
+    server = await startTestServer({}, { rateLimits: { token: 1e9 } });
+    owner = await createOwner(server.db, 'hostile');
+    const app = await createApp(server, owner.user.id, { requestedScopes: ['order:update', 'product:update'] });
+    token = (await installWithToken(server, app.clientId, owner.store.id, ['order:update', 'product:update']))
+      .accessToken;
+    await server.request('/v1/orders/h-base', { method: 'PUT', headers: bearer(token), json: ORDER });
+    await server.request('/v2/products/h-parent', { method: 'PUT', headers: bearer(token), json: { name: 'Parent' } });
+    snapshot = async () =>
+      (
+        await sql<{ rows: unknown }>`
+          select json_build_array(
+            (select json_agg(o order by id) from orders o),
+            (select json_agg(li order by order_id, source_item_id) from order_line_items li),
+            (select json_agg(p order by id) from protection_policies p),
+            (select json_agg(f order by order_id, source_fulfillment_id) from fulfillments f),
+            (select json_agg(p order by product_id) from products p),
+            (select count(*) from webhook_events)
+          ) as rows`.execute(server.db)
+      ).rows[0]!.rows;
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it.each(CASES)('%s answers 400 naming it and writes nothing', async (_name, method, path, body, field) => {
+    const before = await snapshot();
+    const res = await server.request(path, {
+      method,
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(400);
+    const err = (await res.json()) as {
+      statusCode: number;
+      error: string;
+      message: string;
+      issues: { path: string; message: string }[];
+    };
+    expect(err).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(
+      err.issues.some((i) => i.path === field || i.path.startsWith(`${field}.`) || i.message.includes(field)),
+    ).toBe(true);
+    expect(await snapshot()).toEqual(before);
+  });
+});
