@@ -499,30 +499,61 @@ describe('claims: filing, record, messages, list', () => {
     });
   });
 
-  describe('tenant isolation (D7)', () => {
-    it("answers another store's claim and order exactly like missing ones, and changes nothing", async () => {
-      const other = await claimStore(server, 'claims-foreign');
-      await s.putOrder('o-mine');
-      const id = await s.fileId('o-mine');
-      const pairs: [string, string, unknown?][] = [
-        ['GET', `/v1/claims/${id}`],
-        ['GET', '/v1/orders/o-mine/claims'],
-        ['POST', `/v1/claims/${id}/messages`, { message: 'hi', senderType: 'brand' }],
-        ['POST', `/v1/claims/${id}/approve`, { resolutions: [{ type: 'RESHIP' }] }],
-        ['POST', `/v1/claims/${id}/deny`, { reason: 'OTHER' }],
-        ['POST', `/v1/claims/${id}/transition`, { claimState: 'OPEN' }],
-        ['POST', '/v1/claims/o-mine', claimBody()],
-      ];
-      const before = await counts();
-      for (const [method, path, json] of pairs) {
-        const foreign = await server.request(path, { method, headers: bearer(other.token), json });
-        const missingPath = path.replace(id, 'clm_doesnotexist').replace('o-mine', 'o-doesnotexist');
-        const missing = await server.request(missingPath, { method, headers: bearer(other.token), json });
-        expect(foreign.status, path).toBe(404);
-        expect(await foreign.json()).toEqual(await missing.json());
-      }
-      expect(await counts()).toEqual(before);
-      expect((await read(id)).claimState).toBe('NEW');
+  describe('Idempotency-Key on the claim POSTs (D33, through the shared mechanism)', () => {
+    const keyed = (key: string) => ({ 'idempotency-key': key });
+
+    it('a repeated filing answers the first answer (same Location) and files once; another body answers 409', async () => {
+      await s.putOrder('o-idem');
+      const body = claimBody({ email: 'idem@example.com' });
+      const first = await s.file('o-idem', body, keyed('file-1'));
+      expect(first.status).toBe(200);
+      const again = await s.file('o-idem', body, keyed('file-1'));
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.headers.get('location')).toBe(first.headers.get('location'));
+      expect((await s.file('o-idem', claimBody({ email: 'other@example.com' }), keyed('file-1'))).status).toBe(409);
+      const claims = await server.db.selectFrom('claims').select('id').where('sourceOrderId', '=', 'o-idem').execute();
+      expect(claims).toHaveLength(1);
+      expect(await events('claim/created', claims[0]!.id)).toHaveLength(1);
+    });
+
+    it('a repeated offline filing echoes the same generated order and creates one', async () => {
+      const body = {
+        customer: { email: 'idem-offline@example.com' },
+        items: [{ name: 'Kettle' }],
+        warranty: { dateOfPurchase: '2026-02-02' },
+        salesChannel: 'IN_STORE',
+        claimCategory: 'WARRANTY',
+      };
+      const first = await s.post('/v1/claims/offline', body, keyed('offline-1'));
+      const again = await s.post('/v1/claims/offline', body, keyed('offline-1'));
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(await again.json()).toEqual(await first.json());
+      const orders = await server.db
+        .selectFrom('orders')
+        .select('id')
+        .where('customerEmail', '=', 'idem-offline@example.com')
+        .execute();
+      expect(orders).toHaveLength(1);
+    });
+
+    it('a repeated approve answers its 200 again instead of 409, with one resolution set; messages post once', async () => {
+      await s.putOrder('o-idem-approve');
+      const id = await s.fileId('o-idem-approve');
+      const approve = { resolutions: [{ type: 'STORE_CREDIT', paidValue: 12 }] };
+      const first = await s.post(`/v1/claims/${id}/approve`, approve, keyed('approve-1'));
+      const again = await s.post(`/v1/claims/${id}/approve`, approve, keyed('approve-1'));
+      expect([first.status, again.status]).toEqual([200, 200]);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(await again.json()).toEqual(await first.json());
+      expect((await s.post(`/v1/claims/${id}/approve`, approve, keyed('approve-2'))).status).toBe(409);
+      expect(await events('claim/approved', id)).toHaveLength(1);
+      const message = { message: 'once', senderType: 'brand' };
+      for (let i = 0; i < 3; i++)
+        expect((await s.post(`/v1/claims/${id}/messages`, message, keyed('message-1'))).status).toBe(200);
+      expect((await read(id)).claimMessages).toHaveLength(1);
+      expect(await events('message/created', id)).toHaveLength(1);
     });
   });
 });

@@ -55,6 +55,26 @@ const seedProducts = async (api: Api) => {
   return {};
 };
 
+/** A claim filed in the owner's store against `iso-order`; its id comes from the Location header. */
+const seedClaim = async (api: Api) => {
+  await seedOrder(api);
+  const res = await api.send('POST', '/v1/claims/iso-order', CLAIM);
+  return { claimId: res.headers.get('location')!.replace('/v1/claims/', '') };
+};
+const CLAIM = {
+  email: 'iso@example.com',
+  salesChannel: 'ONLINE',
+  claimCategory: 'SHIPPING',
+  fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1, sourceItemId: 'iso-item' }] }],
+  resolution: { desiredMethod: 'RESHIP' },
+};
+const claimCase = (route: AppRoute, body?: unknown): IsolationCase => ({
+  route,
+  scopes: ['claim:manage'],
+  seed: seedClaim,
+  call: (id, seeded) => ({ params: { claimId: id(seeded.claimId!) }, body }),
+});
+
 const ISOLATION_CASES: IsolationCase[] = [
   // Orders and fulfillments (D18-D20).
   {
@@ -148,6 +168,24 @@ const ISOLATION_CASES: IsolationCase[] = [
     },
     call: (id, seeded) => ({ params: { ruleSetId: id(seeded.ruleSetId!) }, body: { automaticallyAddToCart: true } }),
   },
+  // Claims (D22-D26).
+  {
+    route: contract.orders.listClaims,
+    scopes: ['claim:read'],
+    seed: seedClaim,
+    call: (id) => ({ params: { sourceOrderId: id('iso-order') } }),
+  },
+  {
+    route: contract.claims.file,
+    scopes: ['claim:update'],
+    seed: seedOrder,
+    call: (id) => ({ params: { sourceOrderId: id('iso-order') }, body: CLAIM }),
+  },
+  claimCase(contract.claims.get),
+  claimCase(contract.claims.postMessage, { message: 'Mine now', senderType: 'brand' }),
+  claimCase(contract.claims.approve, { resolutions: [{ type: 'STORE_CREDIT', paidValue: 50 }] }),
+  claimCase(contract.claims.deny, { reason: 'OTHER' }),
+  claimCase(contract.claims.transition, { claimState: 'OPEN' }),
   {
     route: contract.widgets.update,
     scopes: ['widget:cart:update'],
