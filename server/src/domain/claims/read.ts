@@ -297,6 +297,48 @@ export async function readOrderClaims(
   return rows.filter((r) => r.id !== null).map((r) => toRecord(r, baseUrl));
 }
 
+/**
+ * The keyset query of one list page: `limit` rows of the store's claims matching the filters,
+ * strictly after `after` and before `before` in `(created_at, id)` order (descending when
+ * `backward`). Exported so the benchmark can EXPLAIN exactly what the list runs.
+ */
+export function claimPageQuery(
+  storeId: string,
+  q: Pick<TClaimListQuery, 'claimState' | 'sourceOrderId' | 'createdAtMin' | 'createdAtMax' | 'updatedAtMin'>,
+  { after, before }: { after?: Position; before?: Position },
+  limit: number,
+  backward: boolean,
+) {
+  const where = [sql`c.store_id = ${storeId}`];
+  if (q.claimState) where.push(sql`c.claim_state = ${q.claimState}`);
+  if (q.sourceOrderId) where.push(sql`c.source_order_id = ${q.sourceOrderId}`);
+  if (q.createdAtMin) where.push(sql`c.created_at >= ${q.createdAtMin}::timestamptz`);
+  if (q.createdAtMax) where.push(sql`c.created_at <= ${q.createdAtMax}::timestamptz`);
+  if (q.updatedAtMin) where.push(sql`c.updated_at >= ${q.updatedAtMin}::timestamptz`);
+  if (after) where.push(sql`(c.created_at, c.id) > (${after.createdAt}::timestamptz, ${after.id})`);
+  if (before) where.push(sql`(c.created_at, c.id) < (${before.createdAt}::timestamptz, ${before.id})`);
+  const direction = sql.raw(backward ? 'desc' : 'asc');
+  return claimSelect(
+    false,
+    sql.join(where, sql` and `),
+    sql`order by c.created_at ${direction}, c.id ${direction} limit ${limit}`,
+  );
+}
+
+/** What a list cursor is bound to (cursor.ts): this list, the store and every filter, normalised. */
+export function claimListBinding(storeId: string, q: TClaimListQuery): string {
+  const time = (t: string | undefined) => (t ? new Date(t).toISOString() : null);
+  return JSON.stringify([
+    'claims',
+    storeId,
+    q.claimState ?? null,
+    q.sourceOrderId ?? null,
+    time(q.createdAtMin),
+    time(q.createdAtMax),
+    time(q.updatedAtMin),
+  ]);
+}
+
 export type ListResult = { ok: true; page: TClaimConnection } | { ok: false; message: string };
 
 /**
@@ -315,15 +357,7 @@ export async function listClaims(
   q: TClaimListQuery,
 ): Promise<ListResult> {
   if (q.first !== undefined && q.last !== undefined) return { ok: false, message: 'first and last cannot be combined' };
-  const binding = JSON.stringify([
-    'claims',
-    storeId,
-    q.claimState ?? null,
-    q.sourceOrderId ?? null,
-    q.createdAtMin ? new Date(q.createdAtMin).toISOString() : null,
-    q.createdAtMax ? new Date(q.createdAtMax).toISOString() : null,
-    q.updatedAtMin ? new Date(q.updatedAtMin).toISOString() : null,
-  ]);
+  const binding = claimListBinding(storeId, q);
   const positions: { after?: Position; before?: Position } = {};
   for (const side of ['after', 'before'] as const) {
     const cursor = q[side];
@@ -334,21 +368,8 @@ export async function listClaims(
   }
   const backward = q.last !== undefined;
   const size = q.last ?? q.first ?? 50;
-  const where = [sql`c.store_id = ${storeId}`];
-  if (q.claimState) where.push(sql`c.claim_state = ${q.claimState}`);
-  if (q.sourceOrderId) where.push(sql`c.source_order_id = ${q.sourceOrderId}`);
-  if (q.createdAtMin) where.push(sql`c.created_at >= ${q.createdAtMin}::timestamptz`);
-  if (q.createdAtMax) where.push(sql`c.created_at <= ${q.createdAtMax}::timestamptz`);
-  if (q.updatedAtMin) where.push(sql`c.updated_at >= ${q.updatedAtMin}::timestamptz`);
   const { after, before } = positions;
-  if (after) where.push(sql`(c.created_at, c.id) > (${after.createdAt}::timestamptz, ${after.id})`);
-  if (before) where.push(sql`(c.created_at, c.id) < (${before.createdAt}::timestamptz, ${before.id})`);
-  const direction = sql.raw(backward ? 'desc' : 'asc');
-  const { rows } = await claimSelect(
-    false,
-    sql.join(where, sql` and `),
-    sql`order by c.created_at ${direction}, c.id ${direction} limit ${size + 1}`,
-  ).execute(db);
+  const { rows } = await claimPageQuery(storeId, q, positions, size + 1, backward).execute(db);
   const more = rows.length > size;
   const page = rows.slice(0, size);
   if (backward) page.reverse();

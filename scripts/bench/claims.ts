@@ -1,0 +1,162 @@
+/**
+ * The claims list at depth (D24) and claim filing, in one run against one server process:
+ * - a store is seeded with 1,000,000 claims (and an item each) straight in SQL with
+ *   generate_series;
+ * - `GET /v1/claims?first=50` for the first page, and for the page after the 900,000th claim,
+ *   reached through a real cursor (minted with the server's key, as the server would, and
+ *   checked against the API before the load). Goal: the deep page at least 0.9 of the first
+ *   page's requests/second; the EXPLAIN of both pages is printed;
+ * - `POST /v1/claims/:sourceOrderId` filing throughput, p50 and p99.
+ */
+import { randomBytes } from 'node:crypto';
+import { CompiledQuery, sql } from 'kysely';
+import { createDb, type Db } from '../../server/src/db/database';
+import { migrateToLatest } from '../../server/src/db/migrate';
+import { registerApp } from '../../server/src/domain/apps';
+import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
+import { claimListBinding, claimPageQuery } from '../../server/src/domain/claims/read';
+import { CursorCodec, type Position } from '../../server/src/domain/cursor';
+import { newId } from '../../server/src/domain/ids';
+import { createStore } from '../../server/src/domain/stores';
+import { createUser } from '../../server/src/domain/users';
+import { freePort } from '../../server/src/free-port';
+import { benchDatabase, compare, type Measured, printTable, startProcess, stopProcess } from './lib';
+
+const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 1_000_000);
+const DEPTH = Math.floor(CLAIMS * 0.9);
+const ORDERS = 1000;
+
+/** 1,000 orders and CLAIMS claims of one store, one item each, a millisecond apart. */
+async function seed(db: Db, storeId: string): Promise<number> {
+  const started = Date.now();
+  await sql`
+    insert into orders (id, store_id, source_order_id, source_order_number, currency, source_created_at, platform_id, total)
+    select 'ord_bench_' || n, ${storeId}, 'bench-' || n, '#' || n, 'USD', timestamptz '2026-01-01', 'api', 100
+    from generate_series(1, ${ORDERS}) n`.execute(db);
+  await sql`
+    insert into claims (
+      id, store_id, order_id, source_order_id, author_email, claim_type, claim_category, sales_channel,
+      resolution_requested, created_at, updated_at
+    )
+    select 'clm_bench_' || lpad(n::text, 7, '0'), ${storeId}, 'ord_bench_' || (n % ${ORDERS} + 1),
+      'bench-' || (n % ${ORDERS} + 1), 'shopper@example.com', 'DAMAGED', 'SHIPPING', 'ONLINE', 'RESHIP',
+      timestamptz '2026-01-01' + n * interval '1 millisecond', timestamptz '2026-01-01' + n * interval '1 millisecond'
+    from generate_series(1, ${CLAIMS}) n`.execute(db);
+  await sql`
+    insert into claim_items (id, claim_id, position, item_id, quantity, issue_type)
+    select 'cli_bench_' || n, 'clm_bench_' || lpad(n::text, 7, '0'), 1, 'item-1', 1, 'DAMAGED'
+    from generate_series(1, ${CLAIMS}) n`.execute(db);
+  await sql`analyze orders, claims, claim_items`.execute(db);
+  return (Date.now() - started) / 1000;
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of exactly the query a list page runs. */
+async function explain(db: Db, storeId: string, after: Position | undefined): Promise<string> {
+  const compiled = claimPageQuery(storeId, {}, { after }, 51, false).compile(db);
+  const plan = await db.executeQuery<{ 'QUERY PLAN': string }>(
+    CompiledQuery.raw(`explain (analyze, buffers, costs off) ${compiled.sql}`, [...compiled.parameters]),
+  );
+  return plan.rows.map((r) => Object.values(r)[0]).join('\n');
+}
+
+export async function benchClaims(): Promise<Measured[]> {
+  const database = await benchDatabase();
+  const db = createDb(database.url);
+  const secret = randomBytes(32);
+  try {
+    await migrateToLatest(db);
+    const stamp = Date.now();
+    const store = await createStore(db, { name: 'Bench claims', domain: `bench-claims-${stamp}.example.com` });
+    const user = await createUser(db, {
+      email: `bench-claims-${stamp}@example.com`,
+      password: 'bench-password',
+      storeIds: [store.id],
+    });
+    const scopes = ['claim:manage', 'order:update'] as const;
+    const app = await registerApp(db, secret, user.id, {
+      name: 'Bench claims',
+      redirectUris: ['https://bench.example.com/cb'],
+      requestedScopes: [...scopes],
+      distribution: 'private',
+    });
+    const installationId = newId('in');
+    await db
+      .insertInto('installations')
+      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: [...scopes] })
+      .execute();
+    const seconds = await seed(db, store.id);
+    process.stdout.write(`seeded ${CLAIMS} claims with their items in ${seconds.toFixed(1)} s\n`);
+
+    // The position of the DEPTH-th claim, found once (by OFFSET, here only) to mint its cursor.
+    const deep = (
+      await sql<{ id: string; at: string }>`
+        select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
+        from claims where store_id = ${store.id} order by created_at, id offset ${DEPTH - 1} limit 1`.execute(db)
+    ).rows[0]!;
+    const position = { createdAt: deep.at, id: deep.id };
+    const cursor = new CursorCodec(secret).encode(position, claimListBinding(store.id, {}));
+
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const { token } = issueAccessToken(tokenKeys(secret, base), {
+      grantId: null,
+      installationId,
+      storeId: store.id,
+      clientId: app.clientId,
+      scopes: [...scopes],
+    });
+    const headers = { authorization: `Bearer ${token}` };
+    const server = await startProcess('scripts/bench/serve-app.ts', {
+      PORT: String(port),
+      BENCH_DATABASE_URL: database.url,
+      BENCH_SECRET_KEY: secret.toString('base64url'),
+    });
+    const rows: Measured[] = [];
+    try {
+      const firstUrl = `${base}/v1/claims?first=50`;
+      const deepUrl = `${base}/v1/claims?first=50&after=${encodeURIComponent(cursor)}`;
+      const check = await fetch(deepUrl, { headers });
+      const page = (await check.json()) as { edges: { node: { id: string } }[] };
+      const expected = `clm_bench_${String(DEPTH + 1).padStart(7, '0')}`;
+      if (check.status !== 200 || page.edges[0]?.node.id !== expected)
+        throw new Error(`the deep page answered ${check.status}, first ${page.edges[0]?.node.id}, not ${expected}`);
+      const fileBody = JSON.stringify({
+        email: 'bench@example.com',
+        salesChannel: 'ONLINE',
+        claimCategory: 'SHIPPING',
+        fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1 }] }],
+        resolution: { desiredMethod: 'RESHIP' },
+      });
+      const filed = await fetch(`${base}/v1/claims/bench-1`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: fileBody,
+      });
+      if (filed.status !== 200) throw new Error(`filing answered ${filed.status}`);
+      rows.push(
+        ...(await compare([
+          { name: 'GET /v1/claims?first=50 (first page)', url: firstUrl, headers },
+          { name: `GET /v1/claims?first=50&after=<claim ${DEPTH}>`, url: deepUrl, headers },
+          {
+            name: 'POST /v1/claims/:sourceOrderId (filing)',
+            url: `${base}/v1/claims/bench-1`,
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: fileBody,
+          },
+        ])),
+      );
+    } finally {
+      await stopProcess(server);
+    }
+    printTable(rows);
+    const ratio = rows[1]!.rps / rows[0]!.rps;
+    process.stdout.write(`deep page / first page: ${ratio.toFixed(2)} of the requests/second (goal >= 0.9)\n`);
+    process.stdout.write(`\nEXPLAIN first page:\n${await explain(db, store.id, undefined)}\n`);
+    process.stdout.write(`\nEXPLAIN page after claim ${DEPTH}:\n${await explain(db, store.id, position)}\n`);
+    return rows;
+  } finally {
+    await db.destroy();
+    await database.stop();
+  }
+}
