@@ -4,7 +4,7 @@ import { bearer, createApp, createOwner, installWithToken, type Owner } from './
 import { startTestServer, type TestServer } from './harness/server';
 
 /**
- * Hostile input on the commerce writes (D2, D3, D6): each answers 400 in the D2 shape, with
+ * Hostile input on the commerce and claim writes (D2, D3, D6): each answers 400 in the D2 shape, with
  * `issues` naming the field, and writes nothing.
  */
 const ORDER = {
@@ -157,9 +157,130 @@ const CASES: [string, string, string, string, string][] = [
     JSON.stringify({ productIds: 'c' }),
     'body.productIds',
   ],
+  // Claims (D22-D26): the order h-base and the claim clm_hostile exist.
+  ...claimCases(),
 ];
 
-describe('hostile input on orders, fulfillments and products', () => {
+function claimCases(): [string, string, string, string, string][] {
+  const CLAIM = {
+    email: 'h@example.com',
+    salesChannel: 'ONLINE',
+    claimCategory: 'SHIPPING',
+    fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1 }] }],
+    resolution: { desiredMethod: 'RESHIP' },
+  };
+  const issue = (extra: Record<string, unknown>) =>
+    JSON.stringify({ ...CLAIM, fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1, ...extra }] }] });
+  const OFFLINE = {
+    customer: { email: 'h@example.com' },
+    items: [{ name: 'Item' }],
+    warranty: { dateOfPurchase: '2026-01-01' },
+    salesChannel: 'IN_STORE',
+    claimCategory: 'WARRANTY',
+  };
+  const file = '/v1/claims/h-base';
+  const claim = '/v1/claims/clm_hostile';
+  return [
+    ['a claimed quantity of 0', 'POST', file, issue({ quantity: 0 }), 'body.fulfillmentIssues.0.issues.0.quantity'],
+    [
+      'a claimed quantity of 1e309',
+      'POST',
+      file,
+      issue({}).replace('"quantity":1', '"quantity":1e309'),
+      'body.fulfillmentIssues.0.issues.0.quantity',
+    ],
+    [
+      'an image URL that is not http',
+      'POST',
+      file,
+      issue({ images: ['javascript:alert(1)'] }),
+      'body.fulfillmentIssues.0.issues.0.images.0',
+    ],
+    [
+      'a signature that is not a URL',
+      'POST',
+      file,
+      JSON.stringify({ ...CLAIM, resolution: { desiredMethod: 'RESHIP', customerSignature: 'my name' } }),
+      'body.resolution.customerSignature',
+    ],
+    [
+      '101 fulfillment issues',
+      'POST',
+      file,
+      JSON.stringify({ ...CLAIM, fulfillmentIssues: Array.from({ length: 101 }, () => CLAIM.fulfillmentIssues[0]) }),
+      'body.fulfillmentIssues',
+    ],
+    [
+      'a claim __proto__ key',
+      'POST',
+      file,
+      `{"__proto__":{"claimState":"APPROVED"},${JSON.stringify(CLAIM).slice(1)}`,
+      '__proto__',
+    ],
+    ['a claim storeId property', 'POST', file, JSON.stringify({ ...CLAIM, storeId: 'st_other' }), 'storeId'],
+    [
+      'an offline storeId of another store',
+      'POST',
+      '/v1/claims/offline',
+      JSON.stringify({ ...OFFLINE, storeId: 'st_someone_else' }),
+      'body.storeId',
+    ],
+    [
+      'an offline latitude of 91',
+      'POST',
+      '/v1/claims/offline',
+      JSON.stringify({ ...OFFLINE, shippingAddress: { lat: 91 } }),
+      'body.shippingAddress.lat',
+    ],
+    [
+      'an offline item price of -1',
+      'POST',
+      '/v1/claims/offline',
+      JSON.stringify({ ...OFFLINE, items: [{ price: -1 }] }),
+      'body.items.0.price',
+    ],
+    [
+      'a message over 10,000 characters',
+      'POST',
+      `${claim}/messages`,
+      JSON.stringify({ message: 'x'.repeat(10_001), senderType: 'brand' }),
+      'body.message',
+    ],
+    [
+      'a media URL that is not http',
+      'POST',
+      `${claim}/messages`,
+      JSON.stringify({ message: 'm', senderType: 'brand', medias: ['file:///etc/passwd'] }),
+      'body.medias.0',
+    ],
+    [
+      'a paid value of 1e309',
+      'POST',
+      `${claim}/approve`,
+      '{"resolutions":[{"type":"REFUND","paidValue":1e309}]}',
+      'body.resolutions.0.paidValue',
+    ],
+    [
+      '101 resolutions',
+      'POST',
+      `${claim}/approve`,
+      JSON.stringify({ resolutions: Array.from({ length: 101 }, () => ({ type: 'RESHIP' })) }),
+      'body.resolutions',
+    ],
+    [
+      'a transition to APPROVED (approve carries the details, D36)',
+      'POST',
+      `${claim}/transition`,
+      JSON.stringify({ claimState: 'APPROVED' }),
+      'body.claimState',
+    ],
+    ['an unknown deny reason', 'POST', `${claim}/deny`, JSON.stringify({ reason: 'BECAUSE' }), 'body.reason'],
+    ['a claim id over 255 characters', 'GET', `/v1/claims/${LONG}`, '', 'params.claimId'],
+    ['a list page of 251', 'GET', '/v1/claims?first=251', '', 'query.first'],
+  ];
+}
+
+describe('hostile input on orders, fulfillments, products and claims', () => {
   let server: TestServer;
   let owner: Owner;
   let token: string;
@@ -168,11 +289,15 @@ describe('hostile input on orders, fulfillments and products', () => {
   beforeAll(async () => {
     server = await startTestServer({}, { rateLimits: { token: 1e9 } });
     owner = await createOwner(server.db, 'hostile');
-    const app = await createApp(server, owner.user.id, { requestedScopes: ['order:update', 'product:update'] });
-    token = (await installWithToken(server, app.clientId, owner.store.id, ['order:update', 'product:update']))
-      .accessToken;
+    const scopes = ['order:update', 'product:update', 'claim:manage'] as const;
+    const app = await createApp(server, owner.user.id, { requestedScopes: [...scopes] });
+    token = (await installWithToken(server, app.clientId, owner.store.id, [...scopes])).accessToken;
     await server.request('/v1/orders/h-base', { method: 'PUT', headers: bearer(token), json: ORDER });
     await server.request('/v2/products/h-parent', { method: 'PUT', headers: bearer(token), json: { name: 'Parent' } });
+    await sql`
+      insert into claims (id, store_id, order_id, source_order_id, claim_category, sales_channel)
+      select 'clm_hostile', store_id, id, source_order_id, 'SHIPPING', 'ONLINE' from orders where source_order_id = 'h-base'
+    `.execute(server.db);
     snapshot = async () =>
       (
         await sql<{ rows: unknown }>`
@@ -182,6 +307,10 @@ describe('hostile input on orders, fulfillments and products', () => {
             (select json_agg(p order by id) from protection_policies p),
             (select json_agg(f order by order_id, source_fulfillment_id) from fulfillments f),
             (select json_agg(p order by product_id) from products p),
+            (select json_agg(c order by id) from claims c),
+            (select count(*) from claim_items),
+            (select count(*) from claim_messages),
+            (select count(*) from claim_resolutions),
             (select count(*) from webhook_events)
           ) as rows`.execute(server.db)
       ).rows[0]!.rows;
@@ -195,7 +324,7 @@ describe('hostile input on orders, fulfillments and products', () => {
     const res = await server.request(path, {
       method,
       headers: { ...bearer(token), 'content-type': 'application/json' },
-      body,
+      ...(method === 'GET' ? {} : { body }),
     });
     expect(res.status).toBe(400);
     const err = (await res.json()) as {
