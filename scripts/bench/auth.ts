@@ -9,13 +9,16 @@
 import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { registerApp } from '../../server/src/domain/apps';
-import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
-import { newId } from '../../server/src/domain/ids';
-import { createStore } from '../../server/src/domain/stores';
-import { createUser } from '../../server/src/domain/users';
-import { freePort } from '../../server/src/free-port';
-import { benchDatabase, compare, type Measured, printTable, startProcess, stopProcess, type Target } from './lib';
+import {
+  benchDatabase,
+  benchTenant,
+  compare,
+  type Measured,
+  printTable,
+  startBenchApp,
+  stopProcess,
+  type Target,
+} from './lib';
 
 export async function benchAuth(): Promise<Measured[]> {
   const database = await benchDatabase();
@@ -23,39 +26,10 @@ export async function benchAuth(): Promise<Measured[]> {
   const secret = randomBytes(32);
   try {
     await migrateToLatest(db);
-    const domain = `bench-auth-${Date.now()}.example.com`;
-    const store = await createStore(db, { name: 'Bench', domain });
-    const user = await createUser(db, {
-      email: `bench-${Date.now()}@example.com`,
-      password: 'bench-password',
-      storeIds: [store.id],
-    });
-    const app = await registerApp(db, secret, user.id, {
-      name: 'Bench',
-      redirectUris: ['https://bench.example.com/cb'],
-      requestedScopes: ['store:read'],
-      distribution: 'private',
-    });
-    const installationId = newId('in');
-    await db
-      .insertInto('installations')
-      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: ['store:read'] })
-      .execute();
-
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const { token } = issueAccessToken(tokenKeys(secret, base), {
-      grantId: null,
-      installationId,
-      storeId: store.id,
-      clientId: app.clientId,
-      scopes: ['store:read'],
-    });
-    const server = await startProcess('scripts/bench/serve-app.ts', {
-      PORT: String(port),
-      BENCH_DATABASE_URL: database.url,
-      BENCH_SECRET_KEY: secret.toString('base64url'),
-    });
+    const tenant = await benchTenant(db, secret, 'auth', ['store:read']);
+    const { domain, app } = tenant;
+    const { base, process: server } = await startBenchApp(database.url, secret);
+    const token = tenant.accessToken(base);
     const rows: Measured[] = [];
     try {
       const publicPath = `/v1/quote/insurance?store_url=${domain}`;
@@ -74,7 +48,7 @@ export async function benchAuth(): Promise<Measured[]> {
         grant_type: 'client_credentials',
         client_id: app.clientId,
         client_secret: app.clientSecret,
-        store_id: store.id,
+        store_id: tenant.storeId,
       });
       const probe = await fetch(`${base}/v1/oauth/token`, {
         method: 'POST',

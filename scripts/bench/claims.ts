@@ -12,15 +12,9 @@ import { randomBytes } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
 import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { registerApp } from '../../server/src/domain/apps';
-import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
 import { claimListBinding, claimPageQuery } from '../../server/src/domain/claims/read';
 import { CursorCodec, type Position } from '../../server/src/domain/cursor';
-import { newId } from '../../server/src/domain/ids';
-import { createStore } from '../../server/src/domain/stores';
-import { createUser } from '../../server/src/domain/users';
-import { freePort } from '../../server/src/free-port';
-import { benchDatabase, compare, type Measured, printTable, startProcess, stopProcess } from './lib';
+import { benchDatabase, benchTenant, compare, type Measured, printTable, startBenchApp, stopProcess } from './lib';
 
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 1_000_000);
 const DEPTH = Math.floor(CLAIMS * 0.9);
@@ -82,52 +76,22 @@ export async function benchClaims(): Promise<Measured[]> {
   const secret = randomBytes(32);
   try {
     await migrateToLatest(db);
-    const stamp = Date.now();
-    const store = await createStore(db, { name: 'Bench claims', domain: `bench-claims-${stamp}.example.com` });
-    const user = await createUser(db, {
-      email: `bench-claims-${stamp}@example.com`,
-      password: 'bench-password',
-      storeIds: [store.id],
-    });
-    const scopes = ['claim:manage', 'order:update'] as const;
-    const app = await registerApp(db, secret, user.id, {
-      name: 'Bench claims',
-      redirectUris: ['https://bench.example.com/cb'],
-      requestedScopes: [...scopes],
-      distribution: 'private',
-    });
-    const installationId = newId('in');
-    await db
-      .insertInto('installations')
-      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: [...scopes] })
-      .execute();
-    const seconds = await seed(db, store.id);
+    const tenant = await benchTenant(db, secret, 'claims', ['claim:manage', 'order:update']);
+    const { storeId } = tenant;
+    const seconds = await seed(db, storeId);
     process.stdout.write(`seeded ${CLAIMS} claims with their items in ${seconds.toFixed(1)} s\n`);
 
     // The position of the DEPTH-th claim, found once (by OFFSET, here only) to mint its cursor.
     const deep = (
       await sql<{ id: string; at: string }>`
         select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
-        from claims where store_id = ${store.id} order by created_at, id offset ${DEPTH - 1} limit 1`.execute(db)
+        from claims where store_id = ${storeId} order by created_at, id offset ${DEPTH - 1} limit 1`.execute(db)
     ).rows[0]!;
     const position = { createdAt: deep.at, id: deep.id };
-    const cursor = new CursorCodec(secret).encode(position, claimListBinding(store.id, {}));
+    const cursor = new CursorCodec(secret).encode(position, claimListBinding(storeId, {}));
 
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const { token } = issueAccessToken(tokenKeys(secret, base), {
-      grantId: null,
-      installationId,
-      storeId: store.id,
-      clientId: app.clientId,
-      scopes: [...scopes],
-    });
-    const headers = { authorization: `Bearer ${token}` };
-    const server = await startProcess('scripts/bench/serve-app.ts', {
-      PORT: String(port),
-      BENCH_DATABASE_URL: database.url,
-      BENCH_SECRET_KEY: secret.toString('base64url'),
-    });
+    const { base, process: server } = await startBenchApp(database.url, secret);
+    const headers = { authorization: `Bearer ${tenant.accessToken(base)}` };
     const rows: Measured[] = [];
     try {
       const firstUrl = `${base}/v1/claims?first=50`;
@@ -169,8 +133,8 @@ export async function benchClaims(): Promise<Measured[]> {
     printTable(rows);
     const ratio = rows[1]!.rps / rows[0]!.rps;
     process.stdout.write(`deep page / first page: ${ratio.toFixed(2)} of the requests/second (goal >= 0.9)\n`);
-    process.stdout.write(`\nEXPLAIN first page:\n${await explain(db, store.id, undefined)}\n`);
-    process.stdout.write(`\nEXPLAIN page after claim ${DEPTH}:\n${await explain(db, store.id, position)}\n`);
+    process.stdout.write(`\nEXPLAIN first page:\n${await explain(db, storeId, undefined)}\n`);
+    process.stdout.write(`\nEXPLAIN page after claim ${DEPTH}:\n${await explain(db, storeId, position)}\n`);
     return rows;
   } finally {
     await db.destroy();

@@ -2,8 +2,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Scope, TCreatedApp } from '@protection-service/contract';
 import autocannon from 'autocannon';
+import type { Db } from '../../server/src/db/database';
 import { openEmbeddedPostgres } from '../../server/src/db/embedded';
+import { registerApp } from '../../server/src/domain/apps';
+import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
+import { newId } from '../../server/src/domain/ids';
+import { createStore } from '../../server/src/domain/stores';
+import { createUser } from '../../server/src/domain/users';
+import { freePort } from '../../server/src/free-port';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -115,4 +123,64 @@ export function printTable(rows: Measured[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   process.stdout.write(`${fmt(header)}\n${lines.map(fmt).join('\n')}\n`);
+}
+
+export interface BenchTenant {
+  storeId: string;
+  domain: string;
+  app: TCreatedApp;
+  installationId: string;
+  /** An access token for the installation, for a server whose issuer is `base`. */
+  accessToken(base: string): string;
+}
+
+/** A store with a user and an app installed on it with `scopes`, made through the domain functions. */
+export async function benchTenant(db: Db, secret: Buffer, label: string, scopes: Scope[]): Promise<BenchTenant> {
+  const stamp = Date.now();
+  const domain = `bench-${label}-${stamp}.example.com`;
+  const store = await createStore(db, { name: `Bench ${label}`, domain });
+  const user = await createUser(db, {
+    email: `bench-${label}-${stamp}@example.com`,
+    password: 'bench-password',
+    storeIds: [store.id],
+  });
+  const app = await registerApp(db, secret, user.id, {
+    name: `Bench ${label}`,
+    redirectUris: ['https://bench.example.com/cb'],
+    requestedScopes: scopes,
+    distribution: 'private',
+  });
+  const installationId = newId('in');
+  await db
+    .insertInto('installations')
+    .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes })
+    .execute();
+  return {
+    storeId: store.id,
+    domain,
+    app,
+    installationId,
+    accessToken: (base) =>
+      issueAccessToken(tokenKeys(secret, base), {
+        grantId: null,
+        installationId,
+        storeId: store.id,
+        clientId: app.clientId,
+        scopes,
+      }).token,
+  };
+}
+
+/** The full service in its own process (serve-app.ts) on a free port, with the benchmark's key. */
+export async function startBenchApp(
+  databaseUrl: string,
+  secret: Buffer,
+): Promise<{ base: string; process: ChildProcess }> {
+  const port = await freePort();
+  const child = await startProcess('scripts/bench/serve-app.ts', {
+    PORT: String(port),
+    BENCH_DATABASE_URL: databaseUrl,
+    BENCH_SECRET_KEY: secret.toString('base64url'),
+  });
+  return { base: `http://127.0.0.1:${port}`, process: child };
 }
