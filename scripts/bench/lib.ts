@@ -59,9 +59,61 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 export interface Target {
   name: string;
   url: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
+  /** Replace `[<id>]` in the URL and body with a new id on every request (autocannon). */
+  idReplacement?: boolean;
+}
+
+/** What one round of a target measured. */
+export interface Round {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** A baseline that is not an HTTP server (a plain database loop, say): it runs one round itself. */
+export interface LoopTarget {
+  name: string;
+  run(durationS: number): Promise<Round>;
+}
+
+/**
+ * Runs `worker` from `concurrency` callers for `durationS` seconds, like autocannon's
+ * connections: each caller starts its next call when the last one ended.
+ */
+export async function loop(concurrency: number, durationS: number, worker: () => Promise<void>): Promise<Round> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + durationS * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const t = performance.now();
+        try {
+          await worker();
+          latencies.push(performance.now() - t);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return {
+    requests: latencies.length,
+    seconds: (performance.now() - started) / 1000,
+    p50: at(0.5),
+    p99: at(0.99),
+    non2xx: 0,
+    errors,
+  };
 }
 
 /**
@@ -69,25 +121,37 @@ export interface Target {
  * the machine's background load during the run falls on all targets alike. Requests/second
  * is the total over all rounds; p50 and p99 are the worst round's.
  */
-export async function compare(targets: Target[], rounds = 3): Promise<Measured[]> {
-  const settings = (t: Target, duration: number) => ({
-    url: t.url,
-    method: t.method ?? 'GET',
-    headers: t.headers,
-    body: t.body,
-    connections: CONNECTIONS,
-    duration,
-  });
-  for (const t of targets) await autocannon(settings(t, 2));
+export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Promise<Measured[]> {
+  const runRound = async (t: Target | LoopTarget, duration: number): Promise<Round> => {
+    if ('run' in t) return t.run(duration);
+    const r = await autocannon({
+      url: t.url,
+      method: t.method ?? 'GET',
+      headers: t.headers,
+      body: t.body,
+      connections: CONNECTIONS,
+      duration,
+      idReplacement: t.idReplacement ?? false,
+    });
+    return {
+      requests: r.requests.total,
+      seconds: r.duration,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      non2xx: r.non2xx,
+      errors: r.errors,
+    };
+  };
+  for (const t of targets) await runRound(t, 2);
   const totals = targets.map((t) => ({ name: t.name, requests: 0, seconds: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 }));
   for (let round = 0; round < rounds; round++) {
     for (const [i, t] of targets.entries()) {
-      const r = await autocannon(settings(t, Math.max(1, Math.round(DURATION_S / rounds))));
+      const r = await runRound(t, Math.max(1, Math.round(DURATION_S / rounds)));
       const total = totals[i]!;
-      total.requests += r.requests.total;
-      total.seconds += r.duration;
-      total.p50 = Math.max(total.p50, r.latency.p50);
-      total.p99 = Math.max(total.p99, r.latency.p99);
+      total.requests += r.requests;
+      total.seconds += r.seconds;
+      total.p50 = Math.max(total.p50, r.p50);
+      total.p99 = Math.max(total.p99, r.p99);
       total.non2xx += r.non2xx;
       total.errors += r.errors;
     }
