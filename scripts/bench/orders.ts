@@ -10,12 +10,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { registerApp } from '../../server/src/domain/apps';
-import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
 import { newId } from '../../server/src/domain/ids';
-import { createStore } from '../../server/src/domain/stores';
-import { createUser } from '../../server/src/domain/users';
 import { freePort } from '../../server/src/free-port';
+import { benchInstallation } from './install';
 import {
   benchDatabase,
   CONNECTIONS,
@@ -53,37 +50,15 @@ export async function benchOrders(): Promise<Measured[]> {
   try {
     await migrateToLatest(db);
     const stamp = Date.now();
-    const store = await createStore(db, { name: 'Bench orders', domain: `bench-orders-${stamp}.example.com` });
-    const user = await createUser(db, {
-      email: `bench-orders-${stamp}@example.com`,
-      password: 'bench-password',
-      storeIds: [store.id],
-    });
     // Subscribed to the protection topics, so every event also fans out one delivery (D35).
-    const scopes = ['order:update', 'store:read'] as const;
-    const app = await registerApp(db, secret, user.id, {
-      name: 'Bench orders',
-      redirectUris: ['https://bench.example.com/cb'],
-      requestedScopes: [...scopes],
-      distribution: 'private',
+    const installed = await benchInstallation(db, secret, 'orders', ['order:update', 'store:read'], {
       webhookUrl: 'https://bench.example.com/hook',
       webhookTopics: ['protection/added', 'protection/removed'],
     });
-    const installationId = newId('in');
-    await db
-      .insertInto('installations')
-      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: [...scopes] })
-      .execute();
-
+    const store = installed.store;
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const { token } = issueAccessToken(tokenKeys(secret, base), {
-      grantId: null,
-      installationId,
-      storeId: store.id,
-      clientId: app.clientId,
-      scopes: [...scopes],
-    });
+    const token = installed.tokenFor(base);
     const auth = { authorization: `Bearer ${token}` };
     const server = await startProcess('scripts/bench/serve-app.ts', {
       PORT: String(port),
