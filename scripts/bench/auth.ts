@@ -9,9 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { freePort } from '../../server/src/free-port';
 import { benchInstallation } from './install';
-import { benchDatabase, compare, type Measured, printTable, startProcess, stopProcess, type Target } from './lib';
+import { benchDatabase, compare, type Measured, printTable, startService, stopProcess, type Target } from './lib';
 
 export async function benchAuth(): Promise<Measured[]> {
   const database = await benchDatabase();
@@ -21,14 +20,10 @@ export async function benchAuth(): Promise<Measured[]> {
     await migrateToLatest(db);
     const installed = await benchInstallation(db, secret, 'auth', ['store:read']);
     const domain = installed.store.domain;
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
+    const service = await startService(database.url, secret);
+    const server = service.child;
+    const base = service.base;
     const token = installed.tokenFor(base);
-    const server = await startProcess('scripts/bench/serve-app.ts', {
-      PORT: String(port),
-      BENCH_DATABASE_URL: database.url,
-      BENCH_SECRET_KEY: secret.toString('base64url'),
-    });
     const rows: Measured[] = [];
     try {
       const publicPath = `/v1/quote/insurance?store_url=${domain}`;

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { openEmbeddedPostgres } from '../../server/src/db/embedded';
+import { freePort } from '../../server/src/free-port';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -179,4 +180,18 @@ export function printTable(rows: Measured[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   process.stdout.write(`${fmt(header)}\n${lines.map(fmt).join('\n')}\n`);
+}
+
+/** The full service (scripts/bench/serve-app.ts) on a free port, over `databaseUrl`, keyed by `secret`. */
+export async function startService(
+  databaseUrl: string,
+  secret: Buffer,
+): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = await startProcess('scripts/bench/serve-app.ts', {
+    PORT: String(port),
+    BENCH_DATABASE_URL: databaseUrl,
+    BENCH_SECRET_KEY: secret.toString('base64url'),
+  });
+  return { base: `http://127.0.0.1:${port}`, child };
 }

@@ -11,7 +11,6 @@ import pg from 'pg';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { newId } from '../../server/src/domain/ids';
-import { freePort } from '../../server/src/free-port';
 import { benchInstallation } from './install';
 import {
   benchDatabase,
@@ -21,7 +20,7 @@ import {
   loop,
   type Measured,
   printTable,
-  startProcess,
+  startService,
   stopProcess,
 } from './lib';
 
@@ -56,15 +55,11 @@ export async function benchOrders(): Promise<Measured[]> {
       webhookTopics: ['protection/added', 'protection/removed'],
     });
     const store = installed.store;
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
+    const service = await startService(database.url, secret);
+    const server = service.child;
+    const base = service.base;
     const token = installed.tokenFor(base);
     const auth = { authorization: `Bearer ${token}` };
-    const server = await startProcess('scripts/bench/serve-app.ts', {
-      PORT: String(port),
-      BENCH_DATABASE_URL: database.url,
-      BENCH_SECRET_KEY: secret.toString('base64url'),
-    });
     const rows: Measured[] = [];
     try {
       const body = JSON.stringify(ORDER);
