@@ -9,16 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import {
-  benchDatabase,
-  benchTenant,
-  compare,
-  type Measured,
-  printTable,
-  startBenchApp,
-  stopProcess,
-  type Target,
-} from './lib';
+import { benchInstallation } from './install';
+import { benchDatabase, compare, type Measured, printTable, startService, stopProcess, type Target } from './lib';
 
 export async function benchAuth(): Promise<Measured[]> {
   const database = await benchDatabase();
@@ -26,10 +18,12 @@ export async function benchAuth(): Promise<Measured[]> {
   const secret = randomBytes(32);
   try {
     await migrateToLatest(db);
-    const tenant = await benchTenant(db, secret, 'auth', ['store:read']);
-    const { domain, app } = tenant;
-    const { base, process: server } = await startBenchApp(database.url, secret);
-    const token = tenant.accessToken(base);
+    const installed = await benchInstallation(db, secret, 'auth', ['store:read']);
+    const domain = installed.store.domain;
+    const service = await startService(database.url, secret);
+    const server = service.child;
+    const base = service.base;
+    const token = installed.tokenFor(base);
     const rows: Measured[] = [];
     try {
       const publicPath = `/v1/quote/insurance?store_url=${domain}`;
@@ -46,9 +40,9 @@ export async function benchAuth(): Promise<Measured[]> {
       ];
       const tokenBody = JSON.stringify({
         grant_type: 'client_credentials',
-        client_id: app.clientId,
-        client_secret: app.clientSecret,
-        store_id: tenant.storeId,
+        client_id: installed.clientId,
+        client_secret: installed.clientSecret,
+        store_id: installed.store.id,
       });
       const probe = await fetch(`${base}/v1/oauth/token`, {
         method: 'POST',

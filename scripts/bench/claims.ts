@@ -14,7 +14,8 @@ import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { claimListBinding, claimPageQuery } from '../../server/src/domain/claims/read';
 import { CursorCodec, type Position } from '../../server/src/domain/cursor';
-import { benchDatabase, benchTenant, compare, type Measured, printTable, startBenchApp, stopProcess } from './lib';
+import { benchInstallation } from './install';
+import { benchDatabase, compare, type Measured, printTable, startService, stopProcess } from './lib';
 
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 1_000_000);
 const DEPTH = Math.floor(CLAIMS * 0.9);
@@ -76,8 +77,8 @@ export async function benchClaims(): Promise<Measured[]> {
   const secret = randomBytes(32);
   try {
     await migrateToLatest(db);
-    const tenant = await benchTenant(db, secret, 'claims', ['claim:manage', 'order:update']);
-    const { storeId } = tenant;
+    const installed = await benchInstallation(db, secret, 'claims', ['claim:manage', 'order:update']);
+    const storeId = installed.store.id;
     const seconds = await seed(db, storeId);
     process.stdout.write(`seeded ${CLAIMS} claims with their items in ${seconds.toFixed(1)} s\n`);
 
@@ -90,8 +91,8 @@ export async function benchClaims(): Promise<Measured[]> {
     const position = { createdAt: deep.at, id: deep.id };
     const cursor = new CursorCodec(secret).encode(position, claimListBinding(storeId, {}));
 
-    const { base, process: server } = await startBenchApp(database.url, secret);
-    const headers = { authorization: `Bearer ${tenant.accessToken(base)}` };
+    const { base, child: server } = await startService(database.url, secret);
+    const headers = { authorization: `Bearer ${installed.tokenFor(base)}` };
     const rows: Measured[] = [];
     try {
       const firstUrl = `${base}/v1/claims?first=50`;

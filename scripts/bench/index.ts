@@ -1,13 +1,24 @@
-/** `pnpm bench`: every benchmark, each against its baseline in the same run. */
+/**
+ * `pnpm bench [name ...]`: every benchmark (or the named ones: public-read, auth, orders, claims),
+ * each against its baseline in the same run.
+ */
 import { benchAuth } from './auth';
 import { benchClaims } from './claims';
+import { benchOrders } from './orders';
 import { benchPublicRead } from './public-read';
 
-process.stdout.write('# public read (shopper widget) against a bare node:http server\n');
-await benchPublicRead();
-process.stdout.write('\n# authenticated read and token endpoint against the public read\n');
-await benchAuth();
-// Claims (D24): the list at depth against its first page, and filing.
-process.stdout.write('\n# claims list: first page against a page after 900,000 claims; claim filing\n');
-await benchClaims();
+const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
+  ['public-read', 'public read (shopper widget) against a bare node:http server', benchPublicRead],
+  ['auth', 'authenticated read and token endpoint against the public read', benchAuth],
+  ['orders', 'order writes against a raw pg upsert loop; order read against the settings read', benchOrders],
+  // Claims (D24): the list at depth against its first page, and filing.
+  ['claims', 'claims list: first page against a page after 900,000 claims; claim filing', benchClaims],
+];
+
+const only = process.argv.slice(2);
+for (const [i, [name, title, run]] of BENCHES.entries()) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stdout.write(`${i > 0 ? '\n' : ''}# ${title}\n`);
+  await run();
+}
 process.exit(0);

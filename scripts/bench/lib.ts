@@ -2,15 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Scope, TCreatedApp } from '@protection-service/contract';
 import autocannon from 'autocannon';
-import type { Db } from '../../server/src/db/database';
 import { openEmbeddedPostgres } from '../../server/src/db/embedded';
-import { registerApp } from '../../server/src/domain/apps';
-import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
-import { newId } from '../../server/src/domain/ids';
-import { createStore } from '../../server/src/domain/stores';
-import { createUser } from '../../server/src/domain/users';
 import { freePort } from '../../server/src/free-port';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -67,9 +60,61 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 export interface Target {
   name: string;
   url: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
+  /** Replace `[<id>]` in the URL and body with a new id on every request (autocannon). */
+  idReplacement?: boolean;
+}
+
+/** What one round of a target measured. */
+export interface Round {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** A baseline that is not an HTTP server (a plain database loop, say): it runs one round itself. */
+export interface LoopTarget {
+  name: string;
+  run(durationS: number): Promise<Round>;
+}
+
+/**
+ * Runs `worker` from `concurrency` callers for `durationS` seconds, like autocannon's
+ * connections: each caller starts its next call when the last one ended.
+ */
+export async function loop(concurrency: number, durationS: number, worker: () => Promise<void>): Promise<Round> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + durationS * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const t = performance.now();
+        try {
+          await worker();
+          latencies.push(performance.now() - t);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return {
+    requests: latencies.length,
+    seconds: (performance.now() - started) / 1000,
+    p50: at(0.5),
+    p99: at(0.99),
+    non2xx: 0,
+    errors,
+  };
 }
 
 /**
@@ -77,25 +122,37 @@ export interface Target {
  * the machine's background load during the run falls on all targets alike. Requests/second
  * is the total over all rounds; p50 and p99 are the worst round's.
  */
-export async function compare(targets: Target[], rounds = 3): Promise<Measured[]> {
-  const settings = (t: Target, duration: number) => ({
-    url: t.url,
-    method: t.method ?? 'GET',
-    headers: t.headers,
-    body: t.body,
-    connections: CONNECTIONS,
-    duration,
-  });
-  for (const t of targets) await autocannon(settings(t, 2));
+export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Promise<Measured[]> {
+  const runRound = async (t: Target | LoopTarget, duration: number): Promise<Round> => {
+    if ('run' in t) return t.run(duration);
+    const r = await autocannon({
+      url: t.url,
+      method: t.method ?? 'GET',
+      headers: t.headers,
+      body: t.body,
+      connections: CONNECTIONS,
+      duration,
+      idReplacement: t.idReplacement ?? false,
+    });
+    return {
+      requests: r.requests.total,
+      seconds: r.duration,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      non2xx: r.non2xx,
+      errors: r.errors,
+    };
+  };
+  for (const t of targets) await runRound(t, 2);
   const totals = targets.map((t) => ({ name: t.name, requests: 0, seconds: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 }));
   for (let round = 0; round < rounds; round++) {
     for (const [i, t] of targets.entries()) {
-      const r = await autocannon(settings(t, Math.max(1, Math.round(DURATION_S / rounds))));
+      const r = await runRound(t, Math.max(1, Math.round(DURATION_S / rounds)));
       const total = totals[i]!;
-      total.requests += r.requests.total;
-      total.seconds += r.duration;
-      total.p50 = Math.max(total.p50, r.latency.p50);
-      total.p99 = Math.max(total.p99, r.latency.p99);
+      total.requests += r.requests;
+      total.seconds += r.seconds;
+      total.p50 = Math.max(total.p50, r.p50);
+      total.p99 = Math.max(total.p99, r.p99);
       total.non2xx += r.non2xx;
       total.errors += r.errors;
     }
@@ -125,62 +182,16 @@ export function printTable(rows: Measured[]): void {
   process.stdout.write(`${fmt(header)}\n${lines.map(fmt).join('\n')}\n`);
 }
 
-export interface BenchTenant {
-  storeId: string;
-  domain: string;
-  app: TCreatedApp;
-  installationId: string;
-  /** An access token for the installation, for a server whose issuer is `base`. */
-  accessToken(base: string): string;
-}
-
-/** A store with a user and an app installed on it with `scopes`, made through the domain functions. */
-export async function benchTenant(db: Db, secret: Buffer, label: string, scopes: Scope[]): Promise<BenchTenant> {
-  const stamp = Date.now();
-  const domain = `bench-${label}-${stamp}.example.com`;
-  const store = await createStore(db, { name: `Bench ${label}`, domain });
-  const user = await createUser(db, {
-    email: `bench-${label}-${stamp}@example.com`,
-    password: 'bench-password',
-    storeIds: [store.id],
-  });
-  const app = await registerApp(db, secret, user.id, {
-    name: `Bench ${label}`,
-    redirectUris: ['https://bench.example.com/cb'],
-    requestedScopes: scopes,
-    distribution: 'private',
-  });
-  const installationId = newId('in');
-  await db
-    .insertInto('installations')
-    .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes })
-    .execute();
-  return {
-    storeId: store.id,
-    domain,
-    app,
-    installationId,
-    accessToken: (base) =>
-      issueAccessToken(tokenKeys(secret, base), {
-        grantId: null,
-        installationId,
-        storeId: store.id,
-        clientId: app.clientId,
-        scopes,
-      }).token,
-  };
-}
-
-/** The full service in its own process (serve-app.ts) on a free port, with the benchmark's key. */
-export async function startBenchApp(
+/** The full service (scripts/bench/serve-app.ts) on a free port, over `databaseUrl`, keyed by `secret`. */
+export async function startService(
   databaseUrl: string,
   secret: Buffer,
-): Promise<{ base: string; process: ChildProcess }> {
+): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const child = await startProcess('scripts/bench/serve-app.ts', {
     PORT: String(port),
     BENCH_DATABASE_URL: databaseUrl,
     BENCH_SECRET_KEY: secret.toString('base64url'),
   });
-  return { base: `http://127.0.0.1:${port}`, process: child };
+  return { base: `http://127.0.0.1:${port}`, child };
 }

@@ -1,6 +1,7 @@
 import type { TLineItem, TLineItemWrite, TOrder, TOrderWrite } from '@protection-service/contract';
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database';
+import type { OrdersTable } from '../../db/schema';
 import { recordEvent } from '../events/record';
 import { newId } from '../ids';
 import { roundMoney } from '../money';
@@ -286,35 +287,12 @@ export async function findOrder(
     .executeTakeFirst();
 }
 
-interface OrderReadRow {
-  id: string;
-  storeId: string;
-  sourceOrderId: string;
-  sourceOrderNumber: string;
-  currency: string;
-  policyCancelledAt: Date | null;
-  originalSourceOrderId: string | null;
-  sourceCreatedAt: Date;
-  sourceUpdatedAt: Date | null;
-  sourceCancelledAt: Date | null;
-  platformId: TOrder['platformId'];
-  premiumPaid: number | null;
-  total: number;
-  discountTotal: number | null;
-  shippingCost: number | null;
-  tax: number | null;
-  subtotal: number | null;
-  customerEmail: string | null;
-  customerName: string | null;
-  customerPhone: string | null;
-  shippingCostTax: number | null;
-  lineItemsKnown: boolean;
-  createdAt: Date;
-  updatedAt: Date;
+/** An order row as `readOrder` selects it: the table's columns plus items and latest policy. */
+type OrderReadRow = Omit<Selectable<OrdersTable>, 'deletedAt'> & {
   lineItems: TLineItem[];
   policyId: string | null;
   policyRemovedAt: Date | null;
-}
+};
 
 /**
  * `GET /v1/orders/:sourceOrderId` (D18): the live order with its line items and protection
@@ -358,7 +336,7 @@ export async function readOrder(db: Db, storeId: string, sourceOrderId: string):
     sourceCreatedAt: row.sourceCreatedAt.toISOString(),
     sourceUpdatedAt: iso(row.sourceUpdatedAt),
     sourceCancelledAt: iso(row.sourceCancelledAt),
-    platformId: row.platformId,
+    platformId: row.platformId as TOrder['platformId'],
     premiumPaid: money(row.premiumPaid),
     total: roundMoney(row.total, row.currency),
     discountTotal: money(row.discountTotal),
