@@ -1,7 +1,7 @@
 import { CLAIM_STATES, type TClaim, type TClaimState } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClaimStore, claimStore } from './harness/claims';
+import { type ClaimStore, claimEvents, claimStore } from './harness/claims';
 import { startTestServer, type TestServer } from './harness/server';
 
 /** D22 / D36 state machine: approve, deny, transition; D26 / D37 store credit on approval. */
@@ -44,13 +44,7 @@ describe('claim states (D22, D36) and store credit (D26)', () => {
     `.execute(server.db);
     return row.rows[0]!;
   };
-  const eventsOf = (id: string, topic: string) =>
-    server.db
-      .selectFrom('webhookEvents')
-      .select('body')
-      .where('topic', '=', topic)
-      .where(sql`body->>'claimId'`, '=', id)
-      .execute();
+  const eventsOf = (id: string, topic: string) => claimEvents(server.db, topic, id);
 
   it('walks the whole 14 × 14 table: the 62 allowed moves succeed, every other answers 409 and changes nothing', async () => {
     const pairs = CLAIM_STATES.flatMap((from) => CLAIM_STATES.map((to) => [from, to] as const));

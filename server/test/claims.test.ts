@@ -1,7 +1,7 @@
 import type { TClaim, TClaimConnection, TOfflineClaimFiled } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClaimStore, claimBody, claimStore } from './harness/claims';
+import { type ClaimStore, claimBody, claimEvents, claimStore } from './harness/claims';
 import { bearer } from './harness/fixtures';
 import { startTestServer, type TestServer } from './harness/server';
 
@@ -24,13 +24,7 @@ describe('claims: filing, record, messages, list', () => {
     expect(res.status).toBe(200);
     return (await res.json()) as TClaim;
   };
-  const events = (topic: string, claimId: string) =>
-    server.db
-      .selectFrom('webhookEvents')
-      .select('body')
-      .where('topic', '=', topic)
-      .where(sql`body->>'claimId'`, '=', claimId)
-      .execute();
+  const events = (topic: string, claimId: string) => claimEvents(server.db, topic, claimId);
   const counts = async () => {
     const row = await sql<Record<string, number>>`
       select (select count(*) from claims) as claims, (select count(*) from claim_items) as items,

@@ -1,4 +1,6 @@
 import type { Scope } from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../src/db/database';
 import { bearer, createApp, createOwner, installWithToken, type Owner } from './fixtures';
 import type { TestServer } from './server';
 
@@ -70,3 +72,12 @@ export async function claimStore(
     get: (path) => server.request(path, { headers: bearer(token) }),
   };
 }
+
+/** The bodies of the webhook events of one topic recorded for one claim. */
+export const claimEvents = (db: Db, topic: string, claimId: string) =>
+  db
+    .selectFrom('webhookEvents')
+    .select('body')
+    .where('topic', '=', topic)
+    .where(sql`body->>'claimId'`, '=', claimId)
+    .execute();
