@@ -304,21 +304,6 @@ export async function deleteOrder(db: Db, storeId: string, sourceOrderId: string
   });
 }
 
-/** A live order of the store by its platform id: the row id and what claims and fulfillments check. */
-export async function findOrder(
-  db: Db,
-  storeId: string,
-  sourceOrderId: string,
-): Promise<{ id: string; lineItemsKnown: boolean } | undefined> {
-  return db
-    .selectFrom('orders')
-    .select(['id', 'lineItemsKnown'])
-    .where('storeId', '=', storeId)
-    .where('sourceOrderId', '=', sourceOrderId)
-    .where('deletedAt', 'is', null)
-    .executeTakeFirst();
-}
-
 /** An order row as `readOrder` selects it: the table's columns plus items and latest policy. */
 type OrderReadRow = Omit<Selectable<OrdersTable>, 'deletedAt'> & {
   lineItems: TLineItem[];
