@@ -27,6 +27,35 @@ const CASES: [string, string, string, string, string][] = [
     'body.total',
   ],
   ['a negative amount', 'PUT', '/v1/orders/h-1', JSON.stringify({ ...ORDER, premiumPaid: -1 }), 'body.premiumPaid'],
+  // Valid ISO 8601 that PostgreSQL cannot store or D6 cannot render: refused, never a 500.
+  [
+    'a timestamp in year 0',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify({ ...ORDER, sourceCreatedAt: '0000-01-01T00:00:00Z' }),
+    'body.sourceCreatedAt',
+  ],
+  [
+    'an offset beyond 14 hours',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify({ ...ORDER, sourceUpdatedAt: '2026-01-01T00:00:00+99:99' }),
+    'body.sourceUpdatedAt',
+  ],
+  [
+    'a timestamp past year 9999 in UTC',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify({ ...ORDER, sourceCancelledAt: '9999-12-31T23:59:59-14:00' }),
+    'body.sourceCancelledAt',
+  ],
+  [
+    'a fulfillment timestamp in year 0',
+    'PUT',
+    '/v1/orders/h-base/fulfillments/f',
+    JSON.stringify({ fulfillmentStatus: 'FULFILLED', updatedAt: '0000-06-01T00:00:00Z' }),
+    'body.updatedAt',
+  ],
   [
     'a line item price of -0.01',
     'PUT',

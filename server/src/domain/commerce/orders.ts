@@ -1,5 +1,5 @@
 import type { TLineItem, TLineItemWrite, TOrder, TOrderWrite } from '@protection-service/contract';
-import { type Selectable, sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import type { OrdersTable } from '../../db/schema';
 import { recordEvent } from '../events/record';
@@ -33,12 +33,14 @@ function protectionOf(order: Pick<TOrderWrite, 'premiumPaid' | 'policyCancelledA
  * `protection/added` or `protection/removed` event it causes (D32).
  *
  * Repetition and races: the first statement upserts the order row and so holds its row lock
- * until commit; the second statement (a fresh snapshot taken after the lock) moves line items
- * and the policy. Concurrent PUTs of one order therefore see each other's committed policy,
- * and re-sending an order changes no policy and records nothing. Policy times are
- * `clock_timestamp()`, taken under that lock, so they order policies the way the order's
- * writes committed (a transaction's `now()` is its start, which races do not order).
- * Three round trips plus the event when protection changes: no read before the write.
+ * until commit. A new order gets its line items and first policy in that same statement (its
+ * id is new, so nothing else can have written them). For an existing order a second statement,
+ * whose fresh snapshot is taken after the lock, moves line items and the policy, so concurrent
+ * PUTs of one order see each other's committed policy, and re-sending an order changes no
+ * policy and records nothing. Policy times are `clock_timestamp()`, taken under that lock, so
+ * they order policies the way the order's writes committed (a transaction's `now()` is its
+ * start, which races do not order). No read before the write: a new order costs one statement
+ * plus the event, an existing one two.
  */
 export async function upsertOrder(
   db: Db,
@@ -47,27 +49,37 @@ export async function upsertOrder(
   order: TOrderWrite,
 ): Promise<OrderWriteResult> {
   return db.transaction().execute(async (trx) => {
-    const written = await writeOrderRow(trx, storeId, sourceOrderId, order);
-    if (!written) return { ok: false, missing: 'originalOrder' } as const;
     const ended = protectionOf(order);
-    const change = await syncItemsAndPolicy(trx, storeId, written, order, ended);
+    const written = await writeOrderRow(trx, storeId, sourceOrderId, order, ended === null);
+    if (!written) return { ok: false, missing: 'originalOrder' } as const;
+    const change: PolicyChange = written.inserted
+      ? {
+          orderId: written.id,
+          added: written.addedPolicyId ? { id: written.addedPolicyId, premiumPaid: order.premiumPaid ?? 0 } : null,
+          removed: null,
+        }
+      : await syncItemsAndPolicy(trx, storeId, written.id, order, ended);
     await recordPolicyEvent(trx, storeId, sourceOrderId, order.currency, change, ended);
     return { ok: true } as const;
   });
 }
 
 /**
- * The order row upsert. Undefined when `originalSourceOrderId` names no live order of the
- * store (D18: 404): the `where exists` makes that check part of the same statement.
+ * The order row upsert; when it inserts, the new order's line items and (when `protect`) its
+ * first policy too. Undefined when `originalSourceOrderId` names no live order of the store
+ * (D18: 404): the `where exists` makes that check part of the same statement.
  */
 async function writeOrderRow(
   trx: Db,
   storeId: string,
   sourceOrderId: string,
   o: TOrderWrite,
-): Promise<{ id: string; inserted: boolean } | undefined> {
+  protect: boolean,
+): Promise<{ id: string; inserted: boolean; addedPolicyId: string | null } | undefined> {
   const original = o.originalSourceOrderId ?? null;
-  const result = await sql<{ id: string; inserted: boolean }>`
+  const items = o.lineItems ?? [];
+  const result = await sql<{ id: string; inserted: boolean; addedPolicyId: string | null }>`
+    with o as (
     insert into orders as o (
       id, store_id, source_order_id, source_order_number, currency, policy_cancelled_at,
       original_source_order_id, source_created_at, source_updated_at, source_cancelled_at,
@@ -102,46 +114,57 @@ async function writeOrderRow(
       shipping_cost_tax = excluded.shipping_cost_tax, line_items_known = excluded.line_items_known,
       updated_at = now()
     returning o.id, (o.xmax = 0) as inserted
+    )${items.length === 0 ? sql`` : sql`, new_items as (${insertItems(sql`o.id`, items, sql`from o cross join`, sql`where o.inserted`)})`}
+    ${
+      protect
+        ? sql`, added as (
+            insert into protection_policies (${POLICY_COLUMNS})
+            select ${policyValues(storeId, sql`o.id`, o)} from o where o.inserted
+            returning id
+          )
+          select o.id, o.inserted, (select id from added) as added_policy_id from o`
+        : sql`select o.id, o.inserted, null::text as added_policy_id from o`
+    }
   `.execute(trx);
   return result.rows[0];
 }
 
+const POLICY_COLUMNS = sql.raw(
+  'id, store_id, order_id, premium_paid, premium_currency, customer_amount, insured_amount, created_at, updated_at',
+);
+
+/** A new policy of the order (D19): funded by the customer, insuring the order total. */
+function policyValues(storeId: string, orderId: RawBuilder<unknown>, o: TOrderWrite) {
+  return sql`${newId('pol')}, ${storeId}, ${orderId}, ${o.premiumPaid}::numeric, ${o.currency},
+    ${o.premiumPaid}::numeric, ${o.total}::numeric, clock_timestamp(), clock_timestamp()`;
+}
+
 /**
- * The second statement of an order write: replaces the line items (only when there can be
- * any to replace) and moves the policy. `ended` null means protection is wanted: the active
- * policy is created, or its amounts follow the order when they changed; otherwise the active
- * policy, if any, is removed for that reason.
+ * The second statement of a write of an existing order: replaces the line items and moves the
+ * policy. `ended` null means protection is wanted: the active policy is created, or its
+ * amounts follow the order when they changed; otherwise the active policy, if any, is removed
+ * for that reason.
  */
 async function syncItemsAndPolicy(
   trx: Db,
   storeId: string,
-  order: { id: string; inserted: boolean },
+  orderId: string,
   o: TOrderWrite,
   ended: RemovalReason | null,
 ): Promise<PolicyChange> {
   const items = o.lineItems ?? [];
-  // A new order without protection or items: nothing to replace, nothing to remove.
-  if (order.inserted && ended !== null && items.length === 0) return { orderId: order.id, added: null, removed: null };
-  const itemSteps =
-    order.inserted && items.length === 0
-      ? sql``
-      : sql`
-        deleted_items as (
-          delete from order_line_items
-          where order_id = ${order.id} and not (source_item_id = any (${items.map((i) => i.sourceItemId)}::text[]))
-        ),
-        ${items.length === 0 ? sql`` : sql`written_items as (${writeItems(order.id, items)}),`}`;
+  const itemSteps = sql`
+    deleted_items as (
+      delete from order_line_items
+      where order_id = ${orderId} and not (source_item_id = any (${items.map((i) => i.sourceItemId)}::text[]))
+    ),
+    ${items.length === 0 ? sql`` : sql`written_items as (${insertItems(sql`${orderId}`, items, sql`from`, sql``)}),`}`;
   const policyStep =
     ended === null
       ? sql`
         added as (
-          insert into protection_policies as p (
-            id, store_id, order_id, premium_paid, premium_currency, customer_amount, insured_amount,
-            created_at, updated_at
-          ) values (
-            ${newId('pol')}, ${storeId}, ${order.id}, ${o.premiumPaid}::numeric, ${o.currency},
-            ${o.premiumPaid}::numeric, ${o.total}::numeric, clock_timestamp(), clock_timestamp()
-          )
+          insert into protection_policies as p (${POLICY_COLUMNS})
+          values (${policyValues(storeId, sql`${orderId}`, o)})
           on conflict (order_id) where removed_at is null do update set
             premium_paid = excluded.premium_paid, premium_currency = excluded.premium_currency,
             customer_amount = excluded.customer_amount, insured_amount = excluded.insured_amount,
@@ -153,7 +176,7 @@ async function syncItemsAndPolicy(
         select (select id from added where created) as added_id,
           null::text as removed_id, null::numeric as removed_premium, null::timestamptz as removed_at`
       : sql`
-        removed as (${removePolicy(order.id, ended)})
+        removed as (${removePolicy(orderId, ended)})
         select null::text as added_id,
           removed.id as removed_id, removed.premium_paid as removed_premium, removed.removed_at
         from (select 1) one left join removed on true`;
@@ -165,26 +188,35 @@ async function syncItemsAndPolicy(
   }>`with ${itemSteps} ${policyStep}`.execute(trx);
   const row = result.rows[0]!;
   return {
-    orderId: order.id,
+    orderId,
     added: row.addedId ? { id: row.addedId, premiumPaid: o.premiumPaid ?? 0 } : null,
     removed: row.removedId ? { id: row.removedId, premiumPaid: row.removedPremium!, removedAt: row.removedAt! } : null,
   };
 }
 
-function writeItems(orderId: string, items: readonly TLineItemWrite[]) {
+/**
+ * Inserts (or, for an existing order, replaces) line items of the order `orderRef` names;
+ * `from` joins what it needs (`from o cross join` inside the order upsert), `where` limits it.
+ */
+function insertItems(
+  orderRef: RawBuilder<unknown>,
+  items: readonly TLineItemWrite[],
+  from: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+) {
   const col = <T>(pick: (i: TLineItemWrite, n: number) => T) => items.map(pick);
   return sql`
     insert into order_line_items as li (
       order_id, source_item_id, position, source_product_id, source_variant_id, name, sku,
       quantity, price, is_shippable
     )
-    select ${orderId}, * from unnest(
+    select ${orderRef}, u.* ${from} unnest(
       ${col((i) => i.sourceItemId)}::text[], ${col((_, n) => n)}::int[],
       ${col((i) => i.sourceProductId ?? null)}::text[], ${col((i) => i.sourceVariantId ?? null)}::text[],
       ${col((i) => i.name ?? null)}::text[], ${col((i) => i.sku ?? null)}::text[],
       ${col((i) => i.quantity)}::int[], ${col((i) => i.price ?? null)}::numeric[],
       ${col((i) => i.isShippable ?? null)}::boolean[]
-    )
+    ) as u ${where}
     on conflict (order_id, source_item_id) do update set
       position = excluded.position, source_product_id = excluded.source_product_id,
       source_variant_id = excluded.source_variant_id, name = excluded.name, sku = excluded.sku,
@@ -270,21 +302,6 @@ export async function deleteOrder(db: Db, storeId: string, sourceOrderId: string
     );
     return { ok: true } as const;
   });
-}
-
-/** A live order of the store by its platform id: the row id and what claims and fulfillments check. */
-export async function findOrder(
-  db: Db,
-  storeId: string,
-  sourceOrderId: string,
-): Promise<{ id: string; lineItemsKnown: boolean } | undefined> {
-  return db
-    .selectFrom('orders')
-    .select(['id', 'lineItemsKnown'])
-    .where('storeId', '=', storeId)
-    .where('sourceOrderId', '=', sourceOrderId)
-    .where('deletedAt', 'is', null)
-    .executeTakeFirst();
 }
 
 /** An order row as `readOrder` selects it: the table's columns plus items and latest policy. */
