@@ -262,6 +262,20 @@ function claimCases(): [string, string, string, string, string][] {
       'body.shippingAddress.lat',
     ],
     [
+      'an offline purchase in year 0',
+      'POST',
+      '/v1/claims/offline',
+      JSON.stringify({ ...OFFLINE, warranty: { dateOfPurchase: '0000-01-01' } }),
+      'body.warranty.dateOfPurchase',
+    ],
+    [
+      'an offline purchase past 9999 in UTC',
+      'POST',
+      '/v1/claims/offline',
+      JSON.stringify({ ...OFFLINE, warranty: { dateOfPurchase: '9999-12-31T23:00:00-14:00' } }),
+      'body.warranty.dateOfPurchase',
+    ],
+    [
       'an offline item price of -1',
       'POST',
       '/v1/claims/offline',
@@ -306,6 +320,7 @@ function claimCases(): [string, string, string, string, string][] {
     ['an unknown deny reason', 'POST', `${claim}/deny`, JSON.stringify({ reason: 'BECAUSE' }), 'body.reason'],
     ['a claim id over 255 characters', 'GET', `/v1/claims/${LONG}`, '', 'params.claimId'],
     ['a list page of 251', 'GET', '/v1/claims?first=251', '', 'query.first'],
+    ['a list filter in year 0', 'GET', '/v1/claims?createdAtMin=0000-01-01T00:00:00Z', '', 'query.createdAtMin'],
   ];
 }
 

@@ -21,8 +21,10 @@ function isRenderableInstant(value: string): boolean {
   const year = new Date(value).getUTCFullYear();
   return year >= 1 && year <= 9999;
 }
-/** A calendar date or date-time. */
-export const ZDateOrDateTime = z.union([z.string().date(), z.string().datetime({ offset: true })]);
+/** A calendar date or date-time, in the same range as ZTimestampInput (a purchase date becomes a stored timestamp). */
+export const ZDateOrDateTime = z
+  .union([z.string().date(), z.string().datetime({ offset: true })])
+  .refine(isRenderableInstant, 'must fall in the years 0001-9999 UTC, with an offset of at most 14 hours');
 
 /** Money in major units, never negative (D6, D18). */
 export const ZAmount = z.number().finite().nonnegative().max(1e12);
