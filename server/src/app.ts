@@ -17,6 +17,7 @@ import { publicCors } from './http/cors';
 import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
 import { health } from './http/health';
+import { IdempotencySweeper, idempotency } from './http/idempotency';
 import { PublicReadCache } from './http/public-cache';
 import { RATE_LIMITS, RateLimiter, type RateLimits } from './http/rate-limit';
 import { requestId } from './http/request-id';
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps): Express {
   // D13, D29: what every process (this one included) announces as it commits.
   const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
   const routes = mountedRoutes({ ...deps, publicCache, pricingCache, auth });
+  const idempotencySweeper = new IdempotencySweeper(deps.db);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
 
   app.use(requestId);
@@ -109,7 +111,8 @@ export function createApp(deps: AppDeps): Express {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: deps.responseValidation ?? false,
-    globalMiddleware: [authenticate(auth) as never],
+    // D33: after authentication, since an Idempotency-Key belongs to the caller's installation.
+    globalMiddleware: [authenticate(auth) as never, idempotency(deps.db, deps.logger) as never],
     // D2: on the token and revoke endpoints a validation failure is an RFC 6749 error.
     requestValidationErrorHandler: (err, req, _res, next) =>
       next(OAUTH_PATHS.has(req.path) ? oauthValidationError(req, validationError(err)) : validationError(err)),
@@ -130,6 +133,7 @@ export function createApp(deps: AppDeps): Express {
       auth.revocations.stop();
       auth.limiter.stop();
       void listener?.stop();
+      idempotencySweeper.stop();
     },
   };
   return app;

@@ -10,9 +10,12 @@ import { HttpError } from '../http/errors';
 import type { PublicReadCache } from '../http/public-cache';
 import { appHandlers } from './apps';
 import { authHandlers } from './auth';
+import { claimHandlers } from './claims';
 import { cohortHandlers } from './cohorts';
 import { oauthHandlers } from './oauth';
+import { orderHandlers } from './orders';
 import { pricingHandlers } from './pricing';
+import { productHandlers } from './products';
 import { publicHandlers } from './public';
 import { quoteHandlers } from './quote';
 import { sessionHandlers } from './session';
@@ -46,6 +49,11 @@ function handlers(deps: RouteContext): Handlers {
     pricing: pricingHandlers(deps),
     widgets: widgetHandlers(deps),
     public: publicHandlers(deps),
+    // Commerce (D18-D21).
+    orders: orderHandlers(deps),
+    products: productHandlers(deps),
+    // Claims (D22-D26).
+    claims: claimHandlers(deps),
   };
 }
 
