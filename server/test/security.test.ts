@@ -245,7 +245,9 @@ describe('security suite', () => {
     expect(((await res.json()) as { data: { storeCreditBonus: number } }).data.storeCreditBonus).toBe(0);
   });
 
-  it('a partner context and its cohorts of another store answer exactly like missing ones (D7)', async () => {
+  // The shared tenant-isolation test (another app on another store) covers these routes too;
+  // this one installs the SAME app on two stores, since a context is keyed by (store, app).
+  it('a partner context and its cohorts of another store answer exactly like missing ones, for the same app (D7)', async () => {
     const a = await freshToken([...SCOPES]);
     const post = (path: string, json: unknown) =>
       server.request(path, { method: 'POST', headers: bearer(a.accessToken), json });

@@ -75,6 +75,44 @@ const claimCase = (route: AppRoute, body?: unknown): IsolationCase => ({
   call: (id, seeded) => ({ params: { claimId: id(seeded.claimId!) }, body }),
 });
 
+/**
+ * The owner app's partner context with one cohort price set and widget config (D27, D28),
+ * made once and reused: a second context of the same (store, app) would be refused.
+ */
+const seedCohorts = async (api: Api) => {
+  const dataOf = async <T>(res: Promise<Response>) => ((await (await res).json()) as { data: T }).data;
+  const contexts = await dataOf<{ id: string }[]>(api.send('GET', '/v2/settings/context'));
+  const contextId =
+    contexts[0]?.id ?? (await dataOf<{ id: string }>(api.send('POST', '/v2/settings/context', { name: 'Iso' }))).id;
+  const base = `/v2/settings/context/${contextId}`;
+  const sets = await dataOf<{ id: string }[]>(api.send('GET', `${base}/pricing`));
+  const priceSetId =
+    sets[0]?.id ??
+    (
+      await dataOf<{ id: string }>(
+        api.send('POST', `${base}/pricing`, { variantKey: 'iso', type: 'SHIPPING', rules: [] }),
+      )
+    ).id;
+  const widgets = await dataOf<{ id: string }[]>(api.send('GET', `${base}/widgets`));
+  const widgetConfigId =
+    widgets[0]?.id ??
+    (await dataOf<{ id: string }>(api.send('POST', `${base}/widgets`, { variantKey: 'iso', type: 'CART' }))).id;
+  return { contextId, priceSetId, widgetConfigId };
+};
+const cohortCase = (route: AppRoute, body?: unknown): IsolationCase => ({
+  route,
+  scopes: [...SCOPES],
+  seed: seedCohorts,
+  call: (id, seeded) => ({
+    params: {
+      contextId: id(seeded.contextId!),
+      priceSetId: id(seeded.priceSetId!),
+      widgetConfigId: id(seeded.widgetConfigId!),
+    },
+    body,
+  }),
+});
+
 const ISOLATION_CASES: IsolationCase[] = [
   // Orders and fulfillments (D18-D20).
   {
@@ -196,6 +234,20 @@ const ISOLATION_CASES: IsolationCase[] = [
     },
     call: (id, seeded) => ({ params: { widgetConfigId: id(seeded.widgetConfigId!) }, body: { name: 'Stolen' } }),
   },
+  // Partner contexts and their cohorts (D27, D28).
+  cohortCase(contract.settings.getContext),
+  cohortCase(contract.settings.updateContext, { name: 'Stolen' }),
+  cohortCase(contract.settings.deleteContext),
+  cohortCase(contract.cohorts.createPriceSet, { variantKey: 'iso2', type: 'SHIPPING', rules: [] }),
+  cohortCase(contract.cohorts.listPriceSets),
+  cohortCase(contract.cohorts.getPriceSet),
+  cohortCase(contract.cohorts.updatePriceSet, { automaticallyAddToCart: true }),
+  cohortCase(contract.cohorts.deletePriceSet),
+  cohortCase(contract.cohorts.createWidget, { variantKey: 'iso2', type: 'CART' }),
+  cohortCase(contract.cohorts.listWidgets),
+  cohortCase(contract.cohorts.getWidget),
+  cohortCase(contract.cohorts.updateWidget, { name: 'Stolen' }),
+  cohortCase(contract.cohorts.deleteWidget),
 ];
 
 /** Headers that differ between any two requests: the request id (D2) and clock-driven ones. */
@@ -232,14 +284,16 @@ describe('tenant isolation (D7): a foreign id answers what a missing id answers'
   const ownerRows = async () => {
     const tables = await sql<{ table: string; column: string }>`
       select table_name as table, column_name as column from information_schema.columns
-      where table_schema = 'public' and column_name in ('store_id', 'order_id')
+      where table_schema = 'public' and column_name in ('store_id', 'order_id', 'context_id')
       order by table_name, column_name`.execute(server.db);
     const out: Record<string, unknown> = {};
     for (const { table, column } of tables.rows) {
       const filter =
         column === 'store_id'
           ? sql`t.store_id = ${owner.store.id}`
-          : sql`t.order_id in (select id from orders where store_id = ${owner.store.id})`;
+          : column === 'order_id'
+            ? sql`t.order_id in (select id from orders where store_id = ${owner.store.id})`
+            : sql`t.context_id in (select id from partner_contexts where store_id = ${owner.store.id})`;
       const rows = await sql<{ rows: unknown }>`
         select coalesce(json_agg(t order by t::text), '[]') as rows from ${sql.table(table)} t where ${filter}`.execute(
         server.db,
