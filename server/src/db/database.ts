@@ -17,6 +17,13 @@ export interface DbOptions {
   onQuery?: (sql: string) => void;
 }
 
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** The connection pool behind a database created here (metrics read its figures). */
+export function poolOf(db: Db): pg.Pool | undefined {
+  return pools.get(db);
+}
+
 export function createDb(
   connectionString: string,
   { max = 10, applicationName = 'protection-service', onQuery }: DbOptions = {},
@@ -24,9 +31,11 @@ export function createDb(
   const pool = new pg.Pool({ connectionString, max, application_name: applicationName });
   // An idle client losing its connection must not take the process down.
   pool.on('error', () => {});
-  return new Kysely<Database>({
+  const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
     ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
   });
+  pools.set(db, pool);
+  return db;
 }

@@ -5,6 +5,8 @@ import { migrateToLatest } from './migrate';
 
 export interface OpenDatabase {
   db: Db;
+  /** Connection string (holds the password: never log it). */
+  url: string;
   /** Where the data lives, without credentials, for logs. */
   description: string;
   close(): Promise<void>;
@@ -12,14 +14,19 @@ export interface OpenDatabase {
 
 /**
  * The database `pnpm start` and `pnpm cli` share: DATABASE_URL when given, else the embedded
- * PostgreSQL in DATA_DIR (joined when another process already runs it). Migrated on open.
+ * PostgreSQL in DATA_DIR (joined when another process already runs it). Migrated on open,
+ * unless `migrate` is false (the workers of a supervisor that migrated it already).
  */
-export async function openDatabase(config: Config, log: (m: string) => void = () => {}): Promise<OpenDatabase> {
+export async function openDatabase(
+  config: Config,
+  log: (m: string) => void = () => {},
+  { migrate = true }: { migrate?: boolean } = {},
+): Promise<OpenDatabase> {
   const embedded = config.databaseUrl ? null : await openEmbeddedPostgres({ dataDir: config.dataDir, log });
   const url = config.databaseUrl ?? embedded!.url;
   const db = createDb(url);
   try {
-    await migrateToLatest(db);
+    if (migrate) await migrateToLatest(db);
   } catch (err) {
     await db.destroy();
     await embedded?.stop();
@@ -28,6 +35,7 @@ export async function openDatabase(config: Config, log: (m: string) => void = ()
   const where = new URL(url);
   return {
     db,
+    url,
     description: embedded
       ? `embedded PostgreSQL in ${config.dataDir}/postgres on port ${where.port}${embedded.owned ? '' : ' (joined)'}`
       : `PostgreSQL at ${where.hostname}:${where.port || 5432}${where.pathname}`,

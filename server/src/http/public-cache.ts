@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
-import { logAccess } from './access-log';
-import { clientIp } from './client-ip';
+import type { ServiceMetrics } from '../metrics';
+import type { RequestLog } from './access-log';
 import { etagOf, ifNoneMatchMatches } from './conditional';
 import { PUBLIC_CORS_HEADERS } from './cors';
 import { type RateDecision, rateLimitHeaders } from './rate-limit';
@@ -32,9 +31,10 @@ export class PublicReadCache {
 
   constructor(
     private readonly paths: ReadonlySet<string>,
-    private readonly logger: Logger,
+    private readonly log: RequestLog,
+    private readonly metrics: ServiceMetrics,
     /** The route's per-IP limit (D4), decided from memory. */
-    private readonly limit: (ip: string) => RateDecision,
+    private readonly limit: (req: IncomingMessage) => RateDecision,
   ) {}
 
   private key(url: string, headers: Record<string, string | string[] | undefined>): string {
@@ -59,10 +59,14 @@ export class PublicReadCache {
     const path = q === -1 ? req.url : req.url.slice(0, q);
     if (!this.paths.has(path)) return false;
     const hit = this.entries.get(this.key(req.url, req.headers));
-    if (!hit) return false;
-    const decision = this.limit(clientIp(req));
+    if (!hit) {
+      this.metrics.publicCacheLookup(false);
+      return false;
+    }
+    const decision = this.limit(req);
     // Over the limit: the full stack answers the 429 in the D2 shape.
     if (!decision.allowed) return false;
+    this.metrics.publicCacheLookup(true);
     const start = process.hrtime.bigint();
     const requestId = requestIdOf(req.headers);
     // One flat header list and one writeHead: this path runs on every shopper page view.
@@ -86,7 +90,7 @@ export class PublicReadCache {
       res.writeHead(200, headers);
       res.end(hit.json);
     }
-    logAccess(this.logger, requestId, 'GET', path, res.statusCode, start);
+    this.log({ requestId, method: 'GET', path, route: path, status: res.statusCode, start });
     return true;
   }
 }

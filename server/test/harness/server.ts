@@ -7,6 +7,8 @@ import { inject } from 'vitest';
 import { type AppDeps, createApp, stopApp } from '../../src/app';
 import type { Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/database';
+import { TRUST_LOOPBACK } from '../../src/http/client-ip';
+import { RATE_LIMITS } from '../../src/http/rate-limit';
 import { createLogger } from '../../src/logger';
 import { TEMPLATE_DB, withDatabase } from './global-setup';
 
@@ -29,6 +31,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     secretKey: randomBytes(32),
     webhookAllowPrivateUrls: true,
+    rateLimits: RATE_LIMITS,
+    trustProxy: TRUST_LOOPBACK,
+    webConcurrency: 1,
+    metricsPort: undefined,
+    keepAliveTimeoutMs: 65_000,
+    logFormat: 'json',
     ...overrides,
   };
 }
