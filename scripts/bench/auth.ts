@@ -22,7 +22,7 @@ export async function benchAuth(): Promise<Measured[]> {
   const db = createDb(database.url);
   const secret = randomBytes(32);
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, database.url);
     const domain = `bench-auth-${Date.now()}.example.com`;
     const store = await createStore(db, { name: 'Bench', domain });
     const user = await createUser(db, {

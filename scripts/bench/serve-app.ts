@@ -23,6 +23,7 @@ const config = loadConfig({
   RATE_LIMIT_AUTH: unlimited,
   RATE_LIMIT_SESSION_VERIFY: unlimited,
   RATE_LIMIT_PUBLIC: unlimited,
+  WEBHOOK_WORKERS: '0',
 });
 const db = createDb(config.databaseUrl!);
 const app = createApp({ db, logger: createLogger('silent'), config });

@@ -5,6 +5,7 @@ import { AggregatorRegistry, Registry } from 'prom-client';
 import { createApp, stopApp } from './app';
 import { type Config, loadConfig } from './config';
 import { openDatabase } from './db/open';
+import { type Delivery, startDelivery } from './domain/events/queue';
 import { setServerTimeouts } from './http/timeouts';
 import { createLogger } from './logger';
 import { registerQueueMetrics, ServiceMetrics, serveMetrics } from './metrics';
@@ -19,7 +20,8 @@ const RESTART_PAUSE_MS = 2_000;
  * `pnpm start`. With WEB_CONCURRENCY=1 (default) this process serves HTTP itself. Above 1, it
  * is a supervisor: it opens the database once (starting the embedded PostgreSQL when there is
  * no DATABASE_URL, and migrating), runs that many HTTP workers (node:cluster, one shared
- * port), replaces a worker that dies, serves every worker's figures together on METRICS_PORT,
+ * port; each delivers webhooks too unless WEBHOOK_WORKERS=0), replaces a worker that dies,
+ * serves every worker's figures together on METRICS_PORT,
  * and on SIGTERM drains every worker before it stops the database once. All shared state is
  * in PostgreSQL (D4, D13, D29), so the workers behave as one server.
  */
@@ -56,11 +58,17 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  // D35: WEBHOOK_WORKERS=0 makes this process API-only (`pnpm worker` delivers alone).
+  const delivery: Delivery | null =
+    config.webhookWorkers > 0
+      ? await startDelivery({ db: database.db, config, logger, connectionString: database.url })
+      : null;
   logger.info(
     {
       url: config.publicBaseUrl,
       docs: `${config.publicBaseUrl}/docs`,
       database: database.description,
+      webhookWorkers: config.webhookWorkers,
       pid: process.pid,
       ...(metricsServer ? { metrics: `port ${config.metricsPort}` } : {}),
     },
@@ -74,7 +82,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
-    await closed;
+    await Promise.all([closed, delivery?.stop()]);
     clearTimeout(timer);
     metricsServer?.close();
     stopApp(app);

@@ -5,7 +5,7 @@ import { migrateToLatest } from './migrate';
 
 export interface OpenDatabase {
   db: Db;
-  /** Connection string (holds the password: never log it). */
+  /** The connection string (with credentials: never log it). */
   url: string;
   /** Where the data lives, without credentials, for logs. */
   description: string;
@@ -26,7 +26,7 @@ export async function openDatabase(
   const url = config.databaseUrl ?? embedded!.url;
   const db = createDb(url);
   try {
-    if (migrate) await migrateToLatest(db);
+    if (migrate) await migrateToLatest(db, url);
   } catch (err) {
     await db.destroy();
     await embedded?.stop();

@@ -97,6 +97,9 @@ export interface AppsTable {
   pricingApproved: Generated<boolean>;
   clientSecretHash: string;
   webhookSecretCiphertext: string;
+  /** D34: after a rotation, the previous secret signs too until it expires. */
+  previousWebhookSecretCiphertext: ColumnType<string | null, string | null | undefined, string | null>;
+  previousWebhookSecretExpiresAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -182,6 +185,8 @@ export interface WebhookDeliveriesTable {
   status: ColumnType<'pending' | 'delivered' | 'failed', 'pending' | 'delivered' | 'failed' | undefined>;
   attemptCount: Generated<number>;
   nextAttemptAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  leasedUntil: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  leaseToken: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: Date;
   updatedAt: Timestamp;
 }

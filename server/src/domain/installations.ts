@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import { recordRevocation } from './auth/revocations';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './auth/tokens';
+import { endPendingDeliveries } from './events/deliveries';
 import { newId } from './ids';
 
 /**
@@ -169,7 +170,9 @@ export async function uninstall(db: Db, storeId: string, clientId: string): Prom
       new Date(now.getTime() + INSTALLATION_REVOCATION_TTL_S * 1000),
     );
     // D14: the installation's partner context is soft-deleted here once partner contexts exist.
-    // D14/D32: its webhook registration is removed with it (deliveries go to installed apps only).
+    // D14/D35: its webhook subscription goes with it (the fan-out takes installed apps only),
+    // and its pending deliveries end failed.
+    await endPendingDeliveries(trx, inst.id);
     return true;
   });
 }

@@ -39,7 +39,7 @@ export function storeOf(req: Request): string {
   return tokenOf(req).storeId;
 }
 
-export function dashboardUserOf(req: Request): DashboardTokenClaims {
+export function dashboardUserOf(req: Pick<Request, 'caller'>): DashboardTokenClaims {
   const caller = req.caller;
   if (caller?.kind !== 'dashboard') throw new HttpError(401, 'missing bearer token');
   return caller.claims;

@@ -17,6 +17,8 @@ import { TEMPLATE_DB, withDatabase } from './global-setup';
 export interface TestServer {
   baseUrl: string;
   db: Db;
+  /** The test file's database, for processes the test starts beside this server. */
+  databaseUrl: string;
   config: Config;
   /** The app's request figures (serve them with `serveMetrics` to scrape them). */
   metrics: ServiceMetrics;
@@ -35,6 +37,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     secretKey: randomBytes(32),
     webhookAllowPrivateUrls: true,
+    // In-process test servers deliver nothing unless a test asks for workers.
+    webhookWorkers: 0,
+    webhookTimeoutMs: 2000,
+    webhookRetrySchedule: [1, 1, 1],
     rateLimits: RATE_LIMITS,
     trustProxy: TRUST_LOOPBACK,
     webConcurrency: 1,
@@ -88,6 +94,7 @@ export async function startTestServer(
   return {
     baseUrl,
     db: database.db,
+    databaseUrl: database.url,
     config,
     metrics,
     request(path, init = {}) {
