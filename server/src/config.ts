@@ -61,6 +61,9 @@ const ZEnv = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
 });
 
+/** Every environment variable the service reads (deploy files may set no other). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ZEnv.shape);
+
 export interface Config {
   port: number;
   host: string;
