@@ -9,12 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { registerApp } from '../../server/src/domain/apps';
-import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
-import { newId } from '../../server/src/domain/ids';
-import { createStore } from '../../server/src/domain/stores';
-import { createUser } from '../../server/src/domain/users';
 import { freePort } from '../../server/src/free-port';
+import { installedAppWithToken } from '../../server/test/harness/fixtures';
 import { benchDatabase, compare, type Measured, printTable, startProcess, stopProcess, type Target } from './lib';
 
 export async function benchAuth(): Promise<Measured[]> {
@@ -23,34 +19,10 @@ export async function benchAuth(): Promise<Measured[]> {
   const secret = randomBytes(32);
   try {
     await migrateToLatest(db, database.url);
-    const domain = `bench-auth-${Date.now()}.example.com`;
-    const store = await createStore(db, { name: 'Bench', domain });
-    const user = await createUser(db, {
-      email: `bench-${Date.now()}@example.com`,
-      password: 'bench-password',
-      storeIds: [store.id],
-    });
-    const app = await registerApp(db, secret, user.id, {
-      name: 'Bench',
-      redirectUris: ['https://bench.example.com/cb'],
-      requestedScopes: ['store:read'],
-      distribution: 'private',
-    });
-    const installationId = newId('in');
-    await db
-      .insertInto('installations')
-      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: ['store:read'] })
-      .execute();
-
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const { token } = issueAccessToken(tokenKeys(secret, base), {
-      grantId: null,
-      installationId,
-      storeId: store.id,
-      clientId: app.clientId,
-      scopes: ['store:read'],
-    });
+    const { store, app, token } = await installedAppWithToken(db, secret, base, `bench-auth-${Date.now()}`);
+    const domain = store.domain;
     const server = await startProcess('scripts/bench/serve-app.ts', {
       PORT: String(port),
       BENCH_DATABASE_URL: database.url,

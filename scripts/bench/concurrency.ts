@@ -8,12 +8,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { registerApp } from '../../server/src/domain/apps';
-import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
-import { newId } from '../../server/src/domain/ids';
-import { createStore } from '../../server/src/domain/stores';
-import { createUser } from '../../server/src/domain/users';
 import { freePort } from '../../server/src/free-port';
+import { installedAppWithToken } from '../../server/test/harness/fixtures';
 import { benchDatabase, compare, type Measured, printTable, ROOT, stopProcess } from './lib';
 
 const ISSUER = 'http://bench.local';
@@ -44,30 +40,7 @@ export async function benchConcurrency(): Promise<Measured[]> {
   const servers: ChildProcess[] = [];
   try {
     await migrateToLatest(db, database.url);
-    const store = await createStore(db, { name: 'Bench', domain: `bench-wc-${Date.now()}.example.com` });
-    const user = await createUser(db, {
-      email: `bench-wc-${Date.now()}@example.com`,
-      password: 'bench-password',
-      storeIds: [store.id],
-    });
-    const app = await registerApp(db, secret, user.id, {
-      name: 'Bench',
-      redirectUris: ['https://bench.example.com/cb'],
-      requestedScopes: ['store:read'],
-      distribution: 'private',
-    });
-    const installationId = newId('in');
-    await db
-      .insertInto('installations')
-      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: ['store:read'] })
-      .execute();
-    const { token } = issueAccessToken(tokenKeys(secret, ISSUER), {
-      grantId: null,
-      installationId,
-      storeId: store.id,
-      clientId: app.clientId,
-      scopes: ['store:read'],
-    });
+    const { token } = await installedAppWithToken(db, secret, ISSUER, `bench-wc-${Date.now()}`);
 
     const urls: Record<number, string> = {};
     for (const workers of [1, 2]) {

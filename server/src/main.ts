@@ -54,15 +54,16 @@ async function serve(config: Config, logger: Logger): Promise<void> {
   const app = createApp({ db: database.db, config, logger, metrics, isShuttingDown: () => shuttingDown });
   const server = createServer(app);
   setServerTimeouts(server, config.keepAliveTimeoutMs);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
   // D35: WEBHOOK_WORKERS=0 makes this process API-only (`pnpm worker` delivers alone).
   const delivery: Delivery | null =
     config.webhookWorkers > 0
       ? await startDelivery({ db: database.db, config, logger, connectionString: database.url })
       : null;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  // Logged before any request can be answered: once /readyz says 200, this line is out.
   logger.info(
     {
       url: config.publicBaseUrl,

@@ -1,13 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerApp } from '../src/domain/apps';
 import { recordRevocation } from '../src/domain/auth/revocations';
-import { issueAccessToken, tokenKeys } from '../src/domain/auth/tokens';
-import { newId } from '../src/domain/ids';
-import { createStore } from '../src/domain/stores';
-import { createUser } from '../src/domain/users';
 import { freePort } from '../src/free-port';
+import { installedAppWithToken } from './harness/fixtures';
 import { NODE_ARGS, ROOT } from './harness/processes';
 import { cloneDatabase } from './harness/server';
 
@@ -54,32 +50,7 @@ describe('two server processes on one database', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
     }
-    const store = await createStore(database.db, { name: 'Two', domain: 'two.example.com' });
-    const user = await createUser(database.db, {
-      email: 'two@example.com',
-      password: 'password-two',
-      storeIds: [store.id],
-    });
-    const app = await registerApp(database.db, secret, user.id, {
-      name: 'Two',
-      redirectUris: ['https://two.example.com/cb'],
-      requestedScopes: ['store:read'],
-      distribution: 'private',
-    });
-    const installationId = newId('in');
-    await database.db
-      .insertInto('installations')
-      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: ['store:read'] })
-      .execute();
-    const issued = issueAccessToken(tokenKeys(secret, publicBaseUrl), {
-      grantId: null,
-      installationId,
-      storeId: store.id,
-      clientId: app.clientId,
-      scopes: ['store:read'],
-    });
-    token = issued.token;
-    jti = issued.claims.jti;
+    ({ token, jti } = await installedAppWithToken(database.db, secret, publicBaseUrl, 'two'));
   }, 60_000);
 
   afterAll(async () => {

@@ -8,14 +8,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDb, type Db } from '../src/db/database';
 import { openEmbeddedPostgres } from '../src/db/embedded';
-import { registerApp } from '../src/domain/apps';
 import { recordRevocation } from '../src/domain/auth/revocations';
-import { issueAccessToken, tokenKeys } from '../src/domain/auth/tokens';
-import { newId } from '../src/domain/ids';
-import { createStore } from '../src/domain/stores';
-import { createUser } from '../src/domain/users';
 import { freePort } from '../src/free-port';
-import { NODE_ARGS, ROOT } from './harness/processes';
+import { installedAppWithToken } from './harness/fixtures';
+import { loginAcrossSigterm, NODE_ARGS, ROOT } from './harness/processes';
 import { sample, scrape } from './harness/prometheus';
 
 interface Answer {
@@ -40,6 +36,8 @@ describe('pnpm start with WEB_CONCURRENCY=2', () => {
   let log = '';
   let db: Db;
   let storeDomain: string;
+  let storeId: string;
+  let ownerEmail: string;
   let token: string;
   let jti: string;
 
@@ -121,29 +119,12 @@ describe('pnpm start with WEB_CONCURRENCY=2', () => {
     const pg = await openEmbeddedPostgres({ dataDir });
     expect(pg.owned).toBe(false);
     db = createDb(pg.url, { max: 2 });
-    storeDomain = `wc-${Date.now()}.example.com`;
-    const store = await createStore(db, { name: 'Workers', domain: storeDomain });
-    const user = await createUser(db, { email: 'wc@example.com', password: 'password-wc', storeIds: [store.id] });
-    const app = await registerApp(db, secret, user.id, {
-      name: 'Workers',
-      redirectUris: ['https://wc.example.com/cb'],
-      requestedScopes: ['store:read'],
-      distribution: 'private',
-    });
-    const installationId = newId('in');
-    await db
-      .insertInto('installations')
-      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: ['store:read'] })
-      .execute();
-    const issued = issueAccessToken(tokenKeys(secret, url), {
-      grantId: null,
-      installationId,
-      storeId: store.id,
-      clientId: app.clientId,
-      scopes: ['store:read'],
-    });
-    token = issued.token;
-    jti = issued.claims.jti;
+    const installed = await installedAppWithToken(db, secret, url, `wc-${Date.now()}`);
+    storeDomain = installed.store.domain;
+    storeId = installed.store.id;
+    ownerEmail = installed.user.email;
+    token = installed.token;
+    jti = installed.jti;
   }, 120_000);
 
   afterAll(async () => {
@@ -187,11 +168,7 @@ describe('pnpm start with WEB_CONCURRENCY=2', () => {
       .updateTable('pricingRuleSets')
       .set({ automaticallyAddToCart: true })
       .where('type', '=', 'SHIPPING')
-      .where(
-        'storeId',
-        '=',
-        (await db.selectFrom('stores').select('id').where('domain', '=', storeDomain).executeTakeFirstOrThrow()).id,
-      )
+      .where('storeId', '=', storeId)
       .execute();
     let after: Answer[] = [];
     await expect
@@ -242,24 +219,7 @@ describe('pnpm start with WEB_CONCURRENCY=2', () => {
       .slice(1)
       .map((l) => l.pid as number);
     // A request whose body is still arriving when SIGTERM comes must still get its answer.
-    const body = JSON.stringify({ email: 'wc@example.com', password: 'wrong password' });
-    const answered = new Promise<number>((resolve, reject) => {
-      const req = http.request(`${url}/v1/auth/login`, {
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      });
-      req.on('response', (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
-        supervisor.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 200);
-    });
+    const answered = loginAcrossSigterm(url, supervisor, ownerEmail);
     const exited = new Promise<number | null>((resolve) => supervisor.once('exit', resolve));
     expect(await answered).toBe(401);
     expect(await exited).toBe(0);
