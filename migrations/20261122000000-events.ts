@@ -41,8 +41,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     create index webhook_deliveries_app_log_idx on webhook_deliveries (client_id, created_at, event_id);
     create index webhook_deliveries_installation_pending_idx on webhook_deliveries (installation_id)
       where status = 'pending';
+    -- The sweeps: expired leases, and due deliveries no process has taken for long.
     create index webhook_deliveries_leased_idx on webhook_deliveries (leased_until)
       where status = 'pending' and leased_until is not null;
+    create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at)
+      where status = 'pending' and leased_until is null;
 
     create function webhook_delivery_enqueue() returns trigger language plpgsql as $$
     begin

@@ -33,14 +33,14 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
   };
 }
 
-/** Starts a node process with the tsx loader and waits until it prints `ready`. */
-export async function startProcess(script: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+/** Starts a node process with the tsx loader and waits until it prints `ready` (or the given line). */
+export async function startProcess(script: string, env: NodeJS.ProcessEnv, ready = 'ready'): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env } });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
-      if (out.includes('ready')) resolve();
+      if (out.includes(ready)) resolve();
     });
     child.stderr!.on('data', (d) => process.stderr.write(d));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));

@@ -25,3 +25,10 @@ export {
   USER_AGENT,
 } from './client';
 export { type ApiErrorBody, ProtectionApiError, ProtectionAuthError, type SuccessBody, unwrap } from './errors';
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_S,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './webhooks';

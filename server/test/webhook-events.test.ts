@@ -1,44 +1,31 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { type TAppEvent, type TAppEventConnection, ZWebhookEvent } from '@protection-service/contract';
+import { type TAppEvent, type TAppEventConnection, WEBHOOK_TOPICS, ZWebhookEvent } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from './harness/fixtures';
-import { startTestServer, type TestServer } from './harness/server';
-import {
-  answer,
-  type DeliveryProcess,
-  type Received,
-  type Receiver,
-  record,
-  startDeliveryProcess,
-  startReceiver,
-} from './harness/webhooks';
+import type { TestServer } from './harness/server';
+import { answer, type DeliveryRig, type Receiver, record, signatureOf, startDeliveryRig } from './harness/webhooks';
 
 /**
  * The D34 routes: the event log with its attempts (status filter, D24 cursor paging),
  * redelivery, the test send and webhook secret rotation, for the app's owner only.
  */
 describe('event log and replay (D34)', () => {
+  let rig: DeliveryRig;
   let server: TestServer;
   let receiver: Receiver;
-  let worker: DeliveryProcess;
   let owner: Owner;
   let token: string;
   let stranger: string;
-  const secretKey = randomBytes(32);
 
   beforeAll(async () => {
-    server = await startTestServer({ secretKey });
-    receiver = await startReceiver();
-    worker = await startDeliveryProcess({ databaseUrl: server.databaseUrl, secretKey });
+    rig = await startDeliveryRig();
+    ({ server, receiver } = rig);
     owner = await createOwner(server.db, 'log');
     token = await dashboardTokenFor(server, owner.user.id);
     const other = await createOwner(server.db, 'log-stranger');
     stranger = await dashboardTokenFor(server, other.user.id);
   });
   afterAll(async () => {
-    await worker?.stop();
-    await receiver?.close();
-    await server?.close();
+    await rig?.close();
   });
 
   /** An app of the owner on its own receiver path, subscribed to message/created only. */
@@ -75,11 +62,6 @@ describe('event log and replay (D34)', () => {
       )
       .toBe(status);
   }
-
-  const hmac = (secret: string, r: Received) =>
-    createHmac('sha256', secret)
-      .update(`${r.headers['x-webhook-id']}.${r.headers['x-webhook-timestamp']}.${r.raw}`)
-      .digest('base64');
 
   it('lists events with their attempts, pages by cursor both ways and filters by status', async () => {
     const hook = await app('/log');
@@ -174,15 +156,7 @@ describe('event log and replay (D34)', () => {
 
   it('test-sends a signed sample of each topic and reports the attempt; not logged', async () => {
     const hook = await app('/sample');
-    const topics = [
-      'claim/created',
-      'claim/approved',
-      'claim/denied',
-      'message/created',
-      'protection/added',
-      'protection/removed',
-    ] as const;
-    for (const topic of topics) {
+    for (const topic of WEBHOOK_TOPICS) {
       const res = await post(`/v1/apps/${hook.clientId}/webhooks/test`, { topic, storeId: owner.store.id });
       expect(res.status).toBe(200);
       const result = (
@@ -192,7 +166,7 @@ describe('event log and replay (D34)', () => {
       expect(result.attempt.statusCode).toBe(200);
       const got = receiver.at('/sample').at(-1)!;
       expect(ZWebhookEvent.parse(JSON.parse(got.raw))).toMatchObject({ id: result.id, topic });
-      expect(got.headers['x-webhook-signature']).toBe(`v1,${hmac(hook.webhookSecret, got)}`);
+      expect(got.headers['x-webhook-signature']).toBe(`v1,${signatureOf(hook.webhookSecret, got)}`);
       const logged = await server.db.selectFrom('webhookEvents').select('id').where('id', '=', result.id).execute();
       expect(logged).toEqual([]);
     }
@@ -238,7 +212,7 @@ describe('event log and replay (D34)', () => {
     const got = receiver.at('/rotate')[0]!;
     expect(got.headers['x-webhook-secret']).toBe(rotated.webhookSecret);
     expect(got.headers['x-webhook-signature']).toBe(
-      `v1,${hmac(rotated.webhookSecret, got)} v1,${hmac(hook.webhookSecret, got)}`,
+      `v1,${signatureOf(rotated.webhookSecret, got)} v1,${signatureOf(hook.webhookSecret, got)}`,
     );
 
     // Once the 24 hours are over, only the new secret signs.
@@ -250,7 +224,7 @@ describe('event log and replay (D34)', () => {
     const later = await emit(8);
     await eventually(hook.clientId, later.id, 'delivered');
     const single = receiver.at('/rotate')[1]!;
-    expect(single.headers['x-webhook-signature']).toBe(`v1,${hmac(rotated.webhookSecret, single)}`);
+    expect(single.headers['x-webhook-signature']).toBe(`v1,${signatureOf(rotated.webhookSecret, single)}`);
   });
 
   it("answers 404 to anyone but the app's owner, on all four routes, and changes nothing", async () => {

@@ -1,18 +1,16 @@
-import { createHmac, randomBytes } from 'node:crypto';
 import { ZWebhookEvent } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/free-port';
 import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from './harness/fixtures';
-import { startTestServer, type TestServer } from './harness/server';
+import type { TestServer } from './harness/server';
 import {
   answer,
-  type DeliveryProcess,
+  type DeliveryRig,
   deniedBody,
-  type Received,
   type Receiver,
   record,
-  startDeliveryProcess,
-  startReceiver,
+  signatureOf,
+  startDeliveryRig,
 } from './harness/webhooks';
 
 /**
@@ -21,24 +19,20 @@ import {
  * retried on the schedule (1 s steps here), and ended as the answers say.
  */
 describe('webhook delivery', () => {
+  let rig: DeliveryRig;
   let server: TestServer;
   let receiver: Receiver;
-  let worker: DeliveryProcess;
   let owner: Owner;
   let dashboard: string;
-  const secretKey = randomBytes(32);
 
   beforeAll(async () => {
-    server = await startTestServer({ secretKey });
-    receiver = await startReceiver();
-    worker = await startDeliveryProcess({ databaseUrl: server.databaseUrl, secretKey });
+    rig = await startDeliveryRig();
+    ({ server, receiver } = rig);
     owner = await createOwner(server.db, 'hooks');
     dashboard = await dashboardTokenFor(server, owner.user.id);
   });
   afterAll(async () => {
-    await worker?.stop();
-    await receiver?.close();
-    await server?.close();
+    await rig?.close();
   });
 
   /** An app with its own receiver path, subscribed to claim/denied and installed on the owner's store. */
@@ -73,11 +67,6 @@ describe('webhook delivery', () => {
     return delivery(eventId, clientId);
   }
 
-  const sign = (secret: string, r: Received) =>
-    createHmac('sha256', Buffer.from(secret, 'utf8'))
-      .update(`${r.headers['x-webhook-id']}.${r.headers['x-webhook-timestamp']}.${r.raw}`)
-      .digest('base64');
-
   it('sends the D32 wire format: body, headers and an HMAC the receiver can check', async () => {
     const app = await subscribedApp('/wire');
     const event = await record(server.db, owner.store.id, 'claim/denied', deniedBody(owner.store.id));
@@ -101,7 +90,7 @@ describe('webhook delivery', () => {
     expect(got!.headers['x-webhook-topic']).toBe('claim/denied');
     const timestamp = Number(got!.headers['x-webhook-timestamp']);
     expect(Math.abs(timestamp - Date.now() / 1000)).toBeLessThan(60);
-    expect(got!.headers['x-webhook-signature']).toBe(`v1,${sign(app.webhookSecret, got!)}`);
+    expect(got!.headers['x-webhook-signature']).toBe(`v1,${signatureOf(app.webhookSecret, got!)}`);
     const logged = await attempts(event.id, app.clientId);
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ statusCode: 200, error: null, responseExcerpt: 'ok' });
@@ -153,7 +142,7 @@ describe('webhook delivery', () => {
     expect(got).toHaveLength(3);
     expect(new Set(got.map((r) => r.headers['x-webhook-id']))).toEqual(new Set([event.id]));
     expect(new Set(got.map((r) => r.raw)).size).toBe(1);
-    for (const r of got) expect(r.headers['x-webhook-signature']).toBe(`v1,${sign(app.webhookSecret, r)}`);
+    for (const r of got) expect(r.headers['x-webhook-signature']).toBe(`v1,${signatureOf(app.webhookSecret, r)}`);
     // The schedule's steps are 1 s (up to 10% jitter on top).
     for (let i = 1; i < got.length; i++) expect(got[i]!.at - got[i - 1]!.at).toBeGreaterThanOrEqual(950);
     const logged = await attempts(event.id, app.clientId);

@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebhookBodies, WebhookTopic } from '@protection-service/contract';
 import type { Db } from '../../src/db/database';
 import { type RecordedEvent, recordEvent } from '../../src/domain/events/record';
 import { NODE_ARGS, ROOT } from './processes';
+import { startTestServer, type TestServer } from './server';
 
 /** One request a receiver got. */
 export interface Received {
@@ -144,3 +146,37 @@ export const deniedBody = (storeId: string, claimId = 'cl_1'): WebhookBodies['cl
   sourceOrderId: 'o-1',
   reason: 'OTHER',
 });
+
+/** The base64 HMAC-SHA256 a receiver computes over a delivery with `secret` (D32). */
+export function signatureOf(secret: string, r: Pick<Received, 'headers' | 'raw'>): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(`${r.headers['x-webhook-id']}.${r.headers['x-webhook-timestamp']}.${r.raw}`)
+    .digest('base64');
+}
+
+/** An API server (in process), a receiver and a delivering `pnpm worker` process on one database. */
+export interface DeliveryRig {
+  server: TestServer;
+  receiver: Receiver;
+  worker: DeliveryProcess;
+  secretKey: Buffer;
+  close(): Promise<void>;
+}
+
+export async function startDeliveryRig(): Promise<DeliveryRig> {
+  const secretKey = randomBytes(32);
+  const server = await startTestServer({ secretKey });
+  const receiver = await startReceiver();
+  const worker = await startDeliveryProcess({ databaseUrl: server.databaseUrl, secretKey });
+  return {
+    server,
+    receiver,
+    worker,
+    secretKey,
+    async close() {
+      await worker.stop();
+      await receiver.close();
+      await server.close();
+    },
+  };
+}

@@ -125,43 +125,33 @@ async function recordOutcome(
   const ok = delivered(result);
   const gone = result.statusCode === 410;
   const delay = ok || gone ? null : nextDelaySeconds(config.webhookRetrySchedule, attempts, result.retryAfterS);
+  const status = ok ? 'delivered' : delay === null ? 'failed' : 'pending';
+  // One statement logs the attempt and, for the lease holder only, decides the delivery. A
+  // holder whose lease was swept (or whose delivery an uninstall or a 410 ended) only logs.
+  const finish = async (executor: Db) => {
+    const updated = await sql<{ installationId: string }>`
+      with attempt as (
+        insert into webhook_attempts
+          (event_id, client_id, attempted_at, duration_ms, status_code, error, response_excerpt)
+        values (${key.eventId}, ${key.clientId}, ${result.attemptedAt}, ${result.durationMs}, ${result.statusCode},
+          ${result.error}, ${result.response})
+      )
+      update webhook_deliveries
+      set status = ${status}, attempt_count = ${attempts}, leased_until = null, lease_token = null, updated_at = now(),
+        next_attempt_at = ${delay === null ? sql`null` : sql`now() + make_interval(secs => ${delay})`}
+      where event_id = ${key.eventId} and client_id = ${key.clientId} and lease_token = ${token} and status = 'pending'
+      returning installation_id
+    `.execute(executor);
+    return updated.rows[0];
+  };
+  if (!gone) {
+    await finish(db);
+    return;
+  }
   await db.transaction().execute(async (trx) => {
-    await logAttempt(trx, key, result);
-    // Only the lease holder decides; a holder whose lease was swept (or whose delivery was
-    // ended by an uninstall or a 410) has only its attempt logged.
-    const updated = await trx
-      .updateTable('webhookDeliveries')
-      .set({
-        status: ok ? 'delivered' : delay === null ? 'failed' : 'pending',
-        attemptCount: attempts,
-        nextAttemptAt: delay === null ? null : sql<Date>`now() + make_interval(secs => ${delay})`,
-        leasedUntil: null,
-        leaseToken: null,
-        updatedAt: new Date(),
-      })
-      .where('eventId', '=', key.eventId)
-      .where('clientId', '=', key.clientId)
-      .where('leaseToken', '=', token)
-      .where('status', '=', 'pending')
-      .returning('installationId')
-      .executeTakeFirst();
-    if (updated && gone) await disableSubscription(trx, updated.installationId);
+    const updated = await finish(trx);
+    if (updated) await disableSubscription(trx, updated.installationId);
   });
-}
-
-export async function logAttempt(db: Db, key: DeliveryKey, result: AttemptResult): Promise<void> {
-  await db
-    .insertInto('webhookAttempts')
-    .values({
-      eventId: key.eventId,
-      clientId: key.clientId,
-      attemptedAt: result.attemptedAt,
-      durationMs: result.durationMs,
-      statusCode: result.statusCode,
-      error: result.error,
-      responseExcerpt: result.response,
-    })
-    .execute();
 }
 
 /**
@@ -189,16 +179,27 @@ async function disableSubscription(trx: Db, installationId: string): Promise<voi
 }
 
 /**
- * Makes every delivery whose lease expired due again (its holder died or stalled): setting
- * `next_attempt_at` enqueues a job (trigger). Row locks make concurrent sweeps by several
- * processes re-queue each delivery once. Answers how many were re-queued.
+ * A due delivery nobody has taken for this long is queued again. It covers the one gap the
+ * lease leaves: a process killed after the queue handed it the job but before it took the
+ * lease (graphile-worker would free that job only after 4 hours). Far longer than any queue
+ * backlog in normal operation; an extra job for a delivery is harmless (the lease decides).
+ */
+export const STALE_DUE_S = 60;
+
+/**
+ * Makes due again every delivery whose lease expired (its holder died or stalled) and every
+ * due delivery left untaken for STALE_DUE_S: setting `next_attempt_at` enqueues a job
+ * (trigger). Row locks make concurrent sweeps by several processes re-queue each delivery
+ * once. Answers how many were re-queued.
  */
 export async function sweepExpiredLeases(db: Db): Promise<number> {
-  const result = await db
-    .updateTable('webhookDeliveries')
-    .set({ leasedUntil: null, leaseToken: null, nextAttemptAt: sql<Date>`now()`, updatedAt: new Date() })
-    .where('status', '=', 'pending')
-    .where('leasedUntil', '<', sql<Date>`now()`)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  const result = await sql`
+    update webhook_deliveries
+    set leased_until = null, lease_token = null, next_attempt_at = now(), updated_at = now()
+    where status = 'pending' and (
+      leased_until < now()
+      or (leased_until is null and next_attempt_at < now() - make_interval(secs => ${STALE_DUE_S}))
+    )
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }

@@ -45,12 +45,17 @@ export async function startDelivery(deps: {
     max: config.webhookWorkers + 2,
     application_name: 'protection-service-webhooks',
   });
+  // An idle or checked-out client losing its connection must not take the process down.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const runner: Runner = await run({
     pgPool: pool,
     concurrency: config.webhookWorkers,
     noHandleSignals: true,
     pollInterval: 1000,
+    // Completions batched per tick: a completed job that a crash leaves locked only runs
+    // again after 4 hours, and then finds its delivery decided (the lease says so).
+    preset: { worker: { completeJobBatchDelay: 0 } },
     logger: queueLogger(logger),
     taskList: {
       [DELIVER_TASK]: async (payload) => {
