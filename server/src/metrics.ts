@@ -3,12 +3,13 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { type Db, poolOf } from './db/database';
+import type { RateLimits } from './http/rate-limit';
 
 /** Route label of a request that matched no contract or operational route (bounded cardinality). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /** Which D4 limit refused a request. */
-export type LimitName = 'token' | 'auth' | 'sessionVerify' | 'public';
+export type LimitName = keyof RateLimits;
 
 /**
  * The figures one server process keeps for Prometheus. Routes are labelled with the
