@@ -56,9 +56,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
   setServerTimeouts(server, config.keepAliveTimeoutMs);
   // D35: WEBHOOK_WORKERS=0 makes this process API-only (`pnpm worker` delivers alone).
   const delivery: Delivery | null =
-    config.webhookWorkers > 0
-      ? await startDelivery({ db: database.db, config, logger, connectionString: database.url })
-      : null;
+    config.webhookWorkers > 0 ? await startDelivery({ config, logger, connectionString: database.url }) : null;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

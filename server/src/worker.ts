@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
   const database = await openDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.removeAllListeners(signal);
-  const delivery = await startDelivery({ db: database.db, config, logger, connectionString: database.url });
+  const delivery = await startDelivery({ config, logger, connectionString: database.url });
   logger.info({ workers: config.webhookWorkers, database: database.description }, 'delivering webhooks');
   let stopping = false;
   const shutdown = async (signal: string) => {

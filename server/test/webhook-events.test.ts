@@ -152,6 +152,16 @@ describe('event log and replay (D34)', () => {
     // An event of another app answers as a missing one (D7).
     const other = await app('/again-other');
     expect((await post(`/v1/apps/${other.clientId}/events/${ok.id}/redeliver`)).status).toBe(404);
+
+    // Nothing is delivered to a store the app left (D14).
+    await server.db
+      .updateTable('installations')
+      .set({ uninstalledAt: new Date() })
+      .where('clientId', '=', hook.clientId)
+      .execute();
+    const refused = await post(`/v1/apps/${hook.clientId}/events/${ok.id}/redeliver`);
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/no longer installed/);
   });
 
   it('test-sends a signed sample of each topic and reports the attempt; not logged', async () => {

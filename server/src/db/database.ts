@@ -15,6 +15,11 @@ export interface DbOptions {
   applicationName?: string;
   /** Sees every query the instance runs (tests count them). */
   onQuery?: (sql: string) => void;
+  /**
+   * Commit without waiting for the WAL flush (`synchronous_commit=off`): for work whose last
+   * commits may be lost in a database crash without harm, as webhook delivery's are.
+   */
+  asyncCommit?: boolean;
 }
 
 const pools = new WeakMap<Db, pg.Pool>();
@@ -26,9 +31,14 @@ export function poolOf(db: Db): pg.Pool | undefined {
 
 export function createDb(
   connectionString: string,
-  { max = 10, applicationName = 'protection-service', onQuery }: DbOptions = {},
+  { max = 10, applicationName = 'protection-service', onQuery, asyncCommit }: DbOptions = {},
 ): Db {
-  const pool = new pg.Pool({ connectionString, max, application_name: applicationName });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    application_name: applicationName,
+    ...(asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
+  });
   // An idle client losing its connection must not take the process down.
   pool.on('error', () => {});
   const db = new Kysely<Database>({

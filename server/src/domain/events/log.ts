@@ -24,7 +24,8 @@ export const DEFAULT_PAGE_SIZE = 50;
 
 export class EventLogError extends Error {
   constructor(
-    readonly reason: 'bad-cursor' | 'not-found' | 'no-webhook-url' | 'not-installed' | 'disabled',
+    /** `not-installed`: no active installation on the store asked for; `uninstalled`: the event's store was left. */
+    readonly reason: 'bad-cursor' | 'not-found' | 'no-webhook-url' | 'not-installed' | 'uninstalled' | 'disabled',
     message: string,
   ) {
     super(message);
@@ -207,7 +208,7 @@ export async function redeliver(db: Db, clientId: string, eventId: string): Prom
     if (!target) throw new EventLogError('not-found', 'event not found');
     if (!target.webhookUrl) throw new EventLogError('no-webhook-url', 'the app has no webhook URL');
     if (target.uninstalledAt)
-      throw new EventLogError('not-installed', "the app is no longer installed on the event's store");
+      throw new EventLogError('uninstalled', "the app is no longer installed on the event's store");
     if (target.webhookDisabledAt) {
       throw new EventLogError(
         'disabled',

@@ -2,7 +2,7 @@ import { Logger as QueueLogger, type Runner, run } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../config';
-import type { Db } from '../../db/database';
+import { createDb } from '../../db/database';
 import { type DeliveryKey, runDelivery, sweepExpiredLeases } from './deliveries';
 
 /** The queue task that makes one delivery attempt; the events migration's trigger enqueues it. */
@@ -28,22 +28,33 @@ export interface Delivery {
 
 /**
  * Delivers webhooks from this process (D32, D35): `WEBHOOK_WORKERS` concurrent attempts on
- * graphile-worker, which wakes on LISTEN/NOTIFY when a job is added and polls only for jobs
- * scheduled in the future (retries). graphile-worker would hand a job held by a dead process
- * to another only after 4 hours, so attempts carry our own short lease instead, and every
- * delivering process sweeps expired leases once a second.
+ * graphile-worker, which wakes on LISTEN/NOTIFY when a job is added and polls (each idle
+ * worker once a second) only to find jobs scheduled in the future (retries). graphile-worker
+ * would hand a job held by a dead process to another only after 4 hours, so attempts carry
+ * our own short lease instead, and every delivering process sweeps once a second for expired
+ * leases and for due deliveries nobody took (`sweepExpiredLeases`).
  */
 export async function startDelivery(deps: {
-  db: Db;
   config: Config;
   logger: Logger;
   connectionString: string;
 }): Promise<Delivery> {
-  const { db, config, logger } = deps;
+  const { config, logger } = deps;
+  // Delivery commits without waiting for the WAL flush. A database crash may lose its last
+  // commits, and with them nothing: a lost lease is taken again, a lost outcome leaves the
+  // lease to expire and the attempt is made again (at least once), a lost job completion
+  // re-runs a job whose delivery is already decided. Events themselves are recorded by the
+  // API's transactions, which wait for the flush as usual.
+  const db = createDb(deps.connectionString, {
+    max: config.webhookWorkers + 2,
+    applicationName: 'protection-service-webhooks',
+    asyncCommit: true,
+  });
   const pool = new pg.Pool({
     connectionString: deps.connectionString,
     max: config.webhookWorkers + 2,
-    application_name: 'protection-service-webhooks',
+    application_name: 'protection-service-webhook-queue',
+    options: '-c synchronous_commit=off',
   });
   // An idle or checked-out client losing its connection must not take the process down.
   pool.on('error', () => {});
@@ -81,6 +92,7 @@ export async function startDelivery(deps: {
       clearInterval(sweep);
       await runner.stop();
       await pool.end();
+      await db.destroy();
     },
   };
 }
