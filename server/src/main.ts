@@ -111,7 +111,12 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     bornAt.delete(worker.id);
     if (stopping) return;
     logger.error({ worker: worker.id, pid: worker.process.pid, code, signal }, 'worker died; starting a replacement');
-    setTimeout(fork, lived < STEADY_MS ? RESTART_PAUSE_MS : 0);
+    setTimeout(
+      () => {
+        if (!stopping) fork();
+      },
+      lived < STEADY_MS ? RESTART_PAUSE_MS : 0,
+    );
   });
 
   let metricsServer: Server | undefined;
