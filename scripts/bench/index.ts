@@ -4,6 +4,7 @@
  */
 import { benchAuth } from './auth';
 import { benchClaims } from './claims';
+import { benchConcurrency } from './concurrency';
 import { benchOrders } from './orders';
 import { benchPartner } from './partner';
 import { benchPublicRead } from './public-read';
@@ -16,6 +17,7 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
   ['webhooks', 'webhook delivery against a plain fetch loop', benchWebhooks],
   ['orders', 'order writes against a raw pg upsert loop; order read against the settings read', benchOrders],
   ['claims', 'claims list: first page against a page after 900,000 claims; claim filing', benchClaims],
+  ['concurrency', 'authenticated read through pnpm start: WEB_CONCURRENCY=2 against 1', benchConcurrency],
 ];
 
 const only = process.argv.slice(2);

@@ -10,18 +10,20 @@ import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
 import type { QuotePricing } from './domain/partner/pricing-source';
 import { StoreCache } from './domain/store-cache';
-import { accessLog } from './http/access-log';
+import { accessLog, requestLog } from './http/access-log';
 import { type AuthServices, authenticate } from './http/auth';
 import { bodyParsers, refuseNulInUrl } from './http/body';
+import { clientIp } from './http/client-ip';
 import { publicCors } from './http/cors';
 import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
 import { health } from './http/health';
 import { IdempotencySweeper, idempotency } from './http/idempotency';
 import { PublicReadCache } from './http/public-cache';
-import { RATE_LIMITS, RateLimiter, type RateLimits } from './http/rate-limit';
+import { RateLimiter, type RateLimits } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { unmatched } from './http/unmatched';
+import { ServiceMetrics } from './metrics';
 import { mountedRoutes } from './routes/index';
 import { oauthValidationError } from './routes/oauth';
 
@@ -33,8 +35,10 @@ export interface AppDeps {
   responseValidation?: boolean;
   /** True once SIGTERM arrived: /readyz answers 503 so traffic moves elsewhere. */
   isShuttingDown?: () => boolean;
-  /** D4 limits; the defaults unless a test needs small ones. */
+  /** D4 limits over the configured ones, where a test needs small ones. */
   rateLimits?: Partial<RateLimits>;
+  /** Where request figures go (main.ts serves them on METRICS_PORT); a private set otherwise. */
+  metrics?: ServiceMetrics;
 }
 
 /** Background work createApp starts; `stopApp` ends it. */
@@ -62,16 +66,21 @@ export function createApp(deps: AppDeps): Express {
   // Flat query strings only: `a[b]=1` stays a literal key, repeated keys become arrays (400).
   app.set('query parser', 'simple');
 
+  const metrics = deps.metrics ?? new ServiceMetrics(deps.db);
   const auth: AuthServices = {
     keys: tokenKeys(deps.config.secretKey, deps.config.publicBaseUrl),
     revocations: new RevocationFeed(deps.db),
     limiter: new RateLimiter(deps.db),
-    limits: { ...RATE_LIMITS, ...deps.rateLimits },
+    limits: { ...deps.config.rateLimits, ...deps.rateLimits },
+    trustProxy: deps.config.trustProxy,
+    metrics,
   };
+  const log = requestLog(deps.logger, metrics);
   const publicCache = new PublicReadCache(
     Object.values(contract.public).map((r) => r.path),
-    deps.logger,
-    (path, ip) => auth.limiter.local(`ip:${path}:${ip}`, auth.limits.public),
+    log,
+    metrics,
+    (path, req) => auth.limiter.local(`ip:${path}:${clientIp(req, auth.trustProxy)}`, auth.limits.public),
   );
   const pricingCache = new StoreCache<QuotePricing>();
   /** Every cache of store-derived values: one invalidation path for all (D29). */
@@ -83,7 +92,7 @@ export function createApp(deps: AppDeps): Express {
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
 
   app.use(requestId);
-  app.use(accessLog(deps.logger));
+  app.use(accessLog(log, new Set(OPERATIONAL_ROUTES.map((r) => r.path))));
   app.use((_req, res, next) => {
     res.setHeader('x-content-type-options', 'nosniff');
     next();

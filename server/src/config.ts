@@ -2,6 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { compileTrustProxy, type TrustProxy } from './http/client-ip';
+import { RATE_LIMITS, type RateLimits } from './http/rate-limit';
+
+/** A D4 limit in requests per minute. */
+const perMinute = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 
 const ZEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -32,7 +37,32 @@ const ZEnv = z.object({
       }
       return steps;
     }),
+
+  // Operating the service (README "Running in production").
+  RATE_LIMIT_TOKEN: perMinute(RATE_LIMITS.token),
+  RATE_LIMIT_AUTH: perMinute(RATE_LIMITS.auth),
+  RATE_LIMIT_SESSION_VERIFY: perMinute(RATE_LIMITS.sessionVerify),
+  RATE_LIMIT_PUBLIC: perMinute(RATE_LIMITS.public),
+  TRUST_PROXY: z
+    .string()
+    .default('loopback')
+    .transform((text, ctx) => {
+      try {
+        return compileTrustProxy(text);
+      } catch (err) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(1),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  // Above common load balancers' idle timeouts (60 s), so the balancer closes first.
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
 });
+
+/** Every environment variable the service reads (deploy files may set no other). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ZEnv.shape);
 
 export interface Config {
   port: number;
@@ -51,6 +81,17 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Seconds between attempts; its length + 1 is the number of attempts (D35). */
   webhookRetrySchedule: number[];
+  /** Requests per minute (D4). */
+  rateLimits: RateLimits;
+  /** Which peers may name the client in X-Forwarded-For. */
+  trustProxy: TrustProxy;
+  /** HTTP worker processes; above 1, a supervisor runs them (main.ts). */
+  webConcurrency: number;
+  /** Port of the Prometheus endpoint; absent: no metrics endpoint. */
+  metricsPort: number | undefined;
+  /** Idle keep-alive connections are closed after this long; headers must arrive within it plus a second. */
+  keepAliveTimeoutMs: number;
+  logFormat: 'json' | 'pretty';
 }
 
 /**
@@ -77,6 +118,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookWorkers: e.WEBHOOK_WORKERS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+    rateLimits: {
+      token: e.RATE_LIMIT_TOKEN,
+      auth: e.RATE_LIMIT_AUTH,
+      sessionVerify: e.RATE_LIMIT_SESSION_VERIFY,
+      public: e.RATE_LIMIT_PUBLIC,
+    },
+    trustProxy: e.TRUST_PROXY,
+    webConcurrency: e.WEB_CONCURRENCY,
+    metricsPort: e.METRICS_PORT,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    logFormat: e.LOG_FORMAT,
   };
 }
 

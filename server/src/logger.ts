@@ -1,10 +1,16 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 /**
- * The service logger. Redaction is a second line of defence: the access log never logs
- * headers or bodies in the first place.
+ * The service logger: pino's JSON lines on stdout, or (LOG_FORMAT=pretty, for development)
+ * the same lines made readable by pino-pretty. Redaction is a second line of defence: the
+ * access log never logs headers or bodies in the first place.
  */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export function createLogger(
+  level: string,
+  destination?: DestinationStream,
+  format: 'json' | 'pretty' = 'json',
+): Logger {
   return pino(
     {
       level,
@@ -26,6 +32,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         censor: '[redacted]',
       },
     },
-    destination ?? pino.destination(1),
+    destination ??
+      (format === 'pretty' ? pretty({ destination: 1, colorize: process.stdout.isTTY }) : pino.destination(1)),
   );
 }

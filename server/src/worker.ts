@@ -10,7 +10,7 @@ import { createLogger } from './logger';
 async function main(): Promise<void> {
   const config = loadConfig();
   if (config.webhookWorkers === 0) throw new Error('WEBHOOK_WORKERS is 0: this process would deliver nothing');
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
   const database = await openDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.removeAllListeners(signal);
   const delivery = await startDelivery({ config, logger, connectionString: database.url });

@@ -8,7 +8,7 @@ import { STORE_CACHE_LONG_TTL_MS, STORE_CACHE_SHORT_TTL_MS } from '../src/domain
 import { createStore } from '../src/domain/stores';
 import { PublicReadCache } from '../src/http/public-cache';
 import { TtlCache } from '../src/http/ttl-cache';
-import { createLogger } from '../src/logger';
+import type { ServiceMetrics } from '../src/metrics';
 import { startTestServer, type TestServer } from './harness/server';
 
 /**
@@ -122,12 +122,17 @@ describe('change announcements', () => {
 
 describe('public read cache', () => {
   const cache = () =>
-    new PublicReadCache(['/v1/quote/insurance'], createLogger('silent'), () => ({
-      allowed: true,
-      limit: 1,
-      remaining: 1,
-      resetS: 1,
-    }));
+    new PublicReadCache(
+      ['/v1/quote/insurance'],
+      () => {},
+      { publicCacheLookup: () => {} } as unknown as ServiceMetrics,
+      () => ({
+        allowed: true,
+        limit: 1,
+        remaining: 1,
+        resetS: 1,
+      }),
+    );
 
   it('lives an hour while listening and seconds otherwise; drops everything on each switch', () => {
     const c = cache();

@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/free-port';
-import { NODE_ARGS, ROOT, runScript } from './harness/processes';
+import { loginAcrossSigterm, NODE_ARGS, ROOT, runScript } from './harness/processes';
 
 /**
  * README's first command, end to end: `pnpm start` on an embedded PostgreSQL in a fresh
@@ -100,24 +99,7 @@ describe('pnpm start on embedded PostgreSQL, with pnpm cli beside it', () => {
   });
 
   it('on SIGTERM finishes the request in flight, then exits 0 and stops the embedded database', async () => {
-    // A request whose body is still arriving when SIGTERM comes must still get its answer.
-    const body = JSON.stringify({ email: seeded.user.email, password: 'wrong password' });
-    const answered = new Promise<number>((resolve, reject) => {
-      const req = http.request(`${url}/v1/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      });
-      req.on('response', (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
-        server!.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 200);
-    });
+    const answered = loginAcrossSigterm(url, server!, seeded.user.email);
     const exited = new Promise<number | null>((resolve) => server!.once('exit', resolve));
     expect(await answered).toBe(401);
     expect(await exited).toBe(0);

@@ -6,9 +6,8 @@ import { registerApp } from '../src/domain/apps';
 import { recordRevocation } from '../src/domain/auth/revocations';
 import { issueAccessToken, issueDashboardToken, tokenKeys } from '../src/domain/auth/tokens';
 import { newId } from '../src/domain/ids';
-import { createStore } from '../src/domain/stores';
-import { createUser } from '../src/domain/users';
 import { freePort } from '../src/free-port';
+import { installedAppWithToken } from './harness/fixtures';
 import { NODE_ARGS, ROOT } from './harness/processes';
 import { cloneDatabase } from './harness/server';
 
@@ -59,34 +58,10 @@ describe('two server processes on one database', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
     }
-    const store = await createStore(database.db, { name: 'Two', domain: 'two.example.com' });
-    const user = await createUser(database.db, {
-      email: 'two@example.com',
-      password: 'password-two',
-      storeIds: [store.id],
-    });
-    storeId = store.id;
-    ownerId = user.id;
-    const app = await registerApp(database.db, secret, user.id, {
-      name: 'Two',
-      redirectUris: ['https://two.example.com/cb'],
-      requestedScopes: ['store:read'],
-      distribution: 'private',
-    });
-    const installationId = newId('in');
-    await database.db
-      .insertInto('installations')
-      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: ['store:read'] })
-      .execute();
-    const issued = issueAccessToken(tokenKeys(secret, publicBaseUrl), {
-      grantId: null,
-      installationId,
-      storeId: store.id,
-      clientId: app.clientId,
-      scopes: ['store:read'],
-    });
-    token = issued.token;
-    jti = issued.claims.jti;
+    const installed = await installedAppWithToken(database.db, secret, publicBaseUrl, 'two');
+    ({ token, jti } = installed);
+    storeId = installed.store.id;
+    ownerId = installed.user.id;
   }, 60_000);
 
   afterAll(async () => {

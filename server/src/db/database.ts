@@ -30,6 +30,13 @@ export interface DbOptions {
   asyncCommit?: boolean;
 }
 
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** The connection pool behind a database created here (metrics read its figures). */
+export function poolOf(db: Db): pg.Pool | undefined {
+  return pools.get(db);
+}
+
 export function createDb(
   connectionString: string,
   { max = 10, applicationName = 'protection-service', onQuery, asyncCommit }: DbOptions = {},
@@ -48,5 +55,6 @@ export function createDb(
     ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
   });
   connectionStrings.set(db, connectionString);
+  pools.set(db, pool);
   return db;
 }

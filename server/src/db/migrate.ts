@@ -1,6 +1,6 @@
+import { migrations } from '@protection-service/migrations';
 import { runMigrations } from 'graphile-worker';
 import { type Kysely, Migrator } from 'kysely';
-import { migrations } from '../../../migrations/index';
 import { queueLogger } from '../domain/events/queue';
 
 /**

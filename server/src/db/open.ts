@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { createDb, type Db } from './database';
-import { openEmbeddedPostgres } from './embedded';
+import type { EmbeddedDatabase } from './embedded';
 import { migrateToLatest } from './migrate';
 
 export interface OpenDatabase {
@@ -14,14 +14,19 @@ export interface OpenDatabase {
 
 /**
  * The database `pnpm start` and `pnpm cli` share: DATABASE_URL when given, else the embedded
- * PostgreSQL in DATA_DIR (joined when another process already runs it). Migrated on open.
+ * PostgreSQL in DATA_DIR (joined when another process already runs it). Migrated on open,
+ * unless `migrate` is false (the workers of a supervisor that migrated it already).
  */
-export async function openDatabase(config: Config, log: (m: string) => void = () => {}): Promise<OpenDatabase> {
-  const embedded = config.databaseUrl ? null : await openEmbeddedPostgres({ dataDir: config.dataDir, log });
+export async function openDatabase(
+  config: Config,
+  log: (m: string) => void = () => {},
+  { migrate = true }: { migrate?: boolean } = {},
+): Promise<OpenDatabase> {
+  const embedded = config.databaseUrl ? null : await openEmbedded(config.dataDir, log);
   const url = config.databaseUrl ?? embedded!.url;
   const db = createDb(url);
   try {
-    await migrateToLatest(db, url);
+    if (migrate) await migrateToLatest(db, url);
   } catch (err) {
     await db.destroy();
     await embedded?.stop();
@@ -39,4 +44,20 @@ export async function openDatabase(config: Config, log: (m: string) => void = ()
       await embedded?.stop();
     },
   };
+}
+
+/**
+ * The embedded PostgreSQL, loaded only when used: it is a development dependency, so the
+ * production install (`pnpm deploy --prod`, the Dockerfile) carries no database binaries and
+ * needs DATABASE_URL.
+ */
+async function openEmbedded(dataDir: string, log: (m: string) => void): Promise<EmbeddedDatabase> {
+  let embedded: typeof import('./embedded');
+  try {
+    embedded = await import('./embedded');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    throw new Error('DATABASE_URL is required: this installation has no embedded PostgreSQL');
+  }
+  return embedded.openEmbeddedPostgres({ dataDir, log });
 }

@@ -10,7 +10,8 @@ import {
   verifyAccessToken,
   verifyDashboardToken,
 } from '../domain/auth/tokens';
-import { clientIp } from './client-ip';
+import type { LimitName, ServiceMetrics } from '../metrics';
+import { clientIp, type TrustProxy } from './client-ip';
 import { HttpError } from './errors';
 import { type RateLimiter, type RateLimits, rateLimitHeaders } from './rate-limit';
 
@@ -33,6 +34,8 @@ export interface AuthServices {
   revocations: RevocationFeed;
   limiter: RateLimiter;
   limits: RateLimits;
+  trustProxy: TrustProxy;
+  metrics: ServiceMetrics;
 }
 
 const REALM = 'realm="protection-service"';
@@ -60,17 +63,17 @@ function bearer(req: Request): string | null {
 }
 
 /** Per-IP limit of a route that has no token of its own to count by (D4). */
-function ipLimit(route: AppRoute, limits: RateLimits): { limit: number; exact: boolean } {
+function ipLimit(route: AppRoute): { name: LimitName; exact: boolean } {
   switch (route.path) {
     case '/v1/oauth/session/verify':
-      return { limit: limits.sessionVerify, exact: true };
+      return { name: 'sessionVerify', exact: true };
     case '/v1/oauth/token':
     case '/v1/oauth/revoke':
     case '/v1/auth/login':
     case '/v1/auth/refresh':
-      return { limit: limits.auth, exact: true };
+      return { name: 'auth', exact: true };
     default:
-      return { limit: limits.public, exact: false };
+      return { name: 'public', exact: false };
   }
 }
 
@@ -86,14 +89,19 @@ export function authenticate(services: AuthServices) {
       const route = req.tsRestRoute;
       const meta = route?.metadata;
       if (!route || !isRouteMeta(meta)) throw new HttpError(404, 'no such route');
-      req.caller = await identify(services, req, meta);
-      const decision =
-        req.caller.kind === 'token' || req.caller.kind === 'dashboard'
-          ? services.limiter.local(`token:${req.caller.claims.jti}`, services.limits.token)
-          : await limitByIp(services, route, req.caller.ip);
+      const caller = await identify(services, req, meta);
+      req.caller = caller;
+      const byToken = caller.kind === 'token' || caller.kind === 'dashboard';
+      const { name, exact } = byToken ? { name: 'token' as const, exact: false } : ipLimit(route);
+      const key = byToken ? `token:${caller.claims.jti}` : `ip:${route.path}:${caller.ip}`;
+      const limit = services.limits[name];
+      const decision = exact ? await services.limiter.exact(key, limit) : services.limiter.local(key, limit);
       const pairs = rateLimitHeaders(decision);
       for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
-      if (!decision.allowed) throw new HttpError(429, 'rate limit exceeded, retry later');
+      if (!decision.allowed) {
+        services.metrics.rateLimited(name);
+        throw new HttpError(429, 'rate limit exceeded, retry later');
+      }
       if (req.caller.kind === 'token') {
         const verdict = checkScopes(meta.scopes, req.caller.scopes, req.body);
         if (!verdict.ok) throw insufficientScope(verdict.required);
@@ -105,14 +113,8 @@ export function authenticate(services: AuthServices) {
   };
 }
 
-async function limitByIp(services: AuthServices, route: AppRoute, ip: string) {
-  const { limit, exact } = ipLimit(route, services.limits);
-  const key = `ip:${route.path}:${ip}`;
-  return exact ? services.limiter.exact(key, limit) : services.limiter.local(key, limit);
-}
-
 async function identify(services: AuthServices, req: Request, meta: RouteMeta): Promise<Caller> {
-  const ip = clientIp(req);
+  const ip = clientIp(req, services.trustProxy);
   if (meta.auth === 'public' || meta.auth === 'client') return { kind: meta.auth, ip };
   const token = bearer(req);
   if (token === null) throw unauthorized('missing bearer token');

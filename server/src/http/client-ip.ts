@@ -1,20 +1,47 @@
 import type { IncomingMessage } from 'node:http';
+import proxyAddr from 'proxy-addr';
 
-const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+/** Whether the peer at `hop` (0: the socket's peer, 1: the last X-Forwarded-For entry, …) is a trusted proxy. */
+export type TrustProxy = (address: string, hop: number) => boolean;
 
 /**
- * The address rate limits count by (D4). A reverse proxy on the same machine (loopback) is
- * trusted to name the client in X-Forwarded-For; any other peer is the client itself.
+ * TRUST_PROXY, compiled: `loopback` (default: a reverse proxy on the same machine), `false`
+ * (no proxy: the peer is the client), a hop count (that many proxies in front, whatever their
+ * addresses), or a comma-separated list of addresses and CIDR ranges (`proxy-addr` names such
+ * as `uniquelocal` too). Trusting every peer is refused: any client could then name its own
+ * address and escape the per-IP limits (D4). Throws with a readable message on a bad value.
  */
-export function clientIp(req: IncomingMessage): string {
-  const peer = req.socket.remoteAddress ?? 'unknown';
-  if (!LOOPBACK.test(peer)) return peer;
-  const forwarded = req.headers['x-forwarded-for'];
-  if (typeof forwarded !== 'string') return peer;
-  const hops = forwarded
+export function compileTrustProxy(text: string): TrustProxy {
+  const value = text.trim();
+  if (value === 'false') return () => false;
+  if (value === 'true' || value === '*') {
+    throw new Error('trusting every peer lets any client choose its address; name the proxies or a hop count');
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
+  const entries = value
     .split(',')
-    .map((h) => h.trim())
+    .map((e) => e.trim())
     .filter(Boolean);
-  for (let i = hops.length - 1; i >= 0; i--) if (!LOOPBACK.test(hops[i]!)) return hops[i]!;
-  return peer;
+  if (entries.length === 0) throw new Error('expected false, a hop count, or addresses and CIDR ranges');
+  try {
+    return proxyAddr.compile(entries);
+  } catch (err) {
+    throw new Error(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** The default: only a reverse proxy on the same machine names the client. */
+export const TRUST_LOOPBACK = compileTrustProxy('loopback');
+
+/**
+ * The address rate limits count by (D4): walking X-Forwarded-For from the nearest hop, the
+ * first address that is not a trusted proxy. An untrusted peer's header is ignored, so no
+ * client can pick its own address.
+ */
+export function clientIp(req: IncomingMessage, trust: TrustProxy): string {
+  if (!req.socket.remoteAddress) return 'unknown';
+  return proxyAddr(req, trust);
 }

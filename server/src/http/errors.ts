@@ -2,6 +2,7 @@ import { type ErrorStatus, STATUS_NAMES, type TError } from '@protection-service
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
+import type { LoggedError } from './access-log';
 
 export interface Issue {
   path: string;
@@ -43,21 +44,25 @@ export function zodIssues(error: ZodError, prefix: string): Issue[] {
 }
 
 /**
- * Final error handler: every failure leaves as D2 JSON. Unknown errors are logged with the
- * request id and answered as a bare 500 (no stack, no SQL, no message from inside).
+ * Final error handler: every failure leaves as D2 JSON. Unknown errors are answered as a bare
+ * 500 (no stack, no SQL, no message from inside) and handed to the access log, which logs
+ * them once with the request id.
  */
 export function errorHandler(logger: Logger, oauthPaths: ReadonlySet<string> = new Set()): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) {
+      // The answer is half written and no access-log line will follow: say so here.
+      logger.error(
+        { requestId: req.id, method: req.method, path: req.path, err: describeError(err) },
+        'request failed after its answer began',
+      );
       req.socket.destroy();
       return;
     }
     const mapped = mapError(err);
     if (!mapped) {
-      logger.error(
-        { err: describeError(err), requestId: req.id, method: req.method, path: req.path },
-        'unhandled error',
-      );
+      // The access log writes the one line of this 5xx, with the error (access-log.ts).
+      res.locals.error = describeError(err);
       res.status(500).json(errorBody(500, 'internal server error'));
       return;
     }
@@ -105,7 +110,7 @@ function mapError(err: unknown): HttpError | null {
   return null;
 }
 
-function describeError(err: unknown): { name?: string; message?: string; stack?: string } {
+function describeError(err: unknown): LoggedError {
   if (err instanceof Error) return { name: err.name, message: err.message, stack: err.stack };
   return { message: String(err) };
 }

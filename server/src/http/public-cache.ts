@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import { StoreCache } from '../domain/store-cache';
-import { logAccess } from './access-log';
-import { clientIp } from './client-ip';
+import type { ServiceMetrics } from '../metrics';
+import type { RequestLog } from './access-log';
 import { etagOf, ifNoneMatchMatches } from './conditional';
 import { PUBLIC_CORS_HEADERS } from './cors';
 import { type RateDecision, rateLimitHeaders } from './rate-limit';
@@ -44,9 +43,10 @@ export class PublicReadCache {
   constructor(
     /** The public route paths (contract patterns, `:params` included). */
     paths: readonly string[],
-    private readonly logger: Logger,
+    private readonly log: RequestLog,
+    private readonly metrics: ServiceMetrics,
     /** The route's per-IP limit (D4), decided from memory. */
-    private readonly limit: (routePath: string, ip: string) => RateDecision,
+    private readonly limit: (routePath: string, req: IncomingMessage) => RateDecision,
   ) {
     this.patterns = paths.map((path) => ({ path, regex: compilePaths([{ method: 'GET', path }])[0]!.regex }));
   }
@@ -83,10 +83,14 @@ export class PublicReadCache {
     const route = this.patterns.find((p) => p.regex.test(path));
     if (!route) return false;
     const hit = this.store.get(this.key(req.url, req.headers));
-    if (!hit) return false;
-    const decision = this.limit(route.path, clientIp(req));
+    if (!hit) {
+      this.metrics.publicCacheLookup(false);
+      return false;
+    }
+    const decision = this.limit(route.path, req);
     // Over the limit: the full stack answers the 429 in the D2 shape.
     if (!decision.allowed) return false;
+    this.metrics.publicCacheLookup(true);
     const start = process.hrtime.bigint();
     const requestId = requestIdOf(req.headers);
     // One flat header list and one writeHead: this path runs on every shopper page view.
@@ -110,7 +114,7 @@ export class PublicReadCache {
       res.writeHead(200, headers);
       res.end(hit.json);
     }
-    logAccess(this.logger, requestId, 'GET', path, res.statusCode, start);
+    this.log({ requestId, method: 'GET', path, route: route.path, status: res.statusCode, start });
     return true;
   }
 }

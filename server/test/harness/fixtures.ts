@@ -85,3 +85,37 @@ export async function installWithToken(
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * A store with its owner, a private app installed there, and an access token for it, made
+ * straight in the database: for servers in other processes (multi-process tests,
+ * benchmarks), which must share `secret` and `issuer` (SECRET_KEY, PUBLIC_BASE_URL).
+ */
+export async function installedAppWithToken(
+  db: Db,
+  secret: Buffer,
+  issuer: string,
+  label = randomBytes(4).toString('hex'),
+  scopes: Scope[] = ['store:read'],
+) {
+  const owner = await createOwner(db, label);
+  const app = await registerApp(db, secret, owner.user.id, {
+    name: `App ${label}`,
+    redirectUris: [`https://${label}.example.com/cb`],
+    requestedScopes: scopes,
+    distribution: 'private',
+  });
+  const installationId = newId('in');
+  await db
+    .insertInto('installations')
+    .values({ id: installationId, storeId: owner.store.id, clientId: app.clientId, scopes })
+    .execute();
+  const issued = issueAccessToken(tokenKeys(secret, issuer), {
+    grantId: null,
+    installationId,
+    storeId: owner.store.id,
+    clientId: app.clientId,
+    scopes,
+  });
+  return { ...owner, app, installationId, token: issued.token, jti: issued.claims.jti };
+}

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 
 /** The repository root: where `pnpm start` and `pnpm cli` run. */
@@ -23,5 +24,30 @@ export function runScript(
       stderr += d;
     });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * A failing login whose body is still arriving when `child` (a server) gets SIGTERM: a
+ * draining server must still answer it. Resolves with the status.
+ */
+export function loginAcrossSigterm(url: string, child: ChildProcess, email: string): Promise<number> {
+  const body = JSON.stringify({ email, password: 'wrong password' });
+  return new Promise<number>((resolve, reject) => {
+    const req = http.request(`${url}/v1/auth/login`, {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, 10));
+    setTimeout(() => {
+      child.kill('SIGTERM');
+      setTimeout(() => req.end(body.slice(10)), 300);
+    }, 200);
   });
 }

@@ -7,7 +7,11 @@ import { inject } from 'vitest';
 import { type AppDeps, createApp, stopApp } from '../../src/app';
 import type { Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/database';
+import { TRUST_LOOPBACK } from '../../src/http/client-ip';
+import { RATE_LIMITS } from '../../src/http/rate-limit';
+import { setServerTimeouts } from '../../src/http/timeouts';
 import { createLogger } from '../../src/logger';
+import { ServiceMetrics } from '../../src/metrics';
 import { TEMPLATE_DB, withDatabase } from './global-setup';
 
 export interface TestServer {
@@ -16,6 +20,8 @@ export interface TestServer {
   /** The test file's database, for processes the test starts beside this server. */
   databaseUrl: string;
   config: Config;
+  /** The app's request figures (serve them with `serveMetrics` to scrape them). */
+  metrics: ServiceMetrics;
   /** fetch relative to the server, JSON body helper included. */
   request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   close(): Promise<void>;
@@ -35,6 +41,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookWorkers: 0,
     webhookTimeoutMs: 2000,
     webhookRetrySchedule: [1, 1, 1],
+    rateLimits: RATE_LIMITS,
+    trustProxy: TRUST_LOOPBACK,
+    webConcurrency: 1,
+    metricsPort: undefined,
+    keepAliveTimeoutMs: 65_000,
+    logFormat: 'json',
     ...overrides,
   };
 }
@@ -65,23 +77,26 @@ export async function cloneDatabase(
 /** The real Express app over HTTP on a loopback port, with response validation on. */
 export async function startTestServer(
   overrides: Partial<Config> = {},
-  deps: Pick<AppDeps, 'rateLimits'> & { logger?: AppDeps['logger']; onQuery?: (sql: string) => void } = {},
+  deps: Pick<AppDeps, 'rateLimits' | 'metrics'> & { logger?: AppDeps['logger']; onQuery?: (sql: string) => void } = {},
 ): Promise<TestServer> {
   const database = await cloneDatabase(deps.onQuery);
   const config = testConfig(overrides);
   const logger = deps.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   // Listen first, so the app's issuer (PUBLIC_BASE_URL) is the address tests call.
   const server: Server = createServer();
+  setServerTimeouts(server, config.keepAliveTimeoutMs);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   config.publicBaseUrl = baseUrl;
-  const app = createApp({ ...deps, db: database.db, config, logger, responseValidation: true });
+  const metrics = deps.metrics ?? new ServiceMetrics(database.db);
+  const app = createApp({ ...deps, db: database.db, config, logger, metrics, responseValidation: true });
   server.on('request', app);
   return {
     baseUrl,
     db: database.db,
     databaseUrl: database.url,
     config,
+    metrics,
     request(path, init = {}) {
       const { json, ...rest } = init;
       const headers = new Headers(rest.headers);

@@ -1,0 +1,181 @@
+import { createServer, type Server } from 'node:http';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { type Db, poolOf } from './db/database';
+import type { RateLimits } from './http/rate-limit';
+
+/** Route label of a request that matched no contract or operational route (bounded cardinality). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Which D4 limit refused a request. */
+export type LimitName = keyof RateLimits;
+
+/**
+ * The figures one server process keeps for Prometheus. Routes are labelled with the
+ * contract's path templates (`/v1/orders/:sourceOrderId`), never raw paths, so the number of
+ * series stays bounded whatever clients send.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  private readonly refusals: Counter<'limit'>;
+  private readonly publicCache: Counter<'result'>;
+
+  /** `processFigures`: CPU, memory, event loop and GC figures of this process (once per process). */
+  constructor(db: Db, { processFigures = false }: { processFigures?: boolean } = {}) {
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by method, contract route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from the request arriving to the answer being written, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'rate_limit_refusals_total',
+      help: 'Requests refused with 429 (D4), by limit',
+      labelNames: ['limit'],
+      registers,
+    });
+    this.publicCache = new Counter({
+      name: 'public_cache_requests_total',
+      help: 'Public reads looked up in the in-process cache, by result (hit or miss)',
+      labelNames: ['result'],
+      registers,
+    });
+    const pool = poolOf(db);
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Connections of the PostgreSQL pool, by state (busy or idle)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        if (!pool) return;
+        this.set({ state: 'idle' }, pool.idleCount);
+        this.set({ state: 'busy' }, pool.totalCount - pool.idleCount);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_waiting_queries',
+      help: 'Queries waiting for a free connection of the PostgreSQL pool',
+      registers,
+      collect() {
+        if (pool) this.set(pool.waitingCount);
+      },
+    });
+    if (processFigures) collectDefaultMetrics({ register: this.registry });
+  }
+
+  request(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.duration.observe(labels, seconds);
+  }
+
+  rateLimited(limit: LimitName): void {
+    this.refusals.inc({ limit });
+  }
+
+  publicCacheLookup(hit: boolean): void {
+    this.publicCache.inc({ result: hit ? 'hit' : 'miss' });
+  }
+}
+
+interface QueueFigures {
+  byStatus: Map<string, number>;
+  oldestPendingS: number;
+}
+
+/**
+ * The webhook queue as the tables show it (D32, D35), read when Prometheus scrapes: pending
+ * deliveries, the age of the oldest, and deliveries by outcome. Registered once per
+ * deployment view (the single process, or the supervisor of several), since every process
+ * would report the same figures.
+ */
+export function registerQueueMetrics(registry: Registry, db: Db): void {
+  let reading: Promise<QueueFigures> | undefined;
+  // The three gauges share one query per scrape.
+  const read = () => {
+    reading ??= queueFigures(db).finally(() => {
+      setTimeout(() => {
+        reading = undefined;
+      }, 1000).unref();
+    });
+    return reading;
+  };
+  const registers = [registry];
+  new Gauge({
+    name: 'webhook_queue_depth',
+    help: 'Webhook deliveries still pending (awaiting their first attempt or a retry)',
+    registers,
+    async collect() {
+      this.set((await read()).byStatus.get('pending') ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'webhook_oldest_pending_age_seconds',
+    help: 'Age of the event behind the oldest pending webhook delivery (0 when none is pending)',
+    registers,
+    async collect() {
+      this.set((await read()).oldestPendingS);
+    },
+  });
+  new Gauge({
+    name: 'webhook_deliveries',
+    help: 'Webhook deliveries by outcome: pending, delivered or failed',
+    labelNames: ['status'],
+    registers,
+    async collect() {
+      const { byStatus } = await read();
+      for (const status of ['pending', 'delivered', 'failed']) this.set({ status }, byStatus.get(status) ?? 0);
+    },
+  });
+}
+
+async function queueFigures(db: Db): Promise<QueueFigures> {
+  const { rows } = await sql<{ status: string; n: number; oldestS: number | null }>`
+    select status, count(*)::int as n, extract(epoch from now() - min(created_at)) as oldest_s
+    from webhook_deliveries group by status`.execute(db);
+  const byStatus = new Map(rows.map((r) => [r.status, r.n]));
+  const pending = rows.find((r) => r.status === 'pending');
+  return { byStatus, oldestPendingS: Math.max(0, Number(pending?.oldestS ?? 0)) };
+}
+
+/**
+ * The Prometheus endpoint, on its own port (METRICS_PORT), never on the public one: only
+ * `GET /metrics`, anything else 404.
+ */
+export async function serveMetrics(
+  port: number,
+  host: string,
+  logger: Logger,
+  render: () => Promise<{ contentType: string; text: string }>,
+): Promise<Server> {
+  const server = createServer((req, res) => {
+    const path = req.url?.split('?')[0];
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    render().then(
+      ({ contentType, text }) => res.writeHead(200, { 'content-type': contentType }).end(text),
+      (err: unknown) => {
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'metrics unavailable');
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('metrics unavailable\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
