@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDb, type Db } from '../src/db/database';
 import { openEmbeddedPostgres } from '../src/db/embedded';
 import { recordRevocation } from '../src/domain/auth/revocations';
+import { updateRuleSet } from '../src/domain/pricing';
 import { freePort } from '../src/free-port';
 import { installedAppWithToken } from './harness/fixtures';
 import { loginAcrossSigterm, NODE_ARGS, ROOT } from './harness/processes';
@@ -37,6 +38,7 @@ describe('pnpm start with WEB_CONCURRENCY=2', () => {
   let db: Db;
   let storeDomain: string;
   let storeId: string;
+  let clientId: string;
   let ownerEmail: string;
   let token: string;
   let jti: string;
@@ -125,6 +127,7 @@ describe('pnpm start with WEB_CONCURRENCY=2', () => {
     ownerEmail = installed.user.email;
     token = installed.token;
     jti = installed.jti;
+    clientId = installed.app.clientId;
   }, 120_000);
 
   afterAll(async () => {
@@ -164,12 +167,14 @@ describe('pnpm start with WEB_CONCURRENCY=2', () => {
     const before = await batch(6, read);
     expect(before.every((a) => a.status === 200 && JSON.parse(a.body).automaticallyAddToCart === false)).toBe(true);
     const changedAt = Date.now();
-    await db
-      .updateTable('pricingRuleSets')
-      .set({ automaticallyAddToCart: true })
+    // Through the domain write, which announces the change to every process (D29).
+    const shipping = await db
+      .selectFrom('pricingRuleSets')
+      .select('id')
       .where('type', '=', 'SHIPPING')
       .where('storeId', '=', storeId)
-      .execute();
+      .executeTakeFirstOrThrow();
+    await updateRuleSet(db, storeId, shipping.id, ['SHIPPING'], { automaticallyAddToCart: true }, clientId);
     let after: Answer[] = [];
     await expect
       .poll(
