@@ -1,7 +1,7 @@
-import type { TTokenRequestInput, TTokenResponse } from '@protection-service/contract';
-import type { Client, ClientOptions, FetchMiddleware } from './client';
+import type { ClientOptions, FetchMiddleware } from './client';
 import { createClient } from './client';
 import { isOAuthErrorBody, ProtectionApiError, ProtectionAuthError } from './errors';
+import type { Client, TTokenRequest, TTokenResponse } from './generated/client';
 
 /**
  * OAuth for the client: it obtains access tokens from `POST /v1/oauth/token`, caches them,
@@ -61,7 +61,7 @@ export interface ClientCredentialsOptions extends ClientSecret {
 export function clientCredentials(options: ClientCredentialsOptions): AuthProvider {
   const { storeId, scopes } = options;
   const source = new TokenSource({}, async (client) => {
-    const body: TTokenRequestInput = { grant_type: 'client_credentials', store_id: storeId };
+    const body: TTokenRequest = { grant_type: 'client_credentials', store_id: storeId };
     if (scopes) body.scopes = [...scopes];
     const res = await requestToken(client, options, body);
     return { accessToken: res.access_token, expiresAt: expiresAt(res) };
@@ -132,7 +132,7 @@ export interface ExchangeCodeOptions extends ClientSecret, Omit<ClientOptions, '
  */
 export async function exchangeCode(options: ExchangeCodeOptions): Promise<Tokens> {
   const { clientId, clientSecret, code, redirectUri, codeVerifier, ...clientOptions } = options;
-  const body: TTokenRequestInput = { grant_type: 'authorization_code', code, redirect_uri: redirectUri };
+  const body: TTokenRequest = { grant_type: 'authorization_code', code, redirect_uri: redirectUri };
   if (codeVerifier !== undefined) body.code_verifier = codeVerifier;
   const res = await requestToken(createClient(clientOptions), { clientId, clientSecret }, body);
   if (res.refresh_token === undefined) throw new Error('the token endpoint answered no refresh token');
@@ -246,8 +246,8 @@ function canResend(body: RequestInit['body']): boolean {
 }
 
 /** `POST /v1/oauth/token` through the typed client; a refusal throws ProtectionAuthError. */
-async function requestToken(client: Client, secret: ClientSecret, body: TTokenRequestInput): Promise<TTokenResponse> {
-  const res = await client.oauth.token({ body, extraHeaders: { authorization: basicAuth(secret) } });
+async function requestToken(client: Client, secret: ClientSecret, body: TTokenRequest): Promise<TTokenResponse> {
+  const res = await client.oauth.token({ body, headers: { authorization: basicAuth(secret) } });
   if (res.status === 200) return res.body;
   if (isOAuthErrorBody(res.body)) throw new ProtectionAuthError(res.status, res.body, res.headers);
   throw new ProtectionApiError(res.status, res.body, res.headers); // 429: retry later

@@ -1,4 +1,8 @@
-import { OAUTH_ERROR_CODES, type OAuthErrorCode, STATUS_NAMES, type TError } from '@protection-service/contract';
+import { OAUTH_ERROR_CODES, STATUS_NAMES } from '@protection-service/contract';
+import type { TError, TOauthErrorCode } from './generated/client';
+
+/** An RFC 6749 §5.2 error code, for example `invalid_grant`. */
+export type OAuthErrorCode = TOauthErrorCode;
 
 /**
  * The D2 failure body: `{statusCode, message, error}`, plus `issues` on validation failures
