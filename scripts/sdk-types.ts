@@ -25,6 +25,9 @@ const ROUTES_DIR = path.resolve(import.meta.dirname, '../contract/src/routes');
 
 type Mode = 'input' | 'output' | 'query';
 
+/** Contract schemas the SDK answers outside of routes. */
+const EXTRA_OUTPUTS = [contractModule.ZWebhookEvent as unknown as Schema];
+
 /**
  * zod 3 schemas and ts-rest routes, read structurally at run time (this package depends on
  * neither library; the contract brings both).
@@ -337,6 +340,20 @@ function responseType(gen: Generator, route: AppRoute): string {
   return [...byBody].map(([body, statuses]) => `Reply<${statuses.join(' | ')}, ${body}>`).join(' | ');
 }
 
+/** A call of the group's first read (or first route), for the group's JSDoc example. */
+function exampleCall(group: string, routes: Record<string, AppRoute>): string {
+  const [name, route] = Object.entries(routes).find(([, r]) => r.method === 'GET') ?? Object.entries(routes)[0]!;
+  const parts: string[] = [];
+  const params = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  if (params.length) parts.push(`params: { ${params.join(', ')} }`);
+  if (route.method !== 'GET' && route.body !== undefined && !isNoBody(route.body)) parts.push('body');
+  const ok = Object.keys(route.responses).find((s) => s.startsWith('2')) ?? '200';
+  return [
+    ` * const res = await client.${group}.${name}(${parts.length ? `{ ${parts.join(', ')} }` : ''});`,
+    ` * if (res.status === ${ok}) console.log(res.body);`,
+  ].join('\n');
+}
+
 function operationDoc(route: AppRoute): string {
   const lines = [`${route.summary ?? ''} — \`${route.method} ${route.path}\``];
   if (route.description) lines.push('', ...wrapText(route.description, 92));
@@ -392,11 +409,15 @@ export async function renderSdkTypes(): Promise<string> {
       );
     }
     const iface = `${pascal(group)}Routes`;
+    const example = exampleCall(group, router as Record<string, AppRoute>);
     groups.push(
-      `/** The \`${group}\` routes: \`client.${group}.<operation>(…)\`. */\nexport interface ${iface} {\n${methods.join('\n')}\n}`,
+      `/**\n * The \`${group}\` routes: \`client.${group}.<operation>(…)\`.\n *\n * @example\n${example}\n */\n` +
+        `export interface ${iface} {\n${methods.join('\n')}\n}`,
     );
     members.push(`  ${group}: ${iface};`);
   }
+  // Not a route body, but what the SDK's webhook verification answers.
+  for (const schema of EXTRA_OUTPUTS) gen.type(schema, 'output');
   const client = `/**
  * Every route of the API, grouped as in the contract: \`client.<group>.<operation>(args)\`.
  * Made by \`createClient\`.

@@ -6,12 +6,29 @@ import { ProtectionApiError } from './errors';
 import type { Client } from './generated/client';
 import { type RetryOptions, withRetries } from './retry';
 
-/** Sent as `user-agent` outside browsers. */
+/**
+ * Sent as `user-agent` outside browsers: `protection-service-sdk/<version>`.
+ *
+ * @example
+ * const client = createClient({ baseUrl, headers: { 'user-agent': `my-app/1.0 ${USER_AGENT}` } });
+ */
 export const USER_AGENT = `protection-service-sdk/${version}`;
-/** Each attempt of a call is aborted after this long unless `timeoutMs` says otherwise. */
+/**
+ * Each attempt of a call is aborted after this long (30 s) unless `timeoutMs` says otherwise.
+ *
+ * @example
+ * const patient = createClient({ baseUrl, timeoutMs: 2 * DEFAULT_TIMEOUT_MS });
+ */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** The one request shape the client sends: an absolute URL and a `RequestInit`. */
+/**
+ * The one request shape the client sends: an absolute URL and a `RequestInit`. Pass your own
+ * as `createClient({ fetch })` (a proxy agent, a test double).
+ *
+ * @example
+ * const fetch: Fetch = (url, init) => globalThis.fetch(url, { ...init, keepalive: true });
+ * const client = createClient({ baseUrl, fetch });
+ */
 export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 
 /**
@@ -27,6 +44,17 @@ export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
  */
 export type FetchMiddleware = (next: Fetch) => Fetch;
 
+/**
+ * Options of {@link createClient}.
+ *
+ * @example
+ * const options: ClientOptions = {
+ *   baseUrl: 'https://api.example.com',
+ *   auth: clientCredentials({ clientId, clientSecret, storeId }),
+ *   retry: { maxRetries: 3 },
+ *   timeoutMs: 10_000,
+ * };
+ */
 export interface ClientOptions {
   /** Where the service runs, for example `https://api.example.com`. */
   baseUrl: string;

@@ -7,7 +7,13 @@ interface Connection<N> {
   pageInfo: TPageInfo;
 }
 
-/** A list operation of the client, such as `client.claims.list` or `client.apps.listEvents`. */
+/**
+ * A list operation of the client, such as `client.claims.list` or `client.apps.listEvents`:
+ * what {@link paginate} takes.
+ *
+ * @example
+ * const lists: ListOperation[] = [client.claims.list, dashboard.apps.listEvents];
+ */
 export type ListOperation = (args: any) => Promise<{ status: number; body: unknown; headers: Headers }>;
 
 /**

@@ -21,9 +21,20 @@ export interface RetryOptions {
   maxDelayMs?: number;
 }
 
+/**
+ * What `retry` is when not given: 2 retries, backoff from 500 ms, waits of at most 20 s.
+ *
+ * @example
+ * const client = createClient({ baseUrl, retry: { ...DEFAULT_RETRY, maxRetries: 5 } });
+ */
 export const DEFAULT_RETRY: Readonly<Required<RetryOptions>> = { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 20_000 };
 
-/** The statuses worth another attempt: rate limited, or a gateway that could not reach the service. */
+/**
+ * The statuses worth another attempt: rate limited, or a gateway that could not reach the service.
+ *
+ * @example
+ * if (RETRY_STATUSES.has(res.status)) console.warn('still failing after the retries', res.status);
+ */
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 interface Attempt<T> {

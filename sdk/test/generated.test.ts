@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import type { Contract } from '@protection-service/contract';
+import type { Contract, ZWebhookEvent } from '@protection-service/contract';
 import type { AppRoute, AppRouter } from '@ts-rest/core';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { renderSdkTypes, SDK_TYPES_FILE } from '../../scripts/sdk-types';
-import type { Client } from '../src/index';
+import type { Client, TWebhookEvent } from '../src/index';
 
 /**
  * The SDK's types are generated from the contract (scripts/sdk-types.ts). The file must be
@@ -21,6 +21,8 @@ describe('sdk/src/generated/client.ts', () => {
     // A drift fails `pnpm typecheck` here, naming the routes: "Type '"claims.list"' is not ...".
     const drifted: never = undefined as unknown as Drift<Contract, Client>;
     expect(drifted).toBeUndefined();
+    const webhookEvent: Same<TWebhookEvent, z.output<typeof ZWebhookEvent>> = true;
+    expect(webhookEvent).toBe(true);
   });
 });
 

@@ -1623,7 +1623,70 @@ export interface TPublicWidgetConfig {
   partnerVariantKey: string;
 }
 
-/** The `oauth` routes: `client.oauth.<operation>(…)`. */
+export interface TClaimCreatedEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'claim/created';
+  createdAt: string;
+  /** claim/created body (D22) */
+  body: TClaimCreatedBody;
+}
+
+export interface TClaimApprovedEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'claim/approved';
+  createdAt: string;
+  /** claim/approved body (spec) */
+  body: TClaimApprovedBody;
+}
+
+export interface TClaimDeniedEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'claim/denied';
+  createdAt: string;
+  /** claim/denied body (D22) */
+  body: TClaimDeniedBody;
+}
+
+export interface TMessageCreatedEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'message/created';
+  createdAt: string;
+  /** message/created body (D25) */
+  body: TMessageCreatedBody;
+}
+
+export interface TProtectionAddedEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'protection/added';
+  createdAt: string;
+  /** protection/added body (D19) */
+  body: TProtectionAddedBody;
+}
+
+export interface TProtectionRemovedEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'protection/removed';
+  createdAt: string;
+  /** protection/removed body (D19) */
+  body: TProtectionRemovedBody;
+}
+
+/** Webhook delivery body {id, topic, createdAt, body} (D32) */
+export type TWebhookEvent = TClaimCreatedEvent | TClaimApprovedEvent | TClaimDeniedEvent | TMessageCreatedEvent | TProtectionAddedEvent | TProtectionRemovedEvent;
+
+/**
+ * The `oauth` routes: `client.oauth.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.oauth.discovery();
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface OauthRoutes {
   /**
    * Issue tokens — `POST /v1/oauth/token`
@@ -1726,7 +1789,13 @@ export interface OauthRoutes {
   }): Promise<Reply<200, TAuthorizationServerMetadata> | Reply<429, TError>>;
 }
 
-/** The `auth` routes: `client.auth.<operation>(…)`. */
+/**
+ * The `auth` routes: `client.auth.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.auth.login({ body });
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface AuthRoutes {
   /**
    * Dashboard login — `POST /v1/auth/login`
@@ -1765,7 +1834,13 @@ export interface AuthRoutes {
   }> | Reply<400 | 401 | 429, TError>>;
 }
 
-/** The `apps` routes: `client.apps.<operation>(…)`. */
+/**
+ * The `apps` routes: `client.apps.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.apps.get({ params: { clientId } });
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface AppsRoutes {
   /**
    * Register an app — `POST /v1/apps`
@@ -1912,7 +1987,13 @@ export interface AppsRoutes {
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
-/** The `stores` routes: `client.stores.<operation>(…)`. */
+/**
+ * The `stores` routes: `client.stores.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.stores.listInstallations({ params: { storeId } });
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface StoresRoutes {
   /**
    * List the store's installations — `GET /v1/stores/:storeId/installations`
@@ -1978,7 +2059,13 @@ export interface StoresRoutes {
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
-/** The `orders` routes: `client.orders.<operation>(…)`. */
+/**
+ * The `orders` routes: `client.orders.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.orders.get({ params: { sourceOrderId } });
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface OrdersRoutes {
   /**
    * Create or replace an order — `PUT /v1/orders/:sourceOrderId`
@@ -2114,7 +2201,13 @@ export interface OrdersRoutes {
   }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
-/** The `claims` routes: `client.claims.<operation>(…)`. */
+/**
+ * The `claims` routes: `client.claims.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.claims.list();
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface ClaimsRoutes {
   /**
    * File a claim for an offline purchase — `POST /v1/claims/offline`
@@ -2272,7 +2365,13 @@ export interface ClaimsRoutes {
   }): Promise<Reply<200, TClaim> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
 }
 
-/** The `products` routes: `client.products.<operation>(…)`. */
+/**
+ * The `products` routes: `client.products.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.products.get({ params: { productId } });
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface ProductsRoutes {
   /**
    * Get a product and its children — `GET /v2/products/:productId`
@@ -2399,7 +2498,13 @@ export interface ProductsRoutes {
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
-/** The `settings` routes: `client.settings.<operation>(…)`. */
+/**
+ * The `settings` routes: `client.settings.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.settings.get();
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface SettingsRoutes {
   /**
    * Read the merchant default settings — `GET /v2/settings`
@@ -2519,7 +2624,13 @@ export interface SettingsRoutes {
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
-/** The `cohorts` routes: `client.cohorts.<operation>(…)`. */
+/**
+ * The `cohorts` routes: `client.cohorts.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.cohorts.listPriceSets({ params: { contextId } });
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface CohortsRoutes {
   /**
    * Create a cohort price set — `POST /v2/settings/context/:contextId/pricing`
@@ -2741,7 +2852,13 @@ export interface CohortsRoutes {
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
-/** The `pricing` routes: `client.pricing.<operation>(…)`. */
+/**
+ * The `pricing` routes: `client.pricing.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.pricing.list();
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface PricingRoutes {
   /**
    * List merchant pricing rule sets — `GET /v2/pricing/rules`
@@ -2784,7 +2901,13 @@ export interface PricingRoutes {
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
-/** The `widgets` routes: `client.widgets.<operation>(…)`. */
+/**
+ * The `widgets` routes: `client.widgets.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.widgets.list();
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface WidgetsRoutes {
   /**
    * List merchant widget configs — `GET /v2/widget/config`
@@ -2825,7 +2948,13 @@ export interface WidgetsRoutes {
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
-/** The `quote` routes: `client.quote.<operation>(…)`. */
+/**
+ * The `quote` routes: `client.quote.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.quote.create({ body });
+ * if (res.status === 201) console.log(res.body);
+ */
 export interface QuoteRoutes {
   /**
    * Compute a protection quote — `POST /v2/quote`
@@ -2848,7 +2977,13 @@ export interface QuoteRoutes {
   }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
 }
 
-/** The `public` routes: `client.public.<operation>(…)`. */
+/**
+ * The `public` routes: `client.public.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.public.getInsurance();
+ * if (res.status === 200) console.log(res.body);
+ */
 export interface PublicRoutes {
   /**
    * Read the shopper widget's shipping pricing — `GET /v1/quote/insurance`
