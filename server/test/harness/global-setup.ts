@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { reportRouteCoverage } from '../../../sdk/test/harness/route-coverage';
 import { createDb } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
 
@@ -11,6 +12,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Superuser URL of the run's PostgreSQL (any database name is replaced per use). */
     postgresUrl: string;
+    /** Where test workers record the operations called through the SDK (sdk/test/harness/route-coverage.ts). */
+    sdkCallsDir: string;
   }
 }
 
@@ -34,7 +37,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   project.provide('postgresUrl', url);
   process.stdout.write(`[harness] PostgreSQL: ${started.kind}\n`);
-  return started.stop;
+  const sdkCalls = await mkdtemp(path.join(os.tmpdir(), 'sdk-calls-'));
+  project.provide('sdkCallsDir', sdkCalls);
+  return async () => {
+    try {
+      reportRouteCoverage(sdkCalls);
+    } finally {
+      await rm(sdkCalls, { recursive: true, force: true });
+      await started.stop();
+    }
+  };
 }
 
 export function withDatabase(url: string, database: string): string {
