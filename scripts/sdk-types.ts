@@ -15,10 +15,11 @@
  *   writes them into the query string; optional when the server has a default;
  * - response bodies: what the server answers (zod's output type).
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as contractModule from '@protection-service/contract';
+import { writeOrCheck } from './generated-file';
 
 export const SDK_TYPES_FILE = path.resolve(import.meta.dirname, '../sdk/src/generated/client.ts');
 const ROUTES_DIR = path.resolve(import.meta.dirname, '../contract/src/routes');
@@ -433,20 +434,5 @@ ${members.join('\n')}
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
-  const fresh = await renderSdkTypes();
-  const relative = path.relative(process.cwd(), SDK_TYPES_FILE);
-  if (process.argv.includes('--check')) {
-    let committed = '';
-    try {
-      committed = readFileSync(SDK_TYPES_FILE, 'utf8');
-    } catch {}
-    if (committed !== fresh) {
-      process.stderr.write(`${relative} is out of date: run \`pnpm sdk-types\` and commit the result\n`);
-      process.exit(1);
-    }
-    process.stdout.write(`${relative} is up to date\n`);
-  } else {
-    writeFileSync(SDK_TYPES_FILE, fresh);
-    process.stdout.write(`wrote ${relative}\n`);
-  }
+  writeOrCheck(SDK_TYPES_FILE, await renderSdkTypes(), 'pnpm sdk-types');
 }
