@@ -2,6 +2,9 @@ import type { Migration } from 'kysely';
 import * as foundation from './20261121000000-foundation';
 import * as identity from './20261121010000-identity';
 import * as events from './20261122000000-events';
+import * as commerce from './20261122010000-commerce';
+import * as partner from './20261122020000-partner';
+import * as claims from './20261122030000-claims';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -11,4 +14,7 @@ export const migrations: Record<string, Migration> = {
   '20261121000000-foundation': foundation,
   '20261121010000-identity': identity,
   '20261122000000-events': events,
+  '20261122010000-commerce': commerce,
+  '20261122020000-partner': partner,
+  '20261122030000-claims': claims,
 };

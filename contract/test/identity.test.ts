@@ -369,7 +369,7 @@ describe('webhooks (D32, D34)', () => {
       body: { claimId: 'cl_1', storeId: 'st_1', messageId: 'm_1', senderType: 'customer', message: 'hi' },
       status: 'failed',
       nextAttemptAt: null,
-      attempts: [{ id: 'at_1', attemptedAt: TS, statusCode: null, durationMs: 5000, error: 'timeout' }],
+      attempts: [{ id: 'at_1', attemptedAt: TS, statusCode: null, durationMs: 5000, error: 'timeout', response: null }],
     };
     expect(ZAppEvent.safeParse(event).success).toBe(true);
     expect(ZAppEvent.safeParse({ ...event, status: 'retrying' }).success).toBe(false);

@@ -9,53 +9,21 @@
 import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { registerApp } from '../../server/src/domain/apps';
-import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
-import { newId } from '../../server/src/domain/ids';
-import { createStore } from '../../server/src/domain/stores';
-import { createUser } from '../../server/src/domain/users';
-import { freePort } from '../../server/src/free-port';
-import { benchDatabase, compare, type Measured, printTable, startProcess, stopProcess, type Target } from './lib';
+import { benchInstallation } from './install';
+import { benchDatabase, compare, type Measured, printTable, startService, stopProcess, type Target } from './lib';
 
 export async function benchAuth(): Promise<Measured[]> {
   const database = await benchDatabase();
   const db = createDb(database.url);
   const secret = randomBytes(32);
   try {
-    await migrateToLatest(db);
-    const domain = `bench-auth-${Date.now()}.example.com`;
-    const store = await createStore(db, { name: 'Bench', domain });
-    const user = await createUser(db, {
-      email: `bench-${Date.now()}@example.com`,
-      password: 'bench-password',
-      storeIds: [store.id],
-    });
-    const app = await registerApp(db, secret, user.id, {
-      name: 'Bench',
-      redirectUris: ['https://bench.example.com/cb'],
-      requestedScopes: ['store:read'],
-      distribution: 'private',
-    });
-    const installationId = newId('in');
-    await db
-      .insertInto('installations')
-      .values({ id: installationId, storeId: store.id, clientId: app.clientId, scopes: ['store:read'] })
-      .execute();
-
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const { token } = issueAccessToken(tokenKeys(secret, base), {
-      grantId: null,
-      installationId,
-      storeId: store.id,
-      clientId: app.clientId,
-      scopes: ['store:read'],
-    });
-    const server = await startProcess('scripts/bench/serve-app.ts', {
-      PORT: String(port),
-      BENCH_DATABASE_URL: database.url,
-      BENCH_SECRET_KEY: secret.toString('base64url'),
-    });
+    await migrateToLatest(db, database.url);
+    const installed = await benchInstallation(db, secret, 'auth', ['store:read']);
+    const domain = installed.store.domain;
+    const service = await startService(database.url, secret);
+    const server = service.child;
+    const base = service.base;
+    const token = installed.tokenFor(base);
     const rows: Measured[] = [];
     try {
       const publicPath = `/v1/quote/insurance?store_url=${domain}`;
@@ -72,9 +40,9 @@ export async function benchAuth(): Promise<Measured[]> {
       ];
       const tokenBody = JSON.stringify({
         grant_type: 'client_credentials',
-        client_id: app.clientId,
-        client_secret: app.clientSecret,
-        store_id: store.id,
+        client_id: installed.clientId,
+        client_secret: installed.clientSecret,
+        store_id: installed.store.id,
       });
       const probe = await fetch(`${base}/v1/oauth/token`, {
         method: 'POST',

@@ -1,9 +1,27 @@
-/** `pnpm bench`: every benchmark, each against its baseline in the same run. */
+/**
+ * `pnpm bench [name ...]`: every benchmark (or the named ones), each against its baseline in
+ * the same run.
+ */
 import { benchAuth } from './auth';
+import { benchClaims } from './claims';
+import { benchOrders } from './orders';
+import { benchPartner } from './partner';
 import { benchPublicRead } from './public-read';
+import { benchWebhooks } from './webhooks';
 
-process.stdout.write('# public read (shopper widget) against a bare node:http server\n');
-await benchPublicRead();
-process.stdout.write('\n# authenticated read and token endpoint against the public read\n');
-await benchAuth();
+const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
+  ['public-read', 'public read (shopper widget) against a bare node:http server', benchPublicRead],
+  ['auth', 'authenticated read and token endpoint against the public read', benchAuth],
+  ['partner', 'partner surface: quote, cohort read, invalidation across two processes', benchPartner],
+  ['webhooks', 'webhook delivery against a plain fetch loop', benchWebhooks],
+  ['orders', 'order writes against a raw pg upsert loop; order read against the settings read', benchOrders],
+  ['claims', 'claims list: first page against a page after 900,000 claims; claim filing', benchClaims],
+];
+
+const only = process.argv.slice(2);
+for (const [i, [name, title, run]] of BENCHES.entries()) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stdout.write(`${i > 0 ? '\n' : ''}# ${title}\n`);
+  await run();
+}
 process.exit(0);

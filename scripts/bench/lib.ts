@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { openEmbeddedPostgres } from '../../server/src/db/embedded';
+import { freePort } from '../../server/src/free-port';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -33,14 +34,14 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
   };
 }
 
-/** Starts a node process with the tsx loader and waits until it prints `ready`. */
-export async function startProcess(script: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+/** Starts a node process with the tsx loader and waits until it prints `ready` (or the given line). */
+export async function startProcess(script: string, env: NodeJS.ProcessEnv, ready = 'ready'): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env } });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
-      if (out.includes('ready')) resolve();
+      if (out.includes(ready)) resolve();
     });
     child.stderr!.on('data', (d) => process.stderr.write(d));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -59,9 +60,61 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 export interface Target {
   name: string;
   url: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
+  /** Replace `[<id>]` in the URL and body with a new id on every request (autocannon). */
+  idReplacement?: boolean;
+}
+
+/** What one round of a target measured. */
+export interface Round {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** A baseline that is not an HTTP server (a plain database loop, say): it runs one round itself. */
+export interface LoopTarget {
+  name: string;
+  run(durationS: number): Promise<Round>;
+}
+
+/**
+ * Runs `worker` from `concurrency` callers for `durationS` seconds, like autocannon's
+ * connections: each caller starts its next call when the last one ended.
+ */
+export async function loop(concurrency: number, durationS: number, worker: () => Promise<void>): Promise<Round> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + durationS * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const t = performance.now();
+        try {
+          await worker();
+          latencies.push(performance.now() - t);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return {
+    requests: latencies.length,
+    seconds: (performance.now() - started) / 1000,
+    p50: at(0.5),
+    p99: at(0.99),
+    non2xx: 0,
+    errors,
+  };
 }
 
 /**
@@ -69,25 +122,37 @@ export interface Target {
  * the machine's background load during the run falls on all targets alike. Requests/second
  * is the total over all rounds; p50 and p99 are the worst round's.
  */
-export async function compare(targets: Target[], rounds = 3): Promise<Measured[]> {
-  const settings = (t: Target, duration: number) => ({
-    url: t.url,
-    method: t.method ?? 'GET',
-    headers: t.headers,
-    body: t.body,
-    connections: CONNECTIONS,
-    duration,
-  });
-  for (const t of targets) await autocannon(settings(t, 2));
+export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Promise<Measured[]> {
+  const runRound = async (t: Target | LoopTarget, duration: number): Promise<Round> => {
+    if ('run' in t) return t.run(duration);
+    const r = await autocannon({
+      url: t.url,
+      method: t.method ?? 'GET',
+      headers: t.headers,
+      body: t.body,
+      connections: CONNECTIONS,
+      duration,
+      idReplacement: t.idReplacement ?? false,
+    });
+    return {
+      requests: r.requests.total,
+      seconds: r.duration,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      non2xx: r.non2xx,
+      errors: r.errors,
+    };
+  };
+  for (const t of targets) await runRound(t, 2);
   const totals = targets.map((t) => ({ name: t.name, requests: 0, seconds: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 }));
   for (let round = 0; round < rounds; round++) {
     for (const [i, t] of targets.entries()) {
-      const r = await autocannon(settings(t, Math.max(1, Math.round(DURATION_S / rounds))));
+      const r = await runRound(t, Math.max(1, Math.round(DURATION_S / rounds)));
       const total = totals[i]!;
-      total.requests += r.requests.total;
-      total.seconds += r.duration;
-      total.p50 = Math.max(total.p50, r.latency.p50);
-      total.p99 = Math.max(total.p99, r.latency.p99);
+      total.requests += r.requests;
+      total.seconds += r.seconds;
+      total.p50 = Math.max(total.p50, r.p50);
+      total.p99 = Math.max(total.p99, r.p99);
       total.non2xx += r.non2xx;
       total.errors += r.errors;
     }
@@ -115,4 +180,18 @@ export function printTable(rows: Measured[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   process.stdout.write(`${fmt(header)}\n${lines.map(fmt).join('\n')}\n`);
+}
+
+/** The full service (scripts/bench/serve-app.ts) on a free port, over `databaseUrl`, keyed by `secret`. */
+export async function startService(
+  databaseUrl: string,
+  secret: Buffer,
+): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = await startProcess('scripts/bench/serve-app.ts', {
+    PORT: String(port),
+    BENCH_DATABASE_URL: databaseUrl,
+    BENCH_SECRET_KEY: secret.toString('base64url'),
+  });
+  return { base: `http://127.0.0.1:${port}`, child };
 }

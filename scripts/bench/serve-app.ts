@@ -22,10 +22,14 @@ const app = createApp({
     host: '127.0.0.1',
     databaseUrl: process.env.BENCH_DATABASE_URL,
     dataDir: os.tmpdir(),
-    publicBaseUrl: `http://127.0.0.1:${port}`,
+    // BENCH_ISSUER: several processes sharing one issuer accept the same tokens.
+    publicBaseUrl: process.env.BENCH_ISSUER ?? `http://127.0.0.1:${port}`,
     logLevel: 'silent',
     secretKey: Buffer.from(process.env.BENCH_SECRET_KEY!, 'base64url'),
     webhookAllowPrivateUrls: true,
+    webhookWorkers: 0,
+    webhookTimeoutMs: 5000,
+    webhookRetrySchedule: [60, 300, 1800, 7200, 21600, 43200, 86400],
   },
 });
 createServer(app).listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));

@@ -35,3 +35,10 @@ export {
 export type * from './generated/client';
 export { type ListItem, type ListOperation, paginate } from './paginate';
 export { DEFAULT_RETRY, RETRY_STATUSES, type RetryOptions } from './retry';
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_S,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './webhooks';

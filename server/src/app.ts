@@ -5,8 +5,11 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { Db } from './db/database';
+import { followChanges } from './db/listener';
 import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
+import type { QuotePricing } from './domain/partner/pricing-source';
+import { StoreCache } from './domain/store-cache';
 import { accessLog } from './http/access-log';
 import { type AuthServices, authenticate } from './http/auth';
 import { bodyParsers, refuseNulInUrl } from './http/body';
@@ -14,6 +17,7 @@ import { publicCors } from './http/cors';
 import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
 import { health } from './http/health';
+import { IdempotencySweeper, idempotency } from './http/idempotency';
 import { PublicReadCache } from './http/public-cache';
 import { RATE_LIMITS, RateLimiter, type RateLimits } from './http/rate-limit';
 import { requestId } from './http/request-id';
@@ -64,10 +68,18 @@ export function createApp(deps: AppDeps): Express {
     limiter: new RateLimiter(deps.db),
     limits: { ...RATE_LIMITS, ...deps.rateLimits },
   };
-  const publicCache = new PublicReadCache(new Set([contract.public.getInsurance.path]), deps.logger, (ip) =>
-    auth.limiter.local(`ip:${contract.public.getInsurance.path}:${ip}`, auth.limits.public),
+  const publicCache = new PublicReadCache(
+    Object.values(contract.public).map((r) => r.path),
+    deps.logger,
+    (path, ip) => auth.limiter.local(`ip:${path}:${ip}`, auth.limits.public),
   );
-  const routes = mountedRoutes({ ...deps, publicCache, auth });
+  const pricingCache = new StoreCache<QuotePricing>();
+  /** Every cache of store-derived values: one invalidation path for all (D29). */
+  const storeCaches = [publicCache.store, pricingCache];
+  // D13, D29: what every process (this one included) announces as it commits.
+  const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
+  const routes = mountedRoutes({ ...deps, publicCache, pricingCache, auth });
+  const idempotencySweeper = new IdempotencySweeper(deps.db);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
 
   app.use(requestId);
@@ -99,7 +111,8 @@ export function createApp(deps: AppDeps): Express {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: deps.responseValidation ?? false,
-    globalMiddleware: [authenticate(auth) as never],
+    // D33: after authentication, since an Idempotency-Key belongs to the caller's installation.
+    globalMiddleware: [authenticate(auth) as never, idempotency(deps.db, deps.logger) as never],
     // D2: on the token and revoke endpoints a validation failure is an RFC 6749 error.
     requestValidationErrorHandler: (err, req, _res, next) =>
       next(OAUTH_PATHS.has(req.path) ? oauthValidationError(req, validationError(err)) : validationError(err)),
@@ -119,12 +132,14 @@ export function createApp(deps: AppDeps): Express {
     stop() {
       auth.revocations.stop();
       auth.limiter.stop();
+      void listener?.stop();
+      idempotencySweeper.stop();
     },
   };
   return app;
 }
 
-/** Stops what createApp started (revocation feed, rate-limit flushes) before the database closes. */
+/** Stops what createApp started (revocation feed, rate-limit flushes, change listener) before the database closes. */
 export function stopApp(app: Express): void {
   (app.locals as { running?: Running }).running?.stop();
 }

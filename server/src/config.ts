@@ -18,6 +18,20 @@ const ZEnv = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((v) => v === 'true'),
+  // D35 delivery knobs.
+  WEBHOOK_WORKERS: z.coerce.number().int().min(0).max(1000).default(10),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('60,300,1800,7200,21600,43200,86400')
+    .transform((text, ctx) => {
+      const steps = text.split(',').map((s) => Number(s.trim()));
+      if (steps.length === 0 || steps.length > 50 || steps.some((n) => !Number.isFinite(n) || n < 0 || n > 86_400)) {
+        ctx.addIssue({ code: 'custom', message: 'must be comma-separated seconds, each 0..86400, at most 50' });
+        return z.NEVER;
+      }
+      return steps;
+    }),
 });
 
 export interface Config {
@@ -31,6 +45,12 @@ export interface Config {
   /** Server key: signs dashboard tokens, derives per-app keys (D5). Never logged. */
   secretKey: Buffer;
   webhookAllowPrivateUrls: boolean;
+  /** Concurrent webhook deliveries in this process; 0: the process delivers nothing (D35). */
+  webhookWorkers: number;
+  /** How long a delivery attempt may take (D32, D35). */
+  webhookTimeoutMs: number;
+  /** Seconds between attempts; its length + 1 is the number of attempts (D35). */
+  webhookRetrySchedule: number[];
 }
 
 /**
@@ -54,6 +74,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     secretKey: e.SECRET_KEY ? decodeKey(e.SECRET_KEY) : readOrCreateSecretKey(dataDir),
     webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
+    webhookWorkers: e.WEBHOOK_WORKERS,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
   };
 }
 

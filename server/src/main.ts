@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createApp, stopApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/open';
+import { type Delivery, startDelivery } from './domain/events/queue';
 import { createLogger } from './logger';
 
 /** How long in-flight requests may take to finish after SIGTERM. */
@@ -22,8 +23,16 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  // D35: WEBHOOK_WORKERS=0 makes this process API-only (`pnpm worker` delivers alone).
+  const delivery: Delivery | null =
+    config.webhookWorkers > 0 ? await startDelivery({ config, logger, connectionString: database.url }) : null;
   logger.info(
-    { url: config.publicBaseUrl, docs: `${config.publicBaseUrl}/docs`, database: database.description },
+    {
+      url: config.publicBaseUrl,
+      docs: `${config.publicBaseUrl}/docs`,
+      database: database.description,
+      webhookWorkers: config.webhookWorkers,
+    },
     'protection service listening',
   );
 
@@ -34,7 +43,7 @@ async function main(): Promise<void> {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
-    await closed;
+    await Promise.all([closed, delivery?.stop()]);
     clearTimeout(timer);
     stopApp(app);
     await database.close();

@@ -160,10 +160,11 @@ describe('apps (D9)', () => {
     expect(shown.pricingApproved).toBe(true);
   });
 
-  it('leaves the D34 event routes unimplemented (501) for the owner', async () => {
+  it('answers the owner an empty D34 event log for a new app', async () => {
     const { data } = (await (await create(registration())).json()) as { data: { clientId: string } };
     const res = await server.request(`/v1/apps/${data.clientId}/events`, { headers: bearer(token) });
-    expect(res.status).toBe(501);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { edges: unknown[] } }).data.edges).toEqual([]);
   });
 });
 

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepExpiredLeases } from '../src/domain/events/deliveries';
 import { recordEvent } from '../src/domain/events/record';
 import { createApp, createOwner, installWithToken, type Owner } from './harness/fixtures';
 import { startTestServer, type TestServer } from './harness/server';
@@ -57,6 +59,12 @@ describe('recordEvent', () => {
       .execute();
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ clientId: subscribed, status: 'pending', attemptCount: 0 });
+    // The delivery job is queued in the same transaction (graphile-worker's add_job, by trigger).
+    const jobs = await sql<{ n: number }>`
+      select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = 'webhook_deliver' and j.payload->>'eventId' = ${recorded.id}
+    `.execute(server.db);
+    expect(jobs.rows[0]!.n).toBe(1);
     const event = await server.db
       .selectFrom('webhookEvents')
       .selectAll()
@@ -95,6 +103,10 @@ describe('recordEvent', () => {
     expect(
       await server.db.selectFrom('webhookDeliveries').select('eventId').where('eventId', '=', id).execute(),
     ).toEqual([]);
+    const jobs = await sql<{ n: number }>`
+      select count(*)::int as n from graphile_worker._private_jobs where payload->>'eventId' = ${id}
+    `.execute(server.db);
+    expect(jobs.rows[0]!.n).toBe(0);
   });
 
   it('throws on a body that does not fit the topic, before writing anything', async () => {
@@ -112,5 +124,40 @@ describe('recordEvent', () => {
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
+  });
+
+  it('sweeps expired leases and long-untaken due deliveries back into the queue, once', async () => {
+    const jobsOf = async (eventId: string) =>
+      (
+        await sql<{ n: number }>`
+          select count(*)::int as n from graphile_worker._private_jobs where payload->>'eventId' = ${eventId}
+        `.execute(server.db)
+      ).rows[0]!.n;
+    const leased = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    const untaken = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    const fresh = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    // A holder died mid-attempt; another delivery's job was lost before anyone took it.
+    await server.db
+      .updateTable('webhookDeliveries')
+      .set({ leasedUntil: new Date(Date.now() - 1000), leaseToken: 'dead' })
+      .where('eventId', '=', leased.id)
+      .execute();
+    await server.db
+      .updateTable('webhookDeliveries')
+      .set({ nextAttemptAt: new Date(Date.now() - 120_000) })
+      .where('eventId', '=', untaken.id)
+      .execute();
+    const before = await Promise.all([leased.id, untaken.id, fresh.id].map(jobsOf));
+    await Promise.all([sweepExpiredLeases(server.db), sweepExpiredLeases(server.db)]);
+    const after = await Promise.all([leased.id, untaken.id, fresh.id].map(jobsOf));
+    expect(after).toEqual([before[0]! + 1, before[1]! + 1, before[2]]);
+    const swept = await server.db
+      .selectFrom('webhookDeliveries')
+      .select(['leasedUntil', 'leaseToken', 'nextAttemptAt'])
+      .where('eventId', '=', leased.id)
+      .executeTakeFirstOrThrow();
+    expect(swept).toMatchObject({ leasedUntil: null, leaseToken: null });
+    expect(Math.abs(swept.nextAttemptAt!.getTime() - Date.now())).toBeLessThan(10_000);
+    expect(await sweepExpiredLeases(server.db)).toBe(0);
   });
 });

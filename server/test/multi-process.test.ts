@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { SCOPES } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerApp } from '../src/domain/apps';
 import { recordRevocation } from '../src/domain/auth/revocations';
-import { issueAccessToken, tokenKeys } from '../src/domain/auth/tokens';
+import { issueAccessToken, issueDashboardToken, tokenKeys } from '../src/domain/auth/tokens';
 import { newId } from '../src/domain/ids';
 import { createStore } from '../src/domain/stores';
 import { createUser } from '../src/domain/users';
@@ -12,8 +13,10 @@ import { NODE_ARGS, ROOT } from './harness/processes';
 import { cloneDatabase } from './harness/server';
 
 /**
- * Two server processes on one database behave as one (D4, D13): a revocation recorded once
- * is refused by both within a second, and a per-IP limit counts the hits of both.
+ * Two server processes on one database behave as one (D4, D13, D29): a revocation recorded
+ * once is refused by both within a second, a per-IP limit counts the hits of both, and a
+ * partner write or an uninstall through one shows in the other's cached public reads
+ * within 2 s.
  */
 describe('two server processes on one database', () => {
   let database: Awaited<ReturnType<typeof cloneDatabase>>;
@@ -23,6 +26,8 @@ describe('two server processes on one database', () => {
   const publicBaseUrl = 'http://api.test.local';
   let token: string;
   let jti: string;
+  let storeId: string;
+  let ownerId: string;
 
   beforeAll(async () => {
     database = await cloneDatabase();
@@ -60,6 +65,8 @@ describe('two server processes on one database', () => {
       password: 'password-two',
       storeIds: [store.id],
     });
+    storeId = store.id;
+    ownerId = user.id;
     const app = await registerApp(database.db, secret, user.id, {
       name: 'Two',
       redirectUris: ['https://two.example.com/cb'],
@@ -131,4 +138,85 @@ describe('two server processes on one database', () => {
     }
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
   }, 90_000);
+
+  describe('partner writes and public reads (D29)', () => {
+    const keys = () => tokenKeys(secret, publicBaseUrl);
+    let clientId: string;
+    let partnerToken: string;
+    const call = (url: string, method: string, path: string, json?: unknown) =>
+      fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${partnerToken}`, 'content-type': 'application/json' },
+        ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+      });
+    /** The shopper read of the cohort, through process `i`. */
+    const shopper = async (i: number) =>
+      (await (
+        await fetch(`${urls[i]}/v1/quote/insurance?storeId=${storeId}&subtotal=50`, {
+          headers: { 'x-svc-partner-app-id': clientId, 'x-svc-partner-variant': 'mp' },
+        })
+      ).json()) as { source: string; quote: { premium: number } };
+    const fixedRules = (amount: number) => [{ min: 0, max: 1000, terms: { customer: { amount, type: 'fixed' } } }];
+
+    beforeAll(async () => {
+      const app = await registerApp(database.db, secret, ownerId, {
+        name: 'Cohorts',
+        redirectUris: ['https://cohorts.example.com/cb'],
+        requestedScopes: [...SCOPES],
+        distribution: 'public',
+      });
+      clientId = app.clientId;
+      const installationId = newId('in');
+      await database.db
+        .insertInto('installations')
+        .values({ id: installationId, storeId, clientId, scopes: [...SCOPES] })
+        .execute();
+      partnerToken = issueAccessToken(keys(), {
+        grantId: null,
+        installationId,
+        storeId,
+        clientId,
+        scopes: [...SCOPES],
+      }).token;
+    });
+
+    it('a cohort price change through one process shows in the other within 2 s', async () => {
+      const ctx = (await (await call(urls[0]!, 'POST', '/v2/settings/context', { name: 'MP' })).json()) as {
+        data: { id: string };
+      };
+      const created = await call(urls[0]!, 'POST', `/v2/settings/context/${ctx.data.id}/pricing`, {
+        variantKey: 'mp',
+        type: 'SHIPPING',
+        rules: fixedRules(4),
+      });
+      expect(created.status).toBe(201);
+      const set = (await created.json()) as { data: { id: string } };
+      await expect.poll(async () => (await shopper(1)).quote.premium, { timeout: 2_000 }).toBe(4);
+      // Cached in process 1 now; change the price through process 0.
+      expect((await shopper(1)).source).toBe('partner');
+      const changedAt = Date.now();
+      const patched = await call(urls[0]!, 'PATCH', `/v2/settings/context/${ctx.data.id}/pricing/${set.data.id}`, {
+        rules: fixedRules(7),
+      });
+      expect(patched.status).toBe(200);
+      await expect.poll(async () => (await shopper(1)).quote.premium, { timeout: 2_000, interval: 20 }).toBe(7);
+      process.stdout.write(`cohort write visible in the other process after ${Date.now() - changedAt} ms\n`);
+    });
+
+    it('an uninstall through one process makes the other fall back to merchant defaults within 2 s', async () => {
+      expect((await shopper(1)).source).toBe('partner');
+      const grantId = newId('gr');
+      await database.db.insertInto('grants').values({ id: grantId, kind: 'dashboard', userId: ownerId }).execute();
+      const dashboard = issueDashboardToken(keys(), { grantId, userId: ownerId }).token;
+      const res = await fetch(`${urls[0]}/v1/stores/${storeId}/installations/${clientId}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${dashboard}` },
+      });
+      expect(res.status).toBe(200);
+      await expect.poll(async () => (await shopper(1)).source, { timeout: 2_000, interval: 20 }).toBe('merchant');
+      expect((await shopper(0)).source).toBe('merchant');
+      // The uninstalled app's token is refused by the process that answered the uninstall at once.
+      expect((await call(urls[0]!, 'GET', '/v2/settings/context')).status).toBe(401);
+    });
+  });
 });

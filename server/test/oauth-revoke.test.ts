@@ -87,6 +87,33 @@ describe('POST /v1/oauth/revoke', () => {
     expect(refreshed.status).toBe(200);
   });
 
+  it('applies a revocation before answering: a strict client calling at once gets 401 from the same process', async () => {
+    for (let i = 0; i < 5; i++) {
+      const tokens = await freshTokens();
+      expect(await settingsStatus(tokens.access_token)).toBe(200);
+      expect((await revoke({ token: tokens.access_token, ...creds() })).status).toBe(200);
+      expect(await settingsStatus(tokens.access_token)).toBe(401);
+    }
+    // A replayed refresh token revokes its family (D12) before the invalid_grant answer.
+    const tokens = await freshTokens();
+    const refresh = { grant_type: 'refresh_token', ...creds(), refresh_token: tokens.refresh_token };
+    const rotated = await post('/v1/oauth/token', refresh);
+    expect(rotated.status).toBe(200);
+    expect(await settingsStatus(rotated.body.access_token)).toBe(200);
+    expect((await post('/v1/oauth/token', refresh)).body.error).toBe('invalid_grant');
+    expect(await settingsStatus(rotated.body.access_token)).toBe(401);
+    expect(await settingsStatus(tokens.access_token)).toBe(401);
+    // An uninstall through the dashboard route.
+    const last = await freshTokens(other);
+    expect(await settingsStatus(last.access_token)).toBe(200);
+    const uninstalled = await server.request(`/v1/stores/${owner.store.id}/installations/${other.clientId}`, {
+      method: 'DELETE',
+      headers: bearer(dash),
+    });
+    expect(uninstalled.status).toBe(200);
+    expect(await settingsStatus(last.access_token)).toBe(401);
+  });
+
   it('revokes a refresh token and its whole family, access tokens included (form + Basic, wrong hint)', async () => {
     const tokens = await freshTokens();
     const res = await revoke(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateRuleSet } from '../src/domain/pricing';
 import { createStore } from '../src/domain/stores';
-import { PUBLIC_CACHE_TTL_MS } from '../src/http/public-cache';
 import { startTestServer, type TestServer } from './harness/server';
 
 /** GET /v1/quote/insurance (D29) for merchant defaults. */
@@ -126,21 +126,29 @@ describe('GET /v1/quote/insurance', () => {
     }
   });
 
-  it('shows a pricing change within the cache lifetime', async () => {
-    const before = await read(`storeId=${store.id}&subtotal=100`);
-    expect(((await before.json()) as { quote: { premium: number } }).quote.premium).toBe(2);
-    await server.db
-      .updateTable('pricingRuleSets')
-      .set({
-        rules: JSON.stringify([{ id: 'ru_x', min: 0, max: 500, terms: { customer: { amount: 3, type: 'fixed' } } }]),
-      })
+  it('shows a pricing change within 2 s although answers are cached for an hour (D29 LISTEN/NOTIFY)', async () => {
+    const premium = async () =>
+      ((await (await read(`storeId=${store.id}&subtotal=100`)).json()) as { quote: { premium: number } }).quote.premium;
+    expect(await premium()).toBe(2);
+    expect(await premium()).toBe(2);
+    const ruleSet = await server.db
+      .selectFrom('pricingRuleSets')
+      .select('id')
       .where('storeId', '=', store.id)
       .where('type', '=', 'SHIPPING')
-      .execute();
-    await new Promise((r) => setTimeout(r, PUBLIC_CACHE_TTL_MS + 100));
-    const after = await read(`storeId=${store.id}&subtotal=100`);
-    expect(((await after.json()) as { quote: { premium: number } }).quote.premium).toBe(3);
-  }, 15_000);
+      .executeTakeFirstOrThrow();
+    const changed = Date.now();
+    await updateRuleSet(
+      server.db,
+      store.id,
+      ruleSet.id,
+      ['SHIPPING'],
+      { rules: [{ min: 0, max: 500, terms: { customer: { amount: 3, type: 'fixed' } } }] },
+      'svc_app_test',
+    );
+    await expect.poll(premium, { timeout: 2_000, interval: 20 }).toBe(3);
+    expect(Date.now() - changed).toBeLessThan(2_000);
+  });
 
   it('answers a repeated read from memory with the same bytes and headers as the full stack', async () => {
     const query = `storeId=${store.id}&subtotal=77.7&fresh=${Date.now()}`;

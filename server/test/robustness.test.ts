@@ -24,6 +24,12 @@ const BODIES: unknown[] = [
   Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i])),
   { __proto__: { polluted: true }, constructor: { prototype: { x: 1 } } },
 ];
+/** Raw JSON that JSON.stringify cannot produce: overflowing numbers, a literal __proto__ key. */
+const RAW_BODIES = [
+  '{"total":1e309,"price":-1e309,"premiumPaid":-0.01,"currency":"ZZZ","sourceCreatedAt":"31/01/2026"}',
+  '{"__proto__":{"isAdmin":true},"productIds":["a"],"name":"x"}',
+  `{"lineItems":[${Array.from({ length: 501 }, (_, i) => `{"sourceItemId":"i${i}","quantity":1}`).join(',')}]}`,
+];
 const PARAMS = ['%00', '..%2F..%2Fetc', 'x'.repeat(300), '%F0%9F%92%A5', "' or 1=1 --", '%E0%A4%A'];
 const QUERIES = [
   '?first=-1&last=abc',
@@ -74,6 +80,7 @@ describe('no input makes the server answer 500', () => {
     };
     const base = route.path.replace(/:(\w+)/g, 'x1');
     for (const body of BODIES) await send(base, JSON.stringify(body));
+    for (const body of RAW_BODIES) await send(base, body);
     for (const param of PARAMS) await send(route.path.replace(/:(\w+)/g, param), '{}');
     for (const query of QUERIES) await send(base + query, '{}');
     await send(base, '{"unterminated": ');

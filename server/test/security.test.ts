@@ -244,4 +244,60 @@ describe('security suite', () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: { storeCreditBonus: number } }).data.storeCreditBonus).toBe(0);
   });
+
+  // The shared tenant-isolation test (another app on another store) covers these routes too;
+  // this one installs the SAME app on two stores, since a context is keyed by (store, app).
+  it('a partner context and its cohorts of another store answer exactly like missing ones, for the same app (D7)', async () => {
+    const a = await freshToken([...SCOPES]);
+    const post = (path: string, json: unknown) =>
+      server.request(path, { method: 'POST', headers: bearer(a.accessToken), json });
+    const ctx = (await (await post('/v2/settings/context', { name: 'A' })).json()) as { data: { id: string } };
+    const set = (await (
+      await post(`/v2/settings/context/${ctx.data.id}/pricing`, { variantKey: 'iso', type: 'SHIPPING', rules: [] })
+    ).json()) as { data: { id: string } };
+    const widget = (await (
+      await post(`/v2/settings/context/${ctx.data.id}/widgets`, { variantKey: 'iso', type: 'CART' })
+    ).json()) as { data: { id: string } };
+    // The same app installed on another store: its token must not reach store A's rows.
+    const otherStore = await createOwner(server.db, 'sec-iso');
+    const b = await installWithToken(server, a.clientId, otherStore.store.id, [...SCOPES]);
+    const bodies: Record<string, unknown> = {
+      createPriceSet: { variantKey: 'iso2', type: 'SHIPPING', rules: [] },
+      updatePriceSet: { automaticallyAddToCart: true },
+      createWidget: { variantKey: 'iso2', type: 'CART' },
+      updateWidget: { name: 'x' },
+      updateContext: { name: 'x' },
+    };
+    const routes = [
+      ...Object.entries(contract.settings).filter(([, r]) => r.path.includes(':contextId')),
+      ...Object.entries(contract.cohorts),
+    ];
+    expect(routes).toHaveLength(13);
+    for (const [name, route] of routes) {
+      const send = (ids: Record<string, string>) =>
+        server.request(
+          route.path.replace(/:(\w+)/g, (_m, p: string) => ids[p]!),
+          {
+            method: route.method,
+            headers: bearer(b.accessToken),
+            ...(bodies[name] !== undefined ? { json: bodies[name] } : {}),
+          },
+        );
+      const real = await send({ contextId: ctx.data.id, priceSetId: set.data.id, widgetConfigId: widget.data.id });
+      const missing = await send({ contextId: 'ctx_missing', priceSetId: 'ps_missing', widgetConfigId: 'cw_missing' });
+      expect(real.status, name).toBe(404);
+      expect(await real.json(), name).toEqual(await missing.json());
+    }
+    // Store A's cohort is untouched and still quotes for A only.
+    const quote = async (tok: string) =>
+      (await (
+        await server.request('/v2/quote', {
+          method: 'POST',
+          headers: bearer(tok),
+          json: { orderTotal: 1, variantKey: 'iso' },
+        })
+      ).json()) as { data: { source: string } };
+    expect((await quote(a.accessToken)).data.source).toBe('partner');
+    expect((await quote(b.accessToken)).data.source).toBe('merchant');
+  });
 });

@@ -6,10 +6,25 @@ export const ZId = z.string().min(1).max(255);
 
 /** D6: timestamps the service writes: ISO 8601 UTC with milliseconds. */
 export const ZTimestamp = z.string().datetime({ precision: 3 });
-/** Timestamps clients send: any ISO 8601 date-time, with `Z` or an offset. */
-export const ZTimestampInput = z.string().datetime({ offset: true });
-/** A calendar date or date-time. */
-export const ZDateOrDateTime = z.union([z.string().date(), z.string().datetime({ offset: true })]);
+/**
+ * Timestamps clients send: any ISO 8601 date-time, with `Z` or an offset of at most 14 hours,
+ * that falls in the years 0001-9999 in UTC (what D6 can render and the database can store).
+ */
+export const ZTimestampInput = z
+  .string()
+  .datetime({ offset: true })
+  .refine(isRenderableInstant, 'must fall in the years 0001-9999 UTC, with an offset of at most 14 hours');
+
+function isRenderableInstant(value: string): boolean {
+  const offset = /([+-])(\d{2}):?(\d{2})$/.exec(value);
+  if (offset && Number(offset[2]) * 60 + Number(offset[3]) > 14 * 60) return false;
+  const year = new Date(value).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}
+/** A calendar date or date-time, in the same range as ZTimestampInput (a purchase date becomes a stored timestamp). */
+export const ZDateOrDateTime = z
+  .union([z.string().date(), z.string().datetime({ offset: true })])
+  .refine(isRenderableInstant, 'must fall in the years 0001-9999 UTC, with an offset of at most 14 hours');
 
 /** Money in major units, never negative (D6, D18). */
 export const ZAmount = z.number().finite().nonnegative().max(1e12);

@@ -237,6 +237,7 @@ export const ZDeliveryAttempt = z
       .describe('Null when no HTTP answer came (timeout, refused)'),
     durationMs: z.number().int().nonnegative(),
     error: z.string().max(1024).nullable().describe('Why the attempt failed, null on success'),
+    response: z.string().max(1024).nullable().describe('At most 1 KiB of the answer, null when none came (D35)'),
   })
   .strict();
 export type TDeliveryAttempt = z.infer<typeof ZDeliveryAttempt>;

@@ -363,6 +363,8 @@ export interface TDeliveryAttempt {
   durationMs: number;
   /** Why the attempt failed, null on success */
   error: string | null;
+  /** At most 1 KiB of the answer, null when none came (D35) */
+  response: string | null;
 }
 
 export type TResolutionType = 'REFUND' | 'RESHIP' | 'STORE_CREDIT';

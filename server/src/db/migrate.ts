@@ -1,8 +1,16 @@
+import { runMigrations } from 'graphile-worker';
 import { type Kysely, Migrator } from 'kysely';
 import { migrations } from '../../../migrations/index';
+import { queueLogger } from '../domain/events/queue';
 
-/** Brings the schema up to date; the migrator's advisory lock makes concurrent starts safe. */
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+/**
+ * Brings the schema up to date: first the job queue's own schema (graphile-worker, which
+ * delivers webhooks; our triggers call its `add_job`), then ours. Both are safe when several
+ * processes start at once (graphile-worker retries a clash; Kysely's migrator holds an
+ * advisory lock).
+ */
+export async function migrateToLatest(db: Kysely<any>, connectionString: string): Promise<string[]> {
+  await runMigrations({ connectionString, logger: queueLogger() });
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

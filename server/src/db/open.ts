@@ -5,6 +5,8 @@ import { migrateToLatest } from './migrate';
 
 export interface OpenDatabase {
   db: Db;
+  /** The connection string (with credentials: never log it). */
+  url: string;
   /** Where the data lives, without credentials, for logs. */
   description: string;
   close(): Promise<void>;
@@ -19,7 +21,7 @@ export async function openDatabase(config: Config, log: (m: string) => void = ()
   const url = config.databaseUrl ?? embedded!.url;
   const db = createDb(url);
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, url);
   } catch (err) {
     await db.destroy();
     await embedded?.stop();
@@ -28,6 +30,7 @@ export async function openDatabase(config: Config, log: (m: string) => void = ()
   const where = new URL(url);
   return {
     db,
+    url,
     description: embedded
       ? `embedded PostgreSQL in ${config.dataDir}/postgres on port ${where.port}${embedded.owned ? '' : ' (joined)'}`
       : `PostgreSQL at ${where.hostname}:${where.port || 5432}${where.pathname}`,

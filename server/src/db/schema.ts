@@ -97,6 +97,9 @@ export interface AppsTable {
   pricingApproved: Generated<boolean>;
   clientSecretHash: string;
   webhookSecretCiphertext: string;
+  /** D34: after a rotation, the previous secret signs too until it expires. */
+  previousWebhookSecretCiphertext: ColumnType<string | null, string | null | undefined, string | null>;
+  previousWebhookSecretExpiresAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -182,6 +185,8 @@ export interface WebhookDeliveriesTable {
   status: ColumnType<'pending' | 'delivered' | 'failed', 'pending' | 'delivered' | 'failed' | undefined>;
   attemptCount: Generated<number>;
   nextAttemptAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  leasedUntil: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  leaseToken: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: Date;
   updatedAt: Timestamp;
 }
@@ -195,6 +200,293 @@ export interface WebhookAttemptsTable {
   statusCode: number | null;
   error: string | null;
   responseExcerpt: string | null;
+}
+
+/* ---------------------------------------------------------------- partner contexts and cohorts (D27, D28) */
+
+/** Null override columns inherit the merchant value (D37). */
+export interface PartnerContextsTable {
+  id: string;
+  storeId: string;
+  clientId: string;
+  name: string;
+  enableCancelAfterPurchase: boolean | null;
+  cancelAfterPurchaseDurationSeconds: number | null;
+  sendConfirmationEmail: boolean | null;
+  sendSmsUpdates: boolean | null;
+  offerStoreCreditOnServicePurchase: boolean | null;
+  storeCreditType: string | null;
+  storeCreditBonus: number | null;
+  storeCreditBonusType: 'flat' | 'percentage' | null;
+  storeCreditMaxPercentage: number | null;
+  createdAt: Timestamp;
+  updatedAt: Date | null;
+  deletedAt: Date | null;
+}
+
+export interface CohortPriceSetsTable {
+  id: string;
+  contextId: string;
+  variantKey: string;
+  type: 'SHIPPING' | 'EXTENDED_WARRANTY';
+  automaticallyAddToCart: Generated<boolean>;
+  autoAddStateBlockList: ColumnType<string[], string[] | undefined, string[]>;
+  autoAddCountryBlockList: ColumnType<string[], string[] | undefined, string[]>;
+  rules: Json<PriceRuleRow[]>;
+  updatedByApplicationId: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface CohortWidgetConfigsTable {
+  id: string;
+  contextId: string;
+  variantKey: string;
+  type: 'CHECKOUT' | 'CART' | 'INFO_MODAL';
+  status: string;
+  variant: string | null;
+  name: string | null;
+  config: Json<Record<string, unknown>>;
+  updatedByApplicationId: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+// Commerce: orders, line items, policies, fulfillments, products (D18-D21); idempotency (D33).
+
+/** numeric money: a number when read (db/database.ts), a number or null when written. */
+type Money = ColumnType<number, number, number>;
+type NullableMoney = ColumnType<number | null, number | null | undefined, number | null>;
+
+export interface OrdersTable {
+  id: string;
+  storeId: string;
+  sourceOrderId: string;
+  sourceOrderNumber: string;
+  currency: string;
+  policyCancelledAt: Date | null;
+  originalSourceOrderId: string | null;
+  sourceCreatedAt: Date;
+  sourceUpdatedAt: Date | null;
+  sourceCancelledAt: Date | null;
+  platformId: string;
+  premiumPaid: NullableMoney;
+  total: Money;
+  discountTotal: NullableMoney;
+  shippingCost: NullableMoney;
+  tax: NullableMoney;
+  subtotal: NullableMoney;
+  customerEmail: string | null;
+  customerName: string | null;
+  customerPhone: string | null;
+  shippingCostTax: NullableMoney;
+  lineItemsKnown: Generated<boolean>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface OrderLineItemsTable {
+  orderId: string;
+  sourceItemId: string;
+  position: number;
+  sourceProductId: string | null;
+  sourceVariantId: string | null;
+  name: string | null;
+  sku: string | null;
+  quantity: number;
+  price: NullableMoney;
+  isShippable: boolean | null;
+}
+
+export interface ProtectionPoliciesTable {
+  id: string;
+  storeId: string;
+  orderId: string;
+  premiumPaid: Money;
+  premiumCurrency: string | null;
+  customerAmount: Money;
+  brandAmount: ColumnType<number, number | undefined, number>;
+  insuredAmount: Money;
+  premiumDiscountedAmount: ColumnType<number, number | undefined, number>;
+  fundedBy: ColumnType<'customer' | 'brand', 'customer' | 'brand' | undefined>;
+  hybridOperator: ColumnType<'AND' | 'OR', 'AND' | 'OR' | undefined>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  removedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  removalReason: ColumnType<
+    'CANCELLED' | 'PREMIUM_REMOVED' | 'ORDER_DELETED' | null,
+    'CANCELLED' | 'PREMIUM_REMOVED' | 'ORDER_DELETED' | null | undefined
+  >;
+  deletedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface FulfillmentsTable {
+  orderId: string;
+  sourceFulfillmentId: string;
+  fulfillmentStatus: string;
+  sourceItemIds: Json<{ sourceItemId: string; quantity: number }[]>;
+  trackingCompany: string | null;
+  trackingNumber: ColumnType<string[], string[] | undefined, string[]>;
+  trackingUrl: ColumnType<string[], string[] | undefined, string[]>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  cancelledAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface ProductsTable {
+  storeId: string;
+  productId: string;
+  parentProductId: string | null;
+  name: string;
+  description: string | null;
+  sku: string | null;
+  price: NullableMoney;
+  tax: NullableMoney;
+  productImage: string | null;
+  variantId: string | null;
+  status: string | null;
+  productType: string | null;
+  inventoryType: string | null;
+  inventoryQuantity: number | null;
+  inStock: boolean | null;
+  bundleProductIds: ColumnType<string[], string[] | undefined, string[]>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  installationId: string;
+  key: string;
+  route: string;
+  requestDigest: string;
+  state: ColumnType<'running' | 'done', 'running' | 'done' | undefined>;
+  responseStatus: number | null;
+  responseHeaders: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
+  responseBody: Buffer | null;
+  createdAt: Timestamp;
+}
+
+// Claims (D22-D26).
+
+type Nullable<T> = ColumnType<T | null, T | null | undefined, T | null>;
+
+export interface ClaimsTable {
+  id: string;
+  storeId: string;
+  orderId: string;
+  sourceOrderId: string;
+  policyId: Nullable<string>;
+  claimFiledFrom: ColumnType<'EXTERNAL' | 'INTERNAL', 'EXTERNAL' | 'INTERNAL' | undefined>;
+  customerId: Nullable<string>;
+  authorName: Nullable<string>;
+  authorEmail: Nullable<string>;
+  claimDescription: Nullable<string>;
+  resolutionRequested: Nullable<string>;
+  resolutionDate: Nullable<Date>;
+  claimState: ColumnType<string, string | undefined, string>;
+  claimType: Nullable<string>;
+  claimCategory: string;
+  salesChannel: string;
+  isOta: Generated<boolean>;
+  otaDescription: Nullable<string>;
+  externalSource: Nullable<string>;
+  warrantyPeriod: Nullable<string>;
+  options: Nullable<Json<unknown>>;
+  offlineDetails: Nullable<Json<unknown>>;
+  denyReason: Nullable<string>;
+  denyDetails: Nullable<string>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: Nullable<Date>;
+}
+
+export interface ClaimItemsTable {
+  id: string;
+  claimId: string;
+  position: number;
+  itemId: string | null;
+  quantity: number;
+  issueType: string | null;
+  sourceFulfillmentId: string | null;
+  sourceProductId: string | null;
+  sourceVariantId: string | null;
+  details: string | null;
+  images: Json<string[]>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: Nullable<Date>;
+}
+
+export interface ClaimMessagesTable {
+  id: string;
+  claimId: string;
+  senderType: 'customer' | 'brand';
+  message: string;
+  authorName: string | null;
+  medias: Json<string[]>;
+  createdAt: Timestamp;
+}
+
+export interface ClaimResolutionsTable {
+  id: string;
+  claimId: string;
+  position: number;
+  userId: string | null;
+  resolutionType: string;
+  resolutionDetails: string | null;
+  itemId: string | null;
+  quantity: number | null;
+  paidValue: NullableMoney;
+  paidCurrency: string | null;
+  paidOriginalValue: NullableMoney;
+  includeShipping: boolean;
+  shippingAmount: NullableMoney;
+  creditStore: boolean;
+  claimState: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: Nullable<Date>;
+}
+
+export interface ClaimStoreCreditsTable {
+  code: string;
+  claimId: string;
+  resolutionId: string;
+  emailStatus: ColumnType<string, string | undefined, string>;
+  emailTime: Nullable<Date>;
+  creditValue: Money;
+  bonusValue: Money;
+  totalValue: Money;
+  bonus: Money;
+  bonusType: string;
+  creditType: string;
+  creditCurrency: string | null;
+  exchangeRate: NullableMoney;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: Nullable<Date>;
+}
+
+export interface ClaimDocumentsTable {
+  id: string;
+  claimId: string;
+  position: number;
+  url: string;
+  documentType: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  deletedAt: Nullable<Date>;
+}
+
+export interface ClaimStateChangesTable {
+  id: Generated<number>;
+  claimId: string;
+  fromState: string;
+  toState: string;
+  clientId: string | null;
+  note: string | null;
+  createdAt: Timestamp;
 }
 
 export interface Database {
@@ -214,4 +506,21 @@ export interface Database {
   webhookEvents: WebhookEventsTable;
   webhookDeliveries: WebhookDeliveriesTable;
   webhookAttempts: WebhookAttemptsTable;
+  partnerContexts: PartnerContextsTable;
+  cohortPriceSets: CohortPriceSetsTable;
+  cohortWidgetConfigs: CohortWidgetConfigsTable;
+  orders: OrdersTable;
+  orderLineItems: OrderLineItemsTable;
+  protectionPolicies: ProtectionPoliciesTable;
+  fulfillments: FulfillmentsTable;
+  products: ProductsTable;
+  idempotencyKeys: IdempotencyKeysTable;
+  // Claims (D22-D26).
+  claims: ClaimsTable;
+  claimItems: ClaimItemsTable;
+  claimMessages: ClaimMessagesTable;
+  claimResolutions: ClaimResolutionsTable;
+  claimStoreCredits: ClaimStoreCreditsTable;
+  claimDocuments: ClaimDocumentsTable;
+  claimStateChanges: ClaimStateChangesTable;
 }

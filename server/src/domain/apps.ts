@@ -185,3 +185,34 @@ export async function approvePricing(db: Db, clientId: string): Promise<void> {
 export function webhookSecretOf(secretKey: Buffer, ciphertext: string): string {
   return decrypt(deriveKey(secretKey, 'webhook-secret-encryption'), ciphertext);
 }
+
+/** How long the previous webhook secret keeps signing after a rotation (D34). */
+export const PREVIOUS_WEBHOOK_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Issues a new webhook secret, shown once (D34). For 24 hours the previous one signs beside it
+ * (two signatures, space-separated) while `x-webhook-secret` carries the new one. Undefined
+ * for an app the user does not own.
+ */
+export async function rotateWebhookSecret(
+  db: Db,
+  secretKey: Buffer,
+  clientId: string,
+  ownerUserId: string,
+): Promise<{ webhookSecret: string; previousSecretExpiresAt: Date } | undefined> {
+  const webhookSecret = randomCredential(WEBHOOK_SECRET_PREFIX);
+  const previousSecretExpiresAt = new Date(Date.now() + PREVIOUS_WEBHOOK_SECRET_TTL_MS);
+  const updated = await db
+    .updateTable('apps')
+    .set((eb) => ({
+      previousWebhookSecretCiphertext: eb.ref('webhookSecretCiphertext'),
+      previousWebhookSecretExpiresAt: previousSecretExpiresAt,
+      webhookSecretCiphertext: encrypt(deriveKey(secretKey, 'webhook-secret-encryption'), webhookSecret),
+      updatedAt: new Date(),
+    }))
+    .where('clientId', '=', clientId)
+    .where('ownerUserId', '=', ownerUserId)
+    .returning('clientId')
+    .executeTakeFirst();
+  return updated ? { webhookSecret, previousSecretExpiresAt } : undefined;
+}

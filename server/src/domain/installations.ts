@@ -3,7 +3,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import { recordRevocation } from './auth/revocations';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './auth/tokens';
+import { announceStoreChange } from './changes';
+import { endPendingDeliveries } from './events/deliveries';
 import { newId } from './ids';
+import { softDeleteContextOnUninstall } from './partner/contexts';
 
 /**
  * Installations of apps on stores (D10, D14). A store has at most one active installation of
@@ -63,6 +66,8 @@ export async function upsertInstallation(trx: Db, input: UpsertInstallationInput
     )
     .returning(['id', 'storeId', 'clientId', 'scopes', sql<boolean>`(xmax = 0)`.as('created')])
     .executeTakeFirstOrThrow();
+  // D29: an install makes the app's cohorts visible on the store's public reads.
+  await announceStoreChange(trx, input.storeId);
   return { ...row, scopes: row.scopes as Scope[] };
 }
 
@@ -168,8 +173,11 @@ export async function uninstall(db: Db, storeId: string, clientId: string): Prom
       inst.id,
       new Date(now.getTime() + INSTALLATION_REVOCATION_TTL_S * 1000),
     );
-    // D14: the installation's partner context is soft-deleted here once partner contexts exist.
-    // D14/D32: its webhook registration is removed with it (deliveries go to installed apps only).
+    // D14: its partner context is soft-deleted; public reads fall back to merchant defaults.
+    await softDeleteContextOnUninstall(trx, storeId, clientId);
+    // D14/D35: its webhook subscription goes with it (the fan-out takes installed apps only),
+    // and its pending deliveries end failed.
+    await endPendingDeliveries(trx, inst.id);
     return true;
   });
 }

@@ -7,6 +7,7 @@ import type {
 } from '@protection-service/contract';
 import type { Db } from '../db/database';
 import type { PriceRuleRow } from '../db/schema';
+import { announceStoreChange } from './changes';
 import { newId } from './ids';
 
 export class UnknownRuleError extends Error {}
@@ -23,7 +24,7 @@ export function renderTerms(terms: PriceRuleRow['terms']): TPriceTerms {
 
 export const byMin = (a: PriceRuleRow, b: PriceRuleRow) => a.min - b.min;
 
-const RULE_SET_COLUMNS = [
+export const RULE_SET_COLUMNS = [
   'id',
   'type',
   'automaticallyAddToCart',
@@ -34,7 +35,7 @@ const RULE_SET_COLUMNS = [
   'updatedAt',
 ] as const;
 
-type RuleSetRow = {
+export type RuleSetRow = {
   id: string;
   type: PricingType;
   automaticallyAddToCart: boolean;
@@ -45,7 +46,7 @@ type RuleSetRow = {
   updatedAt: Date;
 };
 
-function render(row: RuleSetRow): TPricingRuleSet {
+export function renderRuleSet(row: RuleSetRow): TPricingRuleSet {
   return {
     id: row.id,
     type: row.type,
@@ -75,11 +76,11 @@ export async function listRuleSets(db: Db, storeId: string, types: readonly Pric
     .where('type', 'in', types)
     .orderBy('type')
     .execute();
-  return rows.map(render);
+  return rows.map(renderRuleSet);
 }
 
 /** Stored rules from rules on write: new ids for new rules; a given id must be one of the set's. */
-function storedRules(input: TPriceRule[], existing: PriceRuleRow[]): PriceRuleRow[] {
+export function storedRules(input: TPriceRule[], existing: PriceRuleRow[]): PriceRuleRow[] {
   const known = new Set(existing.map((r) => r.id));
   return input.map((r) => {
     if (r.id !== undefined && !known.has(r.id)) throw new UnknownRuleError(`unknown rule id: ${r.id}`);
@@ -90,6 +91,34 @@ function storedRules(input: TPriceRule[], existing: PriceRuleRow[]): PriceRuleRo
     if (r.terms.brand) terms.brand = r.terms.brand;
     return { id: r.id ?? newId('ru'), min: r.min, max: r.max, terms };
   });
+}
+
+/**
+ * The columns a sparse rule-set update writes (merchant sets and cohort price sets alike):
+ * omitted fields keep their values, `rules` replaces the list (ids checked against `current`).
+ */
+export function ruleSetChanges(
+  change: TPricingRuleSetUpdateBody,
+  current: PriceRuleRow[],
+  applicationId: string,
+): {
+  automaticallyAddToCart?: boolean;
+  autoAddStateBlockList?: string[];
+  autoAddCountryBlockList?: string[];
+  rules?: string;
+  updatedByApplicationId: string;
+  updatedAt: Date;
+} {
+  return {
+    ...(change.automaticallyAddToCart !== undefined ? { automaticallyAddToCart: change.automaticallyAddToCart } : {}),
+    ...(change.autoAddStateBlockList !== undefined ? { autoAddStateBlockList: change.autoAddStateBlockList } : {}),
+    ...(change.autoAddCountryBlockList !== undefined
+      ? { autoAddCountryBlockList: change.autoAddCountryBlockList }
+      : {}),
+    ...(change.rules !== undefined ? { rules: JSON.stringify(storedRules(change.rules, current)) } : {}),
+    updatedByApplicationId: applicationId,
+    updatedAt: new Date(),
+  };
 }
 
 /**
@@ -118,21 +147,11 @@ export async function updateRuleSet(
     if (!current) return undefined;
     const row = await trx
       .updateTable('pricingRuleSets')
-      .set({
-        ...(change.automaticallyAddToCart !== undefined
-          ? { automaticallyAddToCart: change.automaticallyAddToCart }
-          : {}),
-        ...(change.autoAddStateBlockList !== undefined ? { autoAddStateBlockList: change.autoAddStateBlockList } : {}),
-        ...(change.autoAddCountryBlockList !== undefined
-          ? { autoAddCountryBlockList: change.autoAddCountryBlockList }
-          : {}),
-        ...(change.rules !== undefined ? { rules: JSON.stringify(storedRules(change.rules, current.rules)) } : {}),
-        updatedByApplicationId: applicationId,
-        updatedAt: new Date(),
-      })
+      .set(ruleSetChanges(change, current.rules, applicationId))
       .where('id', '=', ruleSetId)
       .returning(RULE_SET_COLUMNS)
       .executeTakeFirstOrThrow();
-    return render(row);
+    await announceStoreChange(trx, storeId);
+    return renderRuleSet(row);
   });
 }

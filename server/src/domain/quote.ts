@@ -1,5 +1,13 @@
+import type { TQuoteDuration } from '@protection-service/contract';
+import { durationYears } from '@protection-service/contract';
 import type { PriceRuleRow, PriceTermsRow } from '../db/schema';
-import { roundMoney } from './money';
+import { add, compare, type Decimal, decimal, mul, roundToCurrency, shift, toNumber, ZERO } from './money';
+
+/**
+ * The quote engine (D31, D38), behind POST /v2/quote and the public reads' `quote`. Pure:
+ * the caller chooses the rule set (merchant or cohort). Every amount is computed in exact
+ * decimal (./money.ts) and rounded half-up once, in the currency's minor units.
+ */
 
 export interface QuoteLineItem {
   price: number;
@@ -7,26 +15,15 @@ export interface QuoteLineItem {
   isShippable?: boolean;
 }
 
-/**
- * D31 subtotal: the sum of price × quantity over the line items (non-shippable items dropped
- * for SHIPPING), else the pre-computed order total.
- */
-export function quoteSubtotal(
-  policyType: 'SHIPPING' | 'EXTENDED_WARRANTY',
-  input: { lineItems?: QuoteLineItem[]; orderTotal?: number },
-  currency?: string | null,
-): number {
-  if (input.lineItems) {
-    const items = policyType === 'SHIPPING' ? input.lineItems.filter((i) => i.isShippable !== false) : input.lineItems;
-    return roundMoney(
-      items.reduce((sum, i) => sum + i.price * i.quantity, 0),
-      currency,
-    );
-  }
-  return roundMoney(input.orderTotal ?? 0, currency);
+export interface QuoteInput {
+  policyType: 'SHIPPING' | 'EXTENDED_WARRANTY';
+  lineItems?: readonly QuoteLineItem[];
+  orderTotal?: number;
+  duration?: TQuoteDuration | null;
 }
 
 export interface PriceResult {
+  subtotal: number;
   eligible: boolean;
   premium: number;
   customerAmount: number;
@@ -37,35 +34,56 @@ export interface PriceResult {
 }
 
 /**
- * Prices a subtotal with a rule set (D30, D31): the rule whose half-open range [min, max)
- * holds the subtotal gives the customer and brand amounts (`fixed`: the amount;
- * `percentage`: subtotal × amount / 100), multiplied by `years` for extended warranty.
- * The premium is their sum for `AND` and the customer amount for `OR`. No matching rule:
- * not eligible, all amounts zero.
+ * D31/D38 subtotal: the sum of price × quantity over the line items (non-shippable items
+ * dropped for SHIPPING), else the order total; rounded to the currency's minor units.
  */
-export function priceSubtotal(
-  rules: readonly PriceRuleRow[],
-  subtotal: number,
-  currency?: string | null,
-  years = 1,
-): PriceResult {
-  const rule = rules.find((r) => subtotal >= r.min && subtotal < r.max);
+export function quoteSubtotal(input: QuoteInput, currency?: string | null): Decimal {
+  if (input.lineItems) {
+    const items =
+      input.policyType === 'SHIPPING' ? input.lineItems.filter((i) => i.isShippable !== false) : input.lineItems;
+    const sum = items.reduce((acc, i) => add(acc, mul(decimal(i.price), decimal(i.quantity))), ZERO);
+    return roundToCurrency(sum, currency);
+  }
+  return roundToCurrency(decimal(input.orderTotal ?? 0), currency);
+}
+
+/**
+ * Prices a cart with a rule set (D30, D31, D38): the rule whose half-open range [min, max)
+ * holds the rounded subtotal gives the customer and brand amounts (`fixed`: the amount;
+ * `percentage`: subtotal × amount / 100), each multiplied by the years of an extended
+ * warranty and rounded half-up once. The premium is the sum of the rounded amounts for `AND`
+ * and the rounded customer amount for `OR`. No matching rule: not eligible, amounts zero.
+ */
+export function priceQuote(rules: readonly PriceRuleRow[], input: QuoteInput, currency?: string | null): PriceResult {
+  const subtotal = quoteSubtotal(input, currency);
+  const rule = rules.find((r) => compare(subtotal, decimal(r.min)) >= 0 && compare(subtotal, decimal(r.max)) < 0);
   const operator = rule?.terms.operator ?? 'AND';
   if (!rule) {
-    return { eligible: false, premium: 0, customerAmount: 0, brandAmount: 0, paidBy: null, operator, ruleId: null };
+    return {
+      subtotal: toNumber(subtotal),
+      eligible: false,
+      premium: 0,
+      customerAmount: 0,
+      brandAmount: 0,
+      paidBy: null,
+      operator,
+      ruleId: null,
+    };
   }
-  const amount = (terms: PriceTermsRow | undefined) =>
-    terms
-      ? roundMoney((terms.type === 'percentage' ? (subtotal * terms.amount) / 100 : terms.amount) * years, currency)
-      : 0;
-  const customerAmount = amount(rule.terms.customer);
-  const brandAmount = amount(rule.terms.brand);
-  const premium = operator === 'OR' ? customerAmount : roundMoney(customerAmount + brandAmount, currency);
+  const years = decimal(input.policyType === 'EXTENDED_WARRANTY' && input.duration ? durationYears(input.duration) : 1);
+  const amount = (terms: PriceTermsRow | undefined): Decimal => {
+    if (!terms) return ZERO;
+    const base = terms.type === 'percentage' ? shift(mul(subtotal, decimal(terms.amount)), 2) : decimal(terms.amount);
+    return roundToCurrency(mul(base, years), currency);
+  };
+  const customer = amount(rule.terms.customer);
+  const brand = amount(rule.terms.brand);
   return {
+    subtotal: toNumber(subtotal),
     eligible: true,
-    premium,
-    customerAmount,
-    brandAmount,
+    premium: toNumber(operator === 'OR' ? customer : add(customer, brand)),
+    customerAmount: toNumber(customer),
+    brandAmount: toNumber(brand),
     paidBy: rule.terms.paidBy ?? null,
     operator,
     ruleId: rule.id,

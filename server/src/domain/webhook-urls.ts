@@ -38,6 +38,12 @@ for (const [net, prefix] of [
   NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
 }
 
+/** True for an IP address a webhook may not reach (D32, D35). */
+export function isNonPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
 /**
  * Why a webhook URL is refused, or null (D32): it must be HTTPS and must not name a loopback,
  * link-local or private address, unless the operator allows that (WEBHOOK_ALLOW_PRIVATE_URLS).
@@ -59,8 +65,7 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
     .replace(/\.$/, '')
     .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return 'webhookUrl must not point at a loopback host';
-  const family = isIP(host);
-  if (family !== 0 && NON_PUBLIC.check(host, family === 4 ? 'ipv4' : 'ipv6')) {
+  if (isNonPublicAddress(host)) {
     return 'webhookUrl must not point at a loopback, link-local or private address';
   }
   return null;

@@ -1,7 +1,8 @@
 import type { TWidgetConfig, TWidgetConfigUpdateBody, WidgetType } from '@protection-service/contract';
 import type { Db } from '../db/database';
+import { announceStoreChange } from './changes';
 
-const WIDGET_COLUMNS = [
+export const WIDGET_COLUMNS = [
   'id',
   'type',
   'status',
@@ -12,19 +13,19 @@ const WIDGET_COLUMNS = [
   'updatedAt',
 ] as const;
 
-type WidgetRow = {
+export type WidgetRow = {
   id: string;
   type: WidgetType;
   status: string;
   variant: string | null;
-  name: string;
+  name: string | null;
   config: Record<string, unknown>;
   updatedByApplicationId: string | null;
   updatedAt: Date;
 };
 
 /** A merchant widget config; `customizationValues` is the legacy read-only mirror of `config`. */
-function render(row: WidgetRow): TWidgetConfig {
+export function renderWidget(row: WidgetRow): TWidgetConfig {
   return {
     id: row.id,
     type: row.type,
@@ -52,7 +53,29 @@ export async function listWidgetConfigs(
     .where('type', 'in', types)
     .orderBy('type')
     .execute();
-  return rows.map(render);
+  return rows.map(renderWidget);
+}
+
+/** The columns a sparse widget-config update writes (merchant and cohort configs alike). */
+export function widgetChanges(
+  change: TWidgetConfigUpdateBody,
+  applicationId: string,
+): {
+  status?: string;
+  variant?: string;
+  name?: string;
+  config?: string;
+  updatedByApplicationId: string;
+  updatedAt: Date;
+} {
+  return {
+    ...(change.status !== undefined ? { status: change.status } : {}),
+    ...(change.variant !== undefined ? { variant: change.variant } : {}),
+    ...(change.name !== undefined ? { name: change.name } : {}),
+    ...(change.config !== undefined ? { config: JSON.stringify(change.config) } : {}),
+    updatedByApplicationId: applicationId,
+    updatedAt: new Date(),
+  };
 }
 
 /**
@@ -69,20 +92,16 @@ export async function updateWidgetConfig(
   applicationId: string,
 ): Promise<TWidgetConfig | undefined> {
   if (writableTypes.length === 0) return undefined;
-  const row = await db
-    .updateTable('widgetConfigs')
-    .set({
-      ...(change.status !== undefined ? { status: change.status } : {}),
-      ...(change.variant !== undefined ? { variant: change.variant } : {}),
-      ...(change.name !== undefined ? { name: change.name } : {}),
-      ...(change.config !== undefined ? { config: JSON.stringify(change.config) } : {}),
-      updatedByApplicationId: applicationId,
-      updatedAt: new Date(),
-    })
-    .where('id', '=', widgetConfigId)
-    .where('storeId', '=', storeId)
-    .where('type', 'in', writableTypes)
-    .returning(WIDGET_COLUMNS)
-    .executeTakeFirst();
-  return row && render(row);
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('widgetConfigs')
+      .set(widgetChanges(change, applicationId))
+      .where('id', '=', widgetConfigId)
+      .where('storeId', '=', storeId)
+      .where('type', 'in', writableTypes)
+      .returning(WIDGET_COLUMNS)
+      .executeTakeFirst();
+    if (row) await announceStoreChange(trx, storeId);
+    return row && renderWidget(row);
+  });
 }

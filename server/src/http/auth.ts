@@ -43,6 +43,13 @@ function unauthorized(message: string, error?: 'invalid_token'): HttpError {
   return new HttpError(401, message, { headers: { 'www-authenticate': challenge } });
 }
 
+/** RFC 6750 §3.1 403 naming what would have satisfied the rule (D16). */
+export function insufficientScope(required: readonly Scope[]): HttpError {
+  return new HttpError(403, `insufficient scope: requires ${required.join(' or ')}`, {
+    headers: { 'www-authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${required.join(' ')}"` },
+  });
+}
+
 function bearer(req: Request): string | null {
   const header = req.headers.authorization;
   if (header === undefined) return null;
@@ -89,14 +96,7 @@ export function authenticate(services: AuthServices) {
       if (!decision.allowed) throw new HttpError(429, 'rate limit exceeded, retry later');
       if (req.caller.kind === 'token') {
         const verdict = checkScopes(meta.scopes, req.caller.scopes, req.body);
-        if (!verdict.ok) {
-          const names = verdict.required.join(' or ');
-          throw new HttpError(403, `insufficient scope: requires ${names}`, {
-            headers: {
-              'www-authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${verdict.required.join(' ')}"`,
-            },
-          });
-        }
+        if (!verdict.ok) throw insufficientScope(verdict.required);
       }
       next();
     } catch (err) {

@@ -1,17 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { StoreCache } from '../domain/store-cache';
 import { logAccess } from './access-log';
 import { clientIp } from './client-ip';
 import { etagOf, ifNoneMatchMatches } from './conditional';
 import { PUBLIC_CORS_HEADERS } from './cors';
 import { type RateDecision, rateLimitHeaders } from './rate-limit';
 import { requestIdOf } from './request-id';
-import { TtlCache } from './ttl-cache';
+import { compilePaths } from './unmatched';
 
 /** D29: shoppers' browsers may reuse an answer for a minute. */
 export const PUBLIC_CACHE_CONTROL = 'public, max-age=60';
-/** In-process lifetime: short enough that any write is visible within seconds on every process. */
-export const PUBLIC_CACHE_TTL_MS = 5_000;
+/** Memory bounds whatever shoppers send: entries, and bytes of keys plus bodies. */
+export const PUBLIC_CACHE_MAX_ENTRIES = 10_000;
+export const PUBLIC_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 interface Entry {
   json: Buffer;
@@ -21,31 +23,52 @@ interface Entry {
 const COHORT_HEADERS = ['x-svc-partner-app-id', 'x-svc-partner-variant'] as const;
 const CORS_PAIRS = Object.entries(PUBLIC_CORS_HEADERS).flat();
 
+type Headers = Record<string, string | string[] | undefined>;
+
 /**
- * Answers of the public reads, keyed by the exact request URL and cohort headers. The route
- * handler fills it after validating a request; `fastPath` then serves the same request from
+ * Answers of the public reads, keyed by the exact request URL and cohort headers. A route
+ * handler fills it after validating a request; `tryServe` then answers the same request from
  * memory ahead of routing and validation, which is what the shopper widget needs on every
- * page view (scripts/bench/public-read.ts). Only successful answers are kept.
+ * page view (scripts/bench/public-read.ts). Only successful answers are kept, each tagged
+ * with its store so a change of that store drops exactly its answers.
  */
 export class PublicReadCache {
-  private readonly entries = new TtlCache<Entry>(PUBLIC_CACHE_TTL_MS);
+  /** Answers by request; the change listener drops a store's answers through it. */
+  readonly store = new StoreCache<Entry>({
+    sizeOf: (key, e) => key.length + e.json.length + e.etag.length,
+    maxEntries: PUBLIC_CACHE_MAX_ENTRIES,
+    maxBytes: PUBLIC_CACHE_MAX_BYTES,
+  });
+  private readonly patterns: { path: string; regex: RegExp }[];
 
   constructor(
-    private readonly paths: ReadonlySet<string>,
+    /** The public route paths (contract patterns, `:params` included). */
+    paths: readonly string[],
     private readonly logger: Logger,
     /** The route's per-IP limit (D4), decided from memory. */
-    private readonly limit: (ip: string) => RateDecision,
-  ) {}
+    private readonly limit: (routePath: string, ip: string) => RateDecision,
+  ) {
+    this.patterns = paths.map((path) => ({ path, regex: compilePaths([{ method: 'GET', path }])[0]!.regex }));
+  }
 
-  private key(url: string, headers: Record<string, string | string[] | undefined>): string {
+  /** Taken before reading the database for an answer, handed back to `remember`. */
+  get mark(): number {
+    return this.store.mark;
+  }
+
+  private key(url: string, headers: Headers): string {
     return `${url}\n${headers[COHORT_HEADERS[0]] ?? ''}\n${headers[COHORT_HEADERS[1]] ?? ''}`;
   }
 
-  /** Stores an answer and returns its ETag. */
-  remember(url: string, headers: Record<string, string | string[] | undefined>, body: unknown): string {
+  /**
+   * Stores an answer of `storeId` and returns its ETag. `mark` is `this.mark` from before the
+   * answer was read: when an invalidation came in between, the answer may predate the write
+   * that caused it and is not kept.
+   */
+  remember(url: string, headers: Headers, body: unknown, storeId: string, mark: number): string {
     const json = Buffer.from(JSON.stringify(body));
     const etag = etagOf(json.toString());
-    this.entries.set(this.key(url, headers), { json, etag });
+    this.store.set(this.key(url, headers), storeId, { json, etag }, mark);
     return etag;
   }
 
@@ -57,10 +80,11 @@ export class PublicReadCache {
     if (req.method !== 'GET' || !req.url) return false;
     const q = req.url.indexOf('?');
     const path = q === -1 ? req.url : req.url.slice(0, q);
-    if (!this.paths.has(path)) return false;
-    const hit = this.entries.get(this.key(req.url, req.headers));
+    const route = this.patterns.find((p) => p.regex.test(path));
+    if (!route) return false;
+    const hit = this.store.get(this.key(req.url, req.headers));
     if (!hit) return false;
-    const decision = this.limit(clientIp(req));
+    const decision = this.limit(route.path, clientIp(req));
     // Over the limit: the full stack answers the 429 in the D2 shape.
     if (!decision.allowed) return false;
     const start = process.hrtime.bigint();

@@ -1,15 +1,22 @@
 import type { Contract } from '@protection-service/contract';
-import { AppError, findOwnedApp, registerApp, rotateClientSecret } from '../domain/apps';
+import { AppError, findOwnedApp, registerApp, rotateClientSecret, rotateWebhookSecret } from '../domain/apps';
+import { EventLogError, listAppEvents, redeliver, sendTestEvent } from '../domain/events/log';
 import { webhookUrlProblem } from '../domain/webhook-urls';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, HttpError, notFound } from '../http/errors';
 import { dashboardUserOf } from './caller';
 import type { GroupHandlers, RouteContext } from './index';
 
 /**
- * App registration and secret rotation (D9). An app of another user answers exactly what a
- * missing app answers (404). The D34 event routes are not written yet (501).
+ * App registration and secret rotation (D9), the event log and replay (D34). An app of another
+ * user answers exactly what a missing app answers (404).
  */
 export function appHandlers({ db, config }: RouteContext): GroupHandlers<Contract['apps']> {
+  /** The owner's app, or 404 (D7, D34: only the app's owner sees its events). */
+  const ownApp = async (clientId: string, userId: string) => {
+    const app = await findOwnedApp(db, clientId, userId);
+    if (!app) throw notFound('app not found');
+    return app;
+  };
   return {
     async create({ body, req }) {
       const { userId } = dashboardUserOf(req);
@@ -39,5 +46,39 @@ export function appHandlers({ db, config }: RouteContext): GroupHandlers<Contrac
       if (!clientSecret) throw notFound('app not found');
       return { status: 200, body: { data: { clientId: params.clientId, clientSecret } } };
     },
+    async listEvents({ params, query, req }) {
+      await ownApp(params.clientId, dashboardUserOf(req).userId);
+      const page = await eventLogCall(() => listAppEvents(db, params.clientId, query));
+      return { status: 200, body: { data: page } };
+    },
+    async redeliverEvent({ params, req }) {
+      await ownApp(params.clientId, dashboardUserOf(req).userId);
+      const event = await eventLogCall(() => redeliver(db, params.clientId, params.eventId));
+      return { status: 200, body: { data: event } };
+    },
+    async testWebhook({ params, body, req }) {
+      await ownApp(params.clientId, dashboardUserOf(req).userId);
+      const result = await eventLogCall(() => sendTestEvent(db, config, params.clientId, body.topic, body.storeId));
+      return { status: 200, body: { data: result } };
+    },
+    async rotateWebhookSecret({ params, req }) {
+      const { userId } = dashboardUserOf(req);
+      const rotated = await rotateWebhookSecret(db, config.secretKey, params.clientId, userId);
+      if (!rotated) throw notFound('app not found');
+      const previousSecretExpiresAt = rotated.previousSecretExpiresAt.toISOString();
+      return { status: 200, body: { data: { webhookSecret: rotated.webhookSecret, previousSecretExpiresAt } } };
+    },
   };
+}
+
+/** D34 refusals as HTTP: a bad cursor 400, a missing event or installation 404, the rest 409. */
+async function eventLogCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!(err instanceof EventLogError)) throw err;
+    if (err.reason === 'bad-cursor') throw badRequest(err.message, [{ path: 'query', message: err.message }]);
+    if (err.reason === 'not-found' || err.reason === 'not-installed') throw notFound(err.message);
+    throw new HttpError(409, err.message);
+  }
 }

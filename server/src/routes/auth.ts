@@ -16,8 +16,12 @@ export function authHandlers({ db, auth }: RouteContext): GroupHandlers<Contract
     },
     async refresh({ body }) {
       const tokens = await refresh(db, auth.keys, body.refreshToken);
-      // Unknown, expired, revoked or replayed (which has just revoked the family): one answer (D12).
-      if (!tokens) throw new HttpError(401, 'invalid, expired or revoked refresh token');
+      if (!tokens) {
+        // A replay has just revoked the family (D12): applied here before answering.
+        await auth.revocations.refresh();
+        // Unknown, expired, revoked or replayed: one answer (D12).
+        throw new HttpError(401, 'invalid, expired or revoked refresh token');
+      }
       return { status: 200, body: { data: tokens } };
     },
   };

@@ -15,7 +15,7 @@ import { HttpError } from '../http/errors';
  * The token claims of the caller, as the auth gate established them. Handlers of token routes
  * read the store only from here (D7): never from a path, query or body.
  */
-export function tokenOf(req: Request): AccessTokenClaims & { has(scope: string): boolean } {
+export function tokenOf(req: Pick<Request, 'caller'>): AccessTokenClaims & { has(scope: string): boolean } {
   const caller = req.caller;
   if (caller?.kind !== 'token') throw new HttpError(401, 'missing bearer token');
   return { ...caller.claims, has: (scope: string) => caller.scopes.has(scope as never) };
@@ -35,11 +35,11 @@ export function widgetTypesOf(req: Request, action: Action): WidgetType[] {
   return WIDGET_TYPES.filter((t) => acceptedWidgetScopes(t, action).some((s) => token.has(s)));
 }
 
-export function storeOf(req: Request): string {
+export function storeOf(req: Pick<Request, 'caller'>): string {
   return tokenOf(req).storeId;
 }
 
-export function dashboardUserOf(req: Request): DashboardTokenClaims {
+export function dashboardUserOf(req: Pick<Request, 'caller'>): DashboardTokenClaims {
   const caller = req.caller;
   if (caller?.kind !== 'dashboard') throw new HttpError(401, 'missing bearer token');
   return caller.claims;

@@ -3,14 +3,21 @@ import type { AppRoute, AppRouter } from '@ts-rest/core';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { RequestHandler } from 'express';
 import type { AppDeps } from '../app';
+import type { QuotePricing } from '../domain/partner/pricing-source';
+import type { StoreCache } from '../domain/store-cache';
 import type { AuthServices } from '../http/auth';
 import { HttpError } from '../http/errors';
 import type { PublicReadCache } from '../http/public-cache';
 import { appHandlers } from './apps';
 import { authHandlers } from './auth';
+import { claimHandlers } from './claims';
+import { cohortHandlers } from './cohorts';
 import { oauthHandlers } from './oauth';
+import { orderHandlers } from './orders';
 import { pricingHandlers } from './pricing';
+import { productHandlers } from './products';
 import { publicHandlers } from './public';
+import { quoteHandlers } from './quote';
 import { sessionHandlers } from './session';
 import { settingsHandlers } from './settings';
 import { storeHandlers } from './stores';
@@ -25,6 +32,8 @@ type Handlers = { [G in keyof Contract]?: GroupHandlers<Contract[G]> };
 /** What handlers get: the app's dependencies and the app-wide services createApp builds. */
 export interface RouteContext extends AppDeps {
   publicCache: PublicReadCache;
+  /** What quotes price from, per (store, app, variantKey, type), dropped when the store changes. */
+  pricingCache: StoreCache<QuotePricing>;
   auth: AuthServices;
 }
 
@@ -35,9 +44,16 @@ function handlers(deps: RouteContext): Handlers {
     apps: appHandlers(deps),
     stores: storeHandlers(deps),
     settings: settingsHandlers(deps),
+    cohorts: cohortHandlers(deps),
+    quote: quoteHandlers(deps),
     pricing: pricingHandlers(deps),
     widgets: widgetHandlers(deps),
     public: publicHandlers(deps),
+    // Commerce (D18-D21).
+    orders: orderHandlers(deps),
+    products: productHandlers(deps),
+    // Claims (D22-D26).
+    claims: claimHandlers(deps),
   };
 }
 

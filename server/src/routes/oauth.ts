@@ -168,6 +168,9 @@ export function oauthHandlers(ctx: RouteContext): Omit<GroupHandlers<Contract['o
         }
         return { status: 200, body: tokenResponse(tokens) };
       } catch (err) {
+        // D12, D10: a replayed code or refresh token has just revoked its family; this process
+        // applies that before it answers, so the next call here is refused already.
+        if (err instanceof OAuthError && err.code === 'invalid_grant') await ctx.auth.revocations.refresh();
         rethrow(err);
       }
     },
@@ -176,6 +179,8 @@ export function oauthHandlers(ctx: RouteContext): Omit<GroupHandlers<Contract['o
     async revoke({ req, body }) {
       const client = await authenticateCaller(ctx, req, body);
       await revokeToken(db, keys, client, body.token);
+      // D13: applied in this process before answering; the others hear of it at commit.
+      await ctx.auth.revocations.refresh();
       return { status: 200, body: {} };
     },
 

@@ -1,22 +1,65 @@
-import { type Contract, ZInsuranceQuote } from '@protection-service/contract';
-import { readInsurance } from '../domain/public-reads';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Contract, VARIANT_KEY_PATTERN, ZInsuranceQuote, ZPublicWidgetConfig } from '@protection-service/contract';
+import type { z } from 'zod';
+import { type Cohort, type PublicRead, readInsurance, readPartnerWidgets } from '../domain/public-reads';
 import { ifNoneMatchMatches } from '../http/conditional';
 import { notFound } from '../http/errors';
 import { PUBLIC_CACHE_CONTROL } from '../http/public-cache';
 import type { GroupHandlers, RouteContext } from './index';
 
+const ZPublicWidgets = ZPublicWidgetConfig.array();
+
+/**
+ * D29: the cohort the shopper read's headers select, or undefined when either header is
+ * missing or malformed (the read then falls back silently to merchant defaults).
+ */
+function headerCohort(headers: { 'x-svc-partner-app-id'?: string; 'x-svc-partner-variant'?: string }) {
+  const applicationId = headers['x-svc-partner-app-id'];
+  const variantKey = headers['x-svc-partner-variant'];
+  if (applicationId === undefined || variantKey === undefined) return undefined;
+  if (!VARIANT_KEY_PATTERN.test(applicationId) || !VARIANT_KEY_PATTERN.test(variantKey)) return undefined;
+  return { applicationId, variantKey } satisfies Cohort;
+}
+
+/** Unauthenticated storefront reads (D29): cached in memory, ETag and 304, not wrapped (D1). */
 export function publicHandlers({ db, publicCache }: RouteContext): GroupHandlers<Contract['public']> {
+  /**
+   * Reads an answer, parses it against its contract schema once per cache fill (so the
+   * remembered bytes are exactly what the contract says), remembers it and answers it.
+   */
+  async function answer<T>(
+    req: IncomingMessage & { url: string },
+    res: ServerResponse,
+    schema: z.ZodType<T, z.ZodTypeDef, unknown>,
+    read: () => Promise<PublicRead<T>>,
+  ): Promise<{ status: 200; body: T } | { status: 304; body: undefined }> {
+    const mark = publicCache.mark;
+    const found = await read();
+    if (found === 'no-store') throw notFound('store not found');
+    if (found === 'no-cohort') throw notFound('cohort not found');
+    const body = schema.parse(found.body);
+    const etag = publicCache.remember(req.url, req.headers, body, found.storeId, mark);
+    res.setHeader('cache-control', PUBLIC_CACHE_CONTROL);
+    res.setHeader('etag', etag);
+    if (ifNoneMatchMatches(req.headers['if-none-match'], etag)) return { status: 304, body: undefined };
+    return { status: 200, body };
+  }
+
   return {
     async getInsurance({ query, headers, req, res }) {
-      const found = await readInsurance(db, query, query.subtotal);
-      if (!found) throw notFound('store not found');
-      // Parsed once per cache fill so the remembered bytes are exactly what the contract says.
-      const body = ZInsuranceQuote.parse(found);
-      const etag = publicCache.remember(req.url, req.headers, body);
-      res.setHeader('cache-control', PUBLIC_CACHE_CONTROL);
-      res.setHeader('etag', etag);
-      if (ifNoneMatchMatches(headers['if-none-match'], etag)) return { status: 304, body: undefined };
-      return { status: 200, body };
+      return answer(req, res, ZInsuranceQuote, () =>
+        readInsurance(db, query, { subtotal: query.subtotal, cohort: headerCohort(headers), fallback: true }),
+      );
+    },
+    async getPartnerInsurance({ params, query, req, res }) {
+      const cohort = { applicationId: params.applicationId, variantKey: query.key };
+      return answer(req, res, ZInsuranceQuote, () =>
+        readInsurance(db, query, { subtotal: query.subtotal, cohort, fallback: false }),
+      );
+    },
+    async getPartnerWidgets({ params, query, req, res }) {
+      const cohort = { applicationId: params.applicationId, variantKey: query.key };
+      return answer(req, res, ZPublicWidgets, () => readPartnerWidgets(db, query, cohort, query.type));
     },
   };
 }

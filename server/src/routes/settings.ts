@@ -1,16 +1,67 @@
 import type { Contract } from '@protection-service/contract';
+import {
+  ContextExistsError,
+  createContext,
+  deleteContext,
+  listContexts,
+  ownContext,
+  resolvedView,
+  updateContext,
+} from '../domain/partner/contexts';
 import { readMerchantSettings } from '../domain/settings';
-import { notFound } from '../http/errors';
-import { storeOf } from './caller';
+import { HttpError, notFound } from '../http/errors';
+import { pricingTypesOf, storeOf, tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './index';
 
-/** Merchant settings and partner contexts. */
+const CONTEXT_NOT_FOUND = 'partner context not found';
+
+/**
+ * Merchant settings and the calling app's partner context (D27, D37). A context of another
+ * app or store, or a deleted one, answers exactly like a missing one (D7). The resolved
+ * view's pricing is filtered to the pricing types the token may read (D16).
+ */
 export function settingsHandlers({ db }: RouteContext): GroupHandlers<Contract['settings']> {
   return {
     async get({ req }) {
       const settings = await readMerchantSettings(db, storeOf(req));
       if (!settings) throw notFound('store not found');
       return { status: 200, body: { data: settings } };
+    },
+    async createContext({ body, req }) {
+      const { storeId, clientId } = tokenOf(req);
+      try {
+        return { status: 201, body: { data: await createContext(db, storeId, clientId, body.name) } };
+      } catch (err) {
+        if (err instanceof ContextExistsError) throw new HttpError(409, err.message);
+        throw err;
+      }
+    },
+    async listContexts({ req }) {
+      const { storeId, clientId } = tokenOf(req);
+      return { status: 200, body: { data: await listContexts(db, storeId, clientId) } };
+    },
+    async getContext({ params, query, req }) {
+      const { storeId, clientId } = tokenOf(req);
+      const row = await ownContext(db, storeId, clientId, params.contextId);
+      if (!row) throw notFound(CONTEXT_NOT_FOUND);
+      return {
+        status: 200,
+        body: { data: await resolvedView(db, row, query.variantKey, pricingTypesOf(req, 'read')) },
+      };
+    },
+    async updateContext({ params, query, body, req }) {
+      const { storeId, clientId } = tokenOf(req);
+      const row = await updateContext(db, storeId, clientId, params.contextId, body);
+      if (!row) throw notFound(CONTEXT_NOT_FOUND);
+      return {
+        status: 200,
+        body: { data: await resolvedView(db, row, query.variantKey, pricingTypesOf(req, 'read')) },
+      };
+    },
+    async deleteContext({ params, req }) {
+      const { storeId, clientId } = tokenOf(req);
+      if (!(await deleteContext(db, storeId, clientId, params.contextId))) throw notFound(CONTEXT_NOT_FOUND);
+      return { status: 200, body: { data: { ok: true as const } } };
     },
   };
 }

@@ -9,7 +9,7 @@ import type { GroupHandlers, RouteContext } from './index';
  * Installations (D14) and session-token minting (D15). A store the user does not belong to
  * answers exactly what a missing store answers (D7: 404, never 403).
  */
-export function storeHandlers({ db, config }: RouteContext): GroupHandlers<Contract['stores']> {
+export function storeHandlers({ db, config, auth }: RouteContext): GroupHandlers<Contract['stores']> {
   const sessionSettings = { secretKey: config.secretKey, issuer: config.publicBaseUrl };
   return {
     async listInstallations({ params, req }) {
@@ -20,9 +20,11 @@ export function storeHandlers({ db, config }: RouteContext): GroupHandlers<Contr
     async uninstall({ params, req }) {
       const { userId } = dashboardUserOf(req);
       if (!(await isStoreMember(db, userId, params.storeId))) throw notFound('store not found');
-      // D14: one transaction revokes every token of the installation; the public reads' 5 s
-      // in-process cache (D29) then falls back to merchant defaults on every process.
+      // D14: one transaction revokes every token of the installation and soft-deletes its
+      // context; its commit announces both to every process (public reads fall back, D29).
       if (!(await uninstall(db, params.storeId, params.clientId))) throw notFound('app not installed on this store');
+      // D13: this process applies the revocation before it answers.
+      await auth.revocations.refresh();
       return { status: 200, body: { data: { ok: true as const } } };
     },
     async mintSessionToken({ params, req }) {

@@ -31,8 +31,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await sql`create database ${sql.id(TEMPLATE_DB)}`.execute(admin);
   await admin.destroy();
 
-  const template = createDb(withDatabase(started.url, TEMPLATE_DB), { max: 1 });
-  await migrateToLatest(template);
+  const templateUrl = withDatabase(started.url, TEMPLATE_DB);
+  const template = createDb(templateUrl, { max: 1 });
+  await migrateToLatest(template, templateUrl);
   await template.destroy();
 
   project.provide('postgresUrl', url);

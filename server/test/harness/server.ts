@@ -13,6 +13,8 @@ import { TEMPLATE_DB, withDatabase } from './global-setup';
 export interface TestServer {
   baseUrl: string;
   db: Db;
+  /** The test file's database, for processes the test starts beside this server. */
+  databaseUrl: string;
   config: Config;
   /** fetch relative to the server, JSON body helper included. */
   request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
@@ -29,6 +31,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     secretKey: randomBytes(32),
     webhookAllowPrivateUrls: true,
+    // In-process test servers deliver nothing unless a test asks for workers.
+    webhookWorkers: 0,
+    webhookTimeoutMs: 2000,
+    webhookRetrySchedule: [1, 1, 1],
     ...overrides,
   };
 }
@@ -74,6 +80,7 @@ export async function startTestServer(
   return {
     baseUrl,
     db: database.db,
+    databaseUrl: database.url,
     config,
     request(path, init = {}) {
       const { json, ...rest } = init;

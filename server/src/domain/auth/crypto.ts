@@ -12,7 +12,12 @@ import {
  * Keys the service derives from SECRET_KEY, one per purpose, so a value signed for one
  * purpose never verifies for another (D5, D16 token-kind confusion).
  */
-export type KeyPurpose = 'access-token' | 'dashboard-token' | 'webhook-secret-encryption' | 'session-token';
+export type KeyPurpose =
+  | 'access-token'
+  | 'dashboard-token'
+  | 'webhook-secret-encryption'
+  | 'session-token'
+  | 'page-cursor';
 
 export function deriveKey(secretKey: Buffer, purpose: KeyPurpose, context = ''): Buffer {
   return Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), `protection-service:${purpose}:${context}`, 32));

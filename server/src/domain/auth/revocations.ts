@@ -1,16 +1,20 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { announce } from '../changes';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './tokens';
 
 export type RevocationKind = 'token' | 'grant' | 'installation';
 
 /**
  * Records a revocation in the feed every server process follows (D13). Call it inside the
- * transaction of the change that causes it: a rolled-back uninstall revokes nothing.
+ * transaction of the change that causes it: a rolled-back uninstall revokes nothing. The
+ * other processes hear of it when it commits (../changes.ts) and re-read the feed at once;
+ * the process that answers the request re-reads it before answering (`RevocationFeed.refresh`).
  * `expiresAt`: when the entry no longer matters (no token it covers can still be valid).
  */
 export async function recordRevocation(db: Db, kind: RevocationKind, subject: string, expiresAt: Date): Promise<void> {
   await db.insertInto('revocations').values({ kind, subject, expiresAt }).execute();
+  await announce(db, { kind: 'revocation' });
 }
 
 /**
@@ -45,9 +49,11 @@ export async function revokeFamily(db: Db, grantId: string, reason: string): Pro
 
 /**
  * This process's copy of the revocation feed. Access tokens verify by signature alone; the
- * only question left is "was it revoked?", answered from memory. The copy follows the table
- * every `intervalMs` (one query per interval per process, never one per request), so a
- * revocation takes effect everywhere within about a second.
+ * only question left is "was it revoked?", answered from memory. The copy is re-read when a
+ * revocation is announced (../changes.ts), by the recording process before it answers, and
+ * every `intervalMs` as the fallback (one query per interval per process, never one per
+ * request), so a revocation takes effect everywhere within about a second even while the
+ * change channel is down.
  */
 export class RevocationFeed {
   /** Database time of the last read; the next read starts OVERLAP_MS before it. */
@@ -82,6 +88,15 @@ export class RevocationFeed {
       this.syncing = undefined;
     });
     return this.syncing;
+  }
+
+  /**
+   * A read that starts after this call, so it sees every revocation committed before it
+   * (a read already under way may have started before that commit).
+   */
+  async refresh(): Promise<void> {
+    if (this.syncing) await this.syncing.catch(() => {});
+    await this.sync();
   }
 
   private async read(): Promise<void> {

@@ -22,7 +22,8 @@ export interface RecordedEvent {
  * contract's schema of the topic; one that does not is a bug, and throws (rolling the change
  * back with it). The fan-out is fixed here (D35): one delivery for every active installation
  * of the store whose app has a webhook URL, subscribes to the topic and is not disabled by a
- * 410. Event and deliveries are written in one statement.
+ * 410. Event and deliveries are written in one statement, and a trigger on the deliveries
+ * queues their delivery jobs (graphile-worker `add_job`) in the same transaction.
  */
 export async function recordEvent<T extends WebhookTopic>(trx: Db, event: NewEvent<T>): Promise<RecordedEvent> {
   const body = WEBHOOK_BODY_SCHEMAS[event.topic].parse(event.body);

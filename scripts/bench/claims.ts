@@ -1,0 +1,144 @@
+/**
+ * The claims list at depth (D24) and claim filing, in one run against one server process:
+ * - a store is seeded with 1,000,000 claims (and an item each) straight in SQL with
+ *   generate_series (indexes rebuilt after the load);
+ * - `GET /v1/claims?first=50` for the first page, and for the page after the 900,000th claim,
+ *   reached through a real cursor (minted with the server's key, as the server would, and
+ *   checked against the API before the load). Goal: the deep page at least 0.9 of the first
+ *   page's requests/second; the EXPLAIN of both pages is printed;
+ * - `POST /v1/claims/:sourceOrderId` filing throughput, p50 and p99.
+ */
+import { randomBytes } from 'node:crypto';
+import { CompiledQuery, sql } from 'kysely';
+import { createDb, type Db } from '../../server/src/db/database';
+import { migrateToLatest } from '../../server/src/db/migrate';
+import { claimListBinding, claimPageQuery } from '../../server/src/domain/claims/read';
+import { CursorCodec, type Position } from '../../server/src/domain/cursor';
+import { benchInstallation } from './install';
+import { benchDatabase, compare, type Measured, printTable, startService, stopProcess } from './lib';
+
+const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 1_000_000);
+const DEPTH = Math.floor(CLAIMS * 0.9);
+const ORDERS = 1000;
+
+/**
+ * 1,000 orders and CLAIMS claims of one store, one item each, a millisecond apart, loaded the
+ * way bulk loads are done: the secondary indexes of the two big tables are dropped and rebuilt
+ * from their own definitions (pg_indexes) after the rows are in, and the foreign-key triggers
+ * are skipped for the load (`session_replication_role = replica`, superuser only; the rows
+ * are consistent by construction: the orders are written first).
+ */
+async function seed(db: Db, storeId: string): Promise<number> {
+  const started = Date.now();
+  await db.transaction().execute(async (trx) => {
+    const indexes = await sql<{ indexname: string; indexdef: string }>`
+      select indexname, indexdef from pg_indexes
+      where schemaname = 'public' and tablename in ('claims', 'claim_items') and indexname not like '%_pkey'`.execute(
+      trx,
+    );
+    for (const i of indexes.rows) await sql`drop index ${sql.id(i.indexname)}`.execute(trx);
+    await sql`set local session_replication_role = replica`.execute(trx);
+    await sql`
+      insert into orders (id, store_id, source_order_id, source_order_number, currency, source_created_at, platform_id, total)
+      select 'ord_bench_' || n, ${storeId}, 'bench-' || n, '#' || n, 'USD', timestamptz '2026-01-01', 'api', 100
+      from generate_series(1, ${ORDERS}) n`.execute(trx);
+    await sql`
+      insert into claims (
+        id, store_id, order_id, source_order_id, author_email, claim_type, claim_category, sales_channel,
+        resolution_requested, created_at, updated_at
+      )
+      select 'clm_bench_' || lpad(n::text, 7, '0'), ${storeId}, 'ord_bench_' || (n % ${ORDERS} + 1),
+        'bench-' || (n % ${ORDERS} + 1), 'shopper@example.com', 'DAMAGED', 'SHIPPING', 'ONLINE', 'RESHIP',
+        timestamptz '2026-01-01' + n * interval '1 millisecond', timestamptz '2026-01-01' + n * interval '1 millisecond'
+      from generate_series(1, ${CLAIMS}) n`.execute(trx);
+    await sql`
+      insert into claim_items (id, claim_id, position, item_id, quantity, issue_type)
+      select 'cli_bench_' || n, 'clm_bench_' || lpad(n::text, 7, '0'), 1, 'item-1', 1, 'DAMAGED'
+      from generate_series(1, ${CLAIMS}) n`.execute(trx);
+    await sql`set local session_replication_role = origin`.execute(trx);
+    for (const i of indexes.rows) await sql.raw(i.indexdef).execute(trx);
+  });
+  await sql`analyze orders, claims, claim_items`.execute(db);
+  return (Date.now() - started) / 1000;
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of exactly the query a list page runs. */
+async function explain(db: Db, storeId: string, after: Position | undefined): Promise<string> {
+  const compiled = claimPageQuery(storeId, {}, { after }, 51, false).compile(db);
+  const plan = await db.executeQuery<{ 'QUERY PLAN': string }>(
+    CompiledQuery.raw(`explain (analyze, buffers, costs off) ${compiled.sql}`, [...compiled.parameters]),
+  );
+  return plan.rows.map((r) => Object.values(r)[0]).join('\n');
+}
+
+export async function benchClaims(): Promise<Measured[]> {
+  const database = await benchDatabase();
+  const db = createDb(database.url);
+  const secret = randomBytes(32);
+  try {
+    await migrateToLatest(db, database.url);
+    const installed = await benchInstallation(db, secret, 'claims', ['claim:manage', 'order:update']);
+    const storeId = installed.store.id;
+    const seconds = await seed(db, storeId);
+    process.stdout.write(`seeded ${CLAIMS} claims with their items in ${seconds.toFixed(1)} s\n`);
+
+    // The position of the DEPTH-th claim, found once (by OFFSET, here only) to mint its cursor.
+    const deep = (
+      await sql<{ id: string; at: string }>`
+        select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
+        from claims where store_id = ${storeId} order by created_at, id offset ${DEPTH - 1} limit 1`.execute(db)
+    ).rows[0]!;
+    const position = { createdAt: deep.at, id: deep.id };
+    const cursor = new CursorCodec(secret).encode(position, claimListBinding(storeId, {}));
+
+    const { base, child: server } = await startService(database.url, secret);
+    const headers = { authorization: `Bearer ${installed.tokenFor(base)}` };
+    const rows: Measured[] = [];
+    try {
+      const firstUrl = `${base}/v1/claims?first=50`;
+      const deepUrl = `${base}/v1/claims?first=50&after=${encodeURIComponent(cursor)}`;
+      const check = await fetch(deepUrl, { headers });
+      const page = (await check.json()) as { edges: { node: { id: string } }[] };
+      const expected = `clm_bench_${String(DEPTH + 1).padStart(7, '0')}`;
+      if (check.status !== 200 || page.edges[0]?.node.id !== expected)
+        throw new Error(`the deep page answered ${check.status}, first ${page.edges[0]?.node.id}, not ${expected}`);
+      const fileBody = JSON.stringify({
+        email: 'bench@example.com',
+        salesChannel: 'ONLINE',
+        claimCategory: 'SHIPPING',
+        fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1 }] }],
+        resolution: { desiredMethod: 'RESHIP' },
+      });
+      const filed = await fetch(`${base}/v1/claims/bench-1`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: fileBody,
+      });
+      if (filed.status !== 200) throw new Error(`filing answered ${filed.status}`);
+      rows.push(
+        ...(await compare([
+          { name: 'GET /v1/claims?first=50 (first page)', url: firstUrl, headers },
+          { name: `GET /v1/claims?first=50&after=<claim ${DEPTH}>`, url: deepUrl, headers },
+          {
+            name: 'POST /v1/claims/:sourceOrderId (filing)',
+            url: `${base}/v1/claims/bench-1`,
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: fileBody,
+          },
+        ])),
+      );
+    } finally {
+      await stopProcess(server);
+    }
+    printTable(rows);
+    const ratio = rows[1]!.rps / rows[0]!.rps;
+    process.stdout.write(`deep page / first page: ${ratio.toFixed(2)} of the requests/second (goal >= 0.9)\n`);
+    process.stdout.write(`\nEXPLAIN first page:\n${await explain(db, storeId, undefined)}\n`);
+    process.stdout.write(`\nEXPLAIN page after claim ${DEPTH}:\n${await explain(db, storeId, position)}\n`);
+    return rows;
+  } finally {
+    await db.destroy();
+    await database.stop();
+  }
+}

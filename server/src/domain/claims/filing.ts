@@ -1,0 +1,333 @@
+import type {
+  TClaimFile,
+  TClaimType,
+  TIssueType,
+  TOfflineClaimFile,
+  TOfflineClaimFiled,
+} from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database';
+import { recordEvent } from '../events/record';
+import { newId } from '../ids';
+
+/** One claimed line: a filed issue (online) or the single item (offline). */
+interface ClaimLine {
+  itemId: string | null;
+  quantity: number;
+  issueType: TIssueType | null;
+  sourceFulfillmentId: string | null;
+  sourceProductId: string | null;
+  sourceVariantId: string | null;
+  details: string | null;
+  images: string[];
+}
+
+interface NewClaim {
+  storeId: string;
+  orderId: string;
+  sourceOrderId: string;
+  policyId: string | null;
+  claimFiledFrom: 'EXTERNAL' | 'INTERNAL';
+  authorName: string | null;
+  authorEmail: string;
+  resolutionRequested: string | null;
+  claimCategory: 'SHIPPING' | 'WARRANTY';
+  salesChannel: 'ONLINE' | 'IN_STORE';
+  warrantyPeriod: string | null;
+  options: unknown;
+  offlineDetails: unknown;
+  lines: ClaimLine[];
+  documents: { url: string; documentType: 'SIGNATURE' | 'RECEIPT' | 'IMAGE' }[];
+}
+
+/** D22: the issue type when all lines share one, `MULTIPLE` when they differ, else null. */
+function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
+  const types = new Set(lines.flatMap((l) => (l.issueType ? [l.issueType] : [])));
+  if (types.size === 0) return null;
+  return types.size === 1 ? [...types][0]! : 'MULTIPLE';
+}
+
+/**
+ * Writes a `NEW` claim with its items and documents and records `claim/created` (D22) in the
+ * caller's transaction (D32). Two statements plus the event, whatever the number of items.
+ */
+async function insertClaim(trx: Db, c: NewClaim): Promise<string> {
+  const id = newId('clm');
+  const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
+  const claimType = claimTypeOf(c.lines);
+  const items = c.lines.map((l) => ({ ...l, id: newId('cli') }));
+  await sql`
+    insert into claims (
+      id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
+      claim_description, resolution_requested, claim_type, claim_category, sales_channel,
+      warranty_period, options, offline_details
+    ) values (
+      ${id}, ${c.storeId}, ${c.orderId}, ${c.sourceOrderId}, ${c.policyId}, ${c.claimFiledFrom},
+      ${c.authorName}, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
+      ${c.claimCategory}, ${c.salesChannel}, ${c.warrantyPeriod},
+      ${c.options == null ? null : JSON.stringify(c.options)}::jsonb,
+      ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb
+    )`.execute(trx);
+  const col = <T>(f: (l: (typeof items)[number]) => T) => items.map(f);
+  const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
+  await sql`
+    with written_items as (
+      insert into claim_items (
+        id, claim_id, position, item_id, quantity, issue_type, source_fulfillment_id,
+        source_product_id, source_variant_id, details, images
+      )
+      select w.id, ${id}, w.n, w.item_id, w.quantity, w.issue_type, w.fulfillment, w.product,
+        w.variant, w.details, w.images::jsonb
+      from unnest(
+        ${col((l) => l.id)}::text[], ${col((l) => l.itemId)}::text[], ${col((l) => l.quantity)}::int[],
+        ${col((l) => l.issueType)}::text[], ${col((l) => l.sourceFulfillmentId)}::text[],
+        ${col((l) => l.sourceProductId)}::text[], ${col((l) => l.sourceVariantId)}::text[],
+        ${col((l) => l.details)}::text[], ${col((l) => JSON.stringify(l.images))}::text[]
+      ) with ordinality as w (id, item_id, quantity, issue_type, fulfillment, product, variant, details, images, n)
+    )
+    insert into claim_documents (id, claim_id, position, url, document_type)
+    select d.id, ${id}, d.n, d.url, d.document_type
+    from unnest(${docs.map((d) => d.id)}::text[], ${docs.map((d) => d.url)}::text[],
+      ${docs.map((d) => d.documentType)}::text[]) with ordinality as d (id, url, document_type, n)
+  `.execute(trx);
+  await recordEvent(trx, {
+    storeId: c.storeId,
+    topic: 'claim/created',
+    body: {
+      claimId: id,
+      storeId: c.storeId,
+      sourceOrderId: c.sourceOrderId,
+      claimCategory: c.claimCategory,
+      claimType,
+      claimState: 'NEW',
+      items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
+    },
+  });
+  return id;
+}
+
+export type FileResult =
+  | { ok: true; claimId: string }
+  | { ok: false; missing: 'order' }
+  | { ok: false; issues: { path: string; message: string }[] };
+
+/**
+ * `POST /v1/claims/:sourceOrderId` (D22, D23): files a `NEW` claim against the store's live
+ * order. When the order's line items are known, every issue's `sourceItemId` must name one
+ * and the quantities claimed per item may not exceed what was ordered (`issues`, 400). The
+ * claim links the order's active policy, or none. The order row is share-locked, so a
+ * concurrent PUT cannot swap the line items (or a DELETE end the order) between check and
+ * write.
+ */
+export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, f: TClaimFile): Promise<FileResult> {
+  const issues = f.fulfillmentIssues.flatMap((fi, i) =>
+    fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
+  );
+  return db.transaction().execute(async (trx) => {
+    const order = (
+      await sql<{
+        id: string;
+        lineItemsKnown: boolean;
+        customerName: string | null;
+        policyId: string | null;
+        ordered: Record<string, number>;
+      }>`
+        select o.id, o.line_items_known, o.customer_name,
+          (select p.id from protection_policies p where p.order_id = o.id and p.removed_at is null) as policy_id,
+          coalesce((
+            select json_object_agg(li.source_item_id, li.quantity) from order_line_items li where li.order_id = o.id
+          ), '{}') as ordered
+        from orders o
+        where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
+        for share of o
+      `.execute(trx)
+    ).rows[0];
+    if (!order) return { ok: false, missing: 'order' } as const;
+    if (order.lineItemsKnown) {
+      const problems: { path: string; message: string }[] = [];
+      const claimed = new Map<string, number>();
+      for (const issue of issues) {
+        if (!issue.sourceItemId) continue;
+        const path = `body.fulfillmentIssues.${issue.at[0]}.issues.${issue.at[1]}`;
+        const ordered = order.ordered[issue.sourceItemId];
+        if (ordered === undefined) {
+          problems.push({ path: `${path}.sourceItemId`, message: 'not a line item of the order' });
+          continue;
+        }
+        const total = (claimed.get(issue.sourceItemId) ?? 0) + issue.quantity;
+        claimed.set(issue.sourceItemId, total);
+        if (total > ordered)
+          problems.push({ path: `${path}.quantity`, message: `exceeds the ordered quantity (${ordered})` });
+      }
+      if (problems.length > 0) return { ok: false, issues: problems } as const;
+    }
+    const claimId = await insertClaim(trx, {
+      storeId,
+      orderId: order.id,
+      sourceOrderId,
+      policyId: order.policyId,
+      claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
+      authorName: order.customerName,
+      authorEmail: f.email,
+      resolutionRequested: f.resolution.desiredMethod,
+      claimCategory: f.claimCategory,
+      salesChannel: f.salesChannel,
+      warrantyPeriod: f.resolution.warrantyPeriod ?? null,
+      options: f.options ?? null,
+      offlineDetails: null,
+      lines: issues.map((i) => ({
+        itemId: i.sourceItemId ?? null,
+        quantity: i.quantity,
+        issueType: i.issueType,
+        sourceFulfillmentId: i.sourceFulfillmentId,
+        sourceProductId: i.sourceProductId ?? null,
+        sourceVariantId: i.sourceVariantId ?? null,
+        details: i.details ?? null,
+        images: i.images ?? [],
+      })),
+      documents: [
+        ...(f.resolution.customerSignature
+          ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
+          : []),
+        ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
+      ],
+    });
+    return { ok: true, claimId } as const;
+  });
+}
+
+export type OfflineFileResult =
+  | { ok: true; claimId: string; filed: TOfflineClaimFiled }
+  | { ok: false; message: string };
+
+/**
+ * `POST /v1/claims/offline` (D23): creates an order `offline_…` for the purchase (in the
+ * store's currency, dated the day of purchase, its single item as line item when the item
+ * names one) and a `NEW` claim on that item, in one transaction with `claim/created`. A body
+ * `storeId` other than the caller's store is refused (400), never used.
+ */
+export async function fileOfflineClaim(db: Db, storeId: string, f: TOfflineClaimFile): Promise<OfflineFileResult> {
+  if (f.storeId != null && f.storeId !== storeId) return { ok: false, message: "storeId is not the token's store" };
+  const item = f.items[0]!;
+  const sourceOrderId = newId('offline');
+  return db.transaction().execute(async (trx) => {
+    const orderId = newId('ord');
+    await sql`
+      insert into orders (
+        id, store_id, source_order_id, source_order_number, currency, source_created_at, platform_id,
+        total, customer_email, customer_phone, customer_name, line_items_known
+      )
+      select ${orderId}, s.id, ${sourceOrderId}, ${sourceOrderId}, s.currency,
+        ${f.warranty.dateOfPurchase}::timestamptz, 'api', ${item.price ?? 0}::numeric,
+        ${f.customer.email}, ${f.customer.phoneNumber ?? null},
+        ${[f.shippingAddress?.firstName, f.shippingAddress?.lastName].filter(Boolean).join(' ') || null},
+        ${item.sourceItemId != null}
+      from stores s where s.id = ${storeId}
+    `.execute(trx);
+    if (item.sourceItemId != null) {
+      await trx
+        .insertInto('orderLineItems')
+        .values({
+          orderId,
+          sourceItemId: item.sourceItemId,
+          position: 0,
+          sourceProductId: item.sourceProductId ?? null,
+          sourceVariantId: item.sourceVariantId ?? null,
+          name: item.name ?? null,
+          sku: item.sku ?? null,
+          quantity: 1,
+          price: item.price ?? null,
+          isShippable: null,
+        })
+        .execute();
+    }
+    const claimId = await insertClaim(trx, {
+      storeId,
+      orderId,
+      sourceOrderId,
+      policyId: null,
+      claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
+      authorName: null,
+      authorEmail: f.customer.email,
+      resolutionRequested: f.resolution ?? null,
+      claimCategory: f.claimCategory,
+      salesChannel: f.salesChannel,
+      warrantyPeriod: item.warrantyPeriod ?? null,
+      options: f.options ?? null,
+      offlineDetails: { item, warranty: f.warranty, shippingAddress: f.shippingAddress ?? null },
+      lines: [
+        {
+          itemId: item.sourceItemId ?? null,
+          quantity: 1,
+          issueType: f.issueType ?? null,
+          sourceFulfillmentId: null,
+          sourceProductId: item.sourceProductId ?? null,
+          sourceVariantId: item.sourceVariantId ?? null,
+          details: item.details ?? null,
+          images: item.images ?? [],
+        },
+      ],
+      documents: [
+        ...(f.signature ? [{ url: f.signature, documentType: 'SIGNATURE' as const }] : []),
+        ...(f.warranty.receiptImages ?? []).map((url) => ({ url, documentType: 'RECEIPT' as const })),
+        ...(item.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const })),
+      ],
+    });
+    return { ok: true, claimId, filed: offlinePayload(f, storeId, sourceOrderId) } as const;
+  });
+}
+
+/** The spec's echo of an offline filing: every field present, absent ones null. */
+function offlinePayload(f: TOfflineClaimFile, storeId: string, sourceOrderId: string): TOfflineClaimFiled {
+  const i = f.items[0]!;
+  const a = f.shippingAddress;
+  return {
+    status: 'ok',
+    payload: {
+      sourceOrderId,
+      customer: { email: f.customer.email, phoneNumber: f.customer.phoneNumber ?? null },
+      item: {
+        sourceProductId: i.sourceProductId ?? null,
+        sourceVariantId: i.sourceVariantId ?? null,
+        name: i.name ?? null,
+        images: i.images ?? null,
+        sourceItemId: i.sourceItemId ?? null,
+        sku: i.sku ?? null,
+        details: i.details ?? null,
+        productImage: i.productImage ?? null,
+        price: i.price ?? null,
+        subIssueId: i.subIssueId ?? null,
+        productDescription: i.productDescription ?? null,
+        warrantyPeriod: i.warrantyPeriod ?? null,
+      },
+      warranty: {
+        dateOfPurchase: f.warranty.dateOfPurchase,
+        receiptRequired: f.warranty.receiptRequired ?? null,
+        receiptImages: f.warranty.receiptImages ?? null,
+      },
+      shippingAddress: a
+        ? {
+            firstName: a.firstName ?? null,
+            lastName: a.lastName ?? null,
+            address1: a.address1 ?? null,
+            address2: a.address2 ?? null,
+            city: a.city ?? null,
+            zip: a.zip ?? null,
+            country: a.country ?? null,
+            state: a.state ?? null,
+            stateAbr: a.stateAbr ?? null,
+            countryAbr: a.countryAbr ?? null,
+            lat: a.lat ?? null,
+            lng: a.lng ?? null,
+            addressOrigin: a.addressOrigin ?? null,
+          }
+        : null,
+      storeId,
+      signature: f.signature ?? null,
+      salesChannel: f.salesChannel,
+      claimCategory: f.claimCategory,
+      issueType: f.issueType ?? null,
+      resolution: f.resolution ?? null,
+    },
+  };
+}

@@ -1,0 +1,219 @@
+import {
+  canTransition,
+  type TClaimApprove,
+  type TClaimDeny,
+  type TClaimMessageWrite,
+  type TClaimState,
+} from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database';
+import { recordEvent } from '../events/record';
+import { newId } from '../ids';
+import { roundMoney } from '../money';
+import { resolvedSettings } from '../partner/contexts';
+import { storeCredit, storeCreditCode } from './store-credit';
+
+/** What a move reports: done, no such claim in the store (404), or a move D22 refuses (409). */
+export type MoveResult =
+  | { ok: true }
+  | { ok: false; missing: 'claim' }
+  | { ok: false; conflict: { from: TClaimState; to: TClaimState } }
+  | { ok: false; issues: { path: string; message: string }[] };
+
+interface LockedClaim {
+  id: string;
+  claimState: TClaimState;
+  sourceOrderId: string;
+  currency: string;
+}
+
+/** The app and store a move is made for. */
+export interface Actor {
+  storeId: string;
+  clientId: string;
+}
+
+/**
+ * Runs one state move of a claim (D22, D36) in a transaction that holds the claim's row lock
+ * (`for update`) from the check to the commit. Of concurrent moves of one claim the first
+ * wins; each later one waits for it, then reads the committed state and is checked against
+ * it, so a move that is no longer allowed answers 409 and writes nothing. `apply` writes the
+ * move's own rows and its event; the state change and its log row are written here.
+ */
+async function move(
+  db: Db,
+  actor: Actor,
+  claimId: string,
+  to: TClaimState,
+  note: string | null,
+  apply: (trx: Db, claim: LockedClaim) => Promise<MoveResult | undefined>,
+): Promise<MoveResult> {
+  return db.transaction().execute(async (trx) => {
+    const claim = (
+      await sql<LockedClaim>`
+        select c.id, c.claim_state, c.source_order_id, o.currency
+        from claims c join orders o on o.id = c.order_id
+        where c.store_id = ${actor.storeId} and c.id = ${claimId}
+        for update of c
+      `.execute(trx)
+    ).rows[0];
+    if (!claim) return { ok: false, missing: 'claim' } as const;
+    if (!canTransition(claim.claimState, to)) return { ok: false, conflict: { from: claim.claimState, to } } as const;
+    const refused = await apply(trx, claim);
+    if (refused) return refused;
+    await sql`
+      with moved as (
+        update claims set claim_state = ${to}, updated_at = now()
+          ${to === 'APPROVED' ? sql`, resolution_date = now()` : sql``}
+        where id = ${claim.id}
+      )
+      insert into claim_state_changes (claim_id, from_state, to_state, client_id, note)
+      values (${claim.id}, ${claim.claimState}, ${to}, ${actor.clientId}, ${note})
+    `.execute(trx);
+    return { ok: true } as const;
+  });
+}
+
+/**
+ * `POST /v1/claims/:claimId/approve` (D22, D26, D36): moves the claim to `APPROVED`, writes
+ * its resolutions, a store credit for each `STORE_CREDIT` one, and `claim/approved`. Store
+ * credit is issued in the order's currency from the resolved settings of the approving app
+ * (D37); a `paidCurrency` other than the order's is refused (400), as is a store credit of 0.
+ */
+export async function approveClaim(db: Db, actor: Actor, claimId: string, body: TClaimApprove): Promise<MoveResult> {
+  return move(db, actor, claimId, 'APPROVED', null, async (trx, claim) => {
+    const issues = body.resolutions.flatMap((r, i) => {
+      if (r.type !== 'STORE_CREDIT') return [];
+      const path = `body.resolutions.${i}`;
+      if (r.paidCurrency != null && r.paidCurrency !== claim.currency)
+        return [
+          {
+            path: `${path}.paidCurrency`,
+            message: `store credit is issued in the order's currency (${claim.currency})`,
+          },
+        ];
+      if (roundMoney(r.paidValue ?? 0, claim.currency) <= 0)
+        return [{ path: `${path}.paidValue`, message: 'must be greater than 0 for STORE_CREDIT (D36)' }];
+      return [];
+    });
+    if (issues.length > 0) return { ok: false, issues };
+    const settings = body.resolutions.some((r) => r.type === 'STORE_CREDIT')
+      ? await resolvedSettings(trx, actor.storeId, actor.clientId)
+      : undefined;
+    const resolutions = body.resolutions.map((r, i) => {
+      const currency = r.paidCurrency ?? claim.currency;
+      return {
+        ...r,
+        id: newId('clr'),
+        position: i,
+        currency,
+        credit: r.type === 'STORE_CREDIT' && settings ? storeCredit(r.paidValue!, claim.currency, settings) : null,
+        paid: r.paidValue == null ? null : roundMoney(r.paidValue, currency),
+      };
+    });
+    const col = <T>(f: (r: (typeof resolutions)[number]) => T) => resolutions.map(f);
+    const credits = resolutions.flatMap((r) => (r.credit ? [{ ...r.credit, resolutionId: r.id }] : []));
+    const c = <T>(f: (r: (typeof credits)[number]) => T) => credits.map(f);
+    await sql`
+      with written as (
+        insert into claim_resolutions (
+          id, claim_id, position, user_id, resolution_type, resolution_details, item_id, quantity,
+          paid_value, paid_currency, paid_original_value, include_shipping, shipping_amount,
+          credit_store, claim_state
+        )
+        select r.id, ${claim.id}, r.position, ${actor.clientId}, r.type, r.details, r.item_id, r.quantity,
+          r.paid, r.currency, r.original, coalesce(r.include_shipping, false), r.shipping,
+          r.type = 'STORE_CREDIT', 'APPROVED'
+        from unnest(
+          ${col((r) => r.id)}::text[], ${col((r) => r.position)}::int[], ${col((r) => r.type)}::text[],
+          ${col((r) => r.details ?? null)}::text[], ${col((r) => r.itemId ?? null)}::text[],
+          ${col((r) => r.quantity ?? null)}::int[], ${col((r) => r.paid)}::numeric[],
+          ${col((r) => (r.paidValue == null && r.paidCurrency == null ? null : r.currency))}::text[],
+          ${col((r) => r.paidValue ?? null)}::numeric[], ${col((r) => r.includeShipping ?? null)}::boolean[],
+          ${col((r) => (r.shippingAmount == null ? null : roundMoney(r.shippingAmount, r.currency)))}::numeric[]
+        ) as r (id, position, type, details, item_id, quantity, paid, currency, original, include_shipping, shipping)
+      )
+      insert into claim_store_credits (
+        code, claim_id, resolution_id, credit_value, bonus_value, total_value, bonus, bonus_type,
+        credit_type, credit_currency
+      )
+      select s.code, ${claim.id}, s.resolution_id, s.credit, s.bonus_value, s.total, s.bonus, s.bonus_type,
+        s.credit_type, s.currency
+      from unnest(
+        ${c(() => storeCreditCode())}::text[], ${c((s) => s.resolutionId)}::text[],
+        ${c((s) => String(s.creditValue))}::numeric[], ${c((s) => String(s.bonusValue))}::numeric[],
+        ${c((s) => String(s.totalValue))}::numeric[], ${c((s) => String(s.bonus))}::numeric[],
+        ${c((s) => s.bonusType)}::text[], ${c((s) => s.creditType)}::text[], ${c((s) => s.currency)}::text[]
+      ) as s (code, resolution_id, credit, bonus_value, total, bonus, bonus_type, credit_type, currency)
+    `.execute(trx);
+    await recordEvent(trx, {
+      storeId: actor.storeId,
+      topic: 'claim/approved',
+      body: {
+        claimId: claim.id,
+        storeId: actor.storeId,
+        resolutions: resolutions.map((r) => ({ type: r.type, itemId: r.itemId ?? null, quantity: r.quantity ?? null })),
+      },
+    });
+    return undefined;
+  });
+}
+
+/** `POST /v1/claims/:claimId/deny` (D22, D36): moves the claim to `DENIED` and records `claim/denied`. */
+export async function denyClaim(db: Db, actor: Actor, claimId: string, body: TClaimDeny): Promise<MoveResult> {
+  return move(db, actor, claimId, 'DENIED', body.details ?? null, async (trx, claim) => {
+    await sql`update claims set deny_reason = ${body.reason}, deny_details = ${body.details ?? null} where id = ${claim.id}`.execute(
+      trx,
+    );
+    await recordEvent(trx, {
+      storeId: actor.storeId,
+      topic: 'claim/denied',
+      body: { claimId: claim.id, storeId: actor.storeId, sourceOrderId: claim.sourceOrderId, reason: body.reason },
+    });
+    return undefined;
+  });
+}
+
+/**
+ * `POST /v1/claims/:claimId/transition` (D22, D36): every other move. The contract refuses
+ * `APPROVED` and `DENIED` as targets (400): approve and deny carry their details.
+ */
+export async function transitionClaim(
+  db: Db,
+  actor: Actor,
+  claimId: string,
+  to: TClaimState,
+  note: string | null,
+): Promise<MoveResult> {
+  return move(db, actor, claimId, to, note, async () => undefined);
+}
+
+/**
+ * `POST /v1/claims/:claimId/messages` (D25): adds a message to the store's claim, touches the
+ * claim's `updatedAt` and records `message/created`, in one transaction. False when the store
+ * has no such claim.
+ */
+export async function postMessage(db: Db, storeId: string, claimId: string, m: TClaimMessageWrite): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const messageId = newId('msg');
+    const written = (
+      await sql<{ id: string }>`
+        with claim as (
+          update claims set updated_at = now() where store_id = ${storeId} and id = ${claimId} returning id
+        )
+        insert into claim_messages (id, claim_id, sender_type, message, author_name, medias)
+        select ${messageId}, claim.id, ${m.senderType}, ${m.message}, ${m.authorName ?? null},
+          ${JSON.stringify(m.medias ?? [])}::jsonb
+        from claim
+        returning id
+      `.execute(trx)
+    ).rows[0];
+    if (!written) return false;
+    await recordEvent(trx, {
+      storeId,
+      topic: 'message/created',
+      body: { claimId, storeId, messageId, senderType: m.senderType, message: m.message },
+    });
+    return true;
+  });
+}

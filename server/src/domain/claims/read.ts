@@ -1,0 +1,392 @@
+import type {
+  TClaim,
+  TClaimConnection,
+  TClaimListNode,
+  TClaimListQuery,
+  TClaimState,
+  TClaimType,
+  TResolutionType,
+} from '@protection-service/contract';
+import { type RawBuilder, sql } from 'kysely';
+import type { Db } from '../../db/database';
+import type { CursorCodec, Position } from '../cursor';
+import { roundMoney } from '../money';
+
+/**
+ * Claim reads (spec "Claim", D24). Every read is ONE query whatever the number of nested
+ * rows: the claim row joined to its order and policy, each child list aggregated to JSON by a
+ * correlated subquery on its `(claim_id, …)` index. No query per claim or per item.
+ */
+
+type Json = Record<string, unknown>;
+
+interface ClaimRow {
+  id: string;
+  claimFiledFrom: TClaim['claimFiledFrom'];
+  customerId: string | null;
+  storeId: string;
+  orderId: string;
+  sourceOrderId: string;
+  sourceOrderNumber: string;
+  currency: string;
+  authorName: string | null;
+  authorEmail: string | null;
+  claimDescription: string | null;
+  resolutionRequested: TResolutionType | null;
+  resolutionDate: Date | null;
+  claimState: TClaimState;
+  claimType: TClaimType | null;
+  isOta: boolean;
+  otaDescription: string | null;
+  externalSource: string | null;
+  policyId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+  /** The row's keyset position with microseconds (cursor.ts). */
+  keysetAt: string;
+  items: Json[];
+  messages: Json[];
+  resolutions: Json[];
+  credits?: Json[];
+  documents?: Json[];
+  policy?: Json | null;
+}
+
+const times = (alias: string) =>
+  sql.raw(`'createdAt', ${alias}.created_at, 'updatedAt', ${alias}.updated_at, 'deletedAt', ${alias}.deleted_at`);
+
+/**
+ * The select of claims: the list item's fields, plus, for `full`, the record's store credits,
+ * documents and policy. `where` and `tail` (order, limit) complete it.
+ */
+function claimSelect(full: boolean, where: RawBuilder<unknown>, tail: RawBuilder<unknown> = sql``) {
+  const record = full
+    ? sql`,
+      coalesce((
+        select json_agg(json_build_object(
+          'code', s.code, 'emailStatus', s.email_status, 'emailTime', s.email_time,
+          'creditValue', s.credit_value, 'bonusValue', s.bonus_value, 'totalValue', s.total_value,
+          'bonus', s.bonus, 'bonusType', s.bonus_type, 'creditCurrency', s.credit_currency,
+          'exchangeRate', s.exchange_rate, 'claimId', s.claim_id, ${times('s')}
+        ) order by s.created_at, s.code)
+        from claim_store_credits s where s.claim_id = c.id
+      ), '[]') as credits,
+      coalesce((
+        select json_agg(json_build_object(
+          'id', d.id, 'claimId', d.claim_id, 'url', d.url, 'documentType', d.document_type, ${times('d')}
+        ) order by d.position)
+        from claim_documents d where d.claim_id = c.id
+      ), '[]') as documents,
+      case when p.id is null then null else json_build_object(
+        'id', p.id, 'customerAmount', p.customer_amount, 'brandAmount', p.brand_amount,
+        'insuredAmount', p.insured_amount, 'premiumPaid', p.premium_paid,
+        'premiumDiscountedAmount', p.premium_discounted_amount, 'premiumCurrency', p.premium_currency,
+        'fundedBy', p.funded_by, 'createdAt', p.created_at, 'updatedAt', p.updated_at,
+        'removedAt', p.removed_at, 'deletedAt', p.deleted_at, 'hybridOperator', p.hybrid_operator
+      ) end as policy`
+    : sql``;
+  return sql<ClaimRow>`
+    select c.id, c.claim_filed_from, c.customer_id, c.store_id, c.order_id, c.source_order_id,
+      o.source_order_number, o.currency, c.author_name, c.author_email, c.claim_description,
+      c.resolution_requested, c.resolution_date, c.claim_state, c.claim_type, c.is_ota,
+      c.ota_description, c.external_source, c.policy_id, c.created_at, c.updated_at, c.deleted_at,
+      to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as keyset_at,
+      coalesce((
+        select json_agg(json_build_object(
+          'id', i.id, 'claimId', i.claim_id, 'itemId', i.item_id, 'quantity', i.quantity, ${times('i')}
+        ) order by i.position)
+        from claim_items i where i.claim_id = c.id
+      ), '[]') as items,
+      coalesce((
+        select json_agg(json_build_object(
+          'senderType', m.sender_type, 'id', m.id, 'claimId', m.claim_id, 'message', m.message,
+          'authorName', m.author_name, 'medias', m.medias
+        ) order by m.created_at, m.id)
+        from claim_messages m where m.claim_id = c.id
+      ), '[]') as messages,
+      coalesce((
+        select json_agg(json_build_object(
+          'id', r.id, 'claimId', r.claim_id, 'userId', r.user_id, 'resolutionType', r.resolution_type,
+          'resolutionDetails', r.resolution_details, 'paidValue', r.paid_value,
+          'paidCurrency', r.paid_currency, 'paidOriginalValue', r.paid_original_value,
+          'includeShipping', r.include_shipping, 'shippingAmount', r.shipping_amount,
+          'creditStore', r.credit_store, 'claimState', r.claim_state, ${times('r')}
+        ) order by r.position)
+        from claim_resolutions r where r.claim_id = c.id
+      ), '[]') as resolutions
+      ${record}
+    from claims c
+    join orders o on o.id = c.order_id
+    ${full ? sql`left join protection_policies p on p.id = c.policy_id` : sql``}
+    where ${where}
+    ${tail}
+  `;
+}
+
+// JSON from Postgres: timestamps carry microseconds and an offset; D6 wants ms in UTC.
+const iso = (v: unknown) => new Date(v as string).toISOString();
+const isoOrNull = (v: unknown) => (v === null || v === undefined ? null : iso(v));
+const stamps = (j: Json) => ({
+  createdAt: iso(j.createdAt),
+  updatedAt: iso(j.updatedAt),
+  deletedAt: isoOrNull(j.deletedAt),
+});
+
+function items(row: ClaimRow): TClaim['claimItems'] {
+  return row.items.map((i) => ({
+    id: i.id as string,
+    claimId: i.claimId as string,
+    itemId: i.itemId as string | null,
+    quantity: i.quantity as number,
+    ...stamps(i),
+  }));
+}
+
+function common(row: ClaimRow) {
+  return {
+    id: row.id,
+    storeId: row.storeId,
+    orderId: row.orderId,
+    sourceOrderId: row.sourceOrderId,
+    sourceOrderNumber: row.sourceOrderNumber,
+    authorName: row.authorName,
+    authorEmail: row.authorEmail,
+    claimDescription: row.claimDescription,
+    claimState: row.claimState,
+    isOta: row.isOta,
+    otaDescription: row.otaDescription,
+    externalSource: row.externalSource,
+    claimType: row.claimType,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    deletedAt: row.deletedAt === null ? null : row.deletedAt.toISOString(),
+    policyId: row.policyId,
+  };
+}
+
+function toRecord(row: ClaimRow, baseUrl: string): TClaim {
+  const money = (v: unknown, currency: unknown = row.currency) =>
+    v === null || v === undefined ? null : roundMoney(v as number, currency as string | null);
+  const p = row.policy ?? null;
+  return {
+    ...common(row),
+    claimFiledFrom: row.claimFiledFrom,
+    customerId: row.customerId,
+    resolutionRequested: row.resolutionRequested,
+    resolutionDate: row.resolutionDate === null ? null : row.resolutionDate.toISOString(),
+    claimItems: items(row),
+    claimMessages: row.messages.map((m) => ({
+      senderType: m.senderType as 'customer' | 'brand',
+      id: m.id as string,
+      claimId: m.claimId as string,
+      message: m.message as string,
+      authorName: m.authorName as string | null,
+      medias: m.medias as string[],
+    })),
+    claimResolutions: row.resolutions.map((r) => ({
+      id: r.id as string,
+      claimId: r.claimId as string,
+      userId: r.userId as string | null,
+      resolutionType: r.resolutionType as TResolutionType,
+      resolutionDetails: r.resolutionDetails as string | null,
+      paidValue: money(r.paidValue, r.paidCurrency ?? row.currency),
+      paidCurrency: r.paidCurrency as string | null,
+      paidOriginalValue: r.paidOriginalValue as number | null,
+      includeShipping: r.includeShipping as boolean,
+      shippingAmount: money(r.shippingAmount, r.paidCurrency ?? row.currency),
+      creditStore: r.creditStore as boolean,
+      ...stamps(r),
+    })),
+    claimStoreCredits: (row.credits ?? []).map((s) => ({
+      code: s.code as string,
+      emailStatus: s.emailStatus as 'PENDING' | 'SENT' | 'FAILED',
+      emailTime: isoOrNull(s.emailTime),
+      creditValue: money(s.creditValue, s.creditCurrency)!,
+      bonusValue: money(s.bonusValue, s.creditCurrency)!,
+      totalValue: money(s.totalValue, s.creditCurrency)!,
+      bonus: s.bonus as number,
+      bonusType: s.bonusType as 'NONE' | 'FLAT' | 'PERCENTAGE',
+      creditCurrency: s.creditCurrency as string | null,
+      exchangeRate: s.exchangeRate as number | null,
+      claimId: s.claimId as string,
+      ...stamps(s),
+    })),
+    claimDocuments: (row.documents ?? []).map((d) => ({
+      id: d.id as string,
+      claimId: d.claimId as string,
+      url: d.url as string,
+      documentType: d.documentType as 'SIGNATURE' | 'RECEIPT' | 'IMAGE',
+      ...stamps(d),
+    })),
+    policy:
+      p === null
+        ? null
+        : {
+            id: p.id as string,
+            customerAmount: money(p.customerAmount, p.premiumCurrency)!,
+            brandAmount: money(p.brandAmount, p.premiumCurrency)!,
+            insuredAmount: money(p.insuredAmount, p.premiumCurrency)!,
+            premiumPaid: money(p.premiumPaid, p.premiumCurrency)!,
+            premiumDiscountedAmount: money(p.premiumDiscountedAmount, p.premiumCurrency)!,
+            premiumCurrency: p.premiumCurrency as string | null,
+            fundedBy: p.fundedBy as 'customer' | 'brand',
+            claim: { id: row.id, claimState: row.claimState },
+            createdAt: iso(p.createdAt),
+            updatedAt: iso(p.updatedAt),
+            removedAt: isoOrNull(p.removedAt),
+            deletedAt: isoOrNull(p.deletedAt),
+            hybridOperator: p.hybridOperator as 'AND' | 'OR',
+          },
+    viewClaimUrl: `${baseUrl}/v1/claims/${encodeURIComponent(row.id)}`,
+  };
+}
+
+function toListNode(row: ClaimRow): TClaimListNode {
+  return {
+    ...common(row),
+    claimResolutions: row.resolutions.map((r) => ({
+      id: r.id as string,
+      claimId: r.claimId as string,
+      resolution: r.resolutionType as TResolutionType,
+      claimState: r.claimState as TClaimState,
+      ...stamps(r),
+    })),
+    claimItems: items(row),
+    claimMessages: row.messages.map((m) => ({
+      id: m.id as string,
+      claimId: m.claimId as string,
+      message: m.message as string,
+      authorName: m.authorName as string | null,
+      medias: m.medias as string[],
+    })),
+  };
+}
+
+/** `GET /v1/claims/:claimId` (D24): the claim record of the store, in one query. */
+export async function readClaim(
+  db: Db,
+  storeId: string,
+  claimId: string,
+  baseUrl: string,
+): Promise<TClaim | undefined> {
+  const { rows } = await claimSelect(true, sql`c.store_id = ${storeId} and c.id = ${claimId}`).execute(db);
+  return rows[0] && toRecord(rows[0], baseUrl);
+}
+
+/**
+ * `GET /v1/orders/:sourceOrderId/claims`: the records of the claims filed against the live
+ * order, oldest first; undefined when the store has no such live order. One query.
+ */
+export async function readOrderClaims(
+  db: Db,
+  storeId: string,
+  sourceOrderId: string,
+  baseUrl: string,
+): Promise<TClaim[] | undefined> {
+  const { rows } = await sql<ClaimRow & { found: boolean }>`
+    with live as (
+      select id from orders where store_id = ${storeId} and source_order_id = ${sourceOrderId} and deleted_at is null
+    ), claim_rows as (
+      ${claimSelect(true, sql`c.order_id = (select id from live)`)}
+    )
+    select true as found, claim_rows.* from live left join claim_rows on true
+    order by claim_rows.created_at, claim_rows.id
+  `.execute(db);
+  if (rows.length === 0) return undefined;
+  return rows.filter((r) => r.id !== null).map((r) => toRecord(r, baseUrl));
+}
+
+/**
+ * The keyset query of one list page: `limit` rows of the store's claims matching the filters,
+ * strictly after `after` and before `before` in `(created_at, id)` order (descending when
+ * `backward`). Exported so the benchmark can EXPLAIN exactly what the list runs.
+ */
+export function claimPageQuery(
+  storeId: string,
+  q: Pick<TClaimListQuery, 'claimState' | 'sourceOrderId' | 'createdAtMin' | 'createdAtMax' | 'updatedAtMin'>,
+  { after, before }: { after?: Position; before?: Position },
+  limit: number,
+  backward: boolean,
+) {
+  const where = [sql`c.store_id = ${storeId}`];
+  if (q.claimState) where.push(sql`c.claim_state = ${q.claimState}`);
+  if (q.sourceOrderId) where.push(sql`c.source_order_id = ${q.sourceOrderId}`);
+  if (q.createdAtMin) where.push(sql`c.created_at >= ${q.createdAtMin}::timestamptz`);
+  if (q.createdAtMax) where.push(sql`c.created_at <= ${q.createdAtMax}::timestamptz`);
+  if (q.updatedAtMin) where.push(sql`c.updated_at >= ${q.updatedAtMin}::timestamptz`);
+  if (after) where.push(sql`(c.created_at, c.id) > (${after.createdAt}::timestamptz, ${after.id})`);
+  if (before) where.push(sql`(c.created_at, c.id) < (${before.createdAt}::timestamptz, ${before.id})`);
+  const direction = sql.raw(backward ? 'desc' : 'asc');
+  return claimSelect(
+    false,
+    sql.join(where, sql` and `),
+    sql`order by c.created_at ${direction}, c.id ${direction} limit ${limit}`,
+  );
+}
+
+/** What a list cursor is bound to (cursor.ts): this list, the store and every filter, normalised. */
+export function claimListBinding(storeId: string, q: TClaimListQuery): string {
+  const time = (t: string | undefined) => (t ? new Date(t).toISOString() : null);
+  return JSON.stringify([
+    'claims',
+    storeId,
+    q.claimState ?? null,
+    q.sourceOrderId ?? null,
+    time(q.createdAtMin),
+    time(q.createdAtMax),
+    time(q.updatedAtMin),
+  ]);
+}
+
+export type ListResult = { ok: true; page: TClaimConnection } | { ok: false; message: string };
+
+/**
+ * `GET /v1/claims` (D24): one keyset page of the store's claims in `(createdAt, id)` order.
+ * `first`/`after` read forward from a position, `last`/`before` backward from one (both
+ * bounds may be given). A cursor is bound to the store and the filters; one that does not
+ * verify answers `ok: false` (400). Never OFFSET: a page is one range scan of an index
+ * whose prefix is the store (and the filtered state or order), so it costs the same at any
+ * depth. Rows filed while a client pages sort by their own creation time, so a client never
+ * sees a claim twice and never misses one that existed when it started.
+ */
+export async function listClaims(
+  db: Db,
+  cursors: CursorCodec,
+  storeId: string,
+  q: TClaimListQuery,
+): Promise<ListResult> {
+  if (q.first !== undefined && q.last !== undefined) return { ok: false, message: 'first and last cannot be combined' };
+  const binding = claimListBinding(storeId, q);
+  const positions: { after?: Position; before?: Position } = {};
+  for (const side of ['after', 'before'] as const) {
+    const cursor = q[side];
+    if (cursor === undefined) continue;
+    const position = cursors.decode(cursor, binding);
+    if (!position) return { ok: false, message: `${side}: not a cursor of this list` };
+    positions[side] = position;
+  }
+  const backward = q.last !== undefined;
+  const size = q.last ?? q.first ?? 50;
+  const { after, before } = positions;
+  const { rows } = await claimPageQuery(storeId, q, positions, size + 1, backward).execute(db);
+  const more = rows.length > size;
+  const page = rows.slice(0, size);
+  if (backward) page.reverse();
+  const edges = page.map((row) => ({
+    node: toListNode(row),
+    cursor: cursors.encode({ createdAt: row.keysetAt, id: row.id }, binding),
+  }));
+  return {
+    ok: true,
+    page: {
+      edges,
+      pageInfo: {
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges.at(-1)?.cursor ?? null,
+        hasNextPage: backward ? before !== undefined : more,
+        hasPreviousPage: backward ? more : after !== undefined,
+      },
+    },
+  };
+}

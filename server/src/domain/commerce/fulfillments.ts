@@ -1,0 +1,139 @@
+import type { TFulfillment, TFulfillmentStatus, TFulfillmentWrite } from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database';
+
+export type FulfillmentWriteResult =
+  | { ok: true }
+  | { ok: false; missing: 'order' }
+  | { ok: false; unknownItems: number[] };
+
+/**
+ * `PUT /v1/orders/:sourceOrderId/fulfillments/:sourceFulfillmentId` (D20): creates or replaces
+ * one fulfillment of a live order. When the order's line items are known, every
+ * `sourceItemIds` entry must name one of them (`unknownItems`: the offending indexes, 400).
+ * The order row is share-locked for the check, so a concurrent order PUT cannot swap the line
+ * items between check and write. A cancelled fulfillment stays cancelled: `cancelledAt` is not
+ * part of the body, only DELETE sets it.
+ */
+export async function upsertFulfillment(
+  db: Db,
+  storeId: string,
+  sourceOrderId: string,
+  sourceFulfillmentId: string,
+  f: TFulfillmentWrite,
+): Promise<FulfillmentWriteResult> {
+  const items = f.sourceItemIds ?? [];
+  return db.transaction().execute(async (trx) => {
+    const order = (
+      await sql<{ id: string; unknown: number[] }>`
+        select o.id, coalesce((
+          select array_agg(n - 1) from unnest(${items.map((i) => i.sourceItemId)}::text[]) with ordinality as w (item, n)
+          where o.line_items_known and not exists (
+            select 1 from order_line_items li where li.order_id = o.id and li.source_item_id = w.item
+          )
+        ), '{}') as unknown
+        from orders o
+        where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
+        for share of o
+      `.execute(trx)
+    ).rows[0];
+    if (!order) return { ok: false, missing: 'order' } as const;
+    if (order.unknown.length > 0) return { ok: false, unknownItems: order.unknown } as const;
+    await trx
+      .insertInto('fulfillments')
+      .values({
+        orderId: order.id,
+        sourceFulfillmentId,
+        fulfillmentStatus: f.fulfillmentStatus,
+        sourceItemIds: JSON.stringify(items),
+        trackingCompany: f.trackingCompany ?? null,
+        trackingNumber: f.trackingNumber ?? [],
+        trackingUrl: f.trackingUrl ?? [],
+        createdAt: f.createdAt ?? sql<Date>`now()`,
+        updatedAt: f.updatedAt ?? sql<Date>`now()`,
+      })
+      .onConflict((oc) =>
+        oc.columns(['orderId', 'sourceFulfillmentId']).doUpdateSet((eb) => ({
+          fulfillmentStatus: eb.ref('excluded.fulfillmentStatus'),
+          sourceItemIds: eb.ref('excluded.sourceItemIds'),
+          trackingCompany: eb.ref('excluded.trackingCompany'),
+          trackingNumber: eb.ref('excluded.trackingNumber'),
+          trackingUrl: eb.ref('excluded.trackingUrl'),
+          // A replace without createdAt keeps the first one; updatedAt moves unless given.
+          createdAt: f.createdAt ?? eb.ref('fulfillments.createdAt'),
+          updatedAt: eb.ref('excluded.updatedAt'),
+        })),
+      )
+      .execute();
+    return { ok: true } as const;
+  });
+}
+
+/**
+ * `GET /v1/orders/:sourceOrderId/fulfillments` (D20): every fulfillment of the live order,
+ * cancelled ones included, oldest first. Undefined when the order is unknown.
+ */
+export async function listFulfillments(
+  db: Db,
+  storeId: string,
+  sourceOrderId: string,
+): Promise<TFulfillment[] | undefined> {
+  const rows = await db
+    .selectFrom('orders as o')
+    .leftJoin('fulfillments as f', 'f.orderId', 'o.id')
+    .select([
+      'f.sourceFulfillmentId',
+      'f.fulfillmentStatus',
+      'f.sourceItemIds',
+      'f.trackingCompany',
+      'f.trackingNumber',
+      'f.trackingUrl',
+      'f.createdAt',
+      'f.updatedAt',
+      'f.cancelledAt',
+    ])
+    .where('o.storeId', '=', storeId)
+    .where('o.sourceOrderId', '=', sourceOrderId)
+    .where('o.deletedAt', 'is', null)
+    .orderBy('f.createdAt')
+    .orderBy('f.sourceFulfillmentId')
+    .execute();
+  if (rows.length === 0) return undefined;
+  return rows.flatMap((r) =>
+    r.sourceFulfillmentId === null
+      ? []
+      : [
+          {
+            sourceFulfillmentId: r.sourceFulfillmentId,
+            sourceItemIds: r.sourceItemIds ?? [],
+            fulfillmentStatus: r.fulfillmentStatus as TFulfillmentStatus,
+            trackingCompany: r.trackingCompany,
+            trackingNumber: r.trackingNumber ?? [],
+            trackingUrl: r.trackingUrl ?? [],
+            createdAt: r.createdAt!.toISOString(),
+            updatedAt: r.updatedAt!.toISOString(),
+            cancelledAt: r.cancelledAt?.toISOString() ?? null,
+          },
+        ],
+  );
+}
+
+/**
+ * `DELETE /v1/orders/:sourceOrderId/fulfillments/:sourceFulfillmentId` (D20): marks it
+ * cancelled. Repeating it keeps the first `cancelledAt`. False when the order or the
+ * fulfillment is unknown.
+ */
+export async function cancelFulfillment(
+  db: Db,
+  storeId: string,
+  sourceOrderId: string,
+  sourceFulfillmentId: string,
+): Promise<boolean> {
+  const result = await sql`
+    update fulfillments f set cancelled_at = coalesce(f.cancelled_at, now())
+    from orders o
+    where f.order_id = o.id and f.source_fulfillment_id = ${sourceFulfillmentId}
+      and o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
+  `.execute(db);
+  return (result.numAffectedRows ?? 0n) > 0n;
+}

@@ -1,0 +1,187 @@
+import type { TProduct, TProductChildWrite, TProductWrite } from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database';
+import { roundMoney } from '../money';
+
+/** The writable columns both bodies share (spec product update and child create bodies). */
+function columnsOf(p: TProductWrite | TProductChildWrite): TProductWrite {
+  const out: TProductWrite = {};
+  const fields = [
+    'name',
+    'status',
+    'description',
+    'sku',
+    'price',
+    'tax',
+    'inventoryType',
+    'inventoryQuantity',
+    'productImage',
+    'productType',
+    'inStock',
+  ] as const;
+  for (const f of fields) if (p[f] !== undefined) (out as Record<string, unknown>)[f] = p[f];
+  return out;
+}
+
+/**
+ * `PUT /v2/products/:productId` (D21): updates the fields sent, or creates the product, which
+ * needs a `name` (false: 400). With a name it is one upsert, so two racing creates make one
+ * product; without one it is an update that finds nothing to update when the product is new.
+ */
+export async function upsertProduct(db: Db, storeId: string, productId: string, p: TProductWrite): Promise<boolean> {
+  const columns = columnsOf(p);
+  if (p.name === undefined) {
+    const updated = await db
+      .updateTable('products')
+      .set({ ...columns, updatedAt: sql`now()` })
+      .where('storeId', '=', storeId)
+      .where('productId', '=', productId)
+      .executeTakeFirst();
+    return updated.numUpdatedRows > 0n;
+  }
+  await db
+    .insertInto('products')
+    .values({ ...columns, name: p.name, storeId, productId })
+    .onConflict((oc) => oc.columns(['storeId', 'productId']).doUpdateSet({ ...columns, updatedAt: sql`now()` }))
+    .execute();
+  return true;
+}
+
+export type AddChildResult =
+  | { ok: true }
+  | { ok: false; missing: 'parent' }
+  | { ok: false; exists: true }
+  | { ok: false; unknownBundleItems: number[] };
+
+/**
+ * `POST /v2/products/:productId/children` (D21): creates a child (variant) of an existing
+ * product. `bundleProductIds` must name existing children of the same parent; a product id
+ * already used in the store answers `exists` (409). The parent is key-share locked so it
+ * cannot be deleted between the checks and the insert.
+ */
+export async function addChild(
+  db: Db,
+  storeId: string,
+  parentId: string,
+  child: TProductChildWrite,
+): Promise<AddChildResult> {
+  const bundle = [...new Set(child.bundleProductIds ?? [])];
+  return db.transaction().execute(async (trx) => {
+    const parent = await trx
+      .selectFrom('products')
+      .select('productId')
+      .where('storeId', '=', storeId)
+      .where('productId', '=', parentId)
+      .forKeyShare()
+      .executeTakeFirst();
+    if (!parent) return { ok: false, missing: 'parent' } as const;
+    if (bundle.length > 0) {
+      const found = await trx
+        .selectFrom('products')
+        .select('productId')
+        .where('storeId', '=', storeId)
+        .where('parentProductId', '=', parentId)
+        .where('productId', 'in', bundle)
+        .execute();
+      const known = new Set(found.map((r) => r.productId));
+      const unknown = (child.bundleProductIds ?? []).flatMap((id, i) => (known.has(id) ? [] : [i]));
+      if (unknown.length > 0) return { ok: false, unknownBundleItems: unknown } as const;
+    }
+    const inserted = await trx
+      .insertInto('products')
+      .values({
+        ...columnsOf(child),
+        name: child.name,
+        storeId,
+        productId: child.productId,
+        parentProductId: parentId,
+        variantId: child.variantId ?? null,
+        bundleProductIds: bundle,
+      })
+      .onConflict((oc) => oc.columns(['storeId', 'productId']).doNothing())
+      .executeTakeFirst();
+    if ((inserted.numInsertedOrUpdatedRows ?? 0n) === 0n) return { ok: false, exists: true } as const;
+    return { ok: true } as const;
+  });
+}
+
+/**
+ * `DELETE /v2/products/:productId` and `DELETE /v2/products/:productId/children/:childId`
+ * (D21): removes the product and, through the foreign key, its children; it also leaves the
+ * bundles of its siblings. With `parentId`, only a child of that parent is removed (a child
+ * addressed through another parent is not found). False when nothing matched.
+ */
+export async function deleteProduct(db: Db, storeId: string, productId: string, parentId?: string): Promise<boolean> {
+  const result = await sql<{ deleted: number }>`
+    with deleted as (
+      delete from products
+      where store_id = ${storeId} and product_id = ${productId}
+        ${parentId === undefined ? sql`` : sql`and parent_product_id = ${parentId}`}
+      returning parent_product_id
+    ), unbundled as (
+      update products p set bundle_product_ids = array_remove(p.bundle_product_ids, ${productId}), updated_at = now()
+      from deleted
+      where p.store_id = ${storeId} and p.parent_product_id = deleted.parent_product_id
+        and ${productId} = any (p.bundle_product_ids)
+    )
+    select count(*)::int as deleted from deleted
+  `.execute(db);
+  return result.rows[0]!.deleted > 0;
+}
+
+/**
+ * `DELETE /v2/products/:productId/bundle/remove` (D21): drops the named ids from the
+ * product's bundle, keeping the order of the rest. Ids not in the bundle change nothing, so
+ * a repeated removal succeeds. False when the product is unknown.
+ */
+export async function removeFromBundle(
+  db: Db,
+  storeId: string,
+  productId: string,
+  productIds: readonly string[],
+): Promise<boolean> {
+  const result = await sql`
+    update products p set
+      bundle_product_ids = coalesce(array(
+        select b.id from unnest(p.bundle_product_ids) with ordinality as b (id, n)
+        where not (b.id = any (${[...productIds]}::text[]))
+        order by b.n
+      ), '{}'),
+      updated_at = now()
+    where p.store_id = ${storeId} and p.product_id = ${productId}
+  `.execute(db);
+  return (result.numAffectedRows ?? 0n) > 0n;
+}
+
+/** `GET /v2/products/:productId` (D21): `[product, ...its children]`; undefined when unknown. */
+export async function readProductFamily(db: Db, storeId: string, productId: string): Promise<TProduct[] | undefined> {
+  const rows = await db
+    .selectFrom('products')
+    .selectAll()
+    .where('storeId', '=', storeId)
+    .where((eb) => eb.or([eb('productId', '=', productId), eb('parentProductId', '=', productId)]))
+    .orderBy(sql`product_id = ${productId}`, 'desc')
+    .orderBy('createdAt')
+    .orderBy('productId')
+    .execute();
+  if (rows[0]?.productId !== productId) return undefined;
+  // D6: a catalogue amount has no currency of its own, so it rounds to 2 places.
+  const money = (v: number | null) => (v === null ? null : roundMoney(v));
+  return rows.map((r) => ({
+    productId: r.productId,
+    name: r.name,
+    description: r.description,
+    sku: r.sku,
+    price: money(r.price),
+    tax: money(r.tax),
+    productImage: r.productImage,
+    parentProductId: r.parentProductId,
+    variantId: r.variantId,
+    status: r.status as TProduct['status'],
+    productType: r.productType as TProduct['productType'],
+    bundleProductIds: r.bundleProductIds,
+    inventoryType: r.inventoryType as TProduct['inventoryType'],
+    inventoryQuantity: r.inventoryQuantity,
+    inStock: r.inStock,
+  }));
+}

@@ -1,0 +1,205 @@
+import type { WebhookTopic } from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Config } from '../../config';
+import type { Db } from '../../db/database';
+import { webhookSecretOf } from '../apps';
+import { type AttemptResult, delivered, MAX_RETRY_AFTER_S, sendWebhook } from './send';
+
+/**
+ * The life of one delivery (D32, D35). A job of the queue names a delivery; the process that
+ * runs it first takes the delivery's lease (a conditional update, so of several processes
+ * exactly one wins), makes the attempt, then in one transaction logs it and either ends the
+ * delivery or schedules the next attempt (which enqueues a job, see the events migration).
+ * A process killed mid-attempt leaves its lease behind; once it expires, `sweepExpiredLeases`
+ * (run by every delivering process) makes the delivery due again, and the attempt is made
+ * again with the same event id.
+ */
+
+/** How long past the attempt's own timeout a lease lasts: room for logging the outcome. */
+export const LEASE_MARGIN_MS = 3000;
+
+export function leaseMs(config: Pick<Config, 'webhookTimeoutMs'>): number {
+  return config.webhookTimeoutMs + LEASE_MARGIN_MS;
+}
+
+export interface DeliveryKey {
+  eventId: string;
+  clientId: string;
+}
+
+interface Claimed {
+  installationId: string;
+  attemptCount: number;
+  topic: WebhookTopic;
+  body: unknown;
+  createdAt: Date;
+  webhookUrl: string | null;
+  webhookSecretCiphertext: string;
+  previousWebhookSecretCiphertext: string | null;
+  previousWebhookSecretExpiresAt: Date | null;
+}
+
+/** Takes the delivery's lease when it is due and nobody holds it; undefined otherwise. */
+async function claim(db: Db, key: DeliveryKey, token: string, lease: number): Promise<Claimed | undefined> {
+  const result = await sql<Claimed>`
+    update webhook_deliveries d
+    set leased_until = now() + make_interval(secs => ${lease / 1000}), lease_token = ${token}
+    from webhook_events e, apps a
+    where d.event_id = ${key.eventId} and d.client_id = ${key.clientId}
+      and d.status = 'pending' and d.next_attempt_at <= now()
+      and (d.leased_until is null or d.leased_until < now())
+      and e.id = d.event_id and a.client_id = d.client_id
+    returning d.installation_id, d.attempt_count, e.topic, e.body, e.created_at, a.webhook_url,
+      a.webhook_secret_ciphertext, a.previous_webhook_secret_ciphertext, a.previous_webhook_secret_expires_at
+  `.execute(db);
+  return result.rows[0];
+}
+
+/** The secrets a delivery is signed with: the current one, and for 24 h after a rotation the previous one (D34). */
+export function signingSecrets(
+  secretKey: Buffer,
+  app: Pick<Claimed, 'webhookSecretCiphertext' | 'previousWebhookSecretCiphertext' | 'previousWebhookSecretExpiresAt'>,
+  now = new Date(),
+): string[] {
+  const secrets = [webhookSecretOf(secretKey, app.webhookSecretCiphertext)];
+  if (
+    app.previousWebhookSecretCiphertext &&
+    app.previousWebhookSecretExpiresAt &&
+    app.previousWebhookSecretExpiresAt > now
+  ) {
+    secrets.push(webhookSecretOf(secretKey, app.previousWebhookSecretCiphertext));
+  }
+  return secrets;
+}
+
+/**
+ * Seconds until the next attempt after `attempts` attempts, or null when the schedule is
+ * exhausted (D32, D35): the schedule's step with up to 10% jitter; a 429's Retry-After
+ * replaces it when longer, up to 24 h.
+ */
+export function nextDelaySeconds(
+  schedule: readonly number[],
+  attempts: number,
+  retryAfterS: number | null,
+  random = Math.random,
+): number | null {
+  const step = schedule[attempts - 1];
+  if (step === undefined) return null;
+  const jittered = step * (1 + 0.1 * random());
+  return Math.min(Math.max(jittered, retryAfterS ?? 0), MAX_RETRY_AFTER_S);
+}
+
+/** Runs one job: one attempt of one delivery, if it is still due. */
+export async function runDelivery(db: Db, config: Config, key: DeliveryKey): Promise<void> {
+  const token = crypto.randomUUID();
+  const claimed = await claim(db, key, token, leaseMs(config));
+  if (!claimed) return;
+  const result: AttemptResult = claimed.webhookUrl
+    ? await sendWebhook({
+        url: claimed.webhookUrl,
+        secrets: signingSecrets(config.secretKey, claimed),
+        event: { id: key.eventId, topic: claimed.topic, createdAt: claimed.createdAt, body: claimed.body },
+        timeoutMs: config.webhookTimeoutMs,
+        allowPrivate: config.webhookAllowPrivateUrls,
+      })
+    : {
+        attemptedAt: new Date(),
+        durationMs: 0,
+        statusCode: null,
+        error: 'the app has no webhook URL',
+        response: null,
+        retryAfterS: null,
+      };
+  await recordOutcome(db, config, key, claimed, token, result);
+}
+
+async function recordOutcome(
+  db: Db,
+  config: Config,
+  key: DeliveryKey,
+  claimed: Claimed,
+  token: string,
+  result: AttemptResult,
+): Promise<void> {
+  const attempts = claimed.attemptCount + 1;
+  const ok = delivered(result);
+  const gone = result.statusCode === 410;
+  const delay = ok || gone ? null : nextDelaySeconds(config.webhookRetrySchedule, attempts, result.retryAfterS);
+  const status = ok ? 'delivered' : delay === null ? 'failed' : 'pending';
+  // One statement logs the attempt and, for the lease holder only, decides the delivery. A
+  // holder whose lease was swept (or whose delivery an uninstall or a 410 ended) only logs.
+  const finish = async (executor: Db) => {
+    const updated = await sql<{ installationId: string }>`
+      with attempt as (
+        insert into webhook_attempts
+          (event_id, client_id, attempted_at, duration_ms, status_code, error, response_excerpt)
+        values (${key.eventId}, ${key.clientId}, ${result.attemptedAt}, ${result.durationMs}, ${result.statusCode},
+          ${result.error}, ${result.response})
+      )
+      update webhook_deliveries
+      set status = ${status}, attempt_count = ${attempts}, leased_until = null, lease_token = null, updated_at = now(),
+        next_attempt_at = ${delay === null ? sql`null` : sql`now() + make_interval(secs => ${delay})`}
+      where event_id = ${key.eventId} and client_id = ${key.clientId} and lease_token = ${token} and status = 'pending'
+      returning installation_id
+    `.execute(executor);
+    return updated.rows[0];
+  };
+  if (!gone) {
+    await finish(db);
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    const updated = await finish(trx);
+    if (updated) await disableSubscription(trx, updated.installationId);
+  });
+}
+
+/**
+ * Ends every pending delivery of an installation `failed` (D14 uninstall, D35 410). Deliveries
+ * in flight lose their lease token, so their outcome no longer changes the status.
+ */
+export async function endPendingDeliveries(trx: Db, installationId: string): Promise<void> {
+  await trx
+    .updateTable('webhookDeliveries')
+    .set({ status: 'failed', nextAttemptAt: null, leasedUntil: null, leaseToken: null, updatedAt: new Date() })
+    .where('installationId', '=', installationId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** D35: a 410 disables the installation's subscription and ends its pending deliveries. */
+async function disableSubscription(trx: Db, installationId: string): Promise<void> {
+  await trx
+    .updateTable('installations')
+    .set({ webhookDisabledAt: new Date() })
+    .where('id', '=', installationId)
+    .where('webhookDisabledAt', 'is', null)
+    .execute();
+  await endPendingDeliveries(trx, installationId);
+}
+
+/**
+ * A due delivery nobody has taken for this long is queued again. It covers the one gap the
+ * lease leaves: a process killed after the queue handed it the job but before it took the
+ * lease (graphile-worker would free that job only after 4 hours). Far longer than any queue
+ * backlog in normal operation; an extra job for a delivery is harmless (the lease decides).
+ */
+export const STALE_DUE_S = 60;
+
+/**
+ * Makes due again every delivery whose lease expired (its holder died or stalled) and every
+ * due delivery left untaken for STALE_DUE_S: setting `next_attempt_at` enqueues a job
+ * (trigger). Row locks make concurrent sweeps by several processes re-queue each delivery
+ * once. Answers how many were re-queued.
+ */
+export async function sweepExpiredLeases(db: Db): Promise<number> {
+  const result = await sql`
+    update webhook_deliveries
+    set leased_until = null, lease_token = null, next_attempt_at = now(), updated_at = now()
+    where status = 'pending' and (
+      leased_until < now()
+      or (leased_until is null and next_attempt_at < now() - make_interval(secs => ${STALE_DUE_S}))
+    )
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

@@ -1,0 +1,309 @@
+import {
+  type TAppEvent,
+  type TAppEventConnection,
+  type TAppEventsQuery,
+  type TDeliveryAttempt,
+  type TWebhookTestResult,
+  WEBHOOK_BODY_SCHEMAS,
+  type WebhookBodies,
+  type WebhookTopic,
+} from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Config } from '../../config';
+import type { Db } from '../../db/database';
+import { newId } from '../ids';
+import { signingSecrets } from './deliveries';
+import { type AttemptResult, delivered, sendWebhook } from './send';
+
+/**
+ * The D34 event log and replay: an app's events with their delivery attempts, redelivery, a
+ * sample send, all for the app's owner. Callers have checked ownership.
+ */
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+export class EventLogError extends Error {
+  constructor(
+    /** `not-installed`: no active installation on the store asked for; `uninstalled`: the event's store was left. */
+    readonly reason: 'bad-cursor' | 'not-found' | 'no-webhook-url' | 'not-installed' | 'uninstalled' | 'disabled',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Row {
+  eventId: string;
+  topic: string;
+  storeId: string;
+  body: unknown;
+  createdAt: Date;
+  /** created_at as PostgreSQL text: microseconds survive the round trip through a cursor. */
+  createdAtText: string;
+  status: 'pending' | 'delivered' | 'failed';
+  nextAttemptAt: Date | null;
+}
+
+function encodeCursor(row: Pick<Row, 'createdAtText' | 'eventId'>): string {
+  return Buffer.from(JSON.stringify([row.createdAtText, row.eventId])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string' &&
+      !Number.isNaN(Date.parse(value[0]))
+    ) {
+      return [value[0], value[1]];
+    }
+  } catch {
+    // fall through
+  }
+  throw new EventLogError('bad-cursor', 'invalid cursor');
+}
+
+/**
+ * One page of the app's events, ordered by creation then id (D24 keyset paging: a page costs
+ * the same at any depth), optionally only those whose delivery has a given status.
+ */
+export async function listAppEvents(db: Db, clientId: string, query: TAppEventsQuery): Promise<TAppEventConnection> {
+  if (
+    (query.first !== undefined || query.after !== undefined) &&
+    (query.last !== undefined || query.before !== undefined)
+  ) {
+    throw new EventLogError('bad-cursor', 'page forward (first, after) or backward (last, before), not both');
+  }
+  const backward = query.last !== undefined || query.before !== undefined;
+  const size = (backward ? query.last : query.first) ?? DEFAULT_PAGE_SIZE;
+  const cursor = backward ? query.before : query.after;
+  const [cursorTime, cursorId] = cursor ? decodeCursor(cursor) : [null, null];
+  const rows = await sql<Row>`
+    select d.event_id, e.topic, e.store_id, e.body, e.created_at, d.created_at::text as created_at_text,
+      d.status, d.next_attempt_at
+    from webhook_deliveries d
+    join webhook_events e on e.id = d.event_id
+    where d.client_id = ${clientId}
+      ${query.status ? sql`and d.status = ${query.status}` : sql``}
+      ${
+        cursorTime === null
+          ? sql``
+          : backward
+            ? sql`and (d.created_at, d.event_id) < (${cursorTime}::timestamptz, ${cursorId})`
+            : sql`and (d.created_at, d.event_id) > (${cursorTime}::timestamptz, ${cursorId})`
+      }
+    order by d.created_at ${backward ? sql`desc` : sql`asc`}, d.event_id ${backward ? sql`desc` : sql`asc`}
+    limit ${size + 1}
+  `.execute(db);
+  const more = rows.rows.length > size;
+  const page = rows.rows.slice(0, size);
+  if (backward) page.reverse();
+  const attempts = await attemptsOf(
+    db,
+    clientId,
+    page.map((r) => r.eventId),
+  );
+  const edges = page.map((row) => ({
+    node: eventView(row, attempts.get(row.eventId) ?? []),
+    cursor: encodeCursor(row),
+  }));
+  return {
+    edges,
+    pageInfo: {
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasNextPage: backward ? cursor !== undefined : more,
+      hasPreviousPage: backward ? more : cursor !== undefined,
+    },
+  };
+}
+
+/** One event of the app with its attempts; undefined when the app has no delivery of it. */
+export async function findAppEvent(db: Db, clientId: string, eventId: string): Promise<TAppEvent | undefined> {
+  const result = await sql<Row>`
+    select d.event_id, e.topic, e.store_id, e.body, e.created_at, d.created_at::text as created_at_text,
+      d.status, d.next_attempt_at
+    from webhook_deliveries d
+    join webhook_events e on e.id = d.event_id
+    where d.client_id = ${clientId} and d.event_id = ${eventId}
+  `.execute(db);
+  const row = result.rows[0];
+  if (!row) return undefined;
+  const attempts = await attemptsOf(db, clientId, [eventId]);
+  return eventView(row, attempts.get(eventId) ?? []);
+}
+
+async function attemptsOf(db: Db, clientId: string, eventIds: string[]): Promise<Map<string, TDeliveryAttempt[]>> {
+  const byEvent = new Map<string, TDeliveryAttempt[]>();
+  if (eventIds.length === 0) return byEvent;
+  const rows = await db
+    .selectFrom('webhookAttempts')
+    .selectAll()
+    .where('clientId', '=', clientId)
+    .where('eventId', 'in', eventIds)
+    .orderBy('attemptedAt')
+    .orderBy('id')
+    .execute();
+  for (const row of rows) {
+    const list = byEvent.get(row.eventId) ?? [];
+    list.push(
+      attemptView({
+        id: String(row.id),
+        attemptedAt: row.attemptedAt,
+        durationMs: row.durationMs,
+        statusCode: row.statusCode,
+        error: row.error,
+        response: row.responseExcerpt,
+      }),
+    );
+    byEvent.set(row.eventId, list);
+  }
+  return byEvent;
+}
+
+function attemptView(
+  a: Pick<AttemptResult, 'attemptedAt' | 'durationMs' | 'statusCode' | 'error' | 'response'> & { id: string },
+): TDeliveryAttempt {
+  return {
+    id: a.id,
+    attemptedAt: a.attemptedAt.toISOString(),
+    statusCode: a.statusCode !== null && a.statusCode >= 100 && a.statusCode <= 599 ? a.statusCode : null,
+    durationMs: a.durationMs,
+    error: a.error === null ? null : a.error.slice(0, 1024),
+    response: a.response,
+  };
+}
+
+function eventView(row: Row, attempts: TDeliveryAttempt[]): TAppEvent {
+  return {
+    id: row.eventId,
+    topic: row.topic,
+    createdAt: row.createdAt.toISOString(),
+    storeId: row.storeId,
+    body: row.body,
+    status: row.status,
+    nextAttemptAt: row.status === 'pending' && row.nextAttemptAt ? row.nextAttemptAt.toISOString() : null,
+    attempts,
+  } as TAppEvent;
+}
+
+/**
+ * Queues a new attempt of the event now, with the same id and body (D32, D34), whether it was
+ * delivered, failed or is still pending; answers the event as it is then.
+ */
+export async function redeliver(db: Db, clientId: string, eventId: string): Promise<TAppEvent> {
+  await db.transaction().execute(async (trx) => {
+    const target = await trx
+      .selectFrom('webhookDeliveries as d')
+      .innerJoin('apps as a', 'a.clientId', 'd.clientId')
+      .innerJoin('installations as i', 'i.id', 'd.installationId')
+      .select(['a.webhookUrl', 'i.uninstalledAt', 'i.webhookDisabledAt'])
+      .where('d.clientId', '=', clientId)
+      .where('d.eventId', '=', eventId)
+      .forUpdate('d')
+      .executeTakeFirst();
+    if (!target) throw new EventLogError('not-found', 'event not found');
+    if (!target.webhookUrl) throw new EventLogError('no-webhook-url', 'the app has no webhook URL');
+    if (target.uninstalledAt)
+      throw new EventLogError('uninstalled', "the app is no longer installed on the event's store");
+    if (target.webhookDisabledAt) {
+      throw new EventLogError(
+        'disabled',
+        'deliveries are disabled by a 410 answer; a successful test send enables them',
+      );
+    }
+    // Setting next_attempt_at enqueues the attempt (events migration trigger).
+    await trx
+      .updateTable('webhookDeliveries')
+      .set({ status: 'pending', nextAttemptAt: sql<Date>`now()`, updatedAt: new Date() })
+      .where('clientId', '=', clientId)
+      .where('eventId', '=', eventId)
+      .execute();
+  });
+  return (await findAppEvent(db, clientId, eventId))!;
+}
+
+/**
+ * Sends one signed sample event of `topic` for a store the app is installed on, at once, and
+ * reports the attempt (D34); not retried, not logged. A 2xx enables a subscription a 410 had
+ * disabled (D35).
+ */
+export async function sendTestEvent(
+  db: Db,
+  config: Config,
+  clientId: string,
+  topic: WebhookTopic,
+  storeId: string,
+): Promise<TWebhookTestResult> {
+  const target = await db
+    .selectFrom('apps as a')
+    .innerJoin('installations as i', 'i.clientId', 'a.clientId')
+    .select([
+      'i.id as installationId',
+      'a.webhookUrl',
+      'a.webhookSecretCiphertext',
+      'a.previousWebhookSecretCiphertext',
+      'a.previousWebhookSecretExpiresAt',
+    ])
+    .where('a.clientId', '=', clientId)
+    .where('i.storeId', '=', storeId)
+    .where('i.uninstalledAt', 'is', null)
+    .executeTakeFirst();
+  if (!target) throw new EventLogError('not-installed', 'the app is not installed on this store');
+  if (!target.webhookUrl) throw new EventLogError('no-webhook-url', 'the app has no webhook URL');
+  const id = newId('evt');
+  const result = await sendWebhook({
+    url: target.webhookUrl,
+    secrets: signingSecrets(config.secretKey, target),
+    event: { id, topic, createdAt: new Date(), body: sampleBody(topic, storeId) },
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivate: config.webhookAllowPrivateUrls,
+  });
+  const ok = delivered(result);
+  if (ok) {
+    await db
+      .updateTable('installations')
+      .set({ webhookDisabledAt: null })
+      .where('id', '=', target.installationId)
+      .where('webhookDisabledAt', 'is not', null)
+      .execute();
+  }
+  return { id, topic, storeId, delivered: ok, attempt: attemptView({ ...result, id: newId('att') }) };
+}
+
+/** A sample body of each topic, valid against its schema (D34 test send). */
+export function sampleBody<T extends WebhookTopic>(topic: T, storeId: string): WebhookBodies[T] {
+  const claim = { claimId: 'cl_sample', storeId };
+  const protection = {
+    orderId: 'or_sample',
+    sourceOrderId: 'sample-order-1001',
+    storeId,
+    policyId: 'po_sample',
+    premiumPaid: 2.5,
+    currency: 'USD',
+  };
+  const samples: WebhookBodies = {
+    'claim/created': {
+      ...claim,
+      sourceOrderId: 'sample-order-1001',
+      claimCategory: 'SHIPPING',
+      claimType: 'DAMAGED',
+      claimState: 'NEW',
+      items: [{ id: 'ci_sample', itemId: 'sample-item-1', quantity: 1, issueType: 'DAMAGED' }],
+    },
+    'claim/approved': { ...claim, resolutions: [{ type: 'REFUND', itemId: 'sample-item-1', quantity: 1 }] },
+    'claim/denied': { ...claim, sourceOrderId: 'sample-order-1001', reason: 'NOT_COVERED' },
+    'message/created': {
+      ...claim,
+      messageId: 'ms_sample',
+      senderType: 'customer',
+      message: 'This is a sample message.',
+    },
+    'protection/added': protection,
+    'protection/removed': { ...protection, removedAt: new Date().toISOString(), reason: 'CANCELLED' },
+  };
+  return WEBHOOK_BODY_SCHEMAS[topic].parse(samples[topic]) as WebhookBodies[T];
+}

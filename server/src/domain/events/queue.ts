@@ -1,0 +1,98 @@
+import { Logger as QueueLogger, type Runner, run } from 'graphile-worker';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from '../../config';
+import { createDb } from '../../db/database';
+import { type DeliveryKey, runDelivery, sweepExpiredLeases } from './deliveries';
+
+/** The queue task that makes one delivery attempt; the events migration's trigger enqueues it. */
+export const DELIVER_TASK = 'webhook_deliver';
+/** How often each delivering process looks for expired leases. */
+export const SWEEP_INTERVAL_MS = 1000;
+
+/** graphile-worker's log lines, through pino (or, without one, warnings and errors to stderr). */
+export function queueLogger(logger?: Logger): QueueLogger {
+  return new QueueLogger((scope) => (level, message, meta) => {
+    if (logger) {
+      const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
+      logger[method]({ queue: scope, ...meta }, message);
+    } else if (level === 'error' || level === 'warning') {
+      process.stderr.write(`graphile-worker ${level}: ${message}\n`);
+    }
+  });
+}
+
+export interface Delivery {
+  stop(): Promise<void>;
+}
+
+/**
+ * Delivers webhooks from this process (D32, D35): `WEBHOOK_WORKERS` concurrent attempts on
+ * graphile-worker, which wakes on LISTEN/NOTIFY when a job is added and polls (each idle
+ * worker once a second) only to find jobs scheduled in the future (retries). graphile-worker
+ * would hand a job held by a dead process to another only after 4 hours, so attempts carry
+ * our own short lease instead, and every delivering process sweeps once a second for expired
+ * leases and for due deliveries nobody took (`sweepExpiredLeases`).
+ */
+export async function startDelivery(deps: {
+  config: Config;
+  logger: Logger;
+  connectionString: string;
+}): Promise<Delivery> {
+  const { config, logger } = deps;
+  // Delivery commits without waiting for the WAL flush. A database crash may lose its last
+  // commits, and with them nothing: a lost lease is taken again, a lost outcome leaves the
+  // lease to expire and the attempt is made again (at least once), a lost job completion
+  // re-runs a job whose delivery is already decided. Events themselves are recorded by the
+  // API's transactions, which wait for the flush as usual.
+  const db = createDb(deps.connectionString, {
+    max: config.webhookWorkers + 2,
+    applicationName: 'protection-service-webhooks',
+    asyncCommit: true,
+  });
+  const pool = new pg.Pool({
+    connectionString: deps.connectionString,
+    max: config.webhookWorkers + 2,
+    application_name: 'protection-service-webhook-queue',
+    options: '-c synchronous_commit=off',
+  });
+  // An idle or checked-out client losing its connection must not take the process down.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const runner: Runner = await run({
+    pgPool: pool,
+    concurrency: config.webhookWorkers,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    // Completions batched per tick: a completed job that a crash leaves locked only runs
+    // again after 4 hours, and then finds its delivery decided (the lease says so).
+    preset: { worker: { completeJobBatchDelay: 0 } },
+    logger: queueLogger(logger),
+    taskList: {
+      [DELIVER_TASK]: async (payload) => {
+        // Errors here are the database's (the attempt itself never throws): the queue retries.
+        await runDelivery(db, config, payload as DeliveryKey);
+      },
+    },
+  });
+  let sweeping = false;
+  const sweep = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    sweepExpiredLeases(db)
+      .then((n) => n > 0 && logger.warn({ deliveries: n }, 'webhook leases expired; attempts re-queued'))
+      .catch((err) => logger.error({ err }, 'webhook lease sweep failed'))
+      .finally(() => {
+        sweeping = false;
+      });
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
+  return {
+    async stop() {
+      clearInterval(sweep);
+      await runner.stop();
+      await pool.end();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,213 @@
+import {
+  PRICING_TYPES,
+  type PricingType,
+  SETTINGS_FIELDS,
+  type TContextUpdateBody,
+  type TMerchantSettings,
+  type TPartnerContext,
+  type TPartnerContextResolved,
+  type TResolvedPricingRuleSet,
+  type TSettingsOverrides,
+} from '@protection-service/contract';
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database';
+import type { PartnerContextsTable } from '../../db/schema';
+import { announceStoreChange } from '../changes';
+import { newId } from '../ids';
+import { listRuleSets, renderRuleSet } from '../pricing';
+import { readMerchantSettings } from '../settings';
+import { PRICE_SET_COLUMNS } from './cohorts';
+
+/**
+ * Partner contexts (spec "Partner contexts", D27, D37): the one live container of a
+ * (store, app), holding sparse overrides of the merchant settings. Every function takes the
+ * calling app's store and client id: another app's or another store's context answers
+ * exactly like a missing one (D7).
+ */
+
+export type ContextRow = Selectable<PartnerContextsTable>;
+
+export class ContextExistsError extends Error {
+  constructor() {
+    super('this app already has a partner context on this store');
+  }
+}
+
+function render(row: ContextRow): TPartnerContext {
+  return {
+    id: row.id,
+    applicationId: row.clientId,
+    name: row.name,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt ? row.updatedAt.toISOString() : null,
+  };
+}
+
+function overridesOf(row: ContextRow): TSettingsOverrides {
+  return Object.fromEntries(SETTINGS_FIELDS.map((f) => [f, row[f] ?? null])) as TSettingsOverrides;
+}
+
+/** D37: the merchant settings with the context's non-null overrides on top. */
+export function layerOverrides(merchant: TMerchantSettings, row: ContextRow | undefined): TMerchantSettings {
+  if (!row) return merchant;
+  const resolved: Record<string, unknown> = { ...merchant };
+  for (const f of SETTINGS_FIELDS) if (row[f] !== null) resolved[f] = row[f];
+  return resolved as TMerchantSettings;
+}
+
+/** The live context of (store, app), if any. */
+export async function activeContext(db: Db, storeId: string, clientId: string): Promise<ContextRow | undefined> {
+  return db
+    .selectFrom('partnerContexts')
+    .selectAll()
+    .where('storeId', '=', storeId)
+    .where('clientId', '=', clientId)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The calling app's live context by id; undefined for a missing, deleted or foreign one (D7). */
+export async function ownContext(
+  db: Db,
+  storeId: string,
+  clientId: string,
+  contextId: string,
+): Promise<ContextRow | undefined> {
+  return db
+    .selectFrom('partnerContexts')
+    .selectAll()
+    .where('id', '=', contextId)
+    .where('storeId', '=', storeId)
+    .where('clientId', '=', clientId)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+}
+
+/** D37 "resolved settings" of an app on a store (merchant settings when it has no context). */
+export async function resolvedSettings(
+  db: Db,
+  storeId: string,
+  clientId: string,
+): Promise<TMerchantSettings | undefined> {
+  const merchant = await readMerchantSettings(db, storeId);
+  return merchant && layerOverrides(merchant, await activeContext(db, storeId, clientId));
+}
+
+/** D27: creates the one live context of (store, app); a second one is a ContextExistsError (409). */
+export async function createContext(db: Db, storeId: string, clientId: string, name: string): Promise<TPartnerContext> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('partnerContexts')
+      .values({ id: newId('ctx'), storeId, clientId, name })
+      .onConflict((oc) => oc.columns(['storeId', 'clientId']).where('deletedAt', 'is', null).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new ContextExistsError();
+    await announceStoreChange(trx, storeId);
+    return render(row);
+  });
+}
+
+export async function listContexts(db: Db, storeId: string, clientId: string): Promise<TPartnerContext[]> {
+  const row = await activeContext(db, storeId, clientId);
+  return row ? [render(row)] : [];
+}
+
+/**
+ * The resolved view (spec GET /v2/settings/context/:id): resolvedSettings (D37) and, for each
+ * pricing type the token may read (D16 filtering), the cohort's own price set when
+ * `variantKey` names a cohort that has one, else the merchant rule set.
+ */
+export async function resolvedView(
+  db: Db,
+  row: ContextRow,
+  variantKey: string | undefined,
+  readableTypes: readonly PricingType[],
+): Promise<TPartnerContextResolved> {
+  const merchant = await readMerchantSettings(db, row.storeId);
+  if (!merchant) throw new Error(`store ${row.storeId} has no merchant settings`);
+  const merchantSets = await listRuleSets(db, row.storeId, readableTypes);
+  const cohortSets =
+    variantKey === undefined || readableTypes.length === 0
+      ? []
+      : await db
+          .selectFrom('cohortPriceSets')
+          .select([...PRICE_SET_COLUMNS])
+          .where('contextId', '=', row.id)
+          .where('variantKey', '=', variantKey)
+          .where('type', 'in', readableTypes)
+          .execute();
+  const resolvedPricingRules = PRICING_TYPES.flatMap((type): TResolvedPricingRuleSet[] => {
+    const own = cohortSets.find((s) => s.type === type);
+    if (own) return [{ ...renderRuleSet(own), source: 'partner' as const, variantKey: own.variantKey }];
+    const fallback = merchantSets.find((s) => s.type === type);
+    return fallback ? [{ ...fallback, source: 'merchant' as const, variantKey: null }] : [];
+  });
+  return {
+    ...render(row),
+    overrides: overridesOf(row),
+    resolvedSettings: layerOverrides(merchant, row),
+    resolvedVariantKey: variantKey ?? null,
+    resolvedPricingRules,
+  };
+}
+
+/**
+ * D27 sparse update: sent fields become overrides (or the new name), omitted fields stay as
+ * they are. Undefined when the context is not the caller's live one.
+ */
+export async function updateContext(
+  db: Db,
+  storeId: string,
+  clientId: string,
+  contextId: string,
+  change: TContextUpdateBody,
+): Promise<ContextRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const set: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(change)) if (value !== undefined) set[key] = value;
+    const row = await trx
+      .updateTable('partnerContexts')
+      .set({ ...set, updatedAt: new Date() })
+      .where('id', '=', contextId)
+      .where('storeId', '=', storeId)
+      .where('clientId', '=', clientId)
+      .where('deletedAt', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (row) await announceStoreChange(trx, storeId);
+    return row;
+  });
+}
+
+/** Soft delete (spec): later traffic falls back to merchant defaults. False when not found. */
+export async function deleteContext(db: Db, storeId: string, clientId: string, contextId: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('partnerContexts')
+      .set({ deletedAt: new Date() })
+      .where('id', '=', contextId)
+      .where('storeId', '=', storeId)
+      .where('clientId', '=', clientId)
+      .where('deletedAt', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (row) await announceStoreChange(trx, storeId);
+    return row !== undefined;
+  });
+}
+
+/**
+ * D14: an uninstall soft-deletes the app's context, inside the uninstall transaction, and
+ * announces the store's change so every process's public reads fall back at once.
+ */
+export async function softDeleteContextOnUninstall(trx: Db, storeId: string, clientId: string): Promise<void> {
+  await trx
+    .updateTable('partnerContexts')
+    .set({ deletedAt: new Date() })
+    .where('storeId', '=', storeId)
+    .where('clientId', '=', clientId)
+    .where('deletedAt', 'is', null)
+    .execute();
+  await announceStoreChange(trx, storeId);
+}

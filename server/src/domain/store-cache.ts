@@ -1,0 +1,72 @@
+import { TtlCache } from '../http/ttl-cache';
+
+/**
+ * In-process lifetimes of what is derived from a store's pricing, widgets, contexts and
+ * installs (D29). While the process hears the change channel (../db/listener.ts) an entry
+ * may stay an hour: every write that changes it drops it on every process. While the channel
+ * is down, entries live only seconds, so a write is still visible within seconds.
+ */
+export const STORE_CACHE_LONG_TTL_MS = 3_600_000;
+export const STORE_CACHE_SHORT_TTL_MS = 5_000;
+
+/**
+ * A bounded cache of values that belong to one store each, dropped when that store changes
+ * (`invalidateStore`, on a `store` announcement of ./changes.ts). One mechanism for every
+ * such cache: the public read answers and the quote's rule sets.
+ */
+export class StoreCache<V> {
+  private readonly entries: TtlCache<{ storeId: string; value: V }>;
+  /** Bumped by every invalidation: a value read before one is not kept (see `set`). */
+  private generation = 0;
+  private ttlMs = STORE_CACHE_SHORT_TTL_MS;
+
+  constructor(options: { sizeOf?: (key: string, value: V) => number; maxEntries?: number; maxBytes?: number } = {}) {
+    const sizeOf = options.sizeOf;
+    this.entries = new TtlCache(
+      sizeOf ? (key, e) => sizeOf(key, e.value) : undefined,
+      options.maxEntries ?? 10_000,
+      options.maxBytes,
+    );
+  }
+
+  /** Whether entries may live long (the change channel is heard) or only seconds; drops everything. */
+  setLongLived(long: boolean): void {
+    this.ttlMs = long ? STORE_CACHE_LONG_TTL_MS : STORE_CACHE_SHORT_TTL_MS;
+    this.clear();
+  }
+
+  get lifetimeMs(): number {
+    return this.ttlMs;
+  }
+
+  get stats(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.entries.totalBytes };
+  }
+
+  /** Taken before reading the database for a value, handed back to `set`. */
+  get mark(): number {
+    return this.generation;
+  }
+
+  get(key: string): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  /**
+   * Keeps a value of `storeId`, unless an invalidation came in since `mark` was taken: the
+   * value may then predate the write that caused it.
+   */
+  set(key: string, storeId: string, value: V, mark: number): void {
+    if (mark === this.generation) this.entries.set(key, { storeId, value }, this.ttlMs);
+  }
+
+  invalidateStore(storeId: string): void {
+    this.generation++;
+    this.entries.deleteWhere((e) => e.storeId === storeId);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,57 @@
+import type { Contract } from '@protection-service/contract';
+import { readOrderClaims } from '../domain/claims/read';
+import { cancelFulfillment, listFulfillments, upsertFulfillment } from '../domain/commerce/fulfillments';
+import { deleteOrder, readOrder, upsertOrder } from '../domain/commerce/orders';
+import { badRequest, notFound } from '../http/errors';
+import { storeOf } from './caller';
+import type { GroupHandlers, RouteContext } from './index';
+
+const OK = { status: 'ok' } as const;
+
+/** Orders, their protection policies and fulfillments (D18-D20); the store comes from the token (D7). */
+export function orderHandlers({ db, config }: RouteContext): GroupHandlers<Contract['orders']> {
+  return {
+    async upsert({ params, body, req }) {
+      const result = await upsertOrder(db, storeOf(req), params.sourceOrderId, body);
+      if (!result.ok) throw notFound('original order not found');
+      return { status: 200, body: OK };
+    },
+    async get({ params, req }) {
+      const order = await readOrder(db, storeOf(req), params.sourceOrderId);
+      if (!order) throw notFound('order not found');
+      return { status: 200, body: order };
+    },
+    async remove({ params, req }) {
+      const result = await deleteOrder(db, storeOf(req), params.sourceOrderId);
+      if (!result.ok) throw notFound('order not found');
+      return { status: 200, body: OK };
+    },
+    async listClaims({ params, req }) {
+      const claims = await readOrderClaims(db, storeOf(req), params.sourceOrderId, config.publicBaseUrl);
+      if (!claims) throw notFound('order not found');
+      return { status: 200, body: claims };
+    },
+    async listFulfillments({ params, req }) {
+      const list = await listFulfillments(db, storeOf(req), params.sourceOrderId);
+      if (!list) throw notFound('order not found');
+      return { status: 200, body: list };
+    },
+    async upsertFulfillment({ params, body, req }) {
+      const result = await upsertFulfillment(db, storeOf(req), params.sourceOrderId, params.sourceFulfillmentId, body);
+      if ('missing' in result) throw notFound('order not found');
+      if ('unknownItems' in result) {
+        const issues = result.unknownItems.map((i) => ({
+          path: `body.sourceItemIds.${i}.sourceItemId`,
+          message: 'not a line item of the order',
+        }));
+        throw badRequest(`invalid request: ${issues[0]!.path}: ${issues[0]!.message}`, issues);
+      }
+      return { status: 200, body: OK };
+    },
+    async cancelFulfillment({ params, req }) {
+      const found = await cancelFulfillment(db, storeOf(req), params.sourceOrderId, params.sourceFulfillmentId);
+      if (!found) throw notFound('fulfillment not found');
+      return { status: 200, body: OK };
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type { Contract } from '@protection-service/contract';
+import {
+  addChild,
+  deleteProduct,
+  readProductFamily,
+  removeFromBundle,
+  upsertProduct,
+} from '../domain/commerce/products';
+import { badRequest, HttpError, notFound } from '../http/errors';
+import { storeOf } from './caller';
+import type { GroupHandlers, RouteContext } from './index';
+
+const OK = { data: { status: 'ok' } } as const;
+
+/** The product catalogue (D21), answered in the D1 envelope; the store comes from the token (D7). */
+export function productHandlers({ db }: RouteContext): GroupHandlers<Contract['products']> {
+  return {
+    async get({ params, req }) {
+      const family = await readProductFamily(db, storeOf(req), params.productId);
+      if (!family) throw notFound('product not found');
+      return { status: 200, body: { data: family } };
+    },
+    async upsert({ params, body, req }) {
+      if (!(await upsertProduct(db, storeOf(req), params.productId, body))) {
+        throw badRequest('invalid request: body.name: required to create a product', [
+          { path: 'body.name', message: 'required to create a product' },
+        ]);
+      }
+      return { status: 200, body: OK };
+    },
+    async remove({ params, req }) {
+      if (!(await deleteProduct(db, storeOf(req), params.productId))) throw notFound('product not found');
+      return { status: 200, body: OK };
+    },
+    async addChild({ params, body, req }) {
+      const result = await addChild(db, storeOf(req), params.productId, body);
+      if ('missing' in result) throw notFound('product not found');
+      if ('exists' in result) throw new HttpError(409, 'a product with this productId already exists');
+      if ('unknownBundleItems' in result) {
+        const issues = result.unknownBundleItems.map((i) => ({
+          path: `body.bundleProductIds.${i}`,
+          message: 'not a child of this product',
+        }));
+        throw badRequest(`invalid request: ${issues[0]!.path}: ${issues[0]!.message}`, issues);
+      }
+      return { status: 200, body: OK };
+    },
+    async removeChild({ params, req }) {
+      if (!(await deleteProduct(db, storeOf(req), params.childId, params.productId))) {
+        throw notFound('product not found');
+      }
+      return { status: 200, body: OK };
+    },
+    async removeFromBundle({ params, body, req }) {
+      if (!(await removeFromBundle(db, storeOf(req), params.productId, body.productIds))) {
+        throw notFound('product not found');
+      }
+      return { status: 200, body: OK };
+    },
+  };
+}

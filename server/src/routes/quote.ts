@@ -1,0 +1,17 @@
+import type { Contract } from '@protection-service/contract';
+import { createQuote } from '../domain/partner/pricing-source';
+import { notFound } from '../http/errors';
+import { tokenOf } from './caller';
+import type { GroupHandlers, RouteContext } from './index';
+
+/** POST /v2/quote (D31): stateless, priced in exact decimals (D38). */
+export function quoteHandlers({ db, pricingCache }: RouteContext): GroupHandlers<Contract['quote']> {
+  return {
+    async create({ body, req }) {
+      const { storeId, clientId } = tokenOf(req);
+      const data = await createQuote(db, pricingCache, { storeId, clientId }, body);
+      if (!data) throw notFound('store not found');
+      return { status: 201, body: { data } };
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import type { Scope } from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../src/db/database';
+import { bearer, createApp, createOwner, installWithToken, type Owner } from './fixtures';
+import type { TestServer } from './server';
+
+/** Claim scopes and the order scope the claim tests need to put their orders. */
+export const CLAIM_TEST_SCOPES: Scope[] = ['order:update', 'claim:manage', 'claim:update', 'claim:read'];
+
+/** A store with an app installed on it holding `scopes`, and request helpers for claims. */
+export interface ClaimStore {
+  owner: Owner;
+  clientId: string;
+  token: string;
+  putOrder(sourceOrderId: string, overrides?: Record<string, unknown>): Promise<void>;
+  file(sourceOrderId: string, body?: Record<string, unknown>, headers?: Record<string, string>): Promise<Response>;
+  /** Files a claim and answers its id (from the Location header). */
+  fileId(sourceOrderId: string, body?: Record<string, unknown>): Promise<string>;
+  post(path: string, json: unknown, headers?: Record<string, string>): Promise<Response>;
+  get(path: string): Promise<Response>;
+}
+
+export const orderBody = (overrides: Record<string, unknown> = {}) => ({
+  sourceOrderNumber: '#1001',
+  currency: 'USD',
+  platformId: 'shopify',
+  total: 120,
+  sourceCreatedAt: '2026-01-31T12:00:00Z',
+  ...overrides,
+});
+
+export const claimBody = (overrides: Record<string, unknown> = {}) => ({
+  email: 'shopper@example.com',
+  salesChannel: 'ONLINE',
+  claimCategory: 'SHIPPING',
+  fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1 }] }],
+  resolution: { desiredMethod: 'RESHIP' },
+  ...overrides,
+});
+
+export async function claimStore(
+  server: TestServer,
+  label: string,
+  scopes: Scope[] = CLAIM_TEST_SCOPES,
+): Promise<ClaimStore> {
+  const owner = await createOwner(server.db, label);
+  const clientId = (await createApp(server, owner.user.id, { requestedScopes: CLAIM_TEST_SCOPES })).clientId;
+  const { accessToken: token } = await installWithToken(server, clientId, owner.store.id, scopes);
+  const post = (path: string, json: unknown, headers: Record<string, string> = {}) =>
+    server.request(path, { method: 'POST', headers: { ...bearer(token), ...headers }, json });
+  const file = (sourceOrderId: string, body: Record<string, unknown> = claimBody(), headers = {}) =>
+    post(`/v1/claims/${encodeURIComponent(sourceOrderId)}`, body, headers);
+  return {
+    owner,
+    clientId,
+    token,
+    async putOrder(sourceOrderId, overrides = {}) {
+      const res = await server.request(`/v1/orders/${encodeURIComponent(sourceOrderId)}`, {
+        method: 'PUT',
+        headers: bearer(token),
+        json: orderBody(overrides),
+      });
+      if (res.status !== 200) throw new Error(`order PUT answered ${res.status}: ${await res.text()}`);
+    },
+    file,
+    async fileId(sourceOrderId, body = claimBody()) {
+      const res = await file(sourceOrderId, body);
+      if (res.status !== 200) throw new Error(`filing answered ${res.status}: ${await res.text()}`);
+      return res.headers.get('location')!.replace('/v1/claims/', '');
+    },
+    post,
+    get: (path) => server.request(path, { headers: bearer(token) }),
+  };
+}
+
+/** The bodies of the webhook events of one topic recorded for one claim. */
+export const claimEvents = (db: Db, topic: string, claimId: string) =>
+  db
+    .selectFrom('webhookEvents')
+    .select('body')
+    .where('topic', '=', topic)
+    .where(sql`body->>'claimId'`, '=', claimId)
+    .execute();

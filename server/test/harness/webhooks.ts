@@ -1,0 +1,182 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { WebhookBodies, WebhookTopic } from '@protection-service/contract';
+import type { Db } from '../../src/db/database';
+import { type RecordedEvent, recordEvent } from '../../src/domain/events/record';
+import { NODE_ARGS, ROOT } from './processes';
+import { startTestServer, type TestServer } from './server';
+
+/** One request a receiver got. */
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The raw body, exactly as sent. */
+  raw: string;
+  at: number;
+}
+
+export type Responder = (req: Received, res: ServerResponse) => void;
+
+/** A webhook receiver of the test's own on loopback; each path may answer its own way. */
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Requests to `path` (`/hook/a`). */
+  at(path: string): Received[];
+  /** How `path` answers from now on (default: 200 `ok`). */
+  respond(path: string, responder: Responder): void;
+  close(): Promise<void>;
+}
+
+export const answer =
+  (status: number, body = '', headers: Record<string, string> = {}): Responder =>
+  (_req, res) => {
+    res.writeHead(status, headers);
+    res.end(body);
+  };
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: Received[] = [];
+  const responders = new Map<string, Responder>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const entry = {
+        path: req.url ?? '',
+        headers: req.headers,
+        raw: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
+      received.push(entry);
+      (responders.get(entry.path) ?? answer(200, 'ok'))(entry, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    at: (path) => received.filter((r) => r.path === path),
+    respond: (path, responder) => void responders.set(path, responder),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A delivering process (`pnpm worker`, or `pnpm start` with `entry: 'main'`) on a test database. */
+export interface DeliveryProcess {
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM, and wait for the exit. */
+  stop(): Promise<void>;
+}
+
+export async function startDeliveryProcess(options: {
+  databaseUrl: string;
+  secretKey: Buffer;
+  env?: NodeJS.ProcessEnv;
+  entry?: 'worker' | 'main';
+  port?: number;
+}): Promise<DeliveryProcess> {
+  const entry = options.entry === 'main' ? 'server/src/main.ts' : 'server/src/worker.ts';
+  const child = spawn(process.execPath, [...NODE_ARGS, entry], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      SECRET_KEY: options.secretKey.toString('base64url'),
+      HOST: '127.0.0.1',
+      PORT: String(options.port ?? 0),
+      LOG_LEVEL: 'info',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_WORKERS: '4',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+      ...options.env,
+    },
+  });
+  let output = '';
+  const ready = entry.endsWith('worker.ts') ? 'delivering webhooks' : 'protection service listening';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
+    const onData = (d: Buffer) => {
+      output += d;
+      if (output.includes(ready)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}
+
+/** Records an event in a transaction of its own, as a committed change would. */
+export function record<T extends WebhookTopic>(
+  db: Db,
+  storeId: string,
+  topic: T,
+  body: WebhookBodies[T],
+): Promise<RecordedEvent> {
+  return db.transaction().execute((trx) => recordEvent(trx, { storeId, topic, body }));
+}
+
+export const deniedBody = (storeId: string, claimId = 'cl_1'): WebhookBodies['claim/denied'] => ({
+  claimId,
+  storeId,
+  sourceOrderId: 'o-1',
+  reason: 'OTHER',
+});
+
+/** The base64 HMAC-SHA256 a receiver computes over a delivery with `secret` (D32). */
+export function signatureOf(secret: string, r: Pick<Received, 'headers' | 'raw'>): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(`${r.headers['x-webhook-id']}.${r.headers['x-webhook-timestamp']}.${r.raw}`)
+    .digest('base64');
+}
+
+/** An API server (in process), a receiver and a delivering `pnpm worker` process on one database. */
+export interface DeliveryRig {
+  server: TestServer;
+  receiver: Receiver;
+  worker: DeliveryProcess;
+  secretKey: Buffer;
+  close(): Promise<void>;
+}
+
+export async function startDeliveryRig(): Promise<DeliveryRig> {
+  const secretKey = randomBytes(32);
+  const server = await startTestServer({ secretKey });
+  const receiver = await startReceiver();
+  const worker = await startDeliveryProcess({ databaseUrl: server.databaseUrl, secretKey });
+  return {
+    server,
+    receiver,
+    worker,
+    secretKey,
+    async close() {
+      await worker.stop();
+      await receiver.close();
+      await server.close();
+    },
+  };
+}
