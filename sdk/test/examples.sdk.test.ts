@@ -70,4 +70,12 @@ describe('SDK examples', () => {
     expect(out).toContain('quote for 150.00: premium 3 (partner, cohort cheap-');
     expect(out).toContain('widget pricing: partner, 2 rules, premium at 50.00: 1.5');
   }, 90_000);
+
+  it('06: verifies webhook deliveries in a small handler, refuses a forged one, survives a rotation', async () => {
+    const out = await runExample('06-receive-webhooks', env);
+    expect(out.match(/^verified claim\/approved for store /gm)).toHaveLength(2);
+    expect(out).toContain('test event delivered: true');
+    expect(out).toContain('refused a delivery: signature');
+    expect(out).toContain('after rotation, delivered: true');
+  }, 90_000);
 });
