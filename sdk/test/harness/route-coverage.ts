@@ -71,8 +71,9 @@ export function uncalledOperations(dir: string): string[] {
 export function reportRouteCoverage(dir: string): void {
   const uncalled = uncalledOperations(dir);
   const called = OPERATIONS.length - uncalled.length;
+  const never = uncalled.length ? `; never: ${uncalled.join(', ')}` : '';
   process.stdout.write(
-    `[harness] SDK route coverage: ${called}/${OPERATIONS.length} operations called through the SDK\n`,
+    `[harness] SDK route coverage: ${called}/${OPERATIONS.length} operations called through the SDK${never}\n`,
   );
   if (uncalled.length && process.env.SDK_ROUTE_COVERAGE === 'strict') {
     throw new Error(`never called through the SDK: ${uncalled.join(', ')}`);
