@@ -15,6 +15,7 @@ export default defineConfig({
           name: 'server',
           include: ['server/test/**/*.test.ts', 'sdk/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
           globalSetup: ['server/test/harness/global-setup.ts'],
+          setupFiles: ['sdk/test/harness/record-sdk-calls.ts'],
           testTimeout: 30_000,
           hookTimeout: 120_000,
         },

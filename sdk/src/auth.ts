@@ -1,7 +1,7 @@
-import type { TTokenRequestInput, TTokenResponse } from '@protection-service/contract';
-import type { Client, ClientOptions, FetchMiddleware } from './client';
+import type { ClientOptions, FetchMiddleware } from './client';
 import { createClient } from './client';
 import { isOAuthErrorBody, ProtectionApiError, ProtectionAuthError } from './errors';
+import type { Client, TTokenRequest, TTokenResponse } from './generated/client';
 
 /**
  * OAuth for the client: it obtains access tokens from `POST /v1/oauth/token`, caches them,
@@ -9,16 +9,33 @@ import { isOAuthErrorBody, ProtectionApiError, ProtectionAuthError } from './err
  * token endpoint with HTTP Basic (RFC 6749 §2.3.1), so its secret never travels in a body.
  */
 
-/** A token is renewed this long before it expires, so that none expires on the way. */
+/**
+ * A token is renewed this long (60 s) before it expires, so that none expires on the way.
+ *
+ * @example
+ * const stillGood = tokens.expiresAt - Date.now() > EXPIRY_SKEW_MS;
+ */
 export const EXPIRY_SKEW_MS = 60_000;
 
-/** An app's credentials (`svc_app_…`, `svc_secret_…`). */
+/**
+ * An app's credentials (`svc_app_…`, `svc_secret_…`), as app registration showed them once.
+ *
+ * @example
+ * const secret: ClientSecret = { clientId: process.env.SVC_CLIENT_ID!, clientSecret: process.env.SVC_CLIENT_SECRET! };
+ */
 export interface ClientSecret {
   clientId: string;
   clientSecret: string;
 }
 
-/** The tokens of an authorization-code grant, as {@link exchangeCode} and `onTokens` give them. */
+/**
+ * The tokens of an authorization-code grant, as {@link exchangeCode} and `onTokens` give them.
+ * Store them per store; they are secrets.
+ *
+ * @example
+ * const tokens: Tokens = await exchangeCode({ baseUrl, clientId, clientSecret, code, redirectUri, codeVerifier });
+ * await db.saveTokens(storeId, tokens);
+ */
 export interface Tokens {
   accessToken: string;
   /** The latest refresh token (`svc_rt_…`). Each refresh retires the one before (D12). */
@@ -29,10 +46,22 @@ export interface Tokens {
   scopes: string[];
 }
 
-/** What {@link authorizationCode} starts from: a refresh token at least, as stored by the caller. */
+/**
+ * What {@link authorizationCode} starts from: a refresh token at least, as stored by the caller.
+ *
+ * @example
+ * const stored: StoredTokens = { refreshToken: row.refresh_token }; // the access token is fetched on first use
+ */
 export type StoredTokens = Pick<Tokens, 'refreshToken'> & Partial<Omit<Tokens, 'refreshToken'>>;
 
-/** Supplies access tokens to a client: `createClient({ baseUrl, auth })`. */
+/**
+ * Supplies access tokens to a client: `createClient({ baseUrl, auth })`. Made by
+ * {@link clientCredentials} and {@link authorizationCode}.
+ *
+ * @example
+ * const auth: AuthProvider = clientCredentials({ clientId, clientSecret, storeId });
+ * const client = createClient({ baseUrl: 'https://api.example.com', auth });
+ */
 export interface AuthProvider {
   /**
    * createClient calls this with a client for the token endpoint (same base URL, fetch and
@@ -41,6 +70,12 @@ export interface AuthProvider {
   attach(tokenClient: Client): FetchMiddleware;
 }
 
+/**
+ * Options of {@link clientCredentials}.
+ *
+ * @example
+ * const options: ClientCredentialsOptions = { clientId, clientSecret, storeId: 'st_…', scopes: ['claim:read'] };
+ */
 export interface ClientCredentialsOptions extends ClientSecret {
   /** The store the app is installed on; the installation decides the scopes. */
   storeId: string;
@@ -61,7 +96,7 @@ export interface ClientCredentialsOptions extends ClientSecret {
 export function clientCredentials(options: ClientCredentialsOptions): AuthProvider {
   const { storeId, scopes } = options;
   const source = new TokenSource({}, async (client) => {
-    const body: TTokenRequestInput = { grant_type: 'client_credentials', store_id: storeId };
+    const body: TTokenRequest = { grant_type: 'client_credentials', store_id: storeId };
     if (scopes) body.scopes = [...scopes];
     const res = await requestToken(client, options, body);
     return { accessToken: res.access_token, expiresAt: expiresAt(res) };
@@ -69,6 +104,16 @@ export function clientCredentials(options: ClientCredentialsOptions): AuthProvid
   return { attach: (tokenClient) => bearer(source, tokenClient) };
 }
 
+/**
+ * Options of {@link authorizationCode}.
+ *
+ * @example
+ * const options: AuthorizationCodeOptions = {
+ *   clientId, clientSecret,
+ *   tokens: await db.loadTokens(storeId),
+ *   onTokens: (tokens) => db.saveTokens(storeId, tokens),
+ * };
+ */
 export interface AuthorizationCodeOptions extends ClientSecret {
   /** The tokens from {@link exchangeCode}, or as last given to `onTokens`. */
   tokens: StoredTokens;
@@ -114,6 +159,13 @@ export function authorizationCode(options: AuthorizationCodeOptions): AuthProvid
   return { attach: (tokenClient) => bearer(source, tokenClient) };
 }
 
+/**
+ * Options of {@link exchangeCode}: the app's credentials, the redirect's `code`, and the
+ * client options (`baseUrl`, `fetch`, …) to reach the token endpoint with.
+ *
+ * @example
+ * const options: ExchangeCodeOptions = { baseUrl, clientId, clientSecret, code, redirectUri, codeVerifier: pkce.verifier };
+ */
 export interface ExchangeCodeOptions extends ClientSecret, Omit<ClientOptions, 'accessToken' | 'auth'> {
   /** The `code` query parameter of the redirect after the merchant approved the install. */
   code: string;
@@ -132,13 +184,19 @@ export interface ExchangeCodeOptions extends ClientSecret, Omit<ClientOptions, '
  */
 export async function exchangeCode(options: ExchangeCodeOptions): Promise<Tokens> {
   const { clientId, clientSecret, code, redirectUri, codeVerifier, ...clientOptions } = options;
-  const body: TTokenRequestInput = { grant_type: 'authorization_code', code, redirect_uri: redirectUri };
+  const body: TTokenRequest = { grant_type: 'authorization_code', code, redirect_uri: redirectUri };
   if (codeVerifier !== undefined) body.code_verifier = codeVerifier;
   const res = await requestToken(createClient(clientOptions), { clientId, clientSecret }, body);
   if (res.refresh_token === undefined) throw new Error('the token endpoint answered no refresh token');
   return toTokens(res, res.refresh_token);
 }
 
+/**
+ * A PKCE verifier and its challenge, from {@link createPkcePair}.
+ *
+ * @example
+ * const { verifier, challenge, method } = await createPkcePair();
+ */
 export interface PkcePair {
   /** Keep it for {@link exchangeCode}. */
   verifier: string;
@@ -150,6 +208,11 @@ export interface PkcePair {
 /**
  * A PKCE verifier and its S256 challenge (RFC 7636), with WebCrypto, so in browsers too. The
  * verifier is 32 random bytes in base64url: 43 characters, all of them unreserved.
+ *
+ * @example
+ * const pkce = await createPkcePair();
+ * // at install: send pkce.challenge as codeChallenge, with codeChallengeMethod 'S256'; keep pkce.verifier
+ * const tokens = await exchangeCode({ baseUrl, clientId, clientSecret, code, redirectUri, codeVerifier: pkce.verifier });
  */
 export async function createPkcePair(): Promise<PkcePair> {
   const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
@@ -246,8 +309,8 @@ function canResend(body: RequestInit['body']): boolean {
 }
 
 /** `POST /v1/oauth/token` through the typed client; a refusal throws ProtectionAuthError. */
-async function requestToken(client: Client, secret: ClientSecret, body: TTokenRequestInput): Promise<TTokenResponse> {
-  const res = await client.oauth.token({ body, extraHeaders: { authorization: basicAuth(secret) } });
+async function requestToken(client: Client, secret: ClientSecret, body: TTokenRequest): Promise<TTokenResponse> {
+  const res = await client.oauth.token({ body, headers: { authorization: basicAuth(secret) } });
   if (res.status === 200) return res.body;
   if (isOAuthErrorBody(res.body)) throw new ProtectionAuthError(res.status, res.body, res.headers);
   throw new ProtectionApiError(res.status, res.body, res.headers); // 429: retry later

@@ -1,14 +1,34 @@
-import { type Contract, contract, isRouteMeta } from '@protection-service/contract';
-import { type ApiFetcher, type AppRoute, type InitClientReturn, initClient } from '@ts-rest/core';
+import { contract, isRouteMeta } from '@protection-service/contract';
+import { type ApiFetcher, type AppRoute, initClient } from '@ts-rest/core';
 import { version } from '../package.json';
 import type { AuthProvider } from './auth';
 import { ProtectionApiError } from './errors';
+import type { Client } from './generated/client';
+import { type RetryOptions, withRetries } from './retry';
 
-/** Sent as `user-agent` outside browsers. */
+/**
+ * Sent as `user-agent` outside browsers: `protection-service-sdk/<version>`.
+ *
+ * @example
+ * const client = createClient({ baseUrl, headers: { 'user-agent': `my-app/1.0 ${USER_AGENT}` } });
+ */
 export const USER_AGENT = `protection-service-sdk/${version}`;
+/**
+ * Each attempt of a call is aborted after this long (30 s) unless `timeoutMs` says otherwise.
+ *
+ * @example
+ * const patient = createClient({ baseUrl, timeoutMs: 2 * DEFAULT_TIMEOUT_MS });
+ */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** The one request shape the client sends: an absolute URL and a `RequestInit`. */
+/**
+ * The one request shape the client sends: an absolute URL and a `RequestInit`. Pass your own
+ * as `createClient({ fetch })` (a proxy agent, a test double).
+ *
+ * @example
+ * const fetch: Fetch = (url, init) => globalThis.fetch(url, { ...init, keepalive: true });
+ * const client = createClient({ baseUrl, fetch });
+ */
 export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 
 /**
@@ -24,6 +44,17 @@ export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
  */
 export type FetchMiddleware = (next: Fetch) => Fetch;
 
+/**
+ * Options of {@link createClient}.
+ *
+ * @example
+ * const options: ClientOptions = {
+ *   baseUrl: 'https://api.example.com',
+ *   auth: clientCredentials({ clientId, clientSecret, storeId }),
+ *   retry: { maxRetries: 3 },
+ *   timeoutMs: 10_000,
+ * };
+ */
 export interface ClientOptions {
   /** Where the service runs, for example `https://api.example.com`. */
   baseUrl: string;
@@ -42,29 +73,24 @@ export interface ClientOptions {
   /** Applied in order around `fetch`: the first one sees each request first. */
   middleware?: readonly FetchMiddleware[];
   /**
-   * Abort a call (request and body) after this many milliseconds with a `TimeoutError`
-   * DOMException; 30 s by default, `0` (or `Infinity`) for none. A per-call
-   * `fetchOptions.signal` also applies.
+   * Abort an attempt (request and body) after this many milliseconds with a `TimeoutError`
+   * DOMException, which is retried like a network failure; 30 s by default, `0` (or
+   * `Infinity`) for none. A per-call `fetchOptions.signal` also applies, to every attempt.
    */
   timeoutMs?: number;
+  /**
+   * Retries of 429, 502, 503, 504 and network failures: `{ maxRetries: 2 }` by default, `false`
+   * for none. Only calls that are safe to repeat are retried: GET, PUT, DELETE, and POSTs that
+   * carry an `Idempotency-Key` (which the SDK adds to every POST that accepts one, D33).
+   */
+  retry?: RetryOptions | false;
 }
-
-type ClientArgs = {
-  baseUrl: string;
-  baseHeaders: Record<string, string>;
-  api: ApiFetcher;
-  throwOnUnknownStatus: true;
-  validateResponse: false;
-};
-
-/** Every route of the contract, grouped as in the contract: `client.public.getInsurance(...)`. */
-export type Client = InitClientReturn<Contract, ClientArgs>;
 
 /**
  * A client typed by the contract. Each call answers `{ status, body, headers }` for the
  * statuses its route declares, with `body` typed per status; a failure the route does not
  * declare (a 500 or 502, say) throws {@link ProtectionApiError}. Network failures and
- * timeouts reject with the error fetch gives.
+ * timeouts reject with the error fetch gives, once the retries (`retry`) are spent.
  *
  * @example
  * const client = createClient({ baseUrl: 'https://api.example.com' });
@@ -81,21 +107,32 @@ export function createClient(options: ClientOptions): Client {
   // token. Its token requests go through a client like this one, without the auth layer.
   const sendWithToken = options.auth ? options.auth.attach(createClient({ ...options, auth: undefined }))(send) : send;
 
+  const retried = withRetries(options.retry);
+
   const api: ApiFetcher = async ({ route, path, method, headers, body, fetchOptions }) => {
-    const signals = [fetchOptions?.signal, timeout ? AbortSignal.timeout(timeoutMs) : undefined].filter(
-      (s): s is AbortSignal => s != null,
-    );
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     const fetcher = takesAccessToken(route) ? sendWithToken : send;
-    const response = await fetcher(path, { ...fetchOptions, method, headers, body, signal });
-    const parsed = await readBody(response);
+    // D33: a POST that accepts an Idempotency-Key gets one, the same for all its attempts, so
+    // that a retry after a lost answer replays the first answer instead of acting twice.
+    if (method === 'POST' && takesIdempotencyKey(route) && headers['idempotency-key'] === undefined) {
+      headers = { ...headers, 'idempotency-key': crypto.randomUUID() };
+    }
+    const repeatable = method !== 'POST' && method !== 'PATCH' ? true : headers['idempotency-key'] !== undefined;
+    const caller = fetchOptions?.signal ?? undefined;
+    const { response, body: parsed } = await retried(repeatable, caller, async () => {
+      const signals = [caller, timeout ? AbortSignal.timeout(timeoutMs) : undefined].filter(
+        (s): s is AbortSignal => s != null,
+      );
+      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+      const response = await fetcher(path, { ...fetchOptions, method, headers, body, signal });
+      return { response, body: await readBody(response) };
+    });
     if (response.status >= 400 && !(response.status in route.responses)) {
       throw new ProtectionApiError(response.status, parsed, response.headers);
     }
     return { status: response.status, body: parsed, headers: response.headers };
   };
 
-  const args: ClientArgs = {
+  const args = {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     baseHeaders: {
       // Browsers would need a CORS preflight for it, which the public reads do not allow.
@@ -107,8 +144,10 @@ export function createClient(options: ClientOptions): Client {
     throwOnUnknownStatus: true,
     // Bodies are typed, not parsed: a newer server may add fields the strict schemas reject.
     validateResponse: false,
-  };
-  return initClient(contract, args);
+  } as const;
+  // The generated `Client` interface describes exactly what ts-rest builds from the contract
+  // (sdk/test/generated.test.ts keeps the two in step), in types a consumer checks cheaply.
+  return initClient(contract, args) as unknown as Client;
 }
 
 /** JSON when the answer says so, `undefined` when empty (204, 304), text otherwise. */
@@ -129,6 +168,11 @@ async function readBody(response: Response): Promise<unknown> {
  */
 function takesAccessToken(route: AppRoute): boolean {
   return isRouteMeta(route.metadata) && route.metadata.auth === 'token';
+}
+
+/** D33: every token-authenticated POST accepts an `Idempotency-Key`. */
+function takesIdempotencyKey(route: AppRoute): boolean {
+  return route.method === 'POST' && takesAccessToken(route);
 }
 
 function isBrowser(): boolean {

@@ -1,12 +1,37 @@
-import { OAUTH_ERROR_CODES, type OAuthErrorCode, STATUS_NAMES, type TError } from '@protection-service/contract';
+import { OAUTH_ERROR_CODES, STATUS_NAMES } from '@protection-service/contract';
+import type { TError, TOauthErrorCode } from './generated/client';
+
+/**
+ * An RFC 6749 §5.2 error code, for example `invalid_grant`: {@link ProtectionAuthError.code}.
+ *
+ * @example
+ * const dead = (code: OAuthErrorCode) => code === 'invalid_grant';
+ */
+export type OAuthErrorCode = TOauthErrorCode;
 
 /**
  * The D2 failure body: `{statusCode, message, error}`, plus `issues` on validation failures
  * (400) and `error_description` on the OAuth endpoints (where `error` is an RFC 6749 code).
+ *
+ * @example
+ * const body: ApiErrorBody = error.body;
+ * for (const issue of body.issues ?? []) console.error(issue.path, issue.message);
  */
 export type ApiErrorBody = TError & { error_description?: string };
 
-/** A failure answered by the service, or by something in front of it. */
+/**
+ * A failure answered by the service, or by something in front of it: thrown by {@link unwrap},
+ * by calls answered with a status their route does not declare (a 500, a proxy's 502), and by
+ * {@link paginate} for a failed page.
+ *
+ * @example
+ * try {
+ *   unwrap(await client.claims.get({ params: { claimId } }));
+ * } catch (e) {
+ *   if (e instanceof ProtectionApiError) console.error(e.status, e.body.message, e.requestId);
+ *   else throw e;
+ * }
+ */
 export class ProtectionApiError extends Error {
   override readonly name: string = 'ProtectionApiError';
   /** The HTTP status, for example 404. */
@@ -32,6 +57,14 @@ export class ProtectionApiError extends Error {
  * {@link exchangeCode} and by API calls whose token could not be obtained or refreshed. An
  * `invalid_grant` on a refresh means the refresh token is dead (revoked, reused or the app was
  * uninstalled): the merchant has to install the app again.
+ *
+ * @example
+ * try {
+ *   await client.orders.get({ params: { sourceOrderId } });
+ * } catch (e) {
+ *   if (e instanceof ProtectionAuthError && e.code === 'invalid_grant') await markUninstalled(storeId);
+ *   else throw e;
+ * }
  */
 export class ProtectionAuthError extends ProtectionApiError {
   override readonly name: string = 'ProtectionAuthError';
@@ -66,7 +99,12 @@ function fallbackBody(status: number, body: unknown): ApiErrorBody {
 
 type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206 | 207;
 
-/** The body type of the 2xx answers of a response union. */
+/**
+ * The body type of the 2xx answers of a response union.
+ *
+ * @example
+ * type Claim = SuccessBody<Awaited<ReturnType<typeof client.claims.get>>>; // TClaim
+ */
 export type SuccessBody<R> = R extends { status: SuccessStatus; body: infer B } ? B : never;
 
 /**

@@ -1,5 +1,6 @@
-// The contract is bundled into the SDK: its router, schemas and types are part of the package.
-export * from '@protection-service/contract';
+// The public surface: the client, its generated route types (plain interfaces, see
+// scripts/sdk-types.ts), authentication, retries and errors. The contract's zod schemas are
+// bundled into the runtime but kept out of the declarations.
 export {
   type AuthorizationCodeOptions,
   type AuthProvider,
@@ -16,7 +17,6 @@ export {
   type Tokens,
 } from './auth';
 export {
-  type Client,
   type ClientOptions,
   createClient,
   DEFAULT_TIMEOUT_MS,
@@ -24,7 +24,17 @@ export {
   type FetchMiddleware,
   USER_AGENT,
 } from './client';
-export { type ApiErrorBody, ProtectionApiError, ProtectionAuthError, type SuccessBody, unwrap } from './errors';
+export {
+  type ApiErrorBody,
+  type OAuthErrorCode,
+  ProtectionApiError,
+  ProtectionAuthError,
+  type SuccessBody,
+  unwrap,
+} from './errors';
+export type * from './generated/client';
+export { type ListItem, type ListOperation, paginate } from './paginate';
+export { DEFAULT_RETRY, RETRY_STATUSES, type RetryOptions } from './retry';
 export {
   DEFAULT_WEBHOOK_TOLERANCE_S,
   type VerifyWebhookOptions,

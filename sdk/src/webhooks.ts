@@ -1,14 +1,27 @@
-import {
-  type TWebhookEvent,
-  WEBHOOK_HEADERS,
-  WEBHOOK_SIGNATURE_VERSION,
-  ZWebhookEvent,
-} from '@protection-service/contract';
+import { WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_VERSION, ZWebhookEvent } from '@protection-service/contract';
+// The generated type, not the contract's z.infer: the published declarations stay free of zod.
+import type { TWebhookEvent } from './generated/client';
 
-/** Why a delivery was refused. */
+/**
+ * Why a delivery was refused: {@link WebhookVerificationError.reason}.
+ *
+ * @example
+ * const stale = (reason: WebhookVerificationReason) => reason === 'timestamp';
+ */
 export type WebhookVerificationReason = 'missing-header' | 'timestamp' | 'signature' | 'body';
 
-/** A delivery that is not provably from the service, or not a webhook this SDK knows. */
+/**
+ * A delivery that is not provably from the service, or not a webhook this SDK knows. Answer it
+ * with a 4xx and do not act on it.
+ *
+ * @example
+ * try {
+ *   await verifyWebhook({ secret, headers: req.headers, body: req.body });
+ * } catch (e) {
+ *   if (e instanceof WebhookVerificationError) return res.status(400).send(e.reason);
+ *   throw e;
+ * }
+ */
 export class WebhookVerificationError extends Error {
   override readonly name: string = 'WebhookVerificationError';
   constructor(
@@ -19,6 +32,12 @@ export class WebhookVerificationError extends Error {
   }
 }
 
+/**
+ * What {@link verifyWebhook} checks: the raw body and headers of a delivery, against the secret.
+ *
+ * @example
+ * const options: VerifyWebhookOptions = { secret: [newSecret, oldSecret], headers: req.headers, body: rawBody };
+ */
 export interface VerifyWebhookOptions {
   /** The webhook secret `svc_whsec_…`; during a rotation, both (any one matching is enough). */
   secret: string | readonly string[];
@@ -30,6 +49,12 @@ export interface VerifyWebhookOptions {
   toleranceSeconds?: number;
 }
 
+/**
+ * How far (in seconds) a delivery's signed timestamp may be from now: 5 minutes by default.
+ *
+ * @example
+ * await verifyWebhook({ secret, headers, body, toleranceSeconds: 2 * DEFAULT_WEBHOOK_TOLERANCE_S });
+ */
 export const DEFAULT_WEBHOOK_TOLERANCE_S = 300;
 
 const encoder = new TextEncoder();

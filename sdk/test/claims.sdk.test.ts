@@ -109,14 +109,14 @@ describe('SDK: claims', () => {
 
   it('walks the list with cursors, forward and backward', async () => {
     for (let i = 0; i < 5; i++) await file();
-    const all = unwrap(await client.claims.list({ query: { first: '250', sourceOrderId: 'sdk-claims' } }));
+    const all = unwrap(await client.claims.list({ query: { first: 250, sourceOrderId: 'sdk-claims' } }));
     const expected = all.edges.map((e) => e.node.id);
     expect(expected.length).toBeGreaterThanOrEqual(7);
 
     const seen: TClaimListNode[] = [];
     let after: string | undefined;
     for (;;) {
-      const page = unwrap(await client.claims.list({ query: { first: '2', after, sourceOrderId: 'sdk-claims' } }));
+      const page = unwrap(await client.claims.list({ query: { first: 2, after, sourceOrderId: 'sdk-claims' } }));
       seen.push(...page.edges.map((e) => e.node));
       if (!page.pageInfo.hasNextPage) break;
       after = page.pageInfo.endCursor!;
@@ -126,7 +126,7 @@ describe('SDK: claims', () => {
     const back: string[] = [];
     let before: string | undefined;
     for (;;) {
-      const page = unwrap(await client.claims.list({ query: { last: '3', before, sourceOrderId: 'sdk-claims' } }));
+      const page = unwrap(await client.claims.list({ query: { last: 3, before, sourceOrderId: 'sdk-claims' } }));
       back.unshift(...page.edges.map((e) => e.node.id));
       if (!page.pageInfo.hasPreviousPage) break;
       before = page.pageInfo.startCursor!;

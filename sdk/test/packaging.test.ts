@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const exec = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -15,6 +15,7 @@ describe('@protection-service/sdk package', () => {
   beforeAll(async () => {
     await exec(bin('tsup', SDK), [], { cwd: SDK });
   }, 120_000);
+  afterAll(() => rm(path.join(SDK, '.tmp'), { recursive: true, force: true }));
 
   it('passes publint', async () => {
     const { stdout } = await exec(bin('publint'), ['--strict'], { cwd: SDK });
@@ -37,7 +38,7 @@ describe('@protection-service/sdk package', () => {
       [
         '--input-type=module',
         '-e',
-        "import('./dist/index.js').then(m => console.log(typeof m.createClient, Object.keys(m.contract).length))",
+        "import('./dist/index.js').then(m => console.log(typeof m.createClient, Object.keys(m.createClient({ baseUrl: 'http://x' })).length))",
       ],
       { cwd: SDK },
     );
@@ -51,6 +52,14 @@ describe('@protection-service/sdk package', () => {
     }
   }, 60_000);
 
+  it('publishes light declarations: under 400 KB, with no zod or ts-rest types in them', async () => {
+    for (const file of ['index.d.ts', 'index.d.cts']) {
+      const text = await readFile(path.join(SDK, 'dist', file), 'utf8');
+      expect(Buffer.byteLength(text)).toBeLessThan(400 * 1024);
+      expect(text).not.toMatch(/from ['"](zod|@ts-rest\/core)['"]|\bZod[A-Z]\w*</);
+    }
+  });
+
   it('types a consumer, from ESM and from CJS, through the package exports', async () => {
     // Inside the package directory, `@protection-service/sdk` resolves to itself through
     // `exports`, as it would from node_modules; no skipLibCheck, so the declarations are checked.
@@ -60,7 +69,7 @@ describe('@protection-service/sdk package', () => {
 
 const client = createClient({ baseUrl: 'http://localhost', timeoutMs: 5_000 });
 export async function read(): Promise<TInsuranceQuote | string> {
-  const res = await client.public.getInsurance({ query: { store_url: 'shop.example.com', subtotal: '100' } });
+  const res = await client.public.getInsurance({ query: { store_url: 'shop.example.com', subtotal: 100 } });
   if (res.status === 404) return res.body.message;
   try {
     return unwrap(res);
@@ -87,7 +96,34 @@ client.public.nope;
     } catch (e) {
       throw new Error(`tsc failed:\n${(e as { stdout?: string }).stdout ?? e}`);
     } finally {
-      await rm(path.join(SDK, '.tmp'), { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
     }
+  }, 120_000);
+
+  it("reports a consumer's mistakes (wrong field, wrong type, misspelt operation) at the call", async () => {
+    const dir = path.join(SDK, '.tmp', 'misuse');
+    await mkdir(dir, { recursive: true });
+    const fixture = await readFile(path.join(SDK, 'test/fixtures/consumer-errors.ts'), 'utf8');
+    await writeFile(path.join(dir, 'misuse.ts'), fixture);
+    const expected = fixture
+      .split('\n')
+      .flatMap((line, i) => [...line.matchAll(/expect (TS\d+)/g)].map((m) => `${i + 1} ${m[1]}`));
+    expect(expected.length).toBeGreaterThanOrEqual(8);
+    const tsc = await exec(
+      bin('tsc'),
+      [
+        ...['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext'],
+        ...['--target', 'es2022', '--lib', 'es2022,dom', '--types', 'node', '--pretty', 'false', 'misuse.ts'],
+      ],
+      { cwd: dir },
+    ).then(
+      () => ({ stdout: '' }),
+      (e: { stdout: string }) => e,
+    );
+    await rm(dir, { recursive: true, force: true });
+    const reported = [...tsc.stdout.matchAll(/^misuse\.ts\((\d+),\d+\): error (TS\d+)/gm)].map(
+      (m) => `${m[1]} ${m[2]}`,
+    );
+    expect(reported, tsc.stdout).toEqual(expected);
   }, 120_000);
 });

@@ -86,7 +86,7 @@ describe('SDK: partner surface', () => {
     const byPath = unwrap(
       await shopper.public.getPartnerInsurance({
         params: { applicationId: clientId },
-        query: { storeId: owner.store.id, key: 'sdk', subtotal: '20' },
+        query: { storeId: owner.store.id, key: 'sdk', subtotal: 20 },
       }),
     );
     expect(byPath.quote?.premium).toBe(3);

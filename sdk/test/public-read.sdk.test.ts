@@ -42,7 +42,7 @@ describe('SDK: client.public.getInsurance', () => {
   }
 
   it('answers 200 with the typed merchant rule set and a D31 quote', async () => {
-    const res = await client.public.getInsurance({ query: { store_url: domain, subtotal: '100' } });
+    const res = await client.public.getInsurance({ query: { store_url: domain, subtotal: 100 } });
     expect(res.status).toBe(200);
     if (res.status !== 200) return;
     const body: TInsuranceQuote = res.body;
@@ -84,7 +84,10 @@ describe('SDK: client.public.getInsurance', () => {
   });
 
   it('answers 400 with D2 issues for a bad query', async () => {
-    const bad = await client.public.getInsurance({ query: { store_url: domain, subtotal: 'lots' } });
+    // The SDK types subtotal as a number; the server still checks the query string it gets.
+    const bad = await client.public.getInsurance({
+      query: { store_url: domain, subtotal: 'lots' as unknown as number },
+    });
     expect(bad.status).toBe(400);
     if (bad.status !== 400) return;
     expect(bad.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
@@ -97,7 +100,7 @@ describe('SDK: client.public.getInsurance', () => {
   });
 
   it('round-trips the ETag: If-None-Match answers 304 with no body', async () => {
-    const query = { store_url: domain, subtotal: '50' };
+    const query = { store_url: domain, subtotal: 50 };
     const first = await client.public.getInsurance({ query });
     expect(first.status).toBe(200);
     const etag = first.headers.get('etag');

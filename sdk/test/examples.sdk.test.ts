@@ -1,0 +1,81 @@
+import { SCOPES } from '@protection-service/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approvePricing } from '../../server/src/domain/apps';
+import {
+  createApp,
+  createOwner,
+  dashboardTokenFor,
+  installWithToken,
+  type Owner,
+} from '../../server/test/harness/fixtures';
+import { startTestServer, type TestServer } from '../../server/test/harness/server';
+import { runExample } from './harness/examples';
+
+/** The numbered examples in sdk/examples run against the real server, as a partner runs them. */
+describe('SDK examples', () => {
+  let server: TestServer;
+  let owner: Owner;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    owner = await createOwner(server.db, 'sdk-examples');
+    const app = await createApp(server, owner.user.id, { requestedScopes: [...SCOPES] });
+    // An operator lets the app be granted the pricing scopes (D9), so the install grants them all.
+    await approvePricing(server.db, app.clientId);
+    await installWithToken(server, app.clientId, owner.store.id, [...SCOPES]);
+    env = {
+      SVC_BASE_URL: server.baseUrl,
+      SVC_CLIENT_ID: app.clientId,
+      SVC_CLIENT_SECRET: app.clientSecret,
+      SVC_STORE_ID: owner.store.id,
+      SVC_REDIRECT_URI: 'https://app.example.com/callback',
+      SVC_DASHBOARD_TOKEN: await dashboardTokenFor(server, owner.user.id),
+    };
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('01: installs with PKCE, exchanges the code, and refreshes with rotation', async () => {
+    const out = await runExample('01-install-and-tokens', env);
+    expect(out).toMatch(/^installed with scopes: .*store:read/m);
+    expect(out).toContain('refreshed: the new refresh token replaces the old one');
+    expect(out).toMatch(/^store credit type: (GIFT_CARD|DISCOUNT_CODE)$/m);
+    expect(out).toContain('refresh token rotated: true');
+  }, 90_000);
+
+  it('02: syncs an order and its fulfillment with client credentials', async () => {
+    const out = await runExample('02-sync-orders', env);
+    expect(out).toMatch(/^order example-\d+: protection ACTIVE$/m);
+    expect(out).toContain('fulfillments: ful-1 IN_TRANSIT');
+  }, 90_000);
+
+  it('03: files a claim once under its own key, approves it, and cannot deny it after', async () => {
+    const out = await runExample('03-file-and-approve-a-claim', env);
+    expect(out).toMatch(/^filed \S+; sent twice, replayed: true$/m);
+    expect(out).toMatch(/is NEW, linked to policy: true$/m);
+    expect(out).toContain('approved: APPROVED, resolutions: 1');
+    expect(out).toMatch(/^deny after approve: 409 /m);
+  }, 90_000);
+
+  it('04: pages through every claim', async () => {
+    const out = await runExample('04-page-all-claims', env);
+    expect(out).toMatch(/^claims: 1$/m); // the one example 03 filed
+    expect(out).toContain('  APPROVED: 1');
+  }, 90_000);
+
+  it('05: prices a cohort, quotes it, and reads it as the widget does', async () => {
+    const out = await runExample('05-cohort-pricing-and-quote', env);
+    expect(out).toContain('quote for 150.00: premium 3 (partner, cohort cheap-');
+    expect(out).toContain('widget pricing: partner, 2 rules, premium at 50.00: 1.5');
+  }, 90_000);
+
+  it('06: verifies webhook deliveries in a small handler, refuses a forged one, survives a rotation', async () => {
+    const out = await runExample('06-receive-webhooks', env);
+    expect(out.match(/^verified claim\/approved for store /gm)).toHaveLength(2);
+    expect(out).toContain('test event delivered: true');
+    expect(out).toContain('refused a delivery: signature');
+    expect(out).toContain('after rotation, delivered: true');
+  }, 90_000);
+});
