@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { freePort } from '../../server/src/free-port';
-import { installedAppWithToken } from '../../server/test/harness/fixtures';
+import { benchInstallation } from './install';
 import { benchDatabase, compare, type Measured, printTable, ROOT, stopProcess } from './lib';
 
 const ISSUER = 'http://bench.local';
@@ -40,7 +40,7 @@ export async function benchConcurrency(): Promise<Measured[]> {
   const servers: ChildProcess[] = [];
   try {
     await migrateToLatest(db, database.url);
-    const { token } = await installedAppWithToken(db, secret, ISSUER, `bench-wc-${Date.now()}`);
+    const token = (await benchInstallation(db, secret, 'concurrency', ['store:read'])).tokenFor(ISSUER);
 
     const urls: Record<number, string> = {};
     for (const workers of [1, 2]) {
