@@ -17,7 +17,7 @@ export async function benchAuth(): Promise<Measured[]> {
   const db = createDb(database.url);
   const secret = randomBytes(32);
   try {
-    await migrateToLatest(db, database.url);
+    await migrateToLatest(db);
     const installed = await benchInstallation(db, secret, 'auth', ['store:read']);
     const domain = installed.store.domain;
     const service = await startService(database.url, secret);

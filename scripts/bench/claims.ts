@@ -76,7 +76,7 @@ export async function benchClaims(): Promise<Measured[]> {
   const db = createDb(database.url);
   const secret = randomBytes(32);
   try {
-    await migrateToLatest(db, database.url);
+    await migrateToLatest(db);
     const installed = await benchInstallation(db, secret, 'claims', ['claim:manage', 'order:update']);
     const storeId = installed.store.id;
     const seconds = await seed(db, storeId);

@@ -39,7 +39,7 @@ export async function benchConcurrency(): Promise<Measured[]> {
   const secret = randomBytes(32);
   const servers: ChildProcess[] = [];
   try {
-    await migrateToLatest(db, database.url);
+    await migrateToLatest(db);
     const token = (await benchInstallation(db, secret, 'concurrency', ['store:read'])).tokenFor(ISSUER);
 
     const urls: Record<number, string> = {};

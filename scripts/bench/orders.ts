@@ -47,7 +47,7 @@ export async function benchOrders(): Promise<Measured[]> {
   const secret = randomBytes(32);
   const raw = new pg.Pool({ connectionString: database.url, max: POOL_SIZE });
   try {
-    await migrateToLatest(db, database.url);
+    await migrateToLatest(db);
     const stamp = Date.now();
     // Subscribed to the protection topics, so every event also fans out one delivery (D35).
     const installed = await benchInstallation(db, secret, 'orders', ['order:update', 'store:read'], {

@@ -28,7 +28,7 @@ export async function benchPartner(): Promise<void> {
   const secret = randomBytes(32);
   const children: Awaited<ReturnType<typeof startProcess>>[] = [];
   try {
-    await migrateToLatest(db, database.url);
+    await migrateToLatest(db);
     const stamp = Date.now();
     const store = await createStore(db, { name: 'Bench partner', domain: `bench-partner-${stamp}.example.com` });
     const user = await createUser(db, {

@@ -14,7 +14,7 @@ export async function benchPublicRead(): Promise<Measured[]> {
   const database = await benchDatabase();
   const db = createDb(database.url);
   try {
-    await migrateToLatest(db, database.url);
+    await migrateToLatest(db);
     const domain = `bench-${Date.now()}.example.com`;
     await createStore(db, { name: 'Bench', domain });
     const path = `/v1/quote/insurance?store_url=${domain}&subtotal=120`;

@@ -75,7 +75,7 @@ export async function benchWebhooks(): Promise<Measured[]> {
   const secretKey = randomBytes(32);
   let worker: ChildProcess | null = null;
   try {
-    await migrateToLatest(db, database.url);
+    await migrateToLatest(db);
     const store = await createStore(db, { name: 'Bench hooks', domain: `bench-hooks-${Date.now()}.example.com` });
     const user = await createUser(db, {
       email: `bench-hooks-${Date.now()}@example.com`,

@@ -1,7 +1,8 @@
 import { migrations } from '@protection-service/migrations';
 import { runMigrations } from 'graphile-worker';
-import { type Kysely, Migrator } from 'kysely';
+import { Migrator } from 'kysely';
 import { queueLogger } from '../domain/events/queue';
+import { connectionStringOf, type Db } from './database';
 
 /**
  * Brings the schema up to date: first the job queue's own schema (graphile-worker, which
@@ -9,7 +10,10 @@ import { queueLogger } from '../domain/events/queue';
  * processes start at once (graphile-worker retries a clash; Kysely's migrator holds an
  * advisory lock).
  */
-export async function migrateToLatest(db: Kysely<any>, connectionString: string): Promise<string[]> {
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  // The queue's migrations run on a connection of their own, to the same database.
+  const connectionString = connectionStringOf(db);
+  if (!connectionString) throw new Error('migrateToLatest needs a database made by createDb');
   await runMigrations({ connectionString, logger: queueLogger() });
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

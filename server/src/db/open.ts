@@ -26,7 +26,7 @@ export async function openDatabase(
   const url = config.databaseUrl ?? embedded!.url;
   const db = createDb(url);
   try {
-    if (migrate) await migrateToLatest(db, url);
+    if (migrate) await migrateToLatest(db);
   } catch (err) {
     await db.destroy();
     await embedded?.stop();

@@ -33,7 +33,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const templateUrl = withDatabase(started.url, TEMPLATE_DB);
   const template = createDb(templateUrl, { max: 1 });
-  await migrateToLatest(template, templateUrl);
+  await migrateToLatest(template);
   await template.destroy();
 
   project.provide('postgresUrl', url);
