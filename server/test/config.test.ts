@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +5,7 @@ import { loadConfig } from '../src/config';
 import { freePort } from '../src/free-port';
 import { clientIp } from '../src/http/client-ip';
 import { RATE_LIMITS } from '../src/http/rate-limit';
-import { NODE_ARGS, ROOT, runScript } from './harness/processes';
+import { runScript, startServiceProcess } from './harness/processes';
 import { cloneDatabase } from './harness/server';
 
 const SECRET_KEY = randomBytes(32).toString('base64url');
@@ -72,31 +71,22 @@ describe('configuration', () => {
   it('LOG_FORMAT=pretty writes readable lines instead of JSON', async () => {
     const database = await cloneDatabase();
     const port = await freePort();
-    const child = spawn(process.execPath, [...NODE_ARGS, 'server/src/main.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        SECRET_KEY,
-        LOG_FORMAT: 'pretty',
-      },
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
+    const server = await startServiceProcess({
+      entry: 'main',
+      databaseUrl: database.url,
+      secretKey: Buffer.from(SECRET_KEY, 'base64url'),
+      port,
+      env: { LOG_FORMAT: 'pretty' },
     });
     try {
-      await expect.poll(() => out, { timeout: 60_000, interval: 200 }).toContain('protection service listening');
-      const line = out.split('\n').find((l) => l.includes('protection service listening'))!;
+      const line = server
+        .output()
+        .split('\n')
+        .find((l) => l.includes('protection service listening'))!;
       expect(line).toMatch(/INFO/);
       expect(line.trimStart().startsWith('{')).toBe(false);
     } finally {
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
+      await server.stop();
       await database.drop();
     }
   }, 90_000);

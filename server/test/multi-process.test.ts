@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { SCOPES } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import { issueAccessToken, issueDashboardToken, tokenKeys } from '../src/domain/
 import { newId } from '../src/domain/ids';
 import { freePort } from '../src/free-port';
 import { installedAppWithToken } from './harness/fixtures';
-import { NODE_ARGS, ROOT } from './harness/processes';
+import { type ServiceProcess, startServiceProcess } from './harness/processes';
 import { cloneDatabase } from './harness/server';
 
 /**
@@ -19,7 +18,7 @@ import { cloneDatabase } from './harness/server';
  */
 describe('two server processes on one database', () => {
   let database: Awaited<ReturnType<typeof cloneDatabase>>;
-  const processes: ChildProcess[] = [];
+  const processes: ServiceProcess[] = [];
   const urls: string[] = [];
   const secret = randomBytes(32);
   const publicBaseUrl = 'http://api.test.local';
@@ -32,31 +31,16 @@ describe('two server processes on one database', () => {
     database = await cloneDatabase();
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      const child = spawn(process.execPath, [...NODE_ARGS, 'server/src/main.ts'], {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: database.url,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          SECRET_KEY: secret.toString('base64url'),
-          PUBLIC_BASE_URL: publicBaseUrl,
-          LOG_LEVEL: 'warn',
-        },
-      });
-      processes.push(child);
+      processes.push(
+        await startServiceProcess({
+          entry: 'main',
+          databaseUrl: database.url,
+          secretKey: secret,
+          port,
+          env: { PUBLIC_BASE_URL: publicBaseUrl },
+        }),
+      );
       urls.push(`http://127.0.0.1:${port}`);
-    }
-    for (const url of urls) {
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline) {
-        const ok = await fetch(`${url}/readyz`).then(
-          (r) => r.status === 200,
-          () => false,
-        );
-        if (ok) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
     }
     const installed = await installedAppWithToken(database.db, secret, publicBaseUrl, 'two');
     ({ token, jti } = installed);
@@ -65,14 +49,7 @@ describe('two server processes on one database', () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const child of processes) {
-      if (child.exitCode === null) {
-        await new Promise<void>((resolve) => {
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        });
-      }
-    }
+    for (const p of processes) await p.stop();
     await database.drop();
   });
 

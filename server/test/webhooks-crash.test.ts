@@ -3,16 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../src/domain/events/record';
 import { freePort } from '../src/free-port';
 import { createApp, createOwner, installWithToken } from './harness/fixtures';
+import type { ServiceProcess } from './harness/processes';
 import { startTestServer, type TestServer } from './harness/server';
-import {
-  answer,
-  type DeliveryProcess,
-  deniedBody,
-  type Receiver,
-  record,
-  startDeliveryProcess,
-  startReceiver,
-} from './harness/webhooks';
+import { answer, deniedBody, type Receiver, record, startDeliveryProcess, startReceiver } from './harness/webhooks';
 
 /**
  * Crash safety (D32): two server processes deliver about 150 events to a receiver that fails
@@ -25,7 +18,7 @@ describe('webhook delivery across a SIGKILL', () => {
   const EVENTS = 150;
   let server: TestServer;
   let receiver: Receiver;
-  const processes: DeliveryProcess[] = [];
+  const processes: ServiceProcess[] = [];
   const secretKey = randomBytes(32);
 
   const start = async () => {

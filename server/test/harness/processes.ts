@@ -27,6 +27,71 @@ export function runScript(
   });
 }
 
+/** A server (`server/src/main.ts`) or delivery (`server/src/worker.ts`) process of the repository. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
+  /** SIGTERM, and wait for the exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `pnpm start` (`entry: 'main'`) or `pnpm worker` on a test database and resolves once
+ * it says it is serving (or delivering); rejects with its output when it exits or takes a
+ * minute. `env` comes last, so it may replace any default.
+ */
+export async function startServiceProcess(options: {
+  databaseUrl: string;
+  secretKey: Buffer;
+  entry: 'worker' | 'main';
+  port?: number;
+  env?: NodeJS.ProcessEnv;
+}): Promise<ServiceProcess> {
+  const entry = options.entry === 'main' ? 'server/src/main.ts' : 'server/src/worker.ts';
+  const child = spawn(process.execPath, [...NODE_ARGS, entry], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      SECRET_KEY: options.secretKey.toString('base64url'),
+      HOST: '127.0.0.1',
+      PORT: String(options.port ?? 0),
+      LOG_LEVEL: 'info',
+      ...options.env,
+    },
+  });
+  let output = '';
+  const ready = options.entry === 'worker' ? 'delivering webhooks' : 'protection service listening';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
+    const onData = (d: Buffer) => {
+      output += d;
+      if (output.includes(ready)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}
+
 /**
  * A failing login whose body is still arriving when `child` (a server) gets SIGTERM: a
  * draining server must still answer it. Resolves with the status.

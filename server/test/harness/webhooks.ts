@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebhookBodies, WebhookTopic } from '@protection-service/contract';
 import type { Db } from '../../src/db/database';
 import { type RecordedEvent, recordEvent } from '../../src/domain/events/record';
-import { NODE_ARGS, ROOT } from './processes';
+import { type ServiceProcess, startServiceProcess } from './processes';
 import { startTestServer, type TestServer } from './server';
 
 /** One request a receiver got. */
@@ -67,31 +66,22 @@ export async function startReceiver(): Promise<Receiver> {
   };
 }
 
-/** A delivering process (`pnpm worker`, or `pnpm start` with `entry: 'main'`) on a test database. */
-export interface DeliveryProcess {
-  child: ChildProcess;
-  output(): string;
-  /** SIGTERM, and wait for the exit. */
-  stop(): Promise<void>;
-}
-
-export async function startDeliveryProcess(options: {
+/**
+ * A delivering process (`pnpm worker`, or `pnpm start` with `entry: 'main'`) on a test
+ * database, with the delivery settings the webhook tests use (1 s retry steps, loopback
+ * receivers allowed) under `env`.
+ */
+export function startDeliveryProcess(options: {
   databaseUrl: string;
   secretKey: Buffer;
   env?: NodeJS.ProcessEnv;
   entry?: 'worker' | 'main';
   port?: number;
-}): Promise<DeliveryProcess> {
-  const entry = options.entry === 'main' ? 'server/src/main.ts' : 'server/src/worker.ts';
-  const child = spawn(process.execPath, [...NODE_ARGS, entry], {
-    cwd: ROOT,
+}): Promise<ServiceProcess> {
+  return startServiceProcess({
+    ...options,
+    entry: options.entry ?? 'worker',
     env: {
-      ...process.env,
-      DATABASE_URL: options.databaseUrl,
-      SECRET_KEY: options.secretKey.toString('base64url'),
-      HOST: '127.0.0.1',
-      PORT: String(options.port ?? 0),
-      LOG_LEVEL: 'info',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_WORKERS: '4',
       WEBHOOK_TIMEOUT_MS: '1000',
@@ -99,35 +89,6 @@ export async function startDeliveryProcess(options: {
       ...options.env,
     },
   });
-  let output = '';
-  const ready = entry.endsWith('worker.ts') ? 'delivering webhooks' : 'protection service listening';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
-    const onData = (d: Buffer) => {
-      output += d;
-      if (output.includes(ready)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${entry} exited with ${code}:\n${output}`));
-    });
-  });
-  return {
-    child,
-    output: () => output,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-    },
-  };
 }
 
 /** Records an event in a transaction of its own, as a committed change would. */
@@ -158,7 +119,7 @@ export function signatureOf(secret: string, r: Pick<Received, 'headers' | 'raw'>
 export interface DeliveryRig {
   server: TestServer;
   receiver: Receiver;
-  worker: DeliveryProcess;
+  worker: ServiceProcess;
   secretKey: Buffer;
   close(): Promise<void>;
 }
