@@ -224,32 +224,17 @@ export interface PartnerContextsTable {
   deletedAt: Date | null;
 }
 
-export interface CohortPriceSetsTable {
-  id: string;
+/** A cohort's price set: a merchant rule set's columns, owned by a context and a variantKey. */
+export interface CohortPriceSetsTable extends Omit<PricingRuleSetsTable, 'storeId'> {
   contextId: string;
   variantKey: string;
-  type: 'SHIPPING' | 'EXTENDED_WARRANTY';
-  automaticallyAddToCart: Generated<boolean>;
-  autoAddStateBlockList: ColumnType<string[], string[] | undefined, string[]>;
-  autoAddCountryBlockList: ColumnType<string[], string[] | undefined, string[]>;
-  rules: Json<PriceRuleRow[]>;
-  updatedByApplicationId: string | null;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
 }
 
-export interface CohortWidgetConfigsTable {
-  id: string;
+/** A cohort's widget config: a merchant widget config's columns, owned by a context and a variantKey. */
+export interface CohortWidgetConfigsTable extends Omit<WidgetConfigsTable, 'storeId' | 'name'> {
   contextId: string;
   variantKey: string;
-  type: 'CHECKOUT' | 'CART' | 'INFO_MODAL';
-  status: string;
-  variant: string | null;
   name: string | null;
-  config: Json<Record<string, unknown>>;
-  updatedByApplicationId: string | null;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
 }
 
 // Commerce: orders, line items, policies, fulfillments, products (D18-D21); idempotency (D33).
