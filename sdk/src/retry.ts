@@ -48,7 +48,11 @@ interface Attempt<T> {
  * is not `repeatable` gets exactly one attempt. `signal` (the caller's) stops the waiting too.
  */
 export function withRetries(options: RetryOptions | false | undefined) {
-  const { maxRetries, baseDelayMs, maxDelayMs } = { ...DEFAULT_RETRY, ...(options || { maxRetries: 0 }) };
+  // Only `false` turns retries off; without `retry` a client gets DEFAULT_RETRY, as documented.
+  const { maxRetries, baseDelayMs, maxDelayMs } = {
+    ...DEFAULT_RETRY,
+    ...(options === false ? { maxRetries: 0 } : options),
+  };
   return async <T>(
     repeatable: boolean,
     signal: AbortSignal | undefined,

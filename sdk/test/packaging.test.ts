@@ -1,8 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { SCOPES } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, createOwner, installWithToken } from '../../server/test/harness/fixtures';
+import { startTestServer } from '../../server/test/harness/server';
+import { createClient } from '../src/index';
+import { type Fault, startFaultProxy } from './harness/fault-proxy';
 
 const exec = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -10,11 +16,12 @@ const SDK = path.join(ROOT, 'sdk');
 /** tsup is the SDK's own dev dependency; publint and attw are the workspace's. */
 const bin = (name: string, dir = ROOT) => path.join(dir, 'node_modules/.bin', name);
 
+beforeAll(async () => {
+  await exec(bin('tsup', SDK), [], { cwd: SDK });
+}, 120_000);
+
 /** The published package: built by tsup to ESM + CJS + declarations, checked by publint and attw. */
 describe('@protection-service/sdk package', () => {
-  beforeAll(async () => {
-    await exec(bin('tsup', SDK), [], { cwd: SDK });
-  }, 120_000);
   afterAll(() => rm(path.join(SDK, '.tmp'), { recursive: true, force: true }));
 
   it('passes publint', async () => {
@@ -126,4 +133,113 @@ client.public.nope;
     );
     expect(reported, tsc.stdout).toEqual(expected);
   }, 120_000);
+});
+
+/**
+ * The defaults a partner gets from the published package: a client created without `retry`
+ * retries twice (DEFAULT_RETRY, as the README and JSDoc say), and every token POST carries an
+ * Idempotency-Key, so a lost answer to a committed claim is replayed, not filed twice. Packed
+ * with `pnpm pack`, installed into a fresh project outside the workspace, run as ESM and CJS
+ * through a fault-injecting proxy in front of the real server.
+ */
+describe('@protection-service/sdk defaults, from the packed package', () => {
+  let project: string;
+
+  beforeAll(async () => {
+    project = await mkdtemp(path.join(os.tmpdir(), 'sdk-consumer-'));
+    await exec('pnpm', ['pack', '--pack-destination', project], { cwd: SDK });
+    const tarball = (await exec('ls', [project])).stdout.trim();
+    await writeFile(path.join(project, 'package.json'), '{"name":"consumer","private":true}\n');
+    await exec('pnpm', ['add', '--prefer-offline', `./${tarball}`], { cwd: project });
+  }, 180_000);
+  afterAll(() => rm(project, { recursive: true, force: true }));
+
+  /** What a partner's program does: four reads and one claim, with nothing but baseUrl and a token. */
+  const program = (load: string) => `${load}
+const client = createClient({ baseUrl: process.env.BASE_URL, accessToken: process.env.TOKEN });
+const run = async () => {
+  const out = [];
+  for (let i = 0; i < 4; i++) out.push((await client.settings.get()).status);
+  const filed = await client.claims.file({
+    params: { sourceOrderId: process.env.ORDER_ID },
+    body: {
+      email: 'shopper@example.com',
+      salesChannel: 'ONLINE',
+      claimCategory: 'SHIPPING',
+      resolution: { desiredMethod: 'REFUND' },
+      fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', sourceItemId: 'li1', quantity: 1 }] }],
+    },
+  });
+  out.push(filed.status, filed.headers.get('idempotent-replayed'));
+  console.log(JSON.stringify(out));
+};
+run();
+`;
+
+  for (const [format, file, load] of [
+    ['ESM', 'consumer.mjs', "import { createClient } from '@protection-service/sdk';"],
+    ['CommonJS', 'consumer.cjs', "const { createClient } = require('@protection-service/sdk');"],
+  ] as const) {
+    it(`retries 503 (with and without Retry-After), 429, 502 then 504, a dropped connection and a lost claim answer (${format})`, async () => {
+      const server = await startTestServer();
+      const proxy = await startFaultProxy(server.baseUrl);
+      try {
+        const owner = await createOwner(server.db, `packed-${format}`);
+        const app = await createApp(server, owner.user.id, { requestedScopes: [...SCOPES] });
+        const { accessToken } = await installWithToken(server, app.clientId, owner.store.id, [...SCOPES]);
+        const sourceOrderId = `packed-${format}`;
+        const direct = createClient({ baseUrl: server.baseUrl, accessToken });
+        const order = await direct.orders.upsert({
+          params: { sourceOrderId },
+          body: {
+            sourceOrderNumber: '#1',
+            currency: 'USD',
+            platformId: 'api',
+            total: 50,
+            sourceCreatedAt: '2026-01-31T12:00:00.000Z',
+            lineItems: [
+              {
+                ...{ sourceItemId: 'li1', sourceProductId: 'p1', sourceVariantId: 'v1', name: 'Mug', sku: 'MUG' },
+                ...{ quantity: 1, price: 50, isShippable: true },
+              },
+            ],
+          },
+        });
+        expect(order.status).toBe(200);
+
+        const gateway = (status: number, headers: Record<string, string> = {}): Fault => ({ status, headers });
+        const settingsFaults: Fault[] = [
+          ...[gateway(503), gateway(503, { 'retry-after': '1' }), 'pass'],
+          ...[gateway(429), 'pass'],
+          ...[gateway(502), gateway(504), 'pass'],
+          ...['reset', 'pass'],
+        ] as Fault[];
+        proxy.inject(settingsFaults, (m, p) => m === 'GET' && p === '/v2/settings');
+        proxy.inject(['drop-answer'], (m, p) => m === 'POST' && p === `/v1/claims/${sourceOrderId}`);
+
+        await writeFile(path.join(project, file), program(load));
+        const started = performance.now();
+        const { stdout } = await exec(process.execPath, [file], {
+          cwd: project,
+          env: { ...process.env, BASE_URL: proxy.baseUrl, TOKEN: accessToken, ORDER_ID: sourceOrderId },
+        });
+        expect(JSON.parse(stdout)).toEqual([200, 200, 200, 200, 200, 'true']);
+        // The 503 with Retry-After: 1 was waited out, not raced through.
+        expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+
+        const reads = proxy.seen.filter((s) => s.path === '/v2/settings').map((s) => s.fault);
+        expect(reads).toEqual(settingsFaults);
+        const filings = proxy.seen.filter((s) => s.method === 'POST');
+        expect(filings.map((s) => s.fault)).toEqual(['drop-answer', 'pass']);
+        const keys = filings.map((s) => s.headers['idempotency-key']);
+        expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+        expect(keys[1]).toBe(keys[0]);
+        const claims = await direct.claims.list({ query: { sourceOrderId } });
+        expect(claims.status === 200 && claims.body.edges).toHaveLength(1);
+      } finally {
+        await proxy.close();
+        await server.close();
+      }
+    }, 60_000);
+  }
 });
