@@ -180,6 +180,19 @@ function mapOperation(
       ];
     }),
   );
+  // Failures any operation can answer before its handler runs (a body the server cannot read)
+  // or when the service itself fails, documented once here rather than on every route.
+  const oauth = (route.responses as Record<number, unknown>)[400] === ZOAuthError;
+  for (const [status, schema] of [
+    [413, oauth ? 'OAuthError' : 'Error'],
+    [415, oauth ? 'OAuthError' : 'Error'],
+    [500, 'Error'],
+  ] as const) {
+    responses[status] ??= {
+      description: describeStatus(status),
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+    };
+  }
   const body = operation.requestBody?.content?.['application/json'];
   const requestBody =
     body && (route.path === '/v1/oauth/token' || route.path === '/v1/oauth/revoke')

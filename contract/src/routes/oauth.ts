@@ -117,7 +117,7 @@ export const oauthRoutes = c.router({
   discovery: {
     method: 'GET',
     path: '/.well-known/oauth-authorization-server',
-    responses: { 200: ZAuthorizationServerMetadata, ...errors(429) },
+    responses: { 200: ZAuthorizationServerMetadata, ...errors(400, 429) },
     summary: 'Authorization server metadata',
     description: 'RFC 8414 metadata of the OAuth endpoints, scopes and methods (D17).',
     strictStatusCodes: true,

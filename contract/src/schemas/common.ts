@@ -21,9 +21,19 @@ function isRenderableInstant(value: string): boolean {
   const year = new Date(value).getUTCFullYear();
   return year >= 1 && year <= 9999;
 }
-/** A calendar date or date-time, in the same range as ZTimestampInput (a purchase date becomes a stored timestamp). */
+const ZDate = z.string().date();
+const ZDateTime = z.string().datetime({ offset: true });
+/**
+ * A calendar date or date-time, in the same range as ZTimestampInput (a purchase date becomes
+ * a stored timestamp). One string checked both ways rather than a union: the union became an
+ * OpenAPI `oneOf` whose branches both matched a date-time, which strict validators refuse.
+ */
 export const ZDateOrDateTime = z
-  .union([z.string().date(), z.string().datetime({ offset: true })])
+  .string()
+  .refine(
+    (value) => ZDate.safeParse(value).success || ZDateTime.safeParse(value).success,
+    'must be an ISO 8601 date (YYYY-MM-DD) or date-time with Z or an offset',
+  )
   .refine(isRenderableInstant, 'must fall in the years 0001-9999 UTC, with an offset of at most 14 hours');
 
 /** Money in major units, never negative (D6, D18). */

@@ -1788,7 +1788,7 @@ export interface OauthRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TAuthorizationServerMetadata> | Reply<429, TError>>;
+  }): Promise<Reply<200, TAuthorizationServerMetadata> | Reply<400 | 429, TError>>;
 }
 
 /**

@@ -76,7 +76,8 @@ export function errorHandler(logger: Logger, oauthPaths: ReadonlySet<string> = n
     // D2: the OAuth token and revoke endpoints answer RFC 6749 §5.2 codes plus
     // `error_description`, for failures raised before their handler too (malformed body, 429).
     if (oauthPaths.has(req.path)) {
-      if (mapped.status === 400 && !mapped.options.error) body.error = 'invalid_request';
+      // A body that cannot be read (too large, unsupported encoding) is a malformed request too.
+      if ([400, 413, 415].includes(mapped.status) && !mapped.options.error) body.error = 'invalid_request';
       body.error_description = mapped.message;
     }
     res.status(mapped.status).json(body);

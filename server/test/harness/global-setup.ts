@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { reportRouteCoverage } from '../../../sdk/test/harness/route-coverage';
 import { createDb } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
+import { reportUndescribedAnswers } from './openapi-answers';
 
 export const TEMPLATE_DB = 'protection_template';
 
@@ -14,6 +15,8 @@ declare module 'vitest' {
     postgresUrl: string;
     /** Where test workers record the operations called through the SDK (sdk/test/harness/route-coverage.ts). */
     sdkCallsDir: string;
+    /** Where test servers record their answers' check against openapi.json (./openapi-answers.ts). */
+    openapiAnswersDir: string;
   }
 }
 
@@ -40,11 +43,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.stdout.write(`[harness] PostgreSQL: ${started.kind}\n`);
   const sdkCalls = await mkdtemp(path.join(os.tmpdir(), 'sdk-calls-'));
   project.provide('sdkCallsDir', sdkCalls);
+  const answers = await mkdtemp(path.join(os.tmpdir(), 'openapi-answers-'));
+  project.provide('openapiAnswersDir', answers);
   return async () => {
     try {
       reportRouteCoverage(sdkCalls);
+      reportUndescribedAnswers(answers);
     } finally {
       await rm(sdkCalls, { recursive: true, force: true });
+      await rm(answers, { recursive: true, force: true });
       await started.stop();
     }
   };

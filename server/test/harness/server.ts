@@ -13,6 +13,7 @@ import { setServerTimeouts } from '../../src/http/timeouts';
 import { createLogger } from '../../src/logger';
 import { ServiceMetrics } from '../../src/metrics';
 import { TEMPLATE_DB, withDatabase } from './global-setup';
+import { checkingAnswers } from './openapi-answers';
 
 export interface TestServer {
   baseUrl: string;
@@ -74,7 +75,10 @@ export async function cloneDatabase(
   };
 }
 
-/** The real Express app over HTTP on a loopback port, with response validation on. */
+/**
+ * The real Express app over HTTP on a loopback port, with response validation on, and every
+ * answer checked against the committed openapi.json (./openapi-answers.ts).
+ */
 export async function startTestServer(
   overrides: Partial<Config> = {},
   deps: Pick<AppDeps, 'rateLimits' | 'metrics'> & { logger?: AppDeps['logger']; onQuery?: (sql: string) => void } = {},
@@ -90,7 +94,7 @@ export async function startTestServer(
   config.publicBaseUrl = baseUrl;
   const metrics = deps.metrics ?? new ServiceMetrics(database.db);
   const app = createApp({ ...deps, db: database.db, config, logger, metrics, responseValidation: true });
-  server.on('request', app);
+  server.on('request', checkingAnswers(inject('openapiAnswersDir'), app));
   return {
     baseUrl,
     db: database.db,
