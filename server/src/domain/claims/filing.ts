@@ -106,43 +106,71 @@ async function insertClaim(trx: Db, c: NewClaim): Promise<string> {
   return id;
 }
 
+/**
+ * D39: a claim whose outcome was a refusal frees its quantity: it is `DENIED` or `DISMISSED`,
+ * or `CLOSED` or `ARCHIVED` after one of those. D22 lets a claim leave `DENIED` and `DISMISSED`
+ * only towards `CLOSED` and then `ARCHIVED`, so a claim that ever entered either is refused.
+ */
+function refusedClaim(claimId: ReturnType<typeof sql.ref>) {
+  return sql<boolean>`exists (
+    select 1 from claim_state_changes sc where sc.claim_id = ${claimId} and sc.to_state in ('DENIED', 'DISMISSED')
+  )`;
+}
+
 export type FileResult =
   | { ok: true; claimId: string }
   | { ok: false; missing: 'order' }
   | { ok: false; issues: { path: string; message: string }[] };
 
 /**
- * `POST /v1/claims/:sourceOrderId` (D22, D23): files a `NEW` claim against the store's live
- * order. When the order's line items are known, every issue's `sourceItemId` must name one
- * and the quantities claimed per item may not exceed what was ordered (`issues`, 400). The
- * claim links the order's active policy, or none. The order row is share-locked, so a
- * concurrent PUT cannot swap the line items (or a DELETE end the order) between check and
- * write.
+ * `POST /v1/claims/:sourceOrderId` (D22, D23, D39): files a `NEW` claim against the store's
+ * live order. When the order's line items are known, every issue's `sourceItemId` must name
+ * one, and the quantities claimed per item may not exceed what is left to claim: the ordered
+ * quantity less the item's quantities in the order's other claims, refused claims excepted
+ * (`issues`, 400). The claim links the order's active policy, or none.
+ *
+ * The order row is locked `for no key update` from the check to the commit: concurrent
+ * filings on one order run one after the other, so of two claims on its last unit exactly one
+ * is filed, and a concurrent PUT cannot swap the line items (or a DELETE end the order) between
+ * check and write.
  */
 export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, f: TClaimFile): Promise<FileResult> {
   const issues = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
   return db.transaction().execute(async (trx) => {
-    const order = (
-      await sql<{
-        id: string;
-        lineItemsKnown: boolean;
-        customerName: string | null;
-        policyId: string | null;
-        ordered: Record<string, number>;
-      }>`
-        select o.id, o.line_items_known, o.customer_name,
-          (select p.id from protection_policies p where p.order_id = o.id and p.removed_at is null) as policy_id,
-          coalesce((
-            select json_object_agg(li.source_item_id, li.quantity) from order_line_items li where li.order_id = o.id
-          ), '{}') as ordered
-        from orders o
+    // Lock first, read after: in READ COMMITTED a statement that waited for the lock still
+    // reads with the snapshot it started with, which would miss the claim it waited for.
+    const locked = (
+      await sql<{ id: string; lineItemsKnown: boolean; customerName: string | null }>`
+        select o.id, o.line_items_known, o.customer_name from orders o
         where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
-        for share of o
+        for no key update of o
       `.execute(trx)
     ).rows[0];
-    if (!order) return { ok: false, missing: 'order' } as const;
+    if (!locked) return { ok: false, missing: 'order' } as const;
+    const order = {
+      ...locked,
+      ...(
+        await sql<{ policyId: string | null; ordered: Record<string, number>; claimed: Record<string, number> }>`
+          select
+            (select p.id from protection_policies p where p.order_id = ${locked.id} and p.removed_at is null) as policy_id,
+            coalesce((
+              select json_object_agg(li.source_item_id, li.quantity) from order_line_items li
+              where li.order_id = ${locked.id}
+            ), '{}') as ordered,
+            coalesce((
+              select json_object_agg(t.item_id, t.quantity) from (
+                select ci.item_id, sum(ci.quantity) as quantity
+                from claims c join claim_items ci on ci.claim_id = c.id
+                where c.order_id = ${locked.id} and c.deleted_at is null and ci.item_id is not null
+                  and not ${refusedClaim(sql.ref('c.id'))}
+                group by ci.item_id
+              ) t
+            ), '{}') as claimed
+        `.execute(trx)
+      ).rows[0]!,
+    };
     if (order.lineItemsKnown) {
       const problems: { path: string; message: string }[] = [];
       const claimed = new Map<string, number>();
@@ -156,8 +184,12 @@ export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, 
         }
         const total = (claimed.get(issue.sourceItemId) ?? 0) + issue.quantity;
         claimed.set(issue.sourceItemId, total);
-        if (total > ordered)
-          problems.push({ path: `${path}.quantity`, message: `exceeds the ordered quantity (${ordered})` });
+        const left = Math.max(0, ordered - (order.claimed[issue.sourceItemId] ?? 0));
+        if (total > left)
+          problems.push({
+            path: `${path}.quantity`,
+            message: `exceeds what is left to claim of item ${issue.sourceItemId}: ${left} of ${ordered} ordered (D39)`,
+          });
       }
       if (problems.length > 0) return { ok: false, issues: problems } as const;
     }
