@@ -376,6 +376,17 @@ describe('partner surface', () => {
       });
     });
 
+    it('accepts an unknown currency as informational and rounds it to 2 minor units (D43, D6)', async () => {
+      const zzz = await quote({ orderTotal: 100.555, currency: 'ZZZ' });
+      expect(zzz.status).toBe(201);
+      expect(await dataOf(zzz)).toMatchObject({ currency: 'ZZZ', subtotal: 100.56, premium: 2.01 });
+      // A known code keeps its own minor units: JPY has none.
+      expect(await dataOf(await quote({ orderTotal: 100.5, currency: 'JPY' }))).toMatchObject({ subtotal: 101 });
+      // The form is still checked.
+      for (const currency of ['zzz', 'ZZ', 'ZZZZ', '12A'])
+        expect((await quote({ orderTotal: 1, currency })).status).toBe(400);
+    });
+
     it("quotes the calling app's cohort by variantKey, and the merchant set for an unknown key", async () => {
       // cohort test-a: [100, 100000): 1% + fixed 1 → 267.50 × 1% = 2.675 → 2.68; brand 1; premium 3.68
       const res = await quote({
@@ -491,6 +502,22 @@ describe('partner surface', () => {
         (await server.request(`/v2/quote/insurance/partner/${clientId}?store_url=nowhere.example.com&key=test-a`))
           .status,
       ).toBe(404);
+    });
+
+    it('answers 400 for a malformed application id or key on the path reads, 404 for a well-formed unknown one (D43)', async () => {
+      const store = `store_url=${owner.store.domain}`;
+      for (const route of ['/v2/quote/insurance/partner', '/v2/widget/config/partner']) {
+        for (const app of ['bad%20app!', 'a%2Fb', 'x'.repeat(65), 'caf%C3%A9']) {
+          const res = await server.request(`${route}/${app}?${store}&key=test-a`);
+          expect(res.status, `${route}/${app}`).toBe(400);
+          expect(await res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+        }
+        for (const key of ['bad%20key', 'k!', 'y'.repeat(65)]) {
+          expect((await server.request(`${route}/${clientId}?${store}&key=${key}`)).status, key).toBe(400);
+        }
+        expect((await server.request(`${route}/svc_app_${'z'.repeat(24)}?${store}&key=test-a`)).status).toBe(404);
+        expect((await server.request(`${route}/${clientId}?${store}&key=${'k'.repeat(64)}`)).status).toBe(404);
+      }
     });
 
     it('serves cohort widget configs by path, with a type filter, ETag and 304', async () => {

@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { publicErrors } from '../errors';
 import type { RouteMeta } from '../meta';
-import { ZId, ZQueryNumber, ZVariantKey } from '../schemas/common';
+import { VARIANT_KEY_PATTERN, ZId, ZQueryNumber, ZVariantKey } from '../schemas/common';
 import { ZInsuranceQuote } from '../schemas/quote';
 import { ZPublicWidgetConfig, ZWidgetType } from '../schemas/widgets';
 import { noScope } from '../scopes';
@@ -61,7 +61,13 @@ export const ZInsuranceHeaders = z.object({
 });
 const ZConditionalHeaders = z.object({ 'if-none-match': z.string().optional() });
 
-const ZApplicationParams = z.object({ applicationId: ZId.describe("The partner app's client id (D5)") });
+/** D43: a malformed application id answers 400; a well-formed one that names no app, 404. */
+const ZApplicationParams = z.object({
+  applicationId: z
+    .string()
+    .regex(VARIANT_KEY_PATTERN, 'must match ^[a-zA-Z0-9_.:-]{1,64}$')
+    .describe("The partner app's client id (D5); 400 when malformed (D43)"),
+});
 
 const PUBLIC = {
   auth: 'public',
@@ -94,7 +100,7 @@ export const publicRoutes = c.router({
     responses: { 200: ZInsuranceQuote, 304: c.noBody(), ...publicErrors },
     summary: "Read a cohort's shipping pricing",
     description:
-      'Path-based cohort read: answers 400 for a malformed key and 404 when the store, installation, context or cohort price set is missing, instead of falling back (D29).',
+      'Path-based cohort read: answers 400 for a malformed application id or key and 404 when the app, store, installation, context or cohort price set is missing, instead of falling back (D29, D43).',
     strictStatusCodes: true,
     metadata: PUBLIC,
   },
@@ -107,7 +113,7 @@ export const publicRoutes = c.router({
     responses: { 200: z.array(ZPublicWidgetConfig), 304: c.noBody(), ...publicErrors },
     summary: "Read a cohort's widget configs",
     description:
-      'Path-based cohort widget read, optionally of one type: answers 400 or 404 instead of falling back (D29).',
+      'Path-based cohort widget read, optionally of one type: answers 400 for a malformed application id or key and 404 when the app, store, installation, context or cohort is missing, instead of falling back (D29, D43).',
     strictStatusCodes: true,
     metadata: PUBLIC,
   },

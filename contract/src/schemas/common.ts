@@ -41,11 +41,14 @@ export const ZAmount = z.number().finite().nonnegative().max(1e12);
 /** A percentage, 0 to 100. */
 export const ZPercentage = z.number().finite().min(0).max(100);
 
-/** ISO 4217 alphabetic code; current and withdrawn codes are accepted (spec). */
-export const ZCurrency = z
-  .string()
-  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 alphabetic code')
-  .refine(isCurrencyCode, 'unknown ISO 4217 currency code');
+/**
+ * Three capital letters, the form of an ISO 4217 alphabetic code, known or not: where a
+ * currency is informational (the quote's, D43), an unknown code is accepted and rounds to 2
+ * minor units (D6).
+ */
+export const ZCurrencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 alphabetic code');
+/** ISO 4217 alphabetic code; current and withdrawn codes are accepted, no others (spec, D18). */
+export const ZCurrency = ZCurrencyCode.refine(isCurrencyCode, 'unknown ISO 4217 currency code');
 
 export const ZEmail = z.string().max(254).email();
 export const ZPhone = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZAmount, ZCurrency, ZId, ZVariantKey } from './common';
+import { ZAmount, ZCurrencyCode, ZId, ZVariantKey } from './common';
 import { ZPricingType, ZPublicPriceRule, ZRegionCodesRead, ZRuleOperator } from './pricing';
 
 /**
@@ -40,7 +40,9 @@ export const ZQuoteRequest = z
     orderTotal: ZAmount.optional().describe('Pre-computed subtotal; ignored when lineItems is sent'),
     lineItems: z.array(ZQuoteLineItem).max(MAX_QUOTE_LINE_ITEMS).optional(),
     policyType: ZPricingType.default('SHIPPING'),
-    currency: ZCurrency.optional().describe('Informational; sets the rounding (D6)'),
+    currency: ZCurrencyCode.optional().describe(
+      "Informational; sets the rounding: the code's minor units, 2 for a code ISO 4217 does not list (D6, D43)",
+    ),
     duration: ZQuoteDuration.optional().describe('P1Y..P10Y; required for EXTENDED_WARRANTY, rejected for SHIPPING'),
     variantKey: ZVariantKey.optional().describe("Quote the calling app's cohort price set when it has one (D31)"),
   })
@@ -71,7 +73,6 @@ export const ZQuoteRequest = z
 export type TQuoteRequest = z.infer<typeof ZQuoteRequest>;
 export type TQuoteRequestInput = z.input<typeof ZQuoteRequest>;
 
-const ZCurrencyRead = z.string().regex(/^[A-Z]{3}$/);
 const ZMoneyRead = z.number().nonnegative();
 
 /**
@@ -82,7 +83,7 @@ const ZMoneyRead = z.number().nonnegative();
 export const ZQuote = z
   .object({
     policyType: ZPricingType,
-    currency: ZCurrencyRead,
+    currency: ZCurrencyCode,
     subtotal: ZMoneyRead,
     eligible: z.boolean(),
     premium: ZMoneyRead,

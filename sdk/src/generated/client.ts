@@ -1540,7 +1540,7 @@ export interface TQuoteRequestInput {
   orderTotal?: number;
   lineItems?: TQuoteLineItemInput[];
   policyType?: TPricingType;
-  /** Informational; sets the rounding (D6) */
+  /** Informational; sets the rounding: the code's minor units, 2 for a code ISO 4217 does not list (D6, D43) */
   currency?: string;
   /** P1Y..P10Y; required for EXTENDED_WARRANTY, rejected for SHIPPING */
   duration?: TQuoteDuration;
@@ -3013,8 +3013,9 @@ export interface PublicRoutes {
   /**
    * Read a cohort's shipping pricing — `GET /v2/quote/insurance/partner/:applicationId`
    *
-   * Path-based cohort read: answers 400 for a malformed key and 404 when the store,
-   * installation, context or cohort price set is missing, instead of falling back (D29).
+   * Path-based cohort read: answers 400 for a malformed application id or key and 404 when the
+   * app, store, installation, context or cohort price set is missing, instead of falling back
+   * (D29, D43).
    */
   getPartnerInsurance(args: {
     /** Path parameters. */
@@ -3034,8 +3035,9 @@ export interface PublicRoutes {
   /**
    * Read a cohort's widget configs — `GET /v2/widget/config/partner/:applicationId`
    *
-   * Path-based cohort widget read, optionally of one type: answers 400 or 404 instead of falling
-   * back (D29).
+   * Path-based cohort widget read, optionally of one type: answers 400 for a malformed
+   * application id or key and 404 when the app, store, installation, context or cohort is
+   * missing, instead of falling back (D29, D43).
    */
   getPartnerWidgets(args: {
     /** Path parameters. */
