@@ -129,26 +129,31 @@ export type FileResult =
  * quantity less the item's quantities in the order's other claims, refused claims excepted
  * (`issues`, 400). The claim links the order's active policy, or none.
  *
- * The order row is locked `for no key update` from the check to the commit: concurrent
- * filings on one order run one after the other, so of two claims on its last unit exactly one
- * is filed, and a concurrent PUT cannot swap the line items (or a DELETE end the order) between
- * check and write.
+ * The order row is locked from the check to the commit, `for no key update` by a claim that
+ * names items: concurrent such filings on one order run one after the other, so of two claims
+ * on its last unit exactly one is filed. Either lock keeps a concurrent PUT from swapping the
+ * line items (or a DELETE from ending the order) between check and write.
  */
 export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, f: TClaimFile): Promise<FileResult> {
   const issues = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
   return db.transaction().execute(async (trx) => {
-    // Lock first, read after: in READ COMMITTED a statement that waited for the lock still
-    // reads with the snapshot it started with, which would miss the claim it waited for.
+    // Only the items a claim names are counted (D39); a claim naming none takes a share lock
+    // and files beside others. Lock first, read after: in READ COMMITTED a statement that
+    // waited for the lock still reads with the snapshot it started with, which would miss the
+    // claim it waited for.
+    const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
+    const lock = sql.raw(itemIds.length > 0 ? 'no key update' : 'share');
     const locked = (
       await sql<{ id: string; lineItemsKnown: boolean; customerName: string | null }>`
         select o.id, o.line_items_known, o.customer_name from orders o
         where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
-        for no key update of o
+        for ${lock} of o
       `.execute(trx)
     ).rows[0];
     if (!locked) return { ok: false, missing: 'order' } as const;
+    const counted = locked.lineItemsKnown && itemIds.length > 0;
     const order = {
       ...locked,
       ...(
@@ -159,15 +164,19 @@ export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, 
               select json_object_agg(li.source_item_id, li.quantity) from order_line_items li
               where li.order_id = ${locked.id}
             ), '{}') as ordered,
-            coalesce((
-              select json_object_agg(t.item_id, t.quantity) from (
-                select ci.item_id, sum(ci.quantity) as quantity
-                from claims c join claim_items ci on ci.claim_id = c.id
-                where c.order_id = ${locked.id} and c.deleted_at is null and ci.item_id is not null
-                  and not ${refusedClaim(sql.ref('c.id'))}
-                group by ci.item_id
-              ) t
-            ), '{}') as claimed
+            ${
+              counted
+                ? sql`coalesce((
+                    select json_object_agg(t.item_id, t.quantity) from (
+                      select ci.item_id, sum(ci.quantity) as quantity
+                      from claims c join claim_items ci on ci.claim_id = c.id
+                      where c.order_id = ${locked.id} and c.deleted_at is null and ci.item_id = any(${itemIds}::text[])
+                        and not ${refusedClaim(sql.ref('c.id'))}
+                      group by ci.item_id
+                    ) t
+                  ), '{}')`
+                : sql`'{}'::json`
+            } as claimed
         `.execute(trx)
       ).rows[0]!,
     };
