@@ -5,6 +5,7 @@ import * as events from './20261122000000-events';
 import * as commerce from './20261122010000-commerce';
 import * as partner from './20261122020000-partner';
 import * as claims from './20261122030000-claims';
+import * as claimsUpdatedSince from './20261123000000-claims-updated-since';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '20261122010000-commerce': commerce,
   '20261122020000-partner': partner,
   '20261122030000-claims': claims,
+  '20261123000000-claims-updated-since': claimsUpdatedSince,
 };
