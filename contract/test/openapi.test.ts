@@ -7,7 +7,7 @@ import { buildOpenApi } from '../src/openapi';
 import { SCOPES } from '../src/scopes';
 
 /** routes.tsv is the product's list of every route; read it at test time, never copy it. */
-const TSV = path.resolve(import.meta.dirname, '../../../shared/spec/routes.tsv');
+const TSV = path.resolve(import.meta.dirname, '../../docs/routes.tsv');
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 interface Operation {

@@ -23,7 +23,7 @@ import { startTestServer, type TestServer } from './harness/server';
  * every dashboard route, against missing, malformed, expired, revoked, wrong-kind and
  * under-scoped credentials.
  */
-const TSV = path.resolve(import.meta.dirname, '../../../shared/spec/routes.tsv');
+const TSV = path.resolve(import.meta.dirname, '../../docs/routes.tsv');
 const tsvRows = readFileSync(TSV, 'utf8')
   .trim()
   .split('\n')
