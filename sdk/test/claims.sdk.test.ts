@@ -25,7 +25,8 @@ describe('SDK: claims', () => {
           total: 60,
           premiumPaid: 2,
           sourceCreatedAt: '2026-05-01T10:00:00Z',
-          lineItems: [{ sourceItemId: 'mug', quantity: 3, price: 20 }],
+          // Enough mugs for every claim the tests file (D39).
+          lineItems: [{ sourceItemId: 'mug', quantity: 100, price: 20 }],
         },
       }),
     );

@@ -37,7 +37,8 @@ const ORDER = {
   total: 50,
   premiumPaid: 2,
   sourceCreatedAt: '2026-03-01T00:00:00Z',
-  lineItems: [{ sourceItemId: 'iso-item', quantity: 2 }],
+  // Enough units for every case's claim on the one item (D39).
+  lineItems: [{ sourceItemId: 'iso-item', quantity: 100 }],
 };
 const seedOrder = async (api: Api) => {
   await api.send('PUT', '/v1/orders/iso-order', ORDER);
