@@ -7,9 +7,9 @@ import { ZCurrency, ZEmail } from '@protection-service/contract';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../server/src/config';
 import { type OpenDatabase, openDatabase } from '../server/src/db/open';
-import { AppError, approvePricing } from '../server/src/domain/apps';
-import { createStore, DomainTakenError, findStore } from '../server/src/domain/stores';
-import { createUser, EmailTakenError, hashPassword, UnknownStoreError } from '../server/src/domain/users';
+import { AppError, approvePricing } from '../server/src/domain/identity/apps';
+import { createStore, DomainTakenError, findStore } from '../server/src/domain/identity/stores';
+import { createUser, EmailTakenError, hashPassword, UnknownStoreError } from '../server/src/domain/identity/users';
 
 const program = new Command('cli').description('Protection Service operator commands').showHelpAfterError();
 

@@ -15,7 +15,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { claimListBinding, claimPageQuery } from '../../server/src/domain/claims/read';
-import { CursorCodec, type Position } from '../../server/src/domain/cursor';
+import { CursorCodec, type Position } from '../../server/src/lib/cursor';
 import { benchInstallation } from './install';
 import { benchDatabase, compare, type Measured, printTable, startService, stopProcess } from './lib';
 

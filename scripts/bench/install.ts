@@ -1,10 +1,10 @@
 import type { Scope, TCreateAppRequest } from '@protection-service/contract';
 import type { Db } from '../../server/src/db/database';
-import { registerApp } from '../../server/src/domain/apps';
 import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
-import { newId } from '../../server/src/domain/ids';
-import { createStore, type Store } from '../../server/src/domain/stores';
-import { createUser } from '../../server/src/domain/users';
+import { registerApp } from '../../server/src/domain/identity/apps';
+import { createStore, type Store } from '../../server/src/domain/identity/stores';
+import { createUser } from '../../server/src/domain/identity/users';
+import { newId } from '../../server/src/lib/ids';
 
 export interface BenchInstallation {
   store: Store;

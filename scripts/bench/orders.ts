@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { newId } from '../../server/src/domain/ids';
+import { newId } from '../../server/src/lib/ids';
 import { benchInstallation } from './install';
 import {
   benchDatabase,

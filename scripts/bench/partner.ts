@@ -11,12 +11,12 @@ import { randomBytes } from 'node:crypto';
 import { SCOPES } from '@protection-service/contract';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { registerApp } from '../../server/src/domain/apps';
 import { issueAccessToken, tokenKeys } from '../../server/src/domain/auth/tokens';
-import { newId } from '../../server/src/domain/ids';
-import { createStore } from '../../server/src/domain/stores';
-import { createUser } from '../../server/src/domain/users';
+import { registerApp } from '../../server/src/domain/identity/apps';
+import { createStore } from '../../server/src/domain/identity/stores';
+import { createUser } from '../../server/src/domain/identity/users';
 import { freePort } from '../../server/src/free-port';
+import { newId } from '../../server/src/lib/ids';
 import { benchDatabase, compare, type Measured, printTable, startProcess, stopProcess } from './lib';
 
 const percentile = (sorted: number[], p: number) =>

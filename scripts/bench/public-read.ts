@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { createStore } from '../../server/src/domain/stores';
+import { createStore } from '../../server/src/domain/identity/stores';
 import { freePort } from '../../server/src/free-port';
 import { benchDatabase, compare, type Measured, printTable, startProcess, stopProcess } from './lib';
 

@@ -8,7 +8,7 @@
 import { createServer } from 'node:http';
 import { ZQuoteRequest } from '@protection-service/contract';
 import type { PriceRuleRow } from '../../server/src/db/schema';
-import { priceQuote } from '../../server/src/domain/quote';
+import { priceQuote } from '../../server/src/domain/partner/quote';
 
 const rules = JSON.parse(process.env.BENCH_RULES ?? '[]') as PriceRuleRow[];
 createServer((req, res) => {

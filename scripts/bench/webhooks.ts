@@ -13,12 +13,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { registerApp } from '../../server/src/domain/apps';
 import { recordEvent } from '../../server/src/domain/events/record';
 import { signatureHeader, WEBHOOK_USER_AGENT, wireBody } from '../../server/src/domain/events/send';
-import { newId } from '../../server/src/domain/ids';
-import { createStore } from '../../server/src/domain/stores';
-import { createUser } from '../../server/src/domain/users';
+import { registerApp } from '../../server/src/domain/identity/apps';
+import { createStore } from '../../server/src/domain/identity/stores';
+import { createUser } from '../../server/src/domain/identity/users';
+import { newId } from '../../server/src/lib/ids';
 import { benchDatabase, DURATION_S, type Measured, printTable, startProcess, stopProcess } from './lib';
 
 const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? 2000);

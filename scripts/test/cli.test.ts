@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerApp } from '../../server/src/domain/apps';
+import { registerApp } from '../../server/src/domain/identity/apps';
 import { runScript } from '../../server/test/harness/processes';
 import { cloneDatabase } from '../../server/test/harness/server';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { TCreatedApp } from '@protection-service/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createStore } from '../../server/src/domain/stores';
+import { createStore } from '../../server/src/domain/identity/stores';
 import {
   bearer,
   createApp,

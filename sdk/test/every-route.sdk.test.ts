@@ -1,6 +1,6 @@
 import { SCOPES } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvePricing } from '../../server/src/domain/apps';
+import { approvePricing } from '../../server/src/domain/identity/apps';
 import { createOwner, type Owner } from '../../server/test/harness/fixtures';
 import { startTestServer, type TestServer } from '../../server/test/harness/server';
 import { deniedBody, record } from '../../server/test/harness/webhooks';

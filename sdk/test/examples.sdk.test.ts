@@ -1,6 +1,6 @@
 import { SCOPES } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvePricing } from '../../server/src/domain/apps';
+import { approvePricing } from '../../server/src/domain/identity/apps';
 import {
   createApp,
   createOwner,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore } from '../../server/src/domain/stores';
+import { createStore } from '../../server/src/domain/identity/stores';
 import { startTestServer, type TestServer } from '../../server/test/harness/server';
 import {
   type Client,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rotateWebhookSecret } from '../../server/src/domain/apps';
+import { rotateWebhookSecret } from '../../server/src/domain/identity/apps';
 import { createApp, createOwner, installWithToken } from '../../server/test/harness/fixtures';
 import type { TestServer } from '../../server/test/harness/server';
 import {

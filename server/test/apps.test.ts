@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvePricing, webhookSecretOf } from '../src/domain/apps';
 import { digest } from '../src/domain/auth/crypto';
-import { webhookUrlProblem } from '../src/domain/webhook-urls';
+import { webhookUrlProblem } from '../src/domain/events/webhook-urls';
+import { approvePricing, webhookSecretOf } from '../src/domain/identity/apps';
 import { bearer, createOwner, dashboardTokenFor, type Owner } from './harness/fixtures';
 import { startTestServer, type TestServer } from './harness/server';
 

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { announceStoreChange, type Change } from '../src/cache/changes';
+import { ChangeListener } from '../src/cache/listener';
+import { STORE_CACHE_LONG_TTL_MS, STORE_CACHE_SHORT_TTL_MS } from '../src/cache/store-cache';
+import { TtlCache } from '../src/cache/ttl-cache';
 import { connectionStringOf } from '../src/db/database';
-import { ChangeListener } from '../src/db/listener';
 import { RevocationFeed, recordRevocation } from '../src/domain/auth/revocations';
-import { announceStoreChange, type Change } from '../src/domain/changes';
-import { STORE_CACHE_LONG_TTL_MS, STORE_CACHE_SHORT_TTL_MS } from '../src/domain/store-cache';
-import { createStore } from '../src/domain/stores';
+import { createStore } from '../src/domain/identity/stores';
 import { PublicReadCache } from '../src/http/public-cache';
-import { TtlCache } from '../src/http/ttl-cache';
 import type { ServiceMetrics } from '../src/metrics';
 import { startTestServer, type TestServer } from './harness/server';
 

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore } from '../src/domain/stores';
-import { createUser } from '../src/domain/users';
+import { createStore } from '../src/domain/identity/stores';
+import { createUser } from '../src/domain/identity/users';
 import { bearer } from './harness/fixtures';
 import { startTestServer, type TestServer } from './harness/server';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../src/domain/auth/crypto';
-import { newId } from '../src/domain/ids';
-import { isStoreMember, upsertInstallation } from '../src/domain/installations';
+import { isStoreMember, upsertInstallation } from '../src/domain/identity/installations';
+import { newId } from '../src/lib/ids';
 import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from './harness/fixtures';
 import { startTestServer, type TestServer } from './harness/server';
 

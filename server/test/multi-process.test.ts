@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { SCOPES } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerApp } from '../src/domain/apps';
 import { recordRevocation } from '../src/domain/auth/revocations';
 import { issueAccessToken, issueDashboardToken, tokenKeys } from '../src/domain/auth/tokens';
-import { newId } from '../src/domain/ids';
+import { registerApp } from '../src/domain/identity/apps';
 import { freePort } from '../src/free-port';
+import { newId } from '../src/lib/ids';
 import { installedAppWithToken } from './harness/fixtures';
 import { type ServiceProcess, startServiceProcess } from './harness/processes';
 import { cloneDatabase } from './harness/server';

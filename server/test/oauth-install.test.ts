@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SCOPES, type TCreatedApp } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvePricing } from '../src/domain/apps';
-import { createStore } from '../src/domain/stores';
+import { approvePricing } from '../src/domain/identity/apps';
+import { createStore } from '../src/domain/identity/stores';
 import { bearer, createApp, createOwner, dashboardTokenFor, type Owner } from './harness/fixtures';
 import { startTestServer, type TestServer } from './harness/server';
 

@@ -1,6 +1,6 @@
 import { SCOPES, type Scope } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uninstall } from '../src/domain/installations';
+import { uninstall } from '../src/domain/identity/installations';
 import { bearer, createApp, createOwner, installWithToken, type Owner } from './harness/fixtures';
 import { startTestServer, type TestServer } from './harness/server';
 

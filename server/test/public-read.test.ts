@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateRuleSet } from '../src/domain/pricing';
-import { createStore } from '../src/domain/stores';
+import { createStore } from '../src/domain/identity/stores';
+import { updateRuleSet } from '../src/domain/partner/pricing';
 import { startTestServer, type TestServer } from './harness/server';
 
 /** GET /v1/quote/insurance (D29) for merchant defaults. */

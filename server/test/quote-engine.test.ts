@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PriceRuleRow } from '../src/db/schema';
-import { decimal, roundHalfUp, roundMoney, toNumber } from '../src/domain/money';
-import { priceQuote, type QuoteInput } from '../src/domain/quote';
+import { priceQuote, type QuoteInput } from '../src/domain/partner/quote';
+import { decimal, roundHalfUp, roundMoney, toNumber } from '../src/lib/money';
 
 /**
  * The quote engine (D31) in exact decimals with D38 rounding: every expected amount below is
@@ -276,7 +276,7 @@ describe('quote engine (D31, D38)', () => {
   });
 });
 
-describe('exact decimals (./money.ts)', () => {
+describe('exact decimals (server/src/lib/money.ts)', () => {
   it('reads a JSON number as the decimal it spells', () => {
     expect(decimal(1.005)).toEqual({ units: 1005n, scale: 3 });
     expect(decimal(1e21)).toEqual({ units: 10n ** 21n, scale: 0 });

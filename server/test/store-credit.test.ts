@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { storeCredit, storeCreditCode } from '../src/domain/claims/store-credit';
-import { exact, fromMinorUnits, toMinorUnits } from '../src/domain/money';
+import { exact, fromMinorUnits, toMinorUnits } from '../src/lib/money';
 
 /** D26 store-credit arithmetic and the D6 exact-decimal rounding under it (no database). */
 describe('exact decimal money (D6)', () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDb, type Db } from '../src/db/database';
 import { openEmbeddedPostgres } from '../src/db/embedded';
 import { recordRevocation } from '../src/domain/auth/revocations';
-import { updateRuleSet } from '../src/domain/pricing';
+import { updateRuleSet } from '../src/domain/partner/pricing';
 import { freePort } from '../src/free-port';
 import { installedAppWithToken } from './harness/fixtures';
 import { loginAcrossSigterm, NODE_ARGS, ROOT } from './harness/processes';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StoreCache } from '../domain/store-cache';
+import { StoreCache } from '../cache/store-cache';
 import type { ServiceMetrics } from '../metrics';
 import type { RequestLog } from './access-log';
 import { etagOf, ifNoneMatchMatches } from './conditional';

@@ -1,7 +1,7 @@
 import type { Contract } from '@protection-service/contract';
-import { AppError, findOwnedApp, registerApp, rotateClientSecret, rotateWebhookSecret } from '../domain/apps';
 import { EventLogError, listAppEvents, redeliver, sendTestEvent } from '../domain/events/log';
-import { webhookUrlProblem } from '../domain/webhook-urls';
+import { webhookUrlProblem } from '../domain/events/webhook-urls';
+import { AppError, findOwnedApp, registerApp, rotateClientSecret, rotateWebhookSecret } from '../domain/identity/apps';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import { dashboardUserOf } from './caller';
 import type { GroupHandlers, RouteContext } from './index';

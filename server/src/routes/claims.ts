@@ -2,8 +2,8 @@ import type { Contract } from '@protection-service/contract';
 import { fileClaim, fileOfflineClaim } from '../domain/claims/filing';
 import { approveClaim, denyClaim, type MoveResult, postMessage, transitionClaim } from '../domain/claims/moves';
 import { listClaims, readClaim } from '../domain/claims/read';
-import { CursorCodec } from '../domain/cursor';
 import { badRequest, HttpError, notFound } from '../http/errors';
+import { CursorCodec } from '../lib/cursor';
 import { storeOf, tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './index';
 

@@ -16,7 +16,7 @@ import {
   updatePriceSet,
 } from '../domain/partner/cohorts';
 import { ownContext } from '../domain/partner/contexts';
-import { UnknownRuleError } from '../domain/pricing';
+import { UnknownRuleError } from '../domain/partner/pricing';
 import { insufficientScope } from '../http/auth';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import { pricingTypesOf, tokenOf, widgetTypesOf } from './caller';

@@ -8,7 +8,6 @@ import {
   type TTokenResponse,
 } from '@protection-service/contract';
 import type { Request } from 'express';
-import { type AuthenticatedClient, authenticateClient } from '../domain/apps';
 import {
   approveInstall,
   clientCredentialsToken,
@@ -21,6 +20,7 @@ import {
   type TokenSet,
 } from '../domain/auth/oauth';
 import { ACCESS_TOKEN_TTL_S } from '../domain/auth/tokens';
+import { type AuthenticatedClient, authenticateClient } from '../domain/identity/apps';
 import { HttpError } from '../http/errors';
 import { dashboardUserOf } from './caller';
 import type { GroupHandlers, RouteContext } from './index';

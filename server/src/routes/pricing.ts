@@ -1,5 +1,5 @@
 import type { Contract } from '@protection-service/contract';
-import { listRuleSets, UnknownRuleError, updateRuleSet } from '../domain/pricing';
+import { listRuleSets, UnknownRuleError, updateRuleSet } from '../domain/partner/pricing';
 import { badRequest, notFound } from '../http/errors';
 import { pricingTypesOf, tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './index';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Contract, VARIANT_KEY_PATTERN, ZInsuranceQuote, ZPublicWidgetConfig } from '@protection-service/contract';
 import type { z } from 'zod';
-import { type Cohort, type PublicRead, readInsurance, readPartnerWidgets } from '../domain/public-reads';
+import { type Cohort, type PublicRead, readInsurance, readPartnerWidgets } from '../domain/partner/public-reads';
 import { ifNoneMatchMatches } from '../http/conditional';
 import { notFound } from '../http/errors';
 import { PUBLIC_CACHE_CONTROL } from '../http/public-cache';

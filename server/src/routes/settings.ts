@@ -8,7 +8,7 @@ import {
   resolvedView,
   updateContext,
 } from '../domain/partner/contexts';
-import { readMerchantSettings } from '../domain/settings';
+import { readMerchantSettings } from '../domain/partner/settings';
 import { HttpError, notFound } from '../http/errors';
 import { pricingTypesOf, storeOf, tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './index';

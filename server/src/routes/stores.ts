@@ -1,6 +1,6 @@
 import type { Contract } from '@protection-service/contract';
 import { mintSessionToken } from '../domain/auth/session-tokens';
-import { isStoreMember, listInstallations, uninstall } from '../domain/installations';
+import { isStoreMember, listInstallations, uninstall } from '../domain/identity/installations';
 import { notFound } from '../http/errors';
 import { dashboardUserOf } from './caller';
 import type { GroupHandlers, RouteContext } from './index';

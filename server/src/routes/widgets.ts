@@ -1,5 +1,5 @@
 import type { Contract } from '@protection-service/contract';
-import { listWidgetConfigs, updateWidgetConfig } from '../domain/widgets';
+import { listWidgetConfigs, updateWidgetConfig } from '../domain/partner/widgets';
 import { notFound } from '../http/errors';
 import { tokenOf, widgetTypesOf } from './caller';
 import type { GroupHandlers, RouteContext } from './index';

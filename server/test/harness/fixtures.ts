@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Scope, TCreatedApp } from '@protection-service/contract';
 import type { Db } from '../../src/db/database';
-import { registerApp } from '../../src/domain/apps';
 import { issueAccessToken, issueDashboardToken, tokenKeys } from '../../src/domain/auth/tokens';
-import { newId } from '../../src/domain/ids';
-import { createStore, type Store } from '../../src/domain/stores';
-import { createUser, type DashboardUser } from '../../src/domain/users';
+import { registerApp } from '../../src/domain/identity/apps';
+import { createStore, type Store } from '../../src/domain/identity/stores';
+import { createUser, type DashboardUser } from '../../src/domain/identity/users';
+import { newId } from '../../src/lib/ids';
 import type { TestServer } from './server';
 
 /**

@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { normalizeScope, type OAuthErrorCode, type Scope, type TConsentPreview } from '@protection-service/contract';
 import type { Db } from '../../db/database';
-import { type AuthenticatedClient, grantableScopes } from '../apps';
-import { newId } from '../ids';
-import { findActiveInstallation, isStoreMember, upsertInstallation } from '../installations';
-import { findStore } from '../stores';
+import { newId } from '../../lib/ids';
+import { type AuthenticatedClient, grantableScopes } from '../identity/apps';
+import { findActiveInstallation, isStoreMember, upsertInstallation } from '../identity/installations';
+import { findStore } from '../identity/stores';
 import { digest, randomCredential } from './crypto';
 import { recordRevocation, revokeFamily } from './revocations';
 import {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
+import { announce } from '../../cache/changes';
 import type { Db } from '../../db/database';
-import { announce } from '../changes';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './tokens';
 
 export type RevocationKind = 'token' | 'grant' | 'installation';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { parseJWT } from '@oslojs/jwt';
 import type { Scope, TSessionVerifyResponse } from '@protection-service/contract';
 import type { Db } from '../../db/database';
-import { isStoreMember } from '../installations';
+import { isStoreMember } from '../identity/installations';
 import { deriveKey } from './crypto';
 import { signJwt, verifyJwt } from './jwt';
 

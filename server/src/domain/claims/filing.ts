@@ -7,8 +7,8 @@ import type {
 } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { newId } from '../../lib/ids';
 import { recordEvent } from '../events/record';
-import { newId } from '../ids';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
 interface ClaimLine {

@@ -7,9 +7,9 @@ import {
 } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { newId } from '../../lib/ids';
+import { roundMoney } from '../../lib/money';
 import { recordEvent } from '../events/record';
-import { newId } from '../ids';
-import { roundMoney } from '../money';
 import { resolvedSettings } from '../partner/contexts';
 import { storeCredit, storeCreditCode } from './store-credit';
 

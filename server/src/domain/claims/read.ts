@@ -9,8 +9,8 @@ import type {
 } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
-import type { CursorCodec, Position } from '../cursor';
-import { roundMoney } from '../money';
+import type { CursorCodec, Position } from '../../lib/cursor';
+import { roundMoney } from '../../lib/money';
 
 /**
  * Claim reads (spec "Claim", D24). Every read is ONE query whatever the number of nested

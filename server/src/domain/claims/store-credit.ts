@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { encodeBase32UpperCaseNoPadding } from '@oslojs/encoding';
 import { minorUnits, type TMerchantSettings } from '@protection-service/contract';
-import { dividedBy, exact, fromMinorUnits, lesser, times, toMinorUnits } from '../money';
+import { dividedBy, exact, fromMinorUnits, lesser, times, toMinorUnits } from '../../lib/money';
 
 export interface StoreCredit {
   creditValue: number;

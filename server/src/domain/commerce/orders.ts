@@ -2,9 +2,9 @@ import type { TLineItem, TLineItemWrite, TOrder, TOrderWrite } from '@protection
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import type { OrdersTable } from '../../db/schema';
+import { newId } from '../../lib/ids';
+import { roundMoney } from '../../lib/money';
 import { recordEvent } from '../events/record';
-import { newId } from '../ids';
-import { roundMoney } from '../money';
 
 /** What `upsertOrder` and `deleteOrder` report; `missing` when there is nothing to act on. */
 export type OrderWriteResult = { ok: true } | { ok: false; missing: 'order' | 'originalOrder' };

@@ -1,7 +1,7 @@
 import type { TProduct, TProductChildWrite, TProductWrite } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
-import { roundMoney } from '../money';
+import { roundMoney } from '../../lib/money';
 
 /** The writable columns both bodies share (spec product update and child create bodies). */
 function columnsOf(p: TProductWrite | TProductChildWrite): TProductWrite {

@@ -2,7 +2,7 @@ import type { WebhookTopic } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Config } from '../../config';
 import type { Db } from '../../db/database';
-import { webhookSecretOf } from '../apps';
+import { webhookSecretOf } from '../identity/apps';
 import { type AttemptResult, delivered, MAX_RETRY_AFTER_S, sendWebhook } from './send';
 
 /**

@@ -11,7 +11,7 @@ import {
 import { sql } from 'kysely';
 import type { Config } from '../../config';
 import type { Db } from '../../db/database';
-import { newId } from '../ids';
+import { newId } from '../../lib/ids';
 import { signingSecrets } from './deliveries';
 import { type AttemptResult, delivered, sendWebhook } from './send';
 

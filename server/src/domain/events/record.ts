@@ -1,7 +1,7 @@
 import { WEBHOOK_BODY_SCHEMAS, type WebhookBodies, type WebhookTopic } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
-import { newId } from '../ids';
+import { newId } from '../../lib/ids';
 
 export interface NewEvent<T extends WebhookTopic> {
   storeId: string;

@@ -4,7 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_VERSION, type WebhookTopic } from '@protection-service/contract';
-import { isNonPublicAddress } from '../webhook-urls';
+import { isNonPublicAddress } from './webhook-urls';
 
 /** The user-agent of every delivery (D32). */
 export const WEBHOOK_USER_AGENT = 'protection-service-webhooks/1.0';

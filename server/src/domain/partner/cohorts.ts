@@ -8,11 +8,11 @@ import type {
   TCohortWidgetConfigUpdateBody,
   WidgetType,
 } from '@protection-service/contract';
+import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
-import { announceStoreChange } from '../changes';
-import { newId } from '../ids';
-import { RULE_SET_COLUMNS, type RuleSetRow, renderRuleSet, ruleSetChanges, storedRules } from '../pricing';
-import { renderWidget, WIDGET_COLUMNS, type WidgetRow, widgetChanges } from '../widgets';
+import { newId } from '../../lib/ids';
+import { RULE_SET_COLUMNS, type RuleSetRow, renderRuleSet, ruleSetChanges, storedRules } from './pricing';
+import { renderWidget, WIDGET_COLUMNS, type WidgetRow, widgetChanges } from './widgets';
 
 /**
  * Cohort (A/B) price sets and widget configs of a partner context (D28). The caller has

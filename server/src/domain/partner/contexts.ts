@@ -10,13 +10,13 @@ import {
   type TSettingsOverrides,
 } from '@protection-service/contract';
 import type { Selectable } from 'kysely';
+import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import type { PartnerContextsTable } from '../../db/schema';
-import { announceStoreChange } from '../changes';
-import { newId } from '../ids';
-import { listRuleSets, renderRuleSet } from '../pricing';
-import { readMerchantSettings } from '../settings';
+import { newId } from '../../lib/ids';
 import { PRICE_SET_COLUMNS } from './cohorts';
+import { listRuleSets, renderRuleSet } from './pricing';
+import { readMerchantSettings } from './settings';
 
 /**
  * Partner contexts (spec "Partner contexts", D27, D37): the one live container of a

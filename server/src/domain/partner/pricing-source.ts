@@ -1,9 +1,9 @@
 import type { PricingType, TQuote, TQuoteRequest } from '@protection-service/contract';
+import type { StoreCache } from '../../cache/store-cache';
 import type { Db } from '../../db/database';
 import type { PriceRuleRow } from '../../db/schema';
-import { byMin } from '../pricing';
-import { priceQuote } from '../quote';
-import type { StoreCache } from '../store-cache';
+import { byMin } from './pricing';
+import { priceQuote } from './quote';
 
 /**
  * Which rule set prices a cart: a cohort's own price set when the app's live context has one

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { connectionStringOf, type Db } from '../db/database';
 import type { RevocationFeed } from '../domain/auth/revocations';
-import { CHANGES_CHANNEL, type Change, parseChange } from '../domain/changes';
-import type { StoreCache } from '../domain/store-cache';
-import { connectionStringOf, type Db } from './database';
+import { CHANGES_CHANNEL, type Change, parseChange } from './changes';
+import type { StoreCache } from './store-cache';
 
 export interface ChangeHandlers {
   /** A change announced by any process (this one included), after its transaction committed. */

@@ -1,6 +1,6 @@
 import type { TWidgetConfig, TWidgetConfigUpdateBody, WidgetType } from '@protection-service/contract';
-import type { Db } from '../db/database';
-import { announceStoreChange } from './changes';
+import { announceStoreChange } from '../../cache/changes';
+import type { Db } from '../../db/database';
 
 export const WIDGET_COLUMNS = [
   'id',

@@ -1,12 +1,12 @@
 import type { Scope, TInstallation } from '@protection-service/contract';
 import { sql } from 'kysely';
-import type { Db } from '../db/database';
-import { recordRevocation } from './auth/revocations';
-import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './auth/tokens';
-import { announceStoreChange } from './changes';
-import { endPendingDeliveries } from './events/deliveries';
-import { newId } from './ids';
-import { softDeleteContextOnUninstall } from './partner/contexts';
+import { announceStoreChange } from '../../cache/changes';
+import type { Db } from '../../db/database';
+import { newId } from '../../lib/ids';
+import { recordRevocation } from '../auth/revocations';
+import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from '../auth/tokens';
+import { endPendingDeliveries } from '../events/deliveries';
+import { softDeleteContextOnUninstall } from '../partner/contexts';
 
 /**
  * Installations of apps on stores (D10, D14). A store has at most one active installation of

@@ -1,6 +1,6 @@
-import type { Db } from '../db/database';
-import type { PriceRuleRow } from '../db/schema';
-import { newId } from './ids';
+import type { Db } from '../../db/database';
+import type { PriceRuleRow } from '../../db/schema';
+import { newId } from '../../lib/ids';
 
 export interface NewStore {
   name: string;

@@ -5,10 +5,10 @@ import type {
   TPricingRuleSet,
   TPricingRuleSetUpdateBody,
 } from '@protection-service/contract';
-import type { Db } from '../db/database';
-import type { PriceRuleRow } from '../db/schema';
-import { announceStoreChange } from './changes';
-import { newId } from './ids';
+import { announceStoreChange } from '../../cache/changes';
+import type { Db } from '../../db/database';
+import type { PriceRuleRow } from '../../db/schema';
+import { newId } from '../../lib/ids';
 
 export class UnknownRuleError extends Error {}
 

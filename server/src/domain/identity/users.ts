@@ -1,6 +1,6 @@
 import { hash } from '@node-rs/argon2';
-import type { Db } from '../db/database';
-import { newId } from './ids';
+import type { Db } from '../../db/database';
+import { newId } from '../../lib/ids';
 
 /**
  * argon2id parameters (OWASP minimums: 19 MiB, 2 passes). `algorithm: 2` is the library's

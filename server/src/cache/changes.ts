@@ -5,7 +5,7 @@ import type { Db } from '../db/database';
  * Cross-process change announcements (D13, D29). Domain code calls `announce` inside the
  * transaction of the write: Postgres delivers a NOTIFY only when that transaction commits,
  * so a rolled-back write announces nothing. Every server process listens on the channel with
- * one dedicated connection (../db/listener.ts) and acts on what it hears.
+ * one dedicated connection (./listener.ts) and acts on what it hears.
  */
 export const CHANGES_CHANNEL = 'svc_changes';
 

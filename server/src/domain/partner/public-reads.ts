@@ -1,8 +1,8 @@
 import type { TInsuranceQuote, TPublicWidgetConfig, WidgetType } from '@protection-service/contract';
-import type { Db } from '../db/database';
-import { cohortSource, merchantSource, type PricingSource, quoteWith } from './partner/pricing-source';
+import type { Db } from '../../db/database';
+import { findStore } from '../identity/stores';
 import { renderTerms } from './pricing';
-import { findStore } from './stores';
+import { cohortSource, merchantSource, type PricingSource, quoteWith } from './pricing-source';
 
 export interface StoreLocator {
   store_url?: string | undefined;

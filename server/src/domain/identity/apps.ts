@@ -6,9 +6,9 @@ import {
   type TCreateAppRequest,
   type TCreatedApp,
 } from '@protection-service/contract';
-import type { Db } from '../db/database';
-import type { AppsTable } from '../db/schema';
-import { decrypt, deriveKey, digest, encrypt, matchesDigest, randomCredential } from './auth/crypto';
+import type { Db } from '../../db/database';
+import type { AppsTable } from '../../db/schema';
+import { decrypt, deriveKey, digest, encrypt, matchesDigest, randomCredential } from '../auth/crypto';
 
 export const CLIENT_ID_PREFIX = 'svc_app_';
 export const CLIENT_SECRET_PREFIX = 'svc_secret_';

@@ -1,8 +1,8 @@
-import { TtlCache } from '../http/ttl-cache';
+import { TtlCache } from './ttl-cache';
 
 /**
  * In-process lifetimes of what is derived from a store's pricing, widgets, contexts and
- * installs (D29). While the process hears the change channel (../db/listener.ts) an entry
+ * installs (D29). While the process hears the change channel (./listener.ts) an entry
  * may stay an hour: every write that changes it drops it on every process. While the channel
  * is down, entries live only seconds, so a write is still visible within seconds.
  */

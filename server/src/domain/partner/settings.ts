@@ -1,5 +1,5 @@
 import type { TMerchantSettings } from '@protection-service/contract';
-import type { Db } from '../db/database';
+import type { Db } from '../../db/database';
 
 /** The merchant default settings of a store (spec "Merchant settings"). */
 export async function readMerchantSettings(db: Db, storeId: string): Promise<TMerchantSettings | undefined> {

@@ -1,12 +1,12 @@
 import type { TQuoteDuration } from '@protection-service/contract';
 import { durationYears } from '@protection-service/contract';
-import type { PriceRuleRow, PriceTermsRow } from '../db/schema';
-import { add, compare, type Decimal, decimal, mul, roundToCurrency, shift, toNumber, ZERO } from './money';
+import type { PriceRuleRow, PriceTermsRow } from '../../db/schema';
+import { add, compare, type Decimal, decimal, mul, roundToCurrency, shift, toNumber, ZERO } from '../../lib/money';
 
 /**
  * The quote engine (D31, D38), behind POST /v2/quote and the public reads' `quote`. Pure:
  * the caller chooses the rule set (merchant or cohort). Every amount is computed in exact
- * decimal (./money.ts) and rounded half-up once, in the currency's minor units.
+ * decimal (../../lib/money.ts) and rounded half-up once, in the currency's minor units.
  */
 
 export interface QuoteLineItem {
