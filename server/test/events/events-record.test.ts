@@ -1,0 +1,163 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepExpiredLeases } from '../../src/domain/events/deliveries';
+import { recordEvent } from '../../src/domain/events/record';
+import { createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { startTestServer, type TestServer } from '../harness/server';
+
+/** Recording an event in the caller's transaction, and its fan-out (D32, D35). */
+describe('recordEvent', () => {
+  let server: TestServer;
+  let owner: Owner;
+  let subscribed: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    owner = await createOwner(server.db, 'rec');
+    const other = await createOwner(server.db, 'rec-other');
+    const hook = { webhookUrl: 'http://127.0.0.1:9/hook', webhookTopics: ['claim/denied' as const] };
+    subscribed = (await createApp(server, owner.user.id, hook)).clientId;
+    await installWithToken(server, subscribed, owner.store.id, ['order:read']);
+    // Not delivered: another topic; no URL; not installed here; uninstalled; disabled by a 410.
+    const otherTopic = await createApp(server, owner.user.id, { ...hook, webhookTopics: ['claim/created'] });
+    await installWithToken(server, otherTopic.clientId, owner.store.id, ['order:read']);
+    const noUrl = await createApp(server, owner.user.id, { webhookTopics: ['claim/denied'] });
+    await installWithToken(server, noUrl.clientId, owner.store.id, ['order:read']);
+    const elsewhere = await createApp(server, owner.user.id, hook);
+    await installWithToken(server, elsewhere.clientId, other.store.id, ['order:read']);
+    const gone = await createApp(server, owner.user.id, hook);
+    await installWithToken(server, gone.clientId, owner.store.id, ['order:read']);
+    await server.db
+      .updateTable('installations')
+      .set({ uninstalledAt: new Date() })
+      .where('clientId', '=', gone.clientId)
+      .execute();
+    const disabled = await createApp(server, owner.user.id, hook);
+    await installWithToken(server, disabled.clientId, owner.store.id, ['order:read']);
+    await server.db
+      .updateTable('installations')
+      .set({ webhookDisabledAt: new Date() })
+      .where('clientId', '=', disabled.clientId)
+      .execute();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const denied = () => ({
+    storeId: owner.store.id,
+    topic: 'claim/denied' as const,
+    body: { claimId: 'cl_1', storeId: owner.store.id, sourceOrderId: 'o-1', reason: 'OTHER' as const },
+  });
+
+  it('fans out to the installed apps subscribed to the topic, and only to them', async () => {
+    const recorded = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    expect(recorded.subscribers).toEqual([subscribed]);
+    const deliveries = await server.db
+      .selectFrom('webhookDeliveries')
+      .selectAll()
+      .where('eventId', '=', recorded.id)
+      .execute();
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ clientId: subscribed, status: 'pending', attemptCount: 0 });
+    // The delivery job is queued in the same transaction (graphile-worker's add_job, by trigger).
+    const jobs = await sql<{ n: number }>`
+      select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = 'webhook_deliver' and j.payload->>'eventId' = ${recorded.id}
+    `.execute(server.db);
+    expect(jobs.rows[0]!.n).toBe(1);
+    const event = await server.db
+      .selectFrom('webhookEvents')
+      .selectAll()
+      .where('id', '=', recorded.id)
+      .executeTakeFirstOrThrow();
+    expect(event.body).toEqual(denied().body);
+  });
+
+  it('records an event with no subscriber at all', async () => {
+    const recorded = await server.db
+      .transaction()
+      .execute((trx) => recordEvent(trx, { ...denied(), topic: 'claim/denied', storeId: owner.store.id }));
+    expect(recorded.id).toMatch(/^evt_/);
+    const none = await server.db.transaction().execute((trx) =>
+      recordEvent(trx, {
+        storeId: owner.store.id,
+        topic: 'message/created',
+        body: { claimId: 'cl_1', storeId: owner.store.id, messageId: 'm1', senderType: 'customer', message: 'hi' },
+      }),
+    );
+    expect(none.subscribers).toEqual([]);
+    expect(await server.db.selectFrom('webhookEvents').select('id').where('id', '=', none.id).execute()).toHaveLength(
+      1,
+    );
+  });
+
+  it('leaves nothing behind when the transaction rolls back', async () => {
+    let id = '';
+    await expect(
+      server.db.transaction().execute(async (trx) => {
+        id = (await recordEvent(trx, denied())).id;
+        throw new Error('change failed');
+      }),
+    ).rejects.toThrow('change failed');
+    expect(await server.db.selectFrom('webhookEvents').select('id').where('id', '=', id).execute()).toEqual([]);
+    expect(
+      await server.db.selectFrom('webhookDeliveries').select('eventId').where('eventId', '=', id).execute(),
+    ).toEqual([]);
+    const jobs = await sql<{ n: number }>`
+      select count(*)::int as n from graphile_worker._private_jobs where payload->>'eventId' = ${id}
+    `.execute(server.db);
+    expect(jobs.rows[0]!.n).toBe(0);
+  });
+
+  it('throws on a body that does not fit the topic, before writing anything', async () => {
+    const before = await server.db
+      .selectFrom('webhookEvents')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    await expect(
+      server.db
+        .transaction()
+        .execute((trx) => recordEvent(trx, { ...denied(), body: { ...denied().body, reason: 'NOPE' } as never })),
+    ).rejects.toThrow();
+    const after = await server.db
+      .selectFrom('webhookEvents')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(after.n).toBe(before.n);
+  });
+
+  it('sweeps expired leases and long-untaken due deliveries back into the queue, once', async () => {
+    const jobsOf = async (eventId: string) =>
+      (
+        await sql<{ n: number }>`
+          select count(*)::int as n from graphile_worker._private_jobs where payload->>'eventId' = ${eventId}
+        `.execute(server.db)
+      ).rows[0]!.n;
+    const leased = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    const untaken = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    const fresh = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    // A holder died mid-attempt; another delivery's job was lost before anyone took it.
+    await server.db
+      .updateTable('webhookDeliveries')
+      .set({ leasedUntil: new Date(Date.now() - 1000), leaseToken: 'dead' })
+      .where('eventId', '=', leased.id)
+      .execute();
+    await server.db
+      .updateTable('webhookDeliveries')
+      .set({ nextAttemptAt: new Date(Date.now() - 120_000) })
+      .where('eventId', '=', untaken.id)
+      .execute();
+    const before = await Promise.all([leased.id, untaken.id, fresh.id].map(jobsOf));
+    await Promise.all([sweepExpiredLeases(server.db), sweepExpiredLeases(server.db)]);
+    const after = await Promise.all([leased.id, untaken.id, fresh.id].map(jobsOf));
+    expect(after).toEqual([before[0]! + 1, before[1]! + 1, before[2]]);
+    const swept = await server.db
+      .selectFrom('webhookDeliveries')
+      .select(['leasedUntil', 'leaseToken', 'nextAttemptAt'])
+      .where('eventId', '=', leased.id)
+      .executeTakeFirstOrThrow();
+    expect(swept).toMatchObject({ leasedUntil: null, leaseToken: null });
+    expect(Math.abs(swept.nextAttemptAt!.getTime() - Date.now())).toBeLessThan(10_000);
+    expect(await sweepExpiredLeases(server.db)).toBe(0);
+  });
+});

@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digest } from '../../src/domain/auth/crypto';
+import { webhookUrlProblem } from '../../src/domain/events/webhook-urls';
+import { approvePricing, webhookSecretOf } from '../../src/domain/identity/apps';
+import { bearer, createOwner, dashboardTokenFor, type Owner } from '../harness/fixtures';
+import { startTestServer, type TestServer } from '../harness/server';
+
+const registration = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Partner App',
+  redirectUris: ['https://partner.example.com/callback'],
+  webhookUrl: 'https://hooks.partner.example.com/svc',
+  webhookTopics: ['claim/created', 'claim/approved'],
+  requestedScopes: ['order:read', 'claim:manage'],
+  distribution: 'public',
+  ...overrides,
+});
+
+/** POST /v1/apps, GET /v1/apps/:clientId, POST /v1/apps/:clientId/rotate-secret (D9). */
+describe('apps (D9)', () => {
+  let server: TestServer;
+  let owner: Owner;
+  let token: string;
+  let otherToken: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    owner = await createOwner(server.db, 'apps');
+    token = await dashboardTokenFor(server, owner.user.id);
+    const other = await createOwner(server.db, 'apps-other');
+    otherToken = await dashboardTokenFor(server, other.user.id);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const create = (json: unknown, as = token) =>
+    server.request('/v1/apps', { method: 'POST', json, headers: bearer(as) });
+  const read = (clientId: string, as = token) => server.request(`/v1/apps/${clientId}`, { headers: bearer(as) });
+  const rotate = (clientId: string, as = token) =>
+    server.request(`/v1/apps/${clientId}/rotate-secret`, { method: 'POST', headers: bearer(as) });
+
+  it('registers an app and shows its secrets once; GET never shows them; the database holds no usable secret', async () => {
+    const res = await create(registration());
+    expect(res.status).toBe(201);
+    const { data } = (await res.json()) as { data: Record<string, unknown> & { clientId: string } };
+    expect(data).toEqual({
+      clientId: expect.stringMatching(/^svc_app_/),
+      clientSecret: expect.stringMatching(/^svc_secret_[A-Za-z0-9_-]{43}$/),
+      webhookSecret: expect.stringMatching(/^svc_whsec_/),
+      name: 'Partner App',
+      redirectUris: ['https://partner.example.com/callback'],
+      webhookUrl: 'https://hooks.partner.example.com/svc',
+      webhookTopics: ['claim/created', 'claim/approved'],
+      requestedScopes: ['order:read', 'claim:manage'],
+      distribution: 'public',
+      pricingApproved: false,
+      createdAt: expect.stringMatching(/\.\d{3}Z$/),
+      updatedAt: expect.stringMatching(/\.\d{3}Z$/),
+    });
+
+    const got = await read(data.clientId);
+    expect(got.status).toBe(200);
+    const shown = ((await got.json()) as { data: Record<string, unknown> }).data;
+    const { clientSecret, webhookSecret, ...publicPart } = data;
+    expect(shown).toEqual(publicPart);
+    expect(JSON.stringify(shown)).not.toContain(clientSecret as string);
+
+    // D5: a digest of the client secret and the webhook secret encrypted, never in plain text.
+    const row = await server.db
+      .selectFrom('apps')
+      .selectAll()
+      .where('clientId', '=', data.clientId)
+      .executeTakeFirstOrThrow();
+    expect(row.ownerUserId).toBe(owner.user.id);
+    expect(row.clientSecretHash).toBe(digest(clientSecret as string));
+    expect(JSON.stringify(row)).not.toContain(clientSecret as string);
+    expect(JSON.stringify(row)).not.toContain(webhookSecret as string);
+    expect(webhookSecretOf(server.config.secretKey, row.webhookSecretCiphertext)).toBe(webhookSecret);
+  });
+
+  it('normalizes earlier-style scope aliases to the later style, without duplicates (D16)', async () => {
+    const res = await create(
+      registration({
+        requestedScopes: ['read_orders', 'order:read', 'write_claims', 'read_shipping_insurance_pricing'],
+      }),
+    );
+    expect(res.status).toBe(201);
+    const { data } = (await res.json()) as { data: { requestedScopes: string[] } };
+    expect(data.requestedScopes).toEqual(['order:read', 'claim:update', 'pricing:shipping-insurance:read']);
+  });
+
+  it.each([
+    ['write_settings (no later equivalent, D16)', { requestedScopes: ['order:read', 'write_settings'] }],
+    ['an unknown scope', { requestedScopes: ['order:delete'] }],
+    [
+      'pricing scopes on a private app (D9)',
+      { distribution: 'private', requestedScopes: ['pricing:extended-warranty:update'] },
+    ],
+    [
+      'an earlier-style pricing alias on a private app (D9)',
+      { distribution: 'private', requestedScopes: ['read_shipping_insurance_pricing'] },
+    ],
+    ['topics without a webhook URL', { webhookUrl: undefined }],
+    ['an http redirect URI to a public host', { redirectUris: ['http://partner.example.com/cb'] }],
+    ['an unknown property', { secret: 'x' }],
+  ])('answers 400 for %s and registers nothing', async (_name, overrides) => {
+    const before = await server.db.selectFrom('apps').select('clientId').execute();
+    const res = await create(registration(overrides));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(await server.db.selectFrom('apps').select('clientId').execute()).toHaveLength(before.length);
+  });
+
+  it('refuses app tokens, missing and bad tokens with 401', async () => {
+    expect((await server.request('/v1/apps', { method: 'POST', json: registration() })).status).toBe(401);
+    expect((await create(registration(), 'svc_at_nope')).status).toBe(401);
+  });
+
+  it("answers 404 for another user's app, exactly as for a missing one", async () => {
+    const { data } = (await (await create(registration())).json()) as { data: { clientId: string } };
+    const foreign = await read(data.clientId, otherToken);
+    const missing = await read('svc_app_missing', otherToken);
+    expect(foreign.status).toBe(404);
+    expect(missing.status).toBe(404);
+    expect(await foreign.json()).toEqual(await missing.json());
+    const foreignRotate = await rotate(data.clientId, otherToken);
+    expect(foreignRotate.status).toBe(404);
+    // The foreign rotation changed nothing.
+    const row = await server.db
+      .selectFrom('apps')
+      .select('updatedAt')
+      .where('clientId', '=', data.clientId)
+      .executeTakeFirstOrThrow();
+    expect(row.updatedAt.toISOString()).toBe((data as unknown as { updatedAt: string }).updatedAt);
+  });
+
+  it('rotates the client secret: a new one shown once, the old digest replaced', async () => {
+    const { data } = (await (await create(registration())).json()) as {
+      data: { clientId: string; clientSecret: string };
+    };
+    const res = await rotate(data.clientId);
+    expect(res.status).toBe(200);
+    const rotated = ((await res.json()) as { data: { clientId: string; clientSecret: string } }).data;
+    expect(rotated).toEqual({ clientId: data.clientId, clientSecret: expect.stringMatching(/^svc_secret_/) });
+    expect(rotated.clientSecret).not.toBe(data.clientSecret);
+    const row = await server.db
+      .selectFrom('apps')
+      .select('clientSecretHash')
+      .where('clientId', '=', data.clientId)
+      .executeTakeFirstOrThrow();
+    expect(row.clientSecretHash).toBe(digest(rotated.clientSecret));
+    expect(row.clientSecretHash).not.toBe(digest(data.clientSecret));
+  });
+
+  it('shows pricingApproved once an operator approved a public app', async () => {
+    const { data } = (await (
+      await create(registration({ requestedScopes: ['pricing:shipping-insurance:read'] }))
+    ).json()) as { data: { clientId: string } };
+    await approvePricing(server.db, data.clientId);
+    const shown = ((await (await read(data.clientId)).json()) as { data: { pricingApproved: boolean } }).data;
+    expect(shown.pricingApproved).toBe(true);
+  });
+
+  it('answers the owner an empty D34 event log for a new app', async () => {
+    const { data } = (await (await create(registration())).json()) as { data: { clientId: string } };
+    const res = await server.request(`/v1/apps/${data.clientId}/events`, { headers: bearer(token) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { edges: unknown[] } }).data.edges).toEqual([]);
+  });
+});
+
+describe('webhook URLs outside development (D32: WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => {
+  let server: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    server = await startTestServer({ webhookAllowPrivateUrls: false });
+    const owner = await createOwner(server.db, 'strict');
+    token = await dashboardTokenFor(server, owner.user.id);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it.each([
+    'http://hooks.partner.example.com/svc',
+    'https://127.0.0.1/hook',
+    'https://10.1.2.3/hook',
+    'https://192.168.1.10:8443/hook',
+    'https://172.20.0.5/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[::1]/hook',
+    'https://[fe80::1]/hook',
+    'https://[fd00::1]/hook',
+    'https://[::ffff:127.0.0.1]/hook',
+    'https://0x7f.1/hook',
+    'https://localhost/hook',
+    'https://api.localhost/hook',
+  ])('refuses %s with 400', async (webhookUrl) => {
+    const res = await server.request('/v1/apps', {
+      method: 'POST',
+      json: registration({ webhookUrl }),
+      headers: bearer(token),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { issues: { path: string }[] };
+    expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(body.issues[0]?.path).toBe('body.webhookUrl');
+  });
+
+  it('accepts a public https URL', async () => {
+    for (const webhookUrl of ['https://hooks.partner.example.com/svc', 'https://93.184.216.34/hook']) {
+      const res = await server.request('/v1/apps', {
+        method: 'POST',
+        json: registration({ webhookUrl }),
+        headers: bearer(token),
+      });
+      expect(res.status, webhookUrl).toBe(201);
+    }
+  });
+
+  it('lets the operator allow private URLs (development and tests)', () => {
+    expect(webhookUrlProblem('http://127.0.0.1:4000/hook', true)).toBeNull();
+    expect(webhookUrlProblem('http://127.0.0.1:4000/hook', false)).not.toBeNull();
+  });
+});

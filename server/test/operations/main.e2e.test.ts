@@ -1,0 +1,117 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/free-port';
+import { loginAcrossSigterm, NODE_ARGS, ROOT, runScript } from '../harness/processes';
+
+/**
+ * README's first command, end to end: `pnpm start` on an embedded PostgreSQL in a fresh
+ * DATA_DIR, `pnpm cli seed` joining that database from a second process, the public read of
+ * the seeded store, a graceful SIGTERM, and data surviving a restart.
+ */
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.status === 200) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('server did not become ready');
+}
+
+describe('pnpm start on embedded PostgreSQL, with pnpm cli beside it', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  let url: string;
+  let server: ChildProcess | undefined;
+  let serverLog = '';
+
+  const start = async () => {
+    serverLog = '';
+    server = spawn(process.execPath, [...NODE_ARGS, 'server/src/main.ts'], { cwd: ROOT, env });
+    const append = (d: Buffer) => {
+      serverLog += d;
+    };
+    server.stdout!.on('data', append);
+    server.stderr!.on('data', append);
+    await waitReady(url, server);
+  };
+  const stop = () =>
+    new Promise<number | null>((resolve) => {
+      server!.once('exit', (code) => resolve(code));
+      server!.kill('SIGTERM');
+    });
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'protection-e2e-'));
+    await chmod(dataDir, 0o755);
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    const { DATABASE_URL: _ignored, ...rest } = process.env;
+    env = { ...rest, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+    await start();
+  }, 90_000);
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) await stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('generates the secret key and database password into DATA_DIR, never into the log', async () => {
+    expect(existsSync(path.join(dataDir, 'secret-key'))).toBe(true);
+    expect(existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
+    expect(serverLog).toContain('protection service listening');
+    expect(serverLog).not.toMatch(/postgres:\/\/[^@\s]*:[^@\s]+@/);
+  });
+
+  it('serves /openapi.json and /docs', async () => {
+    const doc = await fetch(`${url}/openapi.json`);
+    expect(doc.status).toBe(200);
+    expect(((await doc.json()) as { openapi: string }).openapi).toMatch(/^3\./);
+    const page = await fetch(`${url}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/docs/assets/swagger-ui-bundle.js');
+  });
+
+  let seeded: { store: { id: string; domain: string }; user: { email: string; password: string } };
+
+  it('pnpm cli seed joins the running embedded database', async () => {
+    const result = await runScript(['scripts/cli.ts', 'seed', '--json'], env);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    seeded = JSON.parse(result.stdout);
+    expect(seeded.store.domain).toBe('demo-store.localhost');
+    expect(seeded.user.password.length).toBeGreaterThanOrEqual(16);
+  }, 60_000);
+
+  it('answers the public read of the seeded store', async () => {
+    const res = await fetch(`${url}/v1/quote/insurance?store_url=${seeded.store.domain}&subtotal=100`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { id: string; source: string; quote: { premium: number } };
+    expect(body.source).toBe('merchant');
+    expect(body.quote.premium).toBe(2);
+  });
+
+  it('on SIGTERM finishes the request in flight, then exits 0 and stops the embedded database', async () => {
+    const answered = loginAcrossSigterm(url, server!, seeded.user.email);
+    const exited = new Promise<number | null>((resolve) => server!.once('exit', resolve));
+    expect(await answered).toBe(401);
+    expect(await exited).toBe(0);
+    expect(serverLog).toContain('stopped');
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  }, 30_000);
+
+  it('keeps the data between runs', async () => {
+    await start();
+    const res = await fetch(`${url}/v1/quote/insurance?storeId=${seeded.store.id}`);
+    expect(res.status).toBe(200);
+    const again = await runScript(['scripts/cli.ts', 'seed', '--json'], env);
+    expect(JSON.parse(again.stdout).store.id).toBe(seeded.store.id);
+  }, 90_000);
+});

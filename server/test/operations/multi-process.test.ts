@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { SCOPES } from '@protection-service/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordRevocation } from '../../src/domain/auth/revocations';
+import { issueAccessToken, issueDashboardToken, tokenKeys } from '../../src/domain/auth/tokens';
+import { registerApp } from '../../src/domain/identity/apps';
+import { freePort } from '../../src/free-port';
+import { newId } from '../../src/lib/ids';
+import { installedAppWithToken } from '../harness/fixtures';
+import { type ServiceProcess, startServiceProcess } from '../harness/processes';
+import { cloneDatabase } from '../harness/server';
+
+/**
+ * Two server processes on one database behave as one (D4, D13, D29): a revocation recorded
+ * once is refused by both within a second, a per-IP limit counts the hits of both, and a
+ * partner write or an uninstall through one shows in the other's cached public reads
+ * within 2 s.
+ */
+describe('two server processes on one database', () => {
+  let database: Awaited<ReturnType<typeof cloneDatabase>>;
+  const processes: ServiceProcess[] = [];
+  const urls: string[] = [];
+  const secret = randomBytes(32);
+  const publicBaseUrl = 'http://api.test.local';
+  let token: string;
+  let jti: string;
+  let storeId: string;
+  let ownerId: string;
+
+  beforeAll(async () => {
+    database = await cloneDatabase();
+    for (let i = 0; i < 2; i++) {
+      const port = await freePort();
+      processes.push(
+        await startServiceProcess({
+          entry: 'main',
+          databaseUrl: database.url,
+          secretKey: secret,
+          port,
+          env: { PUBLIC_BASE_URL: publicBaseUrl },
+        }),
+      );
+      urls.push(`http://127.0.0.1:${port}`);
+    }
+    const installed = await installedAppWithToken(database.db, secret, publicBaseUrl, 'two');
+    ({ token, jti } = installed);
+    storeId = installed.store.id;
+    ownerId = installed.user.id;
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const p of processes) await p.stop();
+    await database.drop();
+  });
+
+  const settings = (url: string) => fetch(`${url}/v2/settings`, { headers: { authorization: `Bearer ${token}` } });
+
+  it('both accept the token, then both refuse it within a second of its revocation', async () => {
+    for (const url of urls) expect((await settings(url)).status).toBe(200);
+    const revokedAt = Date.now();
+    await recordRevocation(database.db, 'token', jti, new Date(Date.now() + 3600_000));
+    const refusedAfter: number[] = [];
+    for (const url of urls) {
+      while ((await settings(url)).status !== 401) {
+        if (Date.now() - revokedAt > 5_000) throw new Error(`${url} still accepts the revoked token`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      refusedAfter.push(Date.now() - revokedAt);
+    }
+    process.stdout.write(`revocation refused after ${refusedAfter.join(' ms and ')} ms\n`);
+    expect(Math.max(...refusedAfter)).toBeLessThan(1000);
+  }, 20_000);
+
+  it('count one per-IP limit across both (30/minute on session verify)', async () => {
+    // The limit counts per clock minute: start well inside one.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const res = await fetch(`${urls[i % 2]}/v1/oauth/session/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ session_token: 'x.y.z' }),
+      });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(res.headers.get('ratelimit-limit')).toBe('30');
+      }
+    }
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+  }, 90_000);
+
+  describe('partner writes and public reads (D29)', () => {
+    const keys = () => tokenKeys(secret, publicBaseUrl);
+    let clientId: string;
+    let partnerToken: string;
+    const call = (url: string, method: string, path: string, json?: unknown) =>
+      fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${partnerToken}`, 'content-type': 'application/json' },
+        ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+      });
+    /** The shopper read of the cohort, through process `i`. */
+    const shopper = async (i: number) =>
+      (await (
+        await fetch(`${urls[i]}/v1/quote/insurance?storeId=${storeId}&subtotal=50`, {
+          headers: { 'x-svc-partner-app-id': clientId, 'x-svc-partner-variant': 'mp' },
+        })
+      ).json()) as { source: string; quote: { premium: number } };
+    const fixedRules = (amount: number) => [{ min: 0, max: 1000, terms: { customer: { amount, type: 'fixed' } } }];
+
+    beforeAll(async () => {
+      const app = await registerApp(database.db, secret, ownerId, {
+        name: 'Cohorts',
+        redirectUris: ['https://cohorts.example.com/cb'],
+        requestedScopes: [...SCOPES],
+        distribution: 'public',
+      });
+      clientId = app.clientId;
+      const installationId = newId('in');
+      await database.db
+        .insertInto('installations')
+        .values({ id: installationId, storeId, clientId, scopes: [...SCOPES] })
+        .execute();
+      partnerToken = issueAccessToken(keys(), {
+        grantId: null,
+        installationId,
+        storeId,
+        clientId,
+        scopes: [...SCOPES],
+      }).token;
+    });
+
+    it('a cohort price change through one process shows in the other within 2 s', async () => {
+      const ctx = (await (await call(urls[0]!, 'POST', '/v2/settings/context', { name: 'MP' })).json()) as {
+        data: { id: string };
+      };
+      const created = await call(urls[0]!, 'POST', `/v2/settings/context/${ctx.data.id}/pricing`, {
+        variantKey: 'mp',
+        type: 'SHIPPING',
+        rules: fixedRules(4),
+      });
+      expect(created.status).toBe(201);
+      const set = (await created.json()) as { data: { id: string } };
+      await expect.poll(async () => (await shopper(1)).quote.premium, { timeout: 2_000 }).toBe(4);
+      // Cached in process 1 now; change the price through process 0.
+      expect((await shopper(1)).source).toBe('partner');
+      const changedAt = Date.now();
+      const patched = await call(urls[0]!, 'PATCH', `/v2/settings/context/${ctx.data.id}/pricing/${set.data.id}`, {
+        rules: fixedRules(7),
+      });
+      expect(patched.status).toBe(200);
+      await expect.poll(async () => (await shopper(1)).quote.premium, { timeout: 2_000, interval: 20 }).toBe(7);
+      process.stdout.write(`cohort write visible in the other process after ${Date.now() - changedAt} ms\n`);
+    });
+
+    it('an uninstall through one process makes the other fall back to merchant defaults within 2 s', async () => {
+      expect((await shopper(1)).source).toBe('partner');
+      const grantId = newId('gr');
+      await database.db.insertInto('grants').values({ id: grantId, kind: 'dashboard', userId: ownerId }).execute();
+      const dashboard = issueDashboardToken(keys(), { grantId, userId: ownerId }).token;
+      const res = await fetch(`${urls[0]}/v1/stores/${storeId}/installations/${clientId}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${dashboard}` },
+      });
+      expect(res.status).toBe(200);
+      await expect.poll(async () => (await shopper(1)).source, { timeout: 2_000, interval: 20 }).toBe('merchant');
+      expect((await shopper(0)).source).toBe('merchant');
+      // The uninstalled app's token is refused by the process that answered the uninstall at once.
+      expect((await call(urls[0]!, 'GET', '/v2/settings/context')).status).toBe(401);
+    });
+  });
+});

@@ -1,0 +1,173 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { announceStoreChange, type Change } from '../../src/cache/changes';
+import { ChangeListener } from '../../src/cache/listener';
+import { STORE_CACHE_LONG_TTL_MS, STORE_CACHE_SHORT_TTL_MS } from '../../src/cache/store-cache';
+import { TtlCache } from '../../src/cache/ttl-cache';
+import { connectionStringOf } from '../../src/db/database';
+import { RevocationFeed, recordRevocation } from '../../src/domain/auth/revocations';
+import { createStore } from '../../src/domain/identity/stores';
+import { PublicReadCache } from '../../src/http/public-cache';
+import type { ServiceMetrics } from '../../src/metrics';
+import { startTestServer, type TestServer } from '../harness/server';
+
+/**
+ * The change channel (D13, D29): NOTIFY inside the writing transaction, one listener per
+ * process that re-subscribes when its connection drops, and the public cache's lifetimes.
+ */
+describe('change announcements', () => {
+  let server: TestServer;
+  let url: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    url = connectionStringOf(server.db)!;
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  /** A listener recording what it hears and its ups and downs. */
+  function listen() {
+    const heard: Change[] = [];
+    const events: string[] = [];
+    const listener = new ChangeListener(url, {
+      onChange: (c) => heard.push(c),
+      onUp: () => events.push('up'),
+      onDown: () => events.push('down'),
+    });
+    return { listener, heard, events };
+  }
+
+  it('delivers an announcement when its transaction commits, and nothing for a rollback', async () => {
+    const { listener, heard } = listen();
+    try {
+      await expect.poll(() => listener.listening).toBe(true);
+      await server.db
+        .transaction()
+        .execute(async (trx) => {
+          await announceStoreChange(trx, 'st_rolled_back');
+          throw new Error('roll back');
+        })
+        .catch(() => {});
+      await server.db.transaction().execute((trx) => announceStoreChange(trx, 'st_committed'));
+      await expect.poll(() => heard.length).toBe(1);
+      // The rolled-back one was sent first; had it been delivered it would be here by now.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(heard).toEqual([{ kind: 'store', storeId: 'st_committed' }]);
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  it('says when its connection drops, re-subscribes by itself, and hears again', async () => {
+    const { listener, heard, events } = listen();
+    try {
+      await expect.poll(() => listener.listening).toBe(true);
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity
+                where application_name = 'protection-service-listener' and datname = current_database()`.execute(
+        server.db,
+      );
+      await expect.poll(() => events.includes('down'), { timeout: 3_000 }).toBe(true);
+      await expect.poll(() => events.filter((e) => e === 'up').length, { timeout: 5_000 }).toBe(2);
+      await server.db.transaction().execute((trx) => announceStoreChange(trx, 'st_after'));
+      await expect.poll(() => heard).toContainEqual({ kind: 'store', storeId: 'st_after' });
+    } finally {
+      await listener.stop();
+    }
+    expect(listener.listening).toBe(false);
+  });
+
+  it("the server's own listener comes back after a drop, and writes are visible again within 2 s", async () => {
+    const store = await createStore(server.db, { name: 'Drop', domain: 'drop.example.com' });
+    const premium = async () =>
+      (
+        (await (await server.request(`/v1/quote/insurance?storeId=${store.id}&subtotal=100`)).json()) as {
+          quote: { premium: number };
+        }
+      ).quote.premium;
+    expect(await premium()).toBe(2);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity
+              where application_name = 'protection-service-listener' and datname = current_database()`.execute(
+      server.db,
+    );
+    // Let it reconnect (backoff starts at 100 ms), then change the price through the domain.
+    await new Promise((r) => setTimeout(r, 1_000));
+    await server.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('pricingRuleSets')
+        .set({
+          rules: JSON.stringify([{ id: 'ru_d', min: 0, max: 500, terms: { customer: { amount: 9, type: 'fixed' } } }]),
+        })
+        .where('storeId', '=', store.id)
+        .where('type', '=', 'SHIPPING')
+        .execute();
+      await announceStoreChange(trx, store.id);
+    });
+    await expect.poll(premium, { timeout: 2_000, interval: 20 }).toBe(9);
+  });
+
+  it('a revocation feed re-read on demand sees a revocation at once, whatever its interval', async () => {
+    const feed = new RevocationFeed(server.db, 3_600_000);
+    try {
+      await feed.ready;
+      await recordRevocation(server.db, 'token', 'jti-on-demand', new Date(Date.now() + 60_000));
+      expect(feed.isRevoked({ token: 'jti-on-demand' })).toBe(false);
+      await feed.refresh();
+      expect(feed.isRevoked({ token: 'jti-on-demand' })).toBe(true);
+    } finally {
+      feed.stop();
+    }
+  });
+});
+
+describe('public read cache', () => {
+  const cache = () =>
+    new PublicReadCache(
+      ['/v1/quote/insurance'],
+      () => {},
+      { publicCacheLookup: () => {} } as unknown as ServiceMetrics,
+      () => ({
+        allowed: true,
+        limit: 1,
+        remaining: 1,
+        resetS: 1,
+      }),
+    );
+
+  it('lives an hour while listening and seconds otherwise; drops everything on each switch', () => {
+    const c = cache();
+    expect(c.store.lifetimeMs).toBe(STORE_CACHE_SHORT_TTL_MS);
+    c.remember('/a', {}, { x: 1 }, 'st_1', c.mark);
+    c.store.setLongLived(true);
+    expect(c.store.stats.entries).toBe(0);
+    expect(c.store.lifetimeMs).toBe(STORE_CACHE_LONG_TTL_MS);
+    c.store.setLongLived(false);
+    expect(c.store.lifetimeMs).toBe(STORE_CACHE_SHORT_TTL_MS);
+  });
+
+  it("drops exactly one store's answers, and keeps no answer read before an invalidation", () => {
+    const c = cache();
+    c.remember('/a', {}, { x: 1 }, 'st_1', c.mark);
+    c.remember('/b', {}, { x: 2 }, 'st_2', c.mark);
+    const before = c.mark;
+    c.store.invalidateStore('st_1');
+    expect(c.store.stats.entries).toBe(1);
+    c.remember('/c', {}, { x: 3 }, 'st_2', before);
+    expect(c.store.stats.entries).toBe(1);
+  });
+
+  it('is bounded in entries and bytes whatever is put in it', () => {
+    const t = new TtlCache<string>((k, v) => k.length + v.length, 3, 100);
+    for (let i = 0; i < 10; i++) t.set(`k${i}`, 'v', 1000);
+    expect(t.size).toBe(3);
+    t.set('big', 'x'.repeat(60), 1000);
+    t.set('big2', 'x'.repeat(30), 1000);
+    expect(t.totalBytes).toBeLessThanOrEqual(100);
+    t.set('huge', 'x'.repeat(200), 1000);
+    expect(t.get('huge')).toBeUndefined();
+    expect(t.totalBytes).toBeLessThanOrEqual(100);
+    const c = cache();
+    for (let i = 0; i < 12_000; i++) c.remember(`/v1/quote/insurance?n=${i}`, {}, { i }, 'st', c.mark);
+    expect(c.store.stats.entries).toBeLessThanOrEqual(10_000);
+  });
+});

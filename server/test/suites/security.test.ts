@@ -1,0 +1,303 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  acceptedFamilyScopes,
+  contract,
+  familyScopes,
+  isRouteMeta,
+  type RouteMeta,
+  SCOPES,
+  type Scope,
+} from '@protection-service/contract';
+import type { AppRoute } from '@ts-rest/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signJwt } from '../../src/domain/auth/jwt';
+import { recordRevocation } from '../../src/domain/auth/revocations';
+import { tokenKeys } from '../../src/domain/auth/tokens';
+import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
+import { startTestServer, type TestServer } from '../harness/server';
+
+/**
+ * The shared security suite (D7, D13, D16, RFC 6750): every token route of routes.tsv —
+ * including routes that still answer 501, since authentication and scopes come first — and
+ * every dashboard route, against missing, malformed, expired, revoked, wrong-kind and
+ * under-scoped credentials.
+ */
+const TSV = path.resolve(import.meta.dirname, '../../../docs/routes.tsv');
+const tsvRows = readFileSync(TSV, 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((l) => l.split('\t'));
+
+const routes = Object.values(contract as unknown as Record<string, Record<string, AppRoute>>).flatMap((g) =>
+  Object.values(g),
+);
+const metaOf = (r: AppRoute) => {
+  if (!isRouteMeta(r.metadata)) throw new Error(`${r.path} has no metadata`);
+  return r.metadata as RouteMeta;
+};
+const tokenRoutes = routes.filter((r) => metaOf(r).auth === 'token');
+const dashboardRoutes = routes.filter((r) => metaOf(r).auth === 'dashboard');
+
+/** Scopes that satisfy a route's rule, and the ones a token must lack to fail it. */
+function scopesFor(meta: RouteMeta): { enough: Scope[]; forbidden: Scope[] } {
+  const rule = meta.scopes;
+  switch (rule.kind) {
+    case 'anyOf':
+      return { enough: [rule.scopes[0]!], forbidden: [...rule.scopes] };
+    case 'conditional':
+      return { enough: [rule.base], forbidden: [rule.base] };
+    case 'perType': {
+      const family = acceptedFamilyScopes(rule.family, rule.action);
+      return {
+        enough: [...(rule.requires ? [rule.requires] : []), ...familyScopes(rule.family, rule.action)],
+        forbidden: family,
+      };
+    }
+    case 'none':
+      return { enough: [], forbidden: [] };
+  }
+}
+
+const label = (r: AppRoute) => `${r.method} ${r.path}`;
+const urlOf = (r: AppRoute) => r.path.replace(/:(\w+)/g, 'sec-$1');
+
+describe('security suite', () => {
+  let server: TestServer;
+  let owner: Owner;
+  beforeAll(async () => {
+    server = await startTestServer();
+    owner = await createOwner(server.db, 'sec');
+  });
+
+  /** A token of a newly installed app, so revoking or uninstalling one never touches another. */
+  const freshToken = async (scopes: Scope[], storeId = owner.store.id) => {
+    const app = await createApp(server, owner.user.id, { requestedScopes: [...SCOPES], distribution: 'public' });
+    return { clientId: app.clientId, ...(await installWithToken(server, app.clientId, storeId, scopes)) };
+  };
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const call = (r: AppRoute, headers: Record<string, string>) =>
+    server.request(urlOf(r), { method: r.method, headers, ...(r.method === 'GET' ? {} : { json: {} }) });
+
+  const expect401 = async (res: Response, invalidToken: boolean) => {
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(/^Bearer /);
+    if (invalidToken) expect(challenge).toContain('error="invalid_token"');
+    else expect(challenge).not.toContain('error=');
+  };
+
+  /** Waits until the revocation feed has carried a revocation to this process (D13: < 1 s). */
+  const untilRefused = async (r: AppRoute, token: string) => {
+    const deadline = Date.now() + 1500;
+    let res = await call(r, bearer(token));
+    while (res.status !== 401 && Date.now() < deadline) {
+      await new Promise((ok) => setTimeout(ok, 100));
+      res = await call(r, bearer(token));
+    }
+    return res;
+  };
+
+  it('covers every token route of routes.tsv', () => {
+    const fromTsv = tsvRows.filter((c) => c[2] === 'token').map((c) => `${c[0]} ${c[1]}`);
+    expect(tokenRoutes.map(label).sort()).toEqual(fromTsv.sort());
+    expect(dashboardRoutes.map(label).sort()).toEqual(
+      tsvRows
+        .filter((c) => c[2] === 'dashboard')
+        .map((c) => `${c[0]} ${c[1]}`)
+        .sort(),
+    );
+  });
+
+  describe.each(tokenRoutes.map((r) => [label(r), r] as const))('%s', (_name, route) => {
+    const meta = metaOf(route);
+    const { enough, forbidden } = scopesFor(meta);
+
+    it('accepts a token with the scope it needs (answers past authentication)', async () => {
+      const { accessToken } = await freshToken(enough);
+      const res = await call(route, bearer(accessToken));
+      expect([401, 403, 429]).not.toContain(res.status);
+      expect(res.status < 500 || res.status === 501, `status ${res.status}`).toBe(true);
+    });
+
+    it('refuses no token with 401 and a bare Bearer challenge', async () => {
+      await expect401(await call(route, {}), false);
+    });
+
+    it('refuses garbage, malformed headers and non-Bearer schemes as invalid_token', async () => {
+      await expect401(await call(route, bearer('svc_at_garbage')), true);
+      await expect401(await call(route, { authorization: 'Bearer' }), true);
+      await expect401(await call(route, { authorization: 'Basic dXNlcjpwYXNz' }), true);
+    });
+
+    it('refuses an expired token', async () => {
+      const keys = tokenKeys(server.config.secretKey, server.config.publicBaseUrl);
+      const past = Math.floor(Date.now() / 1000) - 10;
+      const { installationId, clientId } = await freshToken(enough);
+      const jwt = signJwt(keys.access, {
+        iss: keys.issuer,
+        aud: 'protection-service:access',
+        sub: clientId,
+        jti: `expired-${Math.random()}`,
+        gid: null,
+        iid: installationId,
+        sid: owner.store.id,
+        scope: enough.join(' '),
+        iat: past - 3600,
+        exp: past,
+      });
+      await expect401(await call(route, bearer(`svc_at_${jwt}`)), true);
+    });
+
+    it('refuses a token signed with another key, and one with alg none', async () => {
+      const other = tokenKeys(Buffer.alloc(32, 7), server.config.publicBaseUrl);
+      const { clientId } = await freshToken(enough);
+      const claims = {
+        iss: server.config.publicBaseUrl,
+        aud: 'protection-service:access',
+        sub: clientId,
+        jti: 'forged',
+        gid: null,
+        iid: 'in_x',
+        sid: owner.store.id,
+        scope: enough.join(' '),
+        iat: Math.floor(Date.now() / 1000),
+        exp: Math.floor(Date.now() / 1000) + 600,
+      };
+      await expect401(await call(route, bearer(`svc_at_${signJwt(other.access, claims)}`)), true);
+      const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
+      await expect401(await call(route, bearer(`svc_at_${none}`)), true);
+    });
+
+    it('refuses a revoked token within a second', async () => {
+      const { accessToken, jti } = await freshToken(enough);
+      await recordRevocation(server.db, 'token', jti, new Date(Date.now() + 3600_000));
+      await expect401(await untilRefused(route, accessToken), true);
+    });
+
+    it('refuses a token of an uninstalled app within a second', async () => {
+      const { accessToken, installationId } = await freshToken(enough);
+      await recordRevocation(server.db, 'installation', installationId, new Date(Date.now() + 3600_000));
+      await expect401(await untilRefused(route, accessToken), true);
+    });
+
+    it('refuses refresh, dashboard and session-style tokens where an access token is due', async () => {
+      await expect401(await call(route, bearer(`svc_rt_${'a'.repeat(43)}`)), true);
+      await expect401(await call(route, bearer(await dashboardTokenFor(server, owner.user.id))), true);
+    });
+
+    it('refuses a token without the scope with 403 naming it', async () => {
+      const held = SCOPES.filter((s) => !forbidden.includes(s));
+      const { accessToken } = await freshToken(held);
+      const res = await call(route, bearer(accessToken));
+      expect(res.status).toBe(403);
+      const body = (await res.json()) as { message: string; error: string };
+      expect(body.error).toBe('Forbidden');
+      for (const scope of forbidden) expect(body.message).toContain(scope);
+      expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+      if (meta.scopes.kind === 'perType' && meta.scopes.requires) {
+        const withoutBase = SCOPES.filter((s) => s !== (meta.scopes as { requires: Scope }).requires);
+        const other = await freshToken(withoutBase);
+        const res2 = await call(route, bearer(other.accessToken));
+        expect(res2.status).toBe(403);
+        expect(((await res2.json()) as { message: string }).message).toContain(meta.scopes.requires);
+      }
+    });
+  });
+
+  describe.each(dashboardRoutes.map((r) => [label(r), r] as const))('%s', (_name, route) => {
+    it('refuses no token, garbage and access tokens; accepts a dashboard token', async () => {
+      await expect401(await call(route, {}), false);
+      await expect401(await call(route, bearer('not-a-jwt')), true);
+      const { accessToken } = await freshToken([...SCOPES]);
+      await expect401(await call(route, bearer(accessToken)), true);
+      const res = await call(route, bearer(await dashboardTokenFor(server, owner.user.id)));
+      expect([401, 403]).not.toContain(res.status);
+    });
+  });
+
+  it('a PATCH of store-credit fields on a context also needs store-credit:update', async () => {
+    const { accessToken } = await freshToken(['partner-context:update']);
+    const res = await server.request('/v2/settings/context/sec-ctx', {
+      method: 'PATCH',
+      headers: bearer(accessToken),
+      json: { storeCreditBonus: 5 },
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { message: string }).message).toContain('store-credit:update');
+  });
+
+  it("a store's token reads only its own store (D7)", async () => {
+    const other = await createOwner(server.db, 'sec-other');
+    await server.db
+      .updateTable('merchantSettings')
+      .set({ storeCreditBonus: 42 })
+      .where('storeId', '=', owner.store.id)
+      .execute();
+    const { accessToken } = await freshToken(['store:read'], other.store.id);
+    const res = await server.request('/v2/settings', { headers: bearer(accessToken) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { storeCreditBonus: number } }).data.storeCreditBonus).toBe(0);
+  });
+
+  // The shared tenant-isolation test (another app on another store) covers these routes too;
+  // this one installs the SAME app on two stores, since a context is keyed by (store, app).
+  it('a partner context and its cohorts of another store answer exactly like missing ones, for the same app (D7)', async () => {
+    const a = await freshToken([...SCOPES]);
+    const post = (path: string, json: unknown) =>
+      server.request(path, { method: 'POST', headers: bearer(a.accessToken), json });
+    const ctx = (await (await post('/v2/settings/context', { name: 'A' })).json()) as { data: { id: string } };
+    const set = (await (
+      await post(`/v2/settings/context/${ctx.data.id}/pricing`, { variantKey: 'iso', type: 'SHIPPING', rules: [] })
+    ).json()) as { data: { id: string } };
+    const widget = (await (
+      await post(`/v2/settings/context/${ctx.data.id}/widgets`, { variantKey: 'iso', type: 'CART' })
+    ).json()) as { data: { id: string } };
+    // The same app installed on another store: its token must not reach store A's rows.
+    const otherStore = await createOwner(server.db, 'sec-iso');
+    const b = await installWithToken(server, a.clientId, otherStore.store.id, [...SCOPES]);
+    const bodies: Record<string, unknown> = {
+      createPriceSet: { variantKey: 'iso2', type: 'SHIPPING', rules: [] },
+      updatePriceSet: { automaticallyAddToCart: true },
+      createWidget: { variantKey: 'iso2', type: 'CART' },
+      updateWidget: { name: 'x' },
+      updateContext: { name: 'x' },
+    };
+    const routes = [
+      ...Object.entries(contract.settings).filter(([, r]) => r.path.includes(':contextId')),
+      ...Object.entries(contract.cohorts),
+    ];
+    expect(routes).toHaveLength(13);
+    for (const [name, route] of routes) {
+      const send = (ids: Record<string, string>) =>
+        server.request(
+          route.path.replace(/:(\w+)/g, (_m, p: string) => ids[p]!),
+          {
+            method: route.method,
+            headers: bearer(b.accessToken),
+            ...(bodies[name] !== undefined ? { json: bodies[name] } : {}),
+          },
+        );
+      const real = await send({ contextId: ctx.data.id, priceSetId: set.data.id, widgetConfigId: widget.data.id });
+      const missing = await send({ contextId: 'ctx_missing', priceSetId: 'ps_missing', widgetConfigId: 'cw_missing' });
+      expect(real.status, name).toBe(404);
+      expect(await real.json(), name).toEqual(await missing.json());
+    }
+    // Store A's cohort is untouched and still quotes for A only.
+    const quote = async (tok: string) =>
+      (await (
+        await server.request('/v2/quote', {
+          method: 'POST',
+          headers: bearer(tok),
+          json: { orderTotal: 1, variantKey: 'iso' },
+        })
+      ).json()) as { data: { source: string } };
+    expect((await quote(a.accessToken)).data.source).toBe('partner');
+    expect((await quote(b.accessToken)).data.source).toBe('merchant');
+  });
+});
