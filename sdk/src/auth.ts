@@ -1,4 +1,4 @@
-import type { ClientOptions, FetchMiddleware } from './client';
+import type { AuthProvider, ClientOptions, FetchMiddleware } from './client';
 import { createClient } from './client';
 import { isOAuthErrorBody, ProtectionApiError, ProtectionAuthError } from './errors';
 import type { Client, TTokenRequest, TTokenResponse } from './generated/client';
@@ -53,22 +53,6 @@ export interface Tokens {
  * const stored: StoredTokens = { refreshToken: row.refresh_token }; // the access token is fetched on first use
  */
 export type StoredTokens = Pick<Tokens, 'refreshToken'> & Partial<Omit<Tokens, 'refreshToken'>>;
-
-/**
- * Supplies access tokens to a client: `createClient({ baseUrl, auth })`. Made by
- * {@link clientCredentials} and {@link authorizationCode}.
- *
- * @example
- * const auth: AuthProvider = clientCredentials({ clientId, clientSecret, storeId });
- * const client = createClient({ baseUrl: 'https://api.example.com', auth });
- */
-export interface AuthProvider {
-  /**
-   * createClient calls this with a client for the token endpoint (same base URL, fetch and
-   * middleware) and wraps the calls of routes that take an access token in the answer.
-   */
-  attach(tokenClient: Client): FetchMiddleware;
-}
 
 /**
  * Options of {@link clientCredentials}.

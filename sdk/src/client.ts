@@ -1,7 +1,6 @@
 import { contract, isRouteMeta } from '@protection-service/contract';
 import { type ApiFetcher, type AppRoute, initClient } from '@ts-rest/core';
 import { version } from '../package.json';
-import type { AuthProvider } from './auth';
 import { ProtectionApiError } from './errors';
 import type { Client } from './generated/client';
 import { type RetryOptions, withRetries } from './retry';
@@ -43,6 +42,22 @@ export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
  * };
  */
 export type FetchMiddleware = (next: Fetch) => Fetch;
+
+/**
+ * Supplies access tokens to a client: `createClient({ baseUrl, auth })`. Made by
+ * {@link clientCredentials} and {@link authorizationCode}.
+ *
+ * @example
+ * const auth: AuthProvider = clientCredentials({ clientId, clientSecret, storeId });
+ * const client = createClient({ baseUrl: 'https://api.example.com', auth });
+ */
+export interface AuthProvider {
+  /**
+   * createClient calls this with a client for the token endpoint (same base URL, fetch and
+   * middleware) and wraps the calls of routes that take an access token in the answer.
+   */
+  attach(tokenClient: Client): FetchMiddleware;
+}
 
 /**
  * Options of {@link createClient}.

@@ -3,7 +3,6 @@
 // bundled into the runtime but kept out of the declarations.
 export {
   type AuthorizationCodeOptions,
-  type AuthProvider,
   authorizationCode,
   type ClientCredentialsOptions,
   type ClientSecret,
@@ -17,6 +16,7 @@ export {
   type Tokens,
 } from './auth';
 export {
+  type AuthProvider,
   type ClientOptions,
   createClient,
   DEFAULT_TIMEOUT_MS,

@@ -2,11 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contract, type RouteMeta } from '@protection-service/contract';
 import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
 import express, { type Express } from 'express';
-import type { Logger } from 'pino';
+import type { AppDeps } from './app-deps';
 import { followChanges } from './cache/listener';
 import { StoreCache } from './cache/store-cache';
-import type { Config } from './config';
-import type { Db } from './db/database';
 import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
 import type { QuotePricing } from './domain/partner/pricing-source';
@@ -20,26 +18,14 @@ import { errorHandler, HttpError, zodIssues } from './http/errors';
 import { health } from './http/health';
 import { IdempotencySweeper, idempotency } from './http/idempotency';
 import { PublicReadCache } from './http/public-cache';
-import { RateLimiter, type RateLimits } from './http/rate-limit';
+import { RateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { unmatched } from './http/unmatched';
 import { ServiceMetrics } from './metrics';
 import { mountedRoutes } from './routes/index';
 import { oauthValidationError } from './routes/oauth';
 
-export interface AppDeps {
-  db: Db;
-  config: Config;
-  logger: Logger;
-  /** Check every response against the contract (on in tests: a mismatch answers 500). */
-  responseValidation?: boolean;
-  /** True once SIGTERM arrived: /readyz answers 503 so traffic moves elsewhere. */
-  isShuttingDown?: () => boolean;
-  /** D4 limits over the configured ones, where a test needs small ones. */
-  rateLimits?: Partial<RateLimits>;
-  /** Where request figures go (main.ts serves them on METRICS_PORT); a private set otherwise. */
-  metrics?: ServiceMetrics;
-}
+export type { AppDeps } from './app-deps';
 
 /** Background work createApp starts; `stopApp` ends it. */
 interface Running {

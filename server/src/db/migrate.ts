@@ -1,8 +1,8 @@
 import { migrations } from '@protection-service/migrations';
 import { runMigrations } from 'graphile-worker';
 import { Migrator } from 'kysely';
-import { queueLogger } from '../domain/events/queue';
 import { connectionStringOf, type Db } from './database';
+import { queueLogger } from './queue-logger';
 
 /**
  * Brings the schema up to date: first the job queue's own schema (graphile-worker, which

@@ -1,4 +1,4 @@
-import { deriveKey, equalBytes, hmacSha256 } from '../domain/auth/crypto';
+import { deriveKey, equalBytes, hmacSha256 } from './crypto';
 
 /**
  * Opaque keyset cursors (D24): the position of one row in an order by `(created_at, id)`,

@@ -4,7 +4,7 @@ import { webhookUrlProblem } from '../domain/events/webhook-urls';
 import { AppError, findOwnedApp, registerApp, rotateClientSecret, rotateWebhookSecret } from '../domain/identity/apps';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import { dashboardUserOf } from './caller';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 /**
  * App registration and secret rotation (D9), the event log and replay (D34). An app of another

@@ -1,7 +1,7 @@
 import type { Contract } from '@protection-service/contract';
 import { login, refresh } from '../domain/auth/dashboard';
 import { HttpError } from '../http/errors';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 /** One message for an unknown e-mail and a wrong password alike (D8). */
 const LOGIN_FAILED = 'invalid e-mail or password';

@@ -5,7 +5,7 @@ import { listClaims, readClaim } from '../domain/claims/read';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import { CursorCodec } from '../lib/cursor';
 import { storeOf, tokenOf } from './caller';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
 

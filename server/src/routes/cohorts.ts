@@ -20,7 +20,7 @@ import { UnknownRuleError } from '../domain/partner/pricing';
 import { insufficientScope } from '../http/auth';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import { pricingTypesOf, tokenOf, widgetTypesOf } from './caller';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 /**
  * Cohort price sets and widget configs (D28) under the calling app's own live context. The

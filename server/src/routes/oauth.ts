@@ -23,7 +23,7 @@ import { ACCESS_TOKEN_TTL_S } from '../domain/auth/tokens';
 import { type AuthenticatedClient, authenticateClient } from '../domain/identity/apps';
 import { HttpError } from '../http/errors';
 import { dashboardUserOf } from './caller';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 /** RFC 6749 §5.2 failure; `invalid_client` is a 401, the rest 400 (D2, D11). */
 function oauthFailure(code: OAuthError['code'], message: string, basic = false): HttpError {

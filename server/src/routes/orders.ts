@@ -4,7 +4,7 @@ import { cancelFulfillment, listFulfillments, upsertFulfillment } from '../domai
 import { deleteOrder, readOrder, upsertOrder } from '../domain/commerce/orders';
 import { badRequest, notFound } from '../http/errors';
 import { storeOf } from './caller';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
 

@@ -2,7 +2,7 @@ import type { Contract } from '@protection-service/contract';
 import { listRuleSets, UnknownRuleError, updateRuleSet } from '../domain/partner/pricing';
 import { badRequest, notFound } from '../http/errors';
 import { pricingTypesOf, tokenOf } from './caller';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 /** Merchant pricing rule sets (spec "Pricing rules"): per-type scopes, filtered and hidden. */
 export function pricingHandlers({ db }: RouteContext): GroupHandlers<Contract['pricing']> {

@@ -8,7 +8,7 @@ import {
 } from '../domain/commerce/products';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import { storeOf } from './caller';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { data: { status: 'ok' } } as const;
 

@@ -5,7 +5,7 @@ import { type Cohort, type PublicRead, readInsurance, readPartnerWidgets } from 
 import { ifNoneMatchMatches } from '../http/conditional';
 import { notFound } from '../http/errors';
 import { PUBLIC_CACHE_CONTROL } from '../http/public-cache';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 const ZPublicWidgets = ZPublicWidgetConfig.array();
 

@@ -1,7 +1,7 @@
 import type { Contract } from '@protection-service/contract';
 import { verifySessionToken } from '../domain/auth/session-tokens';
 import { HttpError } from '../http/errors';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 /** POST /v1/oauth/session/verify (D15); the rest of the oauth group is in oauth.ts. */
 export function sessionHandlers({ db, config }: RouteContext): Pick<GroupHandlers<Contract['oauth']>, 'sessionVerify'> {

@@ -11,7 +11,7 @@ import {
 import { readMerchantSettings } from '../domain/partner/settings';
 import { HttpError, notFound } from '../http/errors';
 import { pricingTypesOf, storeOf, tokenOf } from './caller';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 const CONTEXT_NOT_FOUND = 'partner context not found';
 

@@ -3,7 +3,7 @@ import { mintSessionToken } from '../domain/auth/session-tokens';
 import { isStoreMember, listInstallations, uninstall } from '../domain/identity/installations';
 import { notFound } from '../http/errors';
 import { dashboardUserOf } from './caller';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 /**
  * Installations (D14) and session-token minting (D15). A store the user does not belong to

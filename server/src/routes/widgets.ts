@@ -2,7 +2,7 @@ import type { Contract } from '@protection-service/contract';
 import { listWidgetConfigs, updateWidgetConfig } from '../domain/partner/widgets';
 import { notFound } from '../http/errors';
 import { tokenOf, widgetTypesOf } from './caller';
-import type { GroupHandlers, RouteContext } from './index';
+import type { GroupHandlers, RouteContext } from './context';
 
 /** Merchant widget configs (spec "Widget config"): per-type scopes, filtered and hidden. */
 export function widgetHandlers({ db }: RouteContext): GroupHandlers<Contract['widgets']> {

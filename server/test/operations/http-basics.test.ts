@@ -95,12 +95,6 @@ describe('HTTP basics', () => {
     await expectD2(res, 413, 'Payload Too Large');
   });
 
-  it('answers a route that is not implemented yet 501 in the D2 shape', async () => {
-    const res = await server.request('/.well-known/oauth-authorization-server');
-    if (res.status !== 501) return; // implemented by now
-    await expectD2(res, 501, 'Not Implemented');
-  });
-
   it('answers repeated query parameters 400 instead of guessing', async () => {
     const res = await server.request('/v1/quote/insurance?storeId=a&storeId=b');
     const body = await expectD2(res, 400, 'Bad Request');

@@ -73,10 +73,7 @@ describe('no input makes the server answer 500', () => {
       });
       await res.arrayBuffer();
       statuses.add(res.status);
-      expect(
-        res.status === 501 || res.status < 500,
-        `${route.method} ${path} ${body ?? ''} answered ${res.status}`,
-      ).toBe(true);
+      expect(res.status < 500, `${route.method} ${path} ${body ?? ''} answered ${res.status}`).toBe(true);
     };
     const base = route.path.replace(/:(\w+)/g, 'x1');
     for (const body of BODIES) await send(base, JSON.stringify(body));

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { verify } from '@node-rs/argon2';
 import type { TDashboardTokens, TDashboardUser, TLoginResponse } from '@protection-service/contract';
 import type { Db } from '../../db/database';
+import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { hashPassword } from '../identity/users';
-import { digest, randomCredential } from './crypto';
 import { revokeFamily } from './revocations';
 import {
   DASHBOARD_REFRESH_PREFIX,

@@ -1,5 +1,5 @@
 import { createJWTSignatureMessage, encodeJWT } from '@oslojs/jwt';
-import { equalBytes, hmacSha256 } from './crypto';
+import { equalBytes, hmacSha256 } from '../../lib/crypto';
 
 const HEADER = JSON.stringify({ alg: 'HS256', typ: 'JWT' });
 

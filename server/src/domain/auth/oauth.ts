@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { normalizeScope, type OAuthErrorCode, type Scope, type TConsentPreview } from '@protection-service/contract';
 import type { Db } from '../../db/database';
+import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { type AuthenticatedClient, grantableScopes } from '../identity/apps';
 import { findActiveInstallation, isStoreMember, upsertInstallation } from '../identity/installations';
 import { findStore } from '../identity/stores';
-import { digest, randomCredential } from './crypto';
 import { recordRevocation, revokeFamily } from './revocations';
 import {
   issueAccessToken,

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { parseJWT } from '@oslojs/jwt';
 import type { Scope, TSessionVerifyResponse } from '@protection-service/contract';
 import type { Db } from '../../db/database';
+import { deriveKey } from '../../lib/crypto';
 import { isStoreMember } from '../identity/installations';
-import { deriveKey } from './crypto';
 import { signJwt, verifyJwt } from './jwt';
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isScope, type Scope } from '@protection-service/contract';
-import { deriveKey } from './crypto';
+import { deriveKey } from '../../lib/crypto';
 import { signJwt, verifyJwt } from './jwt';
 
 /** Spec: access tokens live 3600 s. */

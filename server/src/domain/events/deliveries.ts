@@ -1,9 +1,9 @@
 import type { WebhookTopic } from '@protection-service/contract';
 import { sql } from 'kysely';
-import type { Config } from '../../config';
 import type { Db } from '../../db/database';
 import { webhookSecretOf } from '../identity/apps';
 import { type AttemptResult, delivered, MAX_RETRY_AFTER_S, sendWebhook } from './send';
+import type { WebhookSettings } from './settings';
 
 /**
  * The life of one delivery (D32, D35). A job of the queue names a delivery; the process that
@@ -18,7 +18,7 @@ import { type AttemptResult, delivered, MAX_RETRY_AFTER_S, sendWebhook } from '.
 /** How long past the attempt's own timeout a lease lasts: room for logging the outcome. */
 export const LEASE_MARGIN_MS = 3000;
 
-export function leaseMs(config: Pick<Config, 'webhookTimeoutMs'>): number {
+export function leaseMs(config: Pick<WebhookSettings, 'webhookTimeoutMs'>): number {
   return config.webhookTimeoutMs + LEASE_MARGIN_MS;
 }
 
@@ -90,7 +90,7 @@ export function nextDelaySeconds(
 }
 
 /** Runs one job: one attempt of one delivery, if it is still due. */
-export async function runDelivery(db: Db, config: Config, key: DeliveryKey): Promise<void> {
+export async function runDelivery(db: Db, config: WebhookSettings, key: DeliveryKey): Promise<void> {
   const token = crypto.randomUUID();
   const claimed = await claim(db, key, token, leaseMs(config));
   if (!claimed) return;
@@ -115,7 +115,7 @@ export async function runDelivery(db: Db, config: Config, key: DeliveryKey): Pro
 
 async function recordOutcome(
   db: Db,
-  config: Config,
+  config: WebhookSettings,
   key: DeliveryKey,
   claimed: Claimed,
   token: string,

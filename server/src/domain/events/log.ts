@@ -9,11 +9,11 @@ import {
   type WebhookTopic,
 } from '@protection-service/contract';
 import { sql } from 'kysely';
-import type { Config } from '../../config';
 import type { Db } from '../../db/database';
 import { newId } from '../../lib/ids';
 import { signingSecrets } from './deliveries';
 import { type AttemptResult, delivered, sendWebhook } from './send';
+import type { WebhookSettings } from './settings';
 
 /**
  * The D34 event log and replay: an app's events with their delivery attempts, redelivery, a
@@ -233,7 +233,7 @@ export async function redeliver(db: Db, clientId: string, eventId: string): Prom
  */
 export async function sendTestEvent(
   db: Db,
-  config: Config,
+  config: WebhookSettings,
   clientId: string,
   topic: WebhookTopic,
   storeId: string,

@@ -1,26 +1,15 @@
-import { Logger as QueueLogger, type Runner, run } from 'graphile-worker';
+import { type Runner, run } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Config } from '../../config';
 import { createDb } from '../../db/database';
+import { queueLogger } from '../../db/queue-logger';
 import { type DeliveryKey, runDelivery, sweepExpiredLeases } from './deliveries';
+import type { WebhookSettings } from './settings';
 
 /** The queue task that makes one delivery attempt; the events migration's trigger enqueues it. */
 export const DELIVER_TASK = 'webhook_deliver';
 /** How often each delivering process looks for expired leases. */
 export const SWEEP_INTERVAL_MS = 1000;
-
-/** graphile-worker's log lines, through pino (or, without one, warnings and errors to stderr). */
-export function queueLogger(logger?: Logger): QueueLogger {
-  return new QueueLogger((scope) => (level, message, meta) => {
-    if (logger) {
-      const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
-      logger[method]({ queue: scope, ...meta }, message);
-    } else if (level === 'error' || level === 'warning') {
-      process.stderr.write(`graphile-worker ${level}: ${message}\n`);
-    }
-  });
-}
 
 export interface Delivery {
   stop(): Promise<void>;
@@ -35,7 +24,7 @@ export interface Delivery {
  * leases and for due deliveries nobody took (`sweepExpiredLeases`).
  */
 export async function startDelivery(deps: {
-  config: Config;
+  config: WebhookSettings;
   logger: Logger;
   connectionString: string;
 }): Promise<Delivery> {

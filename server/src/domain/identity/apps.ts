@@ -8,7 +8,7 @@ import {
 } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import type { AppsTable } from '../../db/schema';
-import { decrypt, deriveKey, digest, encrypt, matchesDigest, randomCredential } from '../auth/crypto';
+import { decrypt, deriveKey, digest, encrypt, matchesDigest, randomCredential } from '../../lib/crypto';
 
 export const CLIENT_ID_PREFIX = 'svc_app_';
 export const CLIENT_SECRET_PREFIX = 'svc_secret_';

@@ -1,0 +1,78 @@
+/**
+ * The layers of the repository, checked by `pnpm deps` in CI (dependency-cruiser): a new import
+ * that crosses one the wrong way, or closes a cycle (type-only imports included), fails.
+ * docs/architecture.md explains the layers.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'Modules form no import cycle, type-only imports included: each layer stands on the ones below it.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-without-http',
+      severity: 'error',
+      comment:
+        'Domain rules know nothing of HTTP, the route handlers, the app or the process configuration: values are passed in.',
+      from: { path: '^server/src/domain/' },
+      to: { path: '^server/src/(http|routes|pages)/|^server/src/(app|config|main|worker)\\.ts$' },
+    },
+    {
+      name: 'db-below-domain',
+      severity: 'error',
+      comment: 'The database layer serves the domain and never reaches up into it (or above it).',
+      from: { path: '^server/src/db/' },
+      to: { path: '^server/src/(domain|cache|http|routes|pages)/|^server/src/(app|main|worker)\\.ts$' },
+    },
+    {
+      name: 'lib-stands-alone',
+      severity: 'error',
+      comment: 'Helpers shared by several areas depend on no area and no layer above them.',
+      from: { path: '^server/src/lib/' },
+      to: { path: '^server/src/(domain|cache|db|http|routes|pages)/|^server/src/(app|config|main|worker)\\.ts$' },
+    },
+    {
+      name: 'cache-without-http',
+      severity: 'error',
+      comment: 'Caches and their invalidation are used by the pipeline and the domain, not the other way round.',
+      from: { path: '^server/src/cache/' },
+      to: { path: '^server/src/(http|routes|pages)/|^server/src/(app|main|worker)\\.ts$' },
+    },
+    {
+      name: 'contract-is-the-root',
+      severity: 'error',
+      comment: 'The contract is the source the server and the SDK derive from; it imports neither.',
+      from: { path: '^contract/src/' },
+      to: { path: '^(server|sdk|scripts|migrations)/' },
+    },
+    {
+      name: 'sdk-without-server',
+      severity: 'error',
+      comment: 'The published SDK carries the contract only, never server code.',
+      from: { path: '^sdk/src/' },
+      to: { path: '^(server|scripts|migrations)/' },
+    },
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|dist|\\.tmp)/' },
+    // Type-only imports count: a cycle through types is a cycle of understanding too.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+  },
+};

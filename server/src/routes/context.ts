@@ -1,0 +1,23 @@
+import type { Contract } from '@protection-service/contract';
+import type { AppRoute, AppRouter } from '@ts-rest/core';
+import type { AppRouteImplementation } from '@ts-rest/express';
+import type { AppDeps } from '../app-deps';
+import type { StoreCache } from '../cache/store-cache';
+import type { QuotePricing } from '../domain/partner/pricing-source';
+import type { AuthServices } from '../http/auth';
+import type { PublicReadCache } from '../http/public-cache';
+
+/** The handlers of one contract group: every route of the group has one, or nothing compiles. */
+export type GroupHandlers<G extends AppRouter> = {
+  [K in keyof G]: G[K] extends AppRoute ? AppRouteImplementation<G[K]> : never;
+};
+/** A handler for every route of the contract. */
+export type Handlers = { [G in keyof Contract]: GroupHandlers<Contract[G]> };
+
+/** What handlers get: the app's dependencies and the app-wide services createApp builds. */
+export interface RouteContext extends AppDeps {
+  publicCache: PublicReadCache;
+  /** What quotes price from, per (store, app, variantKey, type), dropped when the store changes. */
+  pricingCache: StoreCache<QuotePricing>;
+  auth: AuthServices;
+}
