@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digest } from '../../src/domain/auth/crypto';
+import { digest } from '../../src/lib/crypto';
 import { bearer, createOwner, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digest } from '../../src/domain/auth/crypto';
 import { webhookUrlProblem } from '../../src/domain/events/webhook-urls';
 import { approvePricing, webhookSecretOf } from '../../src/domain/identity/apps';
+import { digest } from '../../src/lib/crypto';
 import { bearer, createOwner, dashboardTokenFor, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digest } from '../../src/domain/auth/crypto';
 import { isStoreMember, upsertInstallation } from '../../src/domain/identity/installations';
+import { digest } from '../../src/lib/crypto';
 import { newId } from '../../src/lib/ids';
 import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
