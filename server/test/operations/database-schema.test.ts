@@ -41,7 +41,8 @@ async function databaseTables(db: Db): Promise<Tables> {
   `.execute(db.withoutPlugins());
   const tables: Tables = {};
   for (const r of rows.rows) {
-    (tables[r.table] ??= {})[r.column] = { kind: kindOfSqlType(r.dataType), nullable: r.nullable === 'YES' };
+    tables[r.table] ??= {};
+    tables[r.table]![r.column] = { kind: kindOfSqlType(r.dataType), nullable: r.nullable === 'YES' };
   }
   return tables;
 }
