@@ -8,6 +8,7 @@ import type {
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { newId } from '../../lib/ids';
+import { lockLiveOrder } from '../commerce/live-order';
 import { recordEvent } from '../events/record';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
@@ -140,18 +141,9 @@ export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, 
   );
   return db.transaction().execute(async (trx) => {
     // Only the items a claim names are counted (D39); a claim naming none takes a share lock
-    // and files beside others. Lock first, read after: in READ COMMITTED a statement that
-    // waited for the lock still reads with the snapshot it started with, which would miss the
-    // claim it waited for.
+    // and files beside others.
     const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
-    const lock = sql.raw(itemIds.length > 0 ? 'no key update' : 'share');
-    const locked = (
-      await sql<{ id: string; lineItemsKnown: boolean; customerName: string | null }>`
-        select o.id, o.line_items_known, o.customer_name from orders o
-        where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
-        for ${lock} of o
-      `.execute(trx)
-    ).rows[0];
+    const locked = await lockLiveOrder(trx, storeId, sourceOrderId, itemIds.length > 0 ? 'no key update' : 'share');
     if (!locked) return { ok: false, missing: 'order' } as const;
     const counted = locked.lineItemsKnown && itemIds.length > 0;
     const order = {

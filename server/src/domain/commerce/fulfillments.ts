@@ -1,6 +1,7 @@
 import type { TFulfillment, TFulfillmentStatus, TFulfillmentWrite } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { lockLiveOrder } from './live-order';
 
 export type FulfillmentWriteResult =
   | { ok: true }
@@ -24,21 +25,21 @@ export async function upsertFulfillment(
 ): Promise<FulfillmentWriteResult> {
   const items = f.sourceItemIds ?? [];
   return db.transaction().execute(async (trx) => {
-    const order = (
-      await sql<{ id: string; unknown: number[] }>`
-        select o.id, coalesce((
-          select array_agg(n - 1) from unnest(${items.map((i) => i.sourceItemId)}::text[]) with ordinality as w (item, n)
-          where o.line_items_known and not exists (
-            select 1 from order_line_items li where li.order_id = o.id and li.source_item_id = w.item
-          )
-        ), '{}') as unknown
-        from orders o
-        where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
-        for share of o
-      `.execute(trx)
-    ).rows[0];
+    const order = await lockLiveOrder(trx, storeId, sourceOrderId, 'share');
     if (!order) return { ok: false, missing: 'order' } as const;
-    if (order.unknown.length > 0) return { ok: false, unknownItems: order.unknown } as const;
+    const unknown = order.lineItemsKnown
+      ? (
+          await sql<{ at: number }>`
+            select n - 1 as at
+            from unnest(${items.map((i) => i.sourceItemId)}::text[]) with ordinality as w (item, n)
+            where not exists (
+              select 1 from order_line_items li where li.order_id = ${order.id} and li.source_item_id = w.item
+            )
+            order by n
+          `.execute(trx)
+        ).rows.map((r) => Number(r.at))
+      : [];
+    if (unknown.length > 0) return { ok: false, unknownItems: unknown } as const;
     await trx
       .insertInto('fulfillments')
       .values({
