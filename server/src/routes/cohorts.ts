@@ -3,17 +3,9 @@ import type { Request } from 'express';
 import {
   CohortConflictError,
   type ContextRef,
-  createCohortWidget,
-  createPriceSet,
-  deleteCohortWidget,
-  deletePriceSet,
-  getCohortWidget,
-  getPriceSet,
+  cohortPriceSets,
+  cohortWidgets,
   ImmutableFieldError,
-  listCohortWidgets,
-  listPriceSets,
-  updateCohortWidget,
-  updatePriceSet,
 } from '../domain/partner/cohorts';
 import { ownContext } from '../domain/partner/contexts';
 import { UnknownRuleError } from '../domain/partner/pricing';
@@ -45,33 +37,33 @@ export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['co
         throw insufficientScope(acceptedPricingScopes(body.type, 'update'));
       }
       const context = await contextOf(req, params.contextId);
-      const data = await writing(() => createPriceSet(db, context, body, clientOf(req)));
+      const data = await writing(() => cohortPriceSets.create(db, context, body, clientOf(req)));
       return { status: 201, body: { data } };
     },
     async listPriceSets({ params, query, req }) {
       const context = await contextOf(req, params.contextId);
       return {
         status: 200,
-        body: { data: await listPriceSets(db, context.id, pricingTypesOf(req, 'read'), query.variantKey) },
+        body: { data: await cohortPriceSets.list(db, context.id, pricingTypesOf(req, 'read'), query.variantKey) },
       };
     },
     async getPriceSet({ params, req }) {
       const context = await contextOf(req, params.contextId);
-      const data = await getPriceSet(db, context.id, params.priceSetId, pricingTypesOf(req, 'read'));
+      const data = await cohortPriceSets.get(db, context.id, params.priceSetId, pricingTypesOf(req, 'read'));
       if (!data) throw notFound('price set not found');
       return { status: 200, body: { data } };
     },
     async updatePriceSet({ params, body, req }) {
       const context = await contextOf(req, params.contextId);
       const data = await writing(() =>
-        updatePriceSet(db, context, params.priceSetId, pricingTypesOf(req, 'update'), body, clientOf(req)),
+        cohortPriceSets.update(db, context, params.priceSetId, pricingTypesOf(req, 'update'), body, clientOf(req)),
       );
       if (!data) throw notFound('price set not found');
       return { status: 200, body: { data } };
     },
     async deletePriceSet({ params, req }) {
       const context = await contextOf(req, params.contextId);
-      if (!(await deletePriceSet(db, context, params.priceSetId, pricingTypesOf(req, 'update')))) {
+      if (!(await cohortPriceSets.remove(db, context, params.priceSetId, pricingTypesOf(req, 'update')))) {
         throw notFound('price set not found');
       }
       return { status: 200, body: { data: { ok: true as const } } };
@@ -82,33 +74,33 @@ export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['co
         throw insufficientScope(acceptedWidgetScopes(body.type, 'update'));
       }
       const context = await contextOf(req, params.contextId);
-      const data = await writing(() => createCohortWidget(db, context, body, clientOf(req)));
+      const data = await writing(() => cohortWidgets.create(db, context, body, clientOf(req)));
       return { status: 201, body: { data } };
     },
     async listWidgets({ params, query, req }) {
       const context = await contextOf(req, params.contextId);
       return {
         status: 200,
-        body: { data: await listCohortWidgets(db, context.id, widgetTypesOf(req, 'read'), query.variantKey) },
+        body: { data: await cohortWidgets.list(db, context.id, widgetTypesOf(req, 'read'), query.variantKey) },
       };
     },
     async getWidget({ params, req }) {
       const context = await contextOf(req, params.contextId);
-      const data = await getCohortWidget(db, context.id, params.widgetConfigId, widgetTypesOf(req, 'read'));
+      const data = await cohortWidgets.get(db, context.id, params.widgetConfigId, widgetTypesOf(req, 'read'));
       if (!data) throw notFound('widget config not found');
       return { status: 200, body: { data } };
     },
     async updateWidget({ params, body, req }) {
       const context = await contextOf(req, params.contextId);
       const data = await writing(() =>
-        updateCohortWidget(db, context, params.widgetConfigId, widgetTypesOf(req, 'update'), body, clientOf(req)),
+        cohortWidgets.update(db, context, params.widgetConfigId, widgetTypesOf(req, 'update'), body, clientOf(req)),
       );
       if (!data) throw notFound('widget config not found');
       return { status: 200, body: { data } };
     },
     async deleteWidget({ params, req }) {
       const context = await contextOf(req, params.contextId);
-      if (!(await deleteCohortWidget(db, context, params.widgetConfigId, widgetTypesOf(req, 'update')))) {
+      if (!(await cohortWidgets.remove(db, context, params.widgetConfigId, widgetTypesOf(req, 'update')))) {
         throw notFound('widget config not found');
       }
       return { status: 200, body: { data: { ok: true as const } } };

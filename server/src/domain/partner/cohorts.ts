@@ -6,7 +6,6 @@ import type {
   TCohortWidgetConfig,
   TCohortWidgetConfigCreateBody,
   TCohortWidgetConfigUpdateBody,
-  WidgetType,
 } from '@protection-service/contract';
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
@@ -73,245 +72,177 @@ function checkImmutable(
   }
 }
 
-/* ---------------------------------------------------------------- price sets */
-
-export async function createPriceSet(
-  db: Db,
-  context: ContextRef,
-  body: TCohortPriceSetCreateBody,
-  applicationId: string,
-): Promise<TCohortPriceSet> {
-  try {
-    return await db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('cohortPriceSets')
-        .values({
-          id: newId('ps'),
-          contextId: context.id,
-          variantKey: body.variantKey,
-          type: body.type,
-          automaticallyAddToCart: body.automaticallyAddToCart,
-          autoAddStateBlockList: body.autoAddStateBlockList,
-          autoAddCountryBlockList: body.autoAddCountryBlockList,
-          rules: JSON.stringify(storedRules(body.rules, [])),
-          updatedByApplicationId: applicationId,
-        })
-        .returning(PRICE_SET_COLUMNS)
-        .executeTakeFirstOrThrow();
-      await announceStoreChange(trx, context.storeId);
-      return renderPriceSet(row);
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw new CohortConflictError(`a ${body.type} price set exists already for variantKey ${body.variantKey}`);
-    }
-    throw err;
-  }
+/**
+ * What differs between the two kinds of cohort entry; everything else (scoping by context and
+ * type, the unique (context, variantKey, type), immutable fields, announcing the change) is
+ * written once in `cohortEntries`.
+ */
+interface CohortKind<Row, Out, Create extends { type: string; variantKey: string }, Update, Current> {
+  /** Both tables share id, context_id, variant_key, type and updated_by_application_id. */
+  table: 'cohortPriceSets' | 'cohortWidgetConfigs';
+  noun: string;
+  idPrefix: string;
+  columns: readonly string[];
+  /** The columns an update reads before it writes (type and variantKey at least). */
+  current: readonly string[];
+  values(body: Create): Record<string, unknown>;
+  changes(change: Update, current: Current, applicationId: string): Record<string, unknown>;
+  render(row: Row): Out;
 }
 
-export async function listPriceSets(
-  db: Db,
-  contextId: string,
-  types: readonly PricingType[],
-  variantKey: string | undefined,
-): Promise<TCohortPriceSet[]> {
-  if (types.length === 0) return [];
-  let q = db
-    .selectFrom('cohortPriceSets')
-    .select(PRICE_SET_COLUMNS)
-    .where('contextId', '=', contextId)
-    .where('type', 'in', types);
-  if (variantKey !== undefined) q = q.where('variantKey', '=', variantKey);
-  const rows = await q.orderBy('variantKey').orderBy('type').execute();
-  return rows.map(renderPriceSet);
+/**
+ * Create, list, get, update and delete of one kind of cohort entry. The table is one of two
+ * with the same scoping columns; Kysely is told it is the price-set table only so that those
+ * shared columns type-check — the columns read and written come from `kind`.
+ */
+function cohortEntries<Row, Out, Create extends { type: string; variantKey: string }, Update, Current>(
+  kind: CohortKind<Row, Out, Create, Update, Current>,
+) {
+  const table = kind.table as 'cohortPriceSets';
+  const columns = kind.columns as typeof PRICE_SET_COLUMNS;
+  const render = (row: unknown) => kind.render(row as Row);
+  return {
+    async create(db: Db, context: ContextRef, body: Create, applicationId: string): Promise<Out> {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const row = await trx
+            .insertInto(table)
+            .values({
+              id: newId(kind.idPrefix),
+              contextId: context.id,
+              variantKey: body.variantKey,
+              type: body.type,
+              updatedByApplicationId: applicationId,
+              ...kind.values(body),
+            } as never)
+            .returning(columns)
+            .executeTakeFirstOrThrow();
+          await announceStoreChange(trx, context.storeId);
+          return render(row);
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) {
+          throw new CohortConflictError(`a ${body.type} ${kind.noun} exists already for variantKey ${body.variantKey}`);
+        }
+        throw err;
+      }
+    },
+
+    async list(db: Db, contextId: string, types: readonly string[], variantKey: string | undefined): Promise<Out[]> {
+      if (types.length === 0) return [];
+      let q = db
+        .selectFrom(table)
+        .select(columns)
+        .where('contextId', '=', contextId)
+        .where('type', 'in', types as PricingType[]);
+      if (variantKey !== undefined) q = q.where('variantKey', '=', variantKey);
+      const rows = await q.orderBy('variantKey').orderBy('type').execute();
+      return rows.map(render);
+    },
+
+    async get(db: Db, contextId: string, id: string, types: readonly string[]): Promise<Out | undefined> {
+      if (types.length === 0) return undefined;
+      const row = await db
+        .selectFrom(table)
+        .select(columns)
+        .where('id', '=', id)
+        .where('contextId', '=', contextId)
+        .where('type', 'in', types as PricingType[])
+        .executeTakeFirst();
+      return row && render(row);
+    },
+
+    async update(
+      db: Db,
+      context: ContextRef,
+      id: string,
+      types: readonly string[],
+      change: Update & { type?: string | undefined; variantKey?: string | undefined },
+      applicationId: string,
+    ): Promise<Out | undefined> {
+      if (types.length === 0) return undefined;
+      return db.transaction().execute(async (trx) => {
+        const current = (await trx
+          .selectFrom(table)
+          .select(kind.current as ['type', 'variantKey'])
+          .where('id', '=', id)
+          .where('contextId', '=', context.id)
+          .where('type', 'in', types as PricingType[])
+          .forUpdate()
+          .executeTakeFirst()) as (Current & { type: string; variantKey: string }) | undefined;
+        if (!current) return undefined;
+        checkImmutable(current, change);
+        const row = await trx
+          .updateTable(table)
+          .set(kind.changes(change, current, applicationId) as never)
+          .where('id', '=', id)
+          .returning(columns)
+          .executeTakeFirstOrThrow();
+        await announceStoreChange(trx, context.storeId);
+        return render(row);
+      });
+    },
+
+    /** Hard delete (spec). False when missing or of a type the token cannot write. */
+    async remove(db: Db, context: ContextRef, id: string, types: readonly string[]): Promise<boolean> {
+      if (types.length === 0) return false;
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .deleteFrom(table)
+          .where('id', '=', id)
+          .where('contextId', '=', context.id)
+          .where('type', 'in', types as PricingType[])
+          .returning('id')
+          .executeTakeFirst();
+        if (row) await announceStoreChange(trx, context.storeId);
+        return row !== undefined;
+      });
+    },
+  };
 }
 
-export async function getPriceSet(
-  db: Db,
-  contextId: string,
-  priceSetId: string,
-  types: readonly PricingType[],
-): Promise<TCohortPriceSet | undefined> {
-  if (types.length === 0) return undefined;
-  const row = await db
-    .selectFrom('cohortPriceSets')
-    .select(PRICE_SET_COLUMNS)
-    .where('id', '=', priceSetId)
-    .where('contextId', '=', contextId)
-    .where('type', 'in', types)
-    .executeTakeFirst();
-  return row && renderPriceSet(row);
-}
+/** Cohort price sets (D28): rule sets of a variant key, priced from by quotes and public reads. */
+export const cohortPriceSets = cohortEntries<
+  PriceSetRow,
+  TCohortPriceSet,
+  TCohortPriceSetCreateBody,
+  TCohortPriceSetUpdateBody,
+  { rules: PriceSetRow['rules'] }
+>({
+  table: 'cohortPriceSets',
+  noun: 'price set',
+  idPrefix: 'ps',
+  columns: PRICE_SET_COLUMNS,
+  current: ['type', 'variantKey', 'rules'],
+  values: (body) => ({
+    automaticallyAddToCart: body.automaticallyAddToCart,
+    autoAddStateBlockList: body.autoAddStateBlockList,
+    autoAddCountryBlockList: body.autoAddCountryBlockList,
+    rules: JSON.stringify(storedRules(body.rules, [])),
+  }),
+  changes: (change, current, applicationId) => ruleSetChanges(change, current.rules, applicationId),
+  render: renderPriceSet,
+});
 
-export async function updatePriceSet(
-  db: Db,
-  context: ContextRef,
-  priceSetId: string,
-  types: readonly PricingType[],
-  change: TCohortPriceSetUpdateBody,
-  applicationId: string,
-): Promise<TCohortPriceSet | undefined> {
-  if (types.length === 0) return undefined;
-  return db.transaction().execute(async (trx) => {
-    const current = await trx
-      .selectFrom('cohortPriceSets')
-      .select(['type', 'variantKey', 'rules'])
-      .where('id', '=', priceSetId)
-      .where('contextId', '=', context.id)
-      .where('type', 'in', types)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!current) return undefined;
-    checkImmutable(current, change);
-    const row = await trx
-      .updateTable('cohortPriceSets')
-      .set(ruleSetChanges(change, current.rules, applicationId))
-      .where('id', '=', priceSetId)
-      .returning(PRICE_SET_COLUMNS)
-      .executeTakeFirstOrThrow();
-    await announceStoreChange(trx, context.storeId);
-    return renderPriceSet(row);
-  });
-}
-
-/** Hard delete (spec). False when missing or of a type the token cannot write. */
-export async function deletePriceSet(
-  db: Db,
-  context: ContextRef,
-  priceSetId: string,
-  types: readonly PricingType[],
-): Promise<boolean> {
-  if (types.length === 0) return false;
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .deleteFrom('cohortPriceSets')
-      .where('id', '=', priceSetId)
-      .where('contextId', '=', context.id)
-      .where('type', 'in', types)
-      .returning('id')
-      .executeTakeFirst();
-    if (row) await announceStoreChange(trx, context.storeId);
-    return row !== undefined;
-  });
-}
-
-/* ---------------------------------------------------------------- widget configs */
-
-export async function createCohortWidget(
-  db: Db,
-  context: ContextRef,
-  body: TCohortWidgetConfigCreateBody,
-  applicationId: string,
-): Promise<TCohortWidgetConfig> {
-  try {
-    return await db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('cohortWidgetConfigs')
-        .values({
-          id: newId('cw'),
-          contextId: context.id,
-          variantKey: body.variantKey,
-          type: body.type,
-          status: body.status,
-          variant: body.variant ?? null,
-          name: body.name ?? null,
-          config: JSON.stringify(body.config),
-          updatedByApplicationId: applicationId,
-        })
-        .returning(COHORT_WIDGET_COLUMNS)
-        .executeTakeFirstOrThrow();
-      await announceStoreChange(trx, context.storeId);
-      return renderCohortWidget(row);
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw new CohortConflictError(`a ${body.type} widget config exists already for variantKey ${body.variantKey}`);
-    }
-    throw err;
-  }
-}
-
-export async function listCohortWidgets(
-  db: Db,
-  contextId: string,
-  types: readonly WidgetType[],
-  variantKey: string | undefined,
-): Promise<TCohortWidgetConfig[]> {
-  if (types.length === 0) return [];
-  let q = db
-    .selectFrom('cohortWidgetConfigs')
-    .select(COHORT_WIDGET_COLUMNS)
-    .where('contextId', '=', contextId)
-    .where('type', 'in', types);
-  if (variantKey !== undefined) q = q.where('variantKey', '=', variantKey);
-  const rows = await q.orderBy('variantKey').orderBy('type').execute();
-  return rows.map(renderCohortWidget);
-}
-
-export async function getCohortWidget(
-  db: Db,
-  contextId: string,
-  widgetConfigId: string,
-  types: readonly WidgetType[],
-): Promise<TCohortWidgetConfig | undefined> {
-  if (types.length === 0) return undefined;
-  const row = await db
-    .selectFrom('cohortWidgetConfigs')
-    .select(COHORT_WIDGET_COLUMNS)
-    .where('id', '=', widgetConfigId)
-    .where('contextId', '=', contextId)
-    .where('type', 'in', types)
-    .executeTakeFirst();
-  return row && renderCohortWidget(row);
-}
-
-export async function updateCohortWidget(
-  db: Db,
-  context: ContextRef,
-  widgetConfigId: string,
-  types: readonly WidgetType[],
-  change: TCohortWidgetConfigUpdateBody,
-  applicationId: string,
-): Promise<TCohortWidgetConfig | undefined> {
-  if (types.length === 0) return undefined;
-  return db.transaction().execute(async (trx) => {
-    const current = await trx
-      .selectFrom('cohortWidgetConfigs')
-      .select(['type', 'variantKey'])
-      .where('id', '=', widgetConfigId)
-      .where('contextId', '=', context.id)
-      .where('type', 'in', types)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!current) return undefined;
-    checkImmutable(current, change);
-    const row = await trx
-      .updateTable('cohortWidgetConfigs')
-      .set(widgetChanges(change, applicationId))
-      .where('id', '=', widgetConfigId)
-      .returning(COHORT_WIDGET_COLUMNS)
-      .executeTakeFirstOrThrow();
-    await announceStoreChange(trx, context.storeId);
-    return renderCohortWidget(row);
-  });
-}
-
-export async function deleteCohortWidget(
-  db: Db,
-  context: ContextRef,
-  widgetConfigId: string,
-  types: readonly WidgetType[],
-): Promise<boolean> {
-  if (types.length === 0) return false;
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .deleteFrom('cohortWidgetConfigs')
-      .where('id', '=', widgetConfigId)
-      .where('contextId', '=', context.id)
-      .where('type', 'in', types)
-      .returning('id')
-      .executeTakeFirst();
-    if (row) await announceStoreChange(trx, context.storeId);
-    return row !== undefined;
-  });
-}
+/** Cohort widget configs (D28). */
+export const cohortWidgets = cohortEntries<
+  CohortWidgetRow,
+  TCohortWidgetConfig,
+  TCohortWidgetConfigCreateBody,
+  TCohortWidgetConfigUpdateBody,
+  Record<string, never>
+>({
+  table: 'cohortWidgetConfigs',
+  noun: 'widget config',
+  idPrefix: 'cw',
+  columns: COHORT_WIDGET_COLUMNS,
+  current: ['type', 'variantKey'],
+  values: (body) => ({
+    status: body.status,
+    variant: body.variant ?? null,
+    name: body.name ?? null,
+    config: JSON.stringify(body.config),
+  }),
+  changes: (change, _current, applicationId) => widgetChanges(change, applicationId),
+  render: renderCohortWidget,
+});
