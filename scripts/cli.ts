@@ -7,9 +7,10 @@ import { ZCurrency, ZEmail } from '@protection-service/contract';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../server/src/config';
 import { type OpenDatabase, openDatabase } from '../server/src/db/open';
-import { AppError, approvePricing } from '../server/src/domain/identity/apps';
-import { createStore, DomainTakenError, findStore } from '../server/src/domain/identity/stores';
-import { createUser, EmailTakenError, hashPassword, UnknownStoreError } from '../server/src/domain/identity/users';
+import { approvePricing } from '../server/src/domain/identity/apps';
+import { createStore, findStore } from '../server/src/domain/identity/stores';
+import { createUser, hashPassword } from '../server/src/domain/identity/users';
+import { Refusal } from '../server/src/lib/refusal';
 
 const program = new Command('cli').description('Protection Service operator commands').showHelpAfterError();
 
@@ -122,11 +123,8 @@ program
   });
 
 program.parseAsync().catch((err: unknown) => {
-  const known =
-    err instanceof AppError ||
-    err instanceof DomainTakenError ||
-    err instanceof EmailTakenError ||
-    err instanceof UnknownStoreError;
+  // A refusal (a taken domain or e-mail, an unknown store or app) is the user's to fix: exit 2.
+  const known = err instanceof Refusal;
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(known ? 2 : 1);
 });

@@ -2,6 +2,7 @@ import { type ErrorStatus, STATUS_NAMES, type TError } from '@protection-service
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
+import { Refusal, type RefusalKind } from '../lib/refusal';
 import type { LoggedError } from './access-log';
 
 export interface Issue {
@@ -84,9 +85,25 @@ export function errorHandler(logger: Logger, oauthPaths: ReadonlySet<string> = n
   };
 }
 
-/** Errors thrown by body-parser and friends, mapped onto HttpError. */
+const REFUSAL_STATUS: Record<RefusalKind, ErrorStatus> = {
+  invalid: 400,
+  unauthorized: 401,
+  missing: 404,
+  conflict: 409,
+};
+
+/** A domain refusal as the D2 answer: the one place refusals become statuses. */
+export function refusalAnswer(err: Refusal): HttpError {
+  return new HttpError(REFUSAL_STATUS[err.kind], err.message, {
+    ...(err.detail.issues ? { issues: err.detail.issues } : {}),
+    ...(err.detail.oauthCode ? { error: err.detail.oauthCode } : {}),
+  });
+}
+
+/** Domain refusals, and errors thrown by body-parser and friends, mapped onto HttpError. */
 function mapError(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
+  if (err instanceof Refusal) return refusalAnswer(err);
   if (typeof err !== 'object' || err === null) return null;
   const e = err as { type?: string; status?: number };
   switch (e.type) {

@@ -1,8 +1,8 @@
 import type { Contract } from '@protection-service/contract';
-import { EventLogError, listAppEvents, redeliver, sendTestEvent } from '../domain/events/log';
+import { listAppEvents, redeliver, sendTestEvent } from '../domain/events/log';
 import { webhookUrlProblem } from '../domain/events/webhook-urls';
-import { AppError, findOwnedApp, registerApp, rotateClientSecret, rotateWebhookSecret } from '../domain/identity/apps';
-import { badRequest, HttpError, notFound } from '../http/errors';
+import { findOwnedApp, registerApp, rotateClientSecret, rotateWebhookSecret } from '../domain/identity/apps';
+import { badRequest, notFound } from '../http/errors';
 import { dashboardUserOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
@@ -24,15 +24,9 @@ export function appHandlers({ db, config }: RouteContext): GroupHandlers<Contrac
         const problem = webhookUrlProblem(body.webhookUrl, config.webhookAllowPrivateUrls);
         if (problem) throw badRequest(problem, [{ path: 'body.webhookUrl', message: problem }]);
       }
-      try {
-        const created = await registerApp(db, config.secretKey, userId, body);
-        return { status: 201, body: { data: created } };
-      } catch (err) {
-        // Unknown scope, write_settings, or a private app asking for pricing scopes (D9, D16).
-        if (err instanceof AppError)
-          throw badRequest(err.message, [{ path: 'body.requestedScopes', message: err.message }]);
-        throw err;
-      }
+      // Refused (400): an unknown scope, write_settings, a private app asking for pricing scopes (D9, D16).
+      const created = await registerApp(db, config.secretKey, userId, body);
+      return { status: 201, body: { data: created } };
     },
     async get({ params, req }) {
       const { userId } = dashboardUserOf(req);
@@ -48,17 +42,17 @@ export function appHandlers({ db, config }: RouteContext): GroupHandlers<Contrac
     },
     async listEvents({ params, query, req }) {
       await ownApp(params.clientId, dashboardUserOf(req).userId);
-      const page = await eventLogCall(() => listAppEvents(db, params.clientId, query));
+      const page = await listAppEvents(db, params.clientId, query);
       return { status: 200, body: { data: page } };
     },
     async redeliverEvent({ params, req }) {
       await ownApp(params.clientId, dashboardUserOf(req).userId);
-      const event = await eventLogCall(() => redeliver(db, params.clientId, params.eventId));
+      const event = await redeliver(db, params.clientId, params.eventId);
       return { status: 200, body: { data: event } };
     },
     async testWebhook({ params, body, req }) {
       await ownApp(params.clientId, dashboardUserOf(req).userId);
-      const result = await eventLogCall(() => sendTestEvent(db, config, params.clientId, body.topic, body.storeId));
+      const result = await sendTestEvent(db, config, params.clientId, body.topic, body.storeId);
       return { status: 200, body: { data: result } };
     },
     async rotateWebhookSecret({ params, req }) {
@@ -69,16 +63,4 @@ export function appHandlers({ db, config }: RouteContext): GroupHandlers<Contrac
       return { status: 200, body: { data: { webhookSecret: rotated.webhookSecret, previousSecretExpiresAt } } };
     },
   };
-}
-
-/** D34 refusals as HTTP: a bad cursor 400, a missing event or installation 404, the rest 409. */
-async function eventLogCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if (!(err instanceof EventLogError)) throw err;
-    if (err.reason === 'bad-cursor') throw badRequest(err.message, [{ path: 'query', message: err.message }]);
-    if (err.reason === 'not-found' || err.reason === 'not-installed') throw notFound(err.message);
-    throw new HttpError(409, err.message);
-  }
 }

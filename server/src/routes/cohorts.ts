@@ -1,16 +1,9 @@
 import { acceptedPricingScopes, acceptedWidgetScopes, type Contract } from '@protection-service/contract';
 import type { Request } from 'express';
-import {
-  CohortConflictError,
-  type ContextRef,
-  cohortPriceSets,
-  cohortWidgets,
-  ImmutableFieldError,
-} from '../domain/partner/cohorts';
+import { type ContextRef, cohortPriceSets, cohortWidgets } from '../domain/partner/cohorts';
 import { ownContext } from '../domain/partner/contexts';
-import { UnknownRuleError } from '../domain/partner/pricing';
 import { insufficientScope } from '../http/auth';
-import { badRequest, HttpError, notFound } from '../http/errors';
+import { notFound } from '../http/errors';
 import { pricingTypesOf, tokenOf, widgetTypesOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
@@ -37,7 +30,7 @@ export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['co
         throw insufficientScope(acceptedPricingScopes(body.type, 'update'));
       }
       const context = await contextOf(req, params.contextId);
-      const data = await writing(() => cohortPriceSets.create(db, context, body, clientOf(req)));
+      const data = await cohortPriceSets.create(db, context, body, clientOf(req));
       return { status: 201, body: { data } };
     },
     async listPriceSets({ params, query, req }) {
@@ -55,8 +48,13 @@ export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['co
     },
     async updatePriceSet({ params, body, req }) {
       const context = await contextOf(req, params.contextId);
-      const data = await writing(() =>
-        cohortPriceSets.update(db, context, params.priceSetId, pricingTypesOf(req, 'update'), body, clientOf(req)),
+      const data = await cohortPriceSets.update(
+        db,
+        context,
+        params.priceSetId,
+        pricingTypesOf(req, 'update'),
+        body,
+        clientOf(req),
       );
       if (!data) throw notFound('price set not found');
       return { status: 200, body: { data } };
@@ -74,7 +72,7 @@ export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['co
         throw insufficientScope(acceptedWidgetScopes(body.type, 'update'));
       }
       const context = await contextOf(req, params.contextId);
-      const data = await writing(() => cohortWidgets.create(db, context, body, clientOf(req)));
+      const data = await cohortWidgets.create(db, context, body, clientOf(req));
       return { status: 201, body: { data } };
     },
     async listWidgets({ params, query, req }) {
@@ -92,8 +90,13 @@ export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['co
     },
     async updateWidget({ params, body, req }) {
       const context = await contextOf(req, params.contextId);
-      const data = await writing(() =>
-        cohortWidgets.update(db, context, params.widgetConfigId, widgetTypesOf(req, 'update'), body, clientOf(req)),
+      const data = await cohortWidgets.update(
+        db,
+        context,
+        params.widgetConfigId,
+        widgetTypesOf(req, 'update'),
+        body,
+        clientOf(req),
       );
       if (!data) throw notFound('widget config not found');
       return { status: 200, body: { data } };
@@ -106,18 +109,4 @@ export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['co
       return { status: 200, body: { data: { ok: true as const } } };
     },
   };
-}
-
-/** Domain refusals of a cohort write as D2 answers: 409 duplicate, 400 immutable field or unknown rule id. */
-async function writing<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    if (err instanceof CohortConflictError) throw new HttpError(409, err.message);
-    if (err instanceof ImmutableFieldError) {
-      throw badRequest(err.message, [{ path: `body.${err.field}`, message: err.message }]);
-    }
-    if (err instanceof UnknownRuleError) throw badRequest(err.message, [{ path: 'body.rules', message: err.message }]);
-    throw err;
-  }
 }

@@ -2,6 +2,7 @@ import {
   type Contract,
   contract,
   GRANT_TYPES,
+  type OAuthErrorCode,
   requestedScopes,
   SCOPES,
   TOKEN_ENDPOINT_AUTH_METHODS,
@@ -12,8 +13,6 @@ import {
   approveInstall,
   clientCredentialsToken,
   exchangeAuthorizationCode,
-  InstallError,
-  OAuthError,
   previewInstall,
   refreshTokens,
   revokeToken,
@@ -22,11 +21,12 @@ import {
 import { ACCESS_TOKEN_TTL_S } from '../domain/auth/tokens';
 import { type AuthenticatedClient, authenticateClient } from '../domain/identity/apps';
 import { HttpError } from '../http/errors';
+import { Refusal } from '../lib/refusal';
 import { dashboardUserOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** RFC 6749 §5.2 failure; `invalid_client` is a 401, the rest 400 (D2, D11). */
-function oauthFailure(code: OAuthError['code'], message: string, basic = false): HttpError {
+function oauthFailure(code: OAuthErrorCode, message: string, basic = false): HttpError {
   if (code === 'invalid_client') {
     // RFC 6749 §5.2: a client that tried (or could try) HTTP Basic is told the scheme.
     return new HttpError(401, message, {
@@ -112,18 +112,6 @@ async function authenticateCaller(
   return client;
 }
 
-/** Domain failures on the token and revoke endpoints, as RFC 6749 errors. */
-function rethrow(err: unknown): never {
-  if (err instanceof OAuthError) throw oauthFailure(err.code, err.message);
-  throw err;
-}
-
-/** Install failures (D10): unknown or foreign app/store 404, the rest 400 (D2). */
-function rethrowInstall(err: unknown): never {
-  if (err instanceof InstallError) throw new HttpError(err.kind === 'not_found' ? 404 : 400, err.message);
-  throw err;
-}
-
 function tokenResponse(tokens: TokenSet): TTokenResponse {
   return {
     access_token: tokens.accessToken,
@@ -170,8 +158,8 @@ export function oauthHandlers(ctx: RouteContext): Omit<GroupHandlers<Contract['o
       } catch (err) {
         // D12, D10: a replayed code or refresh token has just revoked its family; this process
         // applies that before it answers, so the next call here is refused already.
-        if (err instanceof OAuthError && err.code === 'invalid_grant') await ctx.auth.revocations.refresh();
-        rethrow(err);
+        if (err instanceof Refusal && err.detail.oauthCode === 'invalid_grant') await ctx.auth.revocations.refresh();
+        throw err;
       }
     },
 
@@ -187,23 +175,15 @@ export function oauthHandlers(ctx: RouteContext): Omit<GroupHandlers<Contract['o
     /** D10: the consent preview; writes nothing. */
     async authorize({ req, body }) {
       const user = dashboardUserOf(req);
-      try {
-        const preview = await previewInstall(db, { ...body, userId: user.userId });
-        return { status: 200, body: { data: preview } };
-      } catch (err) {
-        rethrowInstall(err);
-      }
+      const preview = await previewInstall(db, { ...body, userId: user.userId });
+      return { status: 200, body: { data: preview } };
     },
 
     /** D10: installs (or updates the installation) and issues a single-use code. */
     async approve({ req, body }) {
       const user = dashboardUserOf(req);
-      try {
-        const approved = await approveInstall(db, { ...body, userId: user.userId });
-        return { status: 200, body: { data: approved } };
-      } catch (err) {
-        rethrowInstall(err);
-      }
+      const approved = await approveInstall(db, { ...body, userId: user.userId });
+      return { status: 200, body: { data: approved } };
     },
 
     /** D17: RFC 8414 metadata; every endpoint an absolute URL under the issuer. */

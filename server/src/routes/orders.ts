@@ -2,7 +2,7 @@ import type { Contract } from '@protection-service/contract';
 import { readOrderClaims } from '../domain/claims/read';
 import { cancelFulfillment, listFulfillments, upsertFulfillment } from '../domain/commerce/fulfillments';
 import { deleteOrder, readOrder, upsertOrder } from '../domain/commerce/orders';
-import { badRequest, notFound } from '../http/errors';
+import { notFound } from '../http/errors';
 import { storeOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
@@ -12,8 +12,7 @@ const OK = { status: 'ok' } as const;
 export function orderHandlers({ db, config }: RouteContext): GroupHandlers<Contract['orders']> {
   return {
     async upsert({ params, body, req }) {
-      const result = await upsertOrder(db, storeOf(req), params.sourceOrderId, body);
-      if (!result.ok) throw notFound('original order not found');
+      await upsertOrder(db, storeOf(req), params.sourceOrderId, body);
       return { status: 200, body: OK };
     },
     async get({ params, req }) {
@@ -22,8 +21,7 @@ export function orderHandlers({ db, config }: RouteContext): GroupHandlers<Contr
       return { status: 200, body: order };
     },
     async remove({ params, req }) {
-      const result = await deleteOrder(db, storeOf(req), params.sourceOrderId);
-      if (!result.ok) throw notFound('order not found');
+      await deleteOrder(db, storeOf(req), params.sourceOrderId);
       return { status: 200, body: OK };
     },
     async listClaims({ params, req }) {
@@ -37,15 +35,7 @@ export function orderHandlers({ db, config }: RouteContext): GroupHandlers<Contr
       return { status: 200, body: list };
     },
     async upsertFulfillment({ params, body, req }) {
-      const result = await upsertFulfillment(db, storeOf(req), params.sourceOrderId, params.sourceFulfillmentId, body);
-      if ('missing' in result) throw notFound('order not found');
-      if ('unknownItems' in result) {
-        const issues = result.unknownItems.map((i) => ({
-          path: `body.sourceItemIds.${i}.sourceItemId`,
-          message: 'not a line item of the order',
-        }));
-        throw badRequest(`invalid request: ${issues[0]!.path}: ${issues[0]!.message}`, issues);
-      }
+      await upsertFulfillment(db, storeOf(req), params.sourceOrderId, params.sourceFulfillmentId, body);
       return { status: 200, body: OK };
     },
     async cancelFulfillment({ params, req }) {

@@ -1,6 +1,6 @@
 import type { Contract } from '@protection-service/contract';
-import { listRuleSets, UnknownRuleError, updateRuleSet } from '../domain/partner/pricing';
-import { badRequest, notFound } from '../http/errors';
+import { listRuleSets, updateRuleSet } from '../domain/partner/pricing';
+import { notFound } from '../http/errors';
 import { pricingTypesOf, tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
@@ -13,22 +13,16 @@ export function pricingHandlers({ db }: RouteContext): GroupHandlers<Contract['p
     },
     async update({ params, body, req }) {
       const token = tokenOf(req);
-      try {
-        const updated = await updateRuleSet(
-          db,
-          token.storeId,
-          params.ruleSetId,
-          pricingTypesOf(req, 'update'),
-          body,
-          token.clientId,
-        );
-        if (!updated) throw notFound('rule set not found');
-        return { status: 200, body: { data: [updated] } };
-      } catch (err) {
-        if (err instanceof UnknownRuleError)
-          throw badRequest(err.message, [{ path: 'body.rules', message: err.message }]);
-        throw err;
-      }
+      const updated = await updateRuleSet(
+        db,
+        token.storeId,
+        params.ruleSetId,
+        pricingTypesOf(req, 'update'),
+        body,
+        token.clientId,
+      );
+      if (!updated) throw notFound('rule set not found');
+      return { status: 200, body: { data: [updated] } };
     },
   };
 }

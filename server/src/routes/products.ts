@@ -6,7 +6,7 @@ import {
   removeFromBundle,
   upsertProduct,
 } from '../domain/commerce/products';
-import { badRequest, HttpError, notFound } from '../http/errors';
+import { badRequest, notFound } from '../http/errors';
 import { storeOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
@@ -33,16 +33,7 @@ export function productHandlers({ db }: RouteContext): GroupHandlers<Contract['p
       return { status: 200, body: OK };
     },
     async addChild({ params, body, req }) {
-      const result = await addChild(db, storeOf(req), params.productId, body);
-      if ('missing' in result) throw notFound('product not found');
-      if ('exists' in result) throw new HttpError(409, 'a product with this productId already exists');
-      if ('unknownBundleItems' in result) {
-        const issues = result.unknownBundleItems.map((i) => ({
-          path: `body.bundleProductIds.${i}`,
-          message: 'not a child of this product',
-        }));
-        throw badRequest(`invalid request: ${issues[0]!.path}: ${issues[0]!.message}`, issues);
-      }
+      await addChild(db, storeOf(req), params.productId, body);
       return { status: 200, body: OK };
     },
     async removeChild({ params, req }) {

@@ -1,6 +1,5 @@
 import type { Contract } from '@protection-service/contract';
 import {
-  ContextExistsError,
   createContext,
   deleteContext,
   listContexts,
@@ -9,7 +8,7 @@ import {
   updateContext,
 } from '../domain/partner/contexts';
 import { readMerchantSettings } from '../domain/partner/settings';
-import { HttpError, notFound } from '../http/errors';
+import { notFound } from '../http/errors';
 import { pricingTypesOf, storeOf, tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
@@ -29,12 +28,7 @@ export function settingsHandlers({ db }: RouteContext): GroupHandlers<Contract['
     },
     async createContext({ body, req }) {
       const { storeId, clientId } = tokenOf(req);
-      try {
-        return { status: 201, body: { data: await createContext(db, storeId, clientId, body.name) } };
-      } catch (err) {
-        if (err instanceof ContextExistsError) throw new HttpError(409, err.message);
-        throw err;
-      }
+      return { status: 201, body: { data: await createContext(db, storeId, clientId, body.name) } };
     },
     async listContexts({ req }) {
       const { storeId, clientId } = tokenOf(req);

@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { normalizeScope, type OAuthErrorCode, type Scope, type TConsentPreview } from '@protection-service/contract';
+import { normalizeScope, type Scope, type TConsentPreview } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
+import { refuse } from '../../lib/refusal';
 import { type AuthenticatedClient, grantableScopes } from '../identity/apps';
 import { findActiveInstallation, isStoreMember, upsertInstallation } from '../identity/installations';
 import { findStore } from '../identity/stores';
@@ -18,7 +19,7 @@ import {
 /**
  * The OAuth 2.0 grants (RFC 6749, RFC 7636, D10-D13): install consent and approval, the
  * authorization-code, refresh-token and client-credentials grants, and revocation (RFC 7009).
- * No HTTP in here: failures are `OAuthError` (token and revoke) or `InstallError` (consent),
+ * No HTTP in here: failures are refusals (lib/refusal.ts), with their RFC 6749 code on the token and revoke paths,
  * which the route layer maps to status codes. No message ever carries a secret, code or token.
  */
 
@@ -26,28 +27,6 @@ import {
 export const AUTHORIZATION_CODE_TTL_S = 600;
 /** Codes carry 256 random bits behind this prefix (D5); only their digest is stored. */
 export const AUTHORIZATION_CODE_PREFIX = 'svc_ac_';
-
-/** A token or revoke failure with its RFC 6749 §5.2 code. */
-export class OAuthError extends Error {
-  constructor(
-    readonly code: OAuthErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'OAuthError';
-  }
-}
-
-/** A consent or approval failure (D10): `not_found` hides foreign stores and unknown apps. */
-export class InstallError extends Error {
-  constructor(
-    readonly kind: 'not_found' | 'invalid',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'InstallError';
-  }
-}
 
 export interface TokenSet {
   accessToken: string;
@@ -84,24 +63,23 @@ async function planInstall(db: Db, input: InstallRequest): Promise<InstallPlan> 
     .select(['clientId', 'name', 'distribution', 'pricingApproved', 'requestedScopes', 'redirectUris'])
     .where('clientId', '=', input.clientId)
     .executeTakeFirst();
-  if (!app) throw new InstallError('not_found', 'app not found');
+  if (!app) throw refuse.missing('app not found');
   const store = await findStore(db, { id: input.storeId });
-  if (!store || !(await isStoreMember(db, input.userId, store.id)))
-    throw new InstallError('not_found', 'store not found');
+  if (!store || !(await isStoreMember(db, input.userId, store.id))) throw refuse.missing('store not found');
   // D10: exact string match, no normalization, no prefix match.
   if (!app.redirectUris.includes(input.redirectUri)) {
-    throw new InstallError('invalid', 'redirectUri does not match a registered redirect URI');
+    throw refuse.invalid('redirectUri does not match a registered redirect URI');
   }
   const requested: Scope[] = [];
   for (const name of input.scopes ?? app.requestedScopes) {
     const scope = normalizeScope(name);
-    if (!scope) throw new InstallError('invalid', `unknown scope: ${name}`);
+    if (!scope) throw refuse.invalid(`unknown scope: ${name}`);
     if (!requested.includes(scope)) requested.push(scope);
   }
   const grantable = new Set(grantableScopes({ ...app, requestedScopes: app.requestedScopes as Scope[] }));
   const granted = requested.filter((s) => grantable.has(s));
   const withheld = requested.filter((s) => !grantable.has(s));
-  if (granted.length === 0) throw new InstallError('invalid', 'none of the requested scopes can be granted');
+  if (granted.length === 0) throw refuse.invalid('none of the requested scopes can be granted');
   const installed = await findActiveInstallation(db, store.id, app.clientId);
   return {
     granted,
@@ -184,11 +162,11 @@ function narrowScopes(names: string[] | undefined, allowed: readonly Scope[]): S
   const out: Scope[] = [];
   for (const name of names) {
     const scope = normalizeScope(name);
-    if (!scope) throw new OAuthError('invalid_scope', `unknown scope: ${name}`);
-    if (!allowed.includes(scope)) throw new OAuthError('invalid_scope', `scope not granted: ${scope}`);
+    if (!scope) throw refuse.oauth('invalid_scope', `unknown scope: ${name}`);
+    if (!allowed.includes(scope)) throw refuse.oauth('invalid_scope', `scope not granted: ${scope}`);
     if (!out.includes(scope)) out.push(scope);
   }
-  if (out.length === 0) throw new OAuthError('invalid_scope', 'no scope requested');
+  if (out.length === 0) throw refuse.oauth('invalid_scope', 'no scope requested');
   return out;
 }
 
@@ -243,18 +221,18 @@ export async function exchangeAuthorizationCode(
       .returningAll()
       .executeTakeFirst();
     if (!code) return { replayed: true as const };
-    if (code.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'code was issued to another client');
-    if (code.expiresAt.getTime() <= Date.now()) throw new OAuthError('invalid_grant', 'code expired');
+    if (code.clientId !== client.clientId) throw refuse.oauth('invalid_grant', 'code was issued to another client');
+    if (code.expiresAt.getTime() <= Date.now()) throw refuse.oauth('invalid_grant', 'code expired');
     if (code.redirectUri !== input.redirectUri) {
-      throw new OAuthError('invalid_grant', 'redirect_uri does not match the one used at authorization');
+      throw refuse.oauth('invalid_grant', 'redirect_uri does not match the one used at authorization');
     }
     if (code.codeChallenge !== null) {
-      if (input.codeVerifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier required');
+      if (input.codeVerifier === undefined) throw refuse.oauth('invalid_grant', 'code_verifier required');
       if (!sameString(s256Challenge(input.codeVerifier), code.codeChallenge)) {
-        throw new OAuthError('invalid_grant', 'code_verifier does not match the code challenge');
+        throw refuse.oauth('invalid_grant', 'code_verifier does not match the code challenge');
       }
     } else if (input.codeVerifier !== undefined) {
-      throw new OAuthError('invalid_grant', 'code_verifier sent for a code issued without a code challenge');
+      throw refuse.oauth('invalid_grant', 'code_verifier sent for a code issued without a code challenge');
     }
     const installation = await trx
       .selectFrom('installations')
@@ -262,7 +240,7 @@ export async function exchangeAuthorizationCode(
       .where('id', '=', code.installationId)
       .where('uninstalledAt', 'is', null)
       .executeTakeFirst();
-    if (!installation) throw new OAuthError('invalid_grant', 'the app is no longer installed on the store');
+    if (!installation) throw refuse.oauth('invalid_grant', 'the app is no longer installed on the store');
     // A later approval may have narrowed the installation since the code was issued.
     const scopes = (code.scopes as Scope[]).filter((s) => installation.scopes.includes(s));
     const grantId = newId('gr');
@@ -297,7 +275,7 @@ export async function exchangeAuthorizationCode(
     .executeTakeFirst();
   // Only the client the code was issued to can burn its tokens; anyone else learns nothing.
   if (used?.grantId && used.clientId === client.clientId) await revokeGrant(db, used.grantId, 'code reused');
-  throw new OAuthError('invalid_grant', 'invalid, expired or already used code');
+  throw refuse.oauth('invalid_grant', 'invalid, expired or already used code');
 }
 
 /**
@@ -314,7 +292,7 @@ export async function refreshTokens(
   input: { refreshToken: string; scopes?: string[] | undefined },
 ): Promise<TokenSet> {
   if (!input.refreshToken.startsWith(REFRESH_TOKEN_PREFIX)) {
-    throw new OAuthError('invalid_grant', 'invalid, expired or revoked refresh token');
+    throw refuse.oauth('invalid_grant', 'invalid, expired or revoked refresh token');
   }
   const tokenHash = digest(input.refreshToken);
   const result = await db.transaction().execute(async (trx) => {
@@ -333,10 +311,10 @@ export async function refreshTokens(
       .executeTakeFirst();
     // Another client's token, a dashboard token or a revoked family: refused, and left as it was.
     if (!grant || grant.kind !== 'oauth' || grant.clientId !== client.clientId || grant.revokedAt !== null) {
-      throw new OAuthError('invalid_grant', 'invalid, expired or revoked refresh token');
+      throw refuse.oauth('invalid_grant', 'invalid, expired or revoked refresh token');
     }
     if (old.expiresAt.getTime() <= Date.now()) {
-      throw new OAuthError('invalid_grant', 'invalid, expired or revoked refresh token');
+      throw refuse.oauth('invalid_grant', 'invalid, expired or revoked refresh token');
     }
     const installation = grant.installationId
       ? await trx
@@ -346,7 +324,7 @@ export async function refreshTokens(
           .where('uninstalledAt', 'is', null)
           .executeTakeFirst()
       : undefined;
-    if (!installation) throw new OAuthError('invalid_grant', 'the app is no longer installed on the store');
+    if (!installation) throw refuse.oauth('invalid_grant', 'the app is no longer installed on the store');
     const held = old.scopes as Scope[];
     const scopes = (narrowScopes(input.scopes, held) ?? held).filter((s) => installation.scopes.includes(s));
     const refreshToken = await storeRefreshToken(trx, grant.id, held);
@@ -369,7 +347,7 @@ export async function refreshTokens(
   if (retired && retired.kind === 'oauth' && retired.clientId === client.clientId) {
     await revokeGrant(db, retired.id, 'refresh token reused');
   }
-  throw new OAuthError('invalid_grant', 'invalid, expired or revoked refresh token');
+  throw refuse.oauth('invalid_grant', 'invalid, expired or revoked refresh token');
 }
 
 /**
@@ -384,7 +362,7 @@ export async function clientCredentialsToken(
   input: { storeId: string; scopes?: string[] | undefined },
 ): Promise<TokenSet> {
   const installation = await findActiveInstallation(db, input.storeId, client.clientId);
-  if (!installation) throw new OAuthError('invalid_grant', 'the app is not installed on this store');
+  if (!installation) throw refuse.oauth('invalid_grant', 'the app is not installed on this store');
   const scopes = narrowScopes(input.scopes, installation.scopes) ?? installation.scopes;
   const access = issueAccessToken(keys, {
     grantId: null,

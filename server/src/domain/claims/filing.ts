@@ -8,6 +8,7 @@ import type {
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { newId } from '../../lib/ids';
+import { refuse } from '../../lib/refusal';
 import { lockLiveOrder } from '../commerce/live-order';
 import { recordEvent } from '../events/record';
 
@@ -118,11 +119,6 @@ function refusedClaim(claimId: ReturnType<typeof sql.ref>) {
   )`;
 }
 
-export type FileResult =
-  | { ok: true; claimId: string }
-  | { ok: false; missing: 'order' }
-  | { ok: false; issues: { path: string; message: string }[] };
-
 /**
  * `POST /v1/claims/:sourceOrderId` (D22, D23, D39): files a `NEW` claim against the store's
  * live order. When the order's line items are known, every issue's `sourceItemId` must name
@@ -135,7 +131,7 @@ export type FileResult =
  * on its last unit exactly one is filed. Either lock keeps a concurrent PUT from swapping the
  * line items (or a DELETE from ending the order) between check and write.
  */
-export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, f: TClaimFile): Promise<FileResult> {
+export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, f: TClaimFile): Promise<string> {
   const issues = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
@@ -144,7 +140,7 @@ export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, 
     // and files beside others.
     const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
     const locked = await lockLiveOrder(trx, storeId, sourceOrderId, itemIds.length > 0 ? 'no key update' : 'share');
-    if (!locked) return { ok: false, missing: 'order' } as const;
+    if (!locked) throw refuse.missing('order not found');
     const counted = locked.lineItemsKnown && itemIds.length > 0;
     const order = {
       ...locked,
@@ -192,7 +188,7 @@ export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, 
             message: `exceeds what is left to claim of item ${issue.sourceItemId}: ${left} of ${ordered} ordered (D39)`,
           });
       }
-      if (problems.length > 0) return { ok: false, issues: problems } as const;
+      if (problems.length > 0) throw refuse.issues(problems);
     }
     const claimId = await insertClaim(trx, {
       storeId,
@@ -225,13 +221,9 @@ export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, 
         ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
       ],
     });
-    return { ok: true, claimId } as const;
+    return claimId;
   });
 }
-
-export type OfflineFileResult =
-  | { ok: true; claimId: string; filed: TOfflineClaimFiled }
-  | { ok: false; message: string };
 
 /**
  * `POST /v1/claims/offline` (D23): creates an order `offline_…` for the purchase (in the
@@ -239,8 +231,14 @@ export type OfflineFileResult =
  * names one) and a `NEW` claim on that item, in one transaction with `claim/created`. A body
  * `storeId` other than the caller's store is refused (400), never used.
  */
-export async function fileOfflineClaim(db: Db, storeId: string, f: TOfflineClaimFile): Promise<OfflineFileResult> {
-  if (f.storeId != null && f.storeId !== storeId) return { ok: false, message: "storeId is not the token's store" };
+export async function fileOfflineClaim(
+  db: Db,
+  storeId: string,
+  f: TOfflineClaimFile,
+): Promise<{ claimId: string; filed: TOfflineClaimFiled }> {
+  if (f.storeId != null && f.storeId !== storeId) {
+    throw refuse.issues([{ path: 'body.storeId', message: "storeId is not the token's store" }]);
+  }
   const item = f.items[0]!;
   const sourceOrderId = newId('offline');
   return db.transaction().execute(async (trx) => {
@@ -306,7 +304,7 @@ export async function fileOfflineClaim(db: Db, storeId: string, f: TOfflineClaim
         ...(item.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const })),
       ],
     });
-    return { ok: true, claimId, filed: offlinePayload(f, storeId, sourceOrderId) } as const;
+    return { claimId, filed: offlinePayload(f, storeId, sourceOrderId) };
   });
 }
 

@@ -9,16 +9,10 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
+import { refuse } from '../../lib/refusal';
 import { recordEvent } from '../events/record';
 import { resolvedSettings } from '../partner/contexts';
 import { storeCredit, storeCreditCode } from './store-credit';
-
-/** What a move reports: done, no such claim in the store (404), or a move D22 refuses (409). */
-export type MoveResult =
-  | { ok: true }
-  | { ok: false; missing: 'claim' }
-  | { ok: false; conflict: { from: TClaimState; to: TClaimState } }
-  | { ok: false; issues: { path: string; message: string }[] };
 
 interface LockedClaim {
   id: string;
@@ -46,8 +40,8 @@ async function move(
   claimId: string,
   to: TClaimState,
   note: string | null,
-  apply: (trx: Db, claim: LockedClaim) => Promise<MoveResult | undefined>,
-): Promise<MoveResult> {
+  apply: (trx: Db, claim: LockedClaim) => Promise<void>,
+): Promise<void> {
   return db.transaction().execute(async (trx) => {
     const claim = (
       await sql<LockedClaim>`
@@ -57,10 +51,12 @@ async function move(
         for update of c
       `.execute(trx)
     ).rows[0];
-    if (!claim) return { ok: false, missing: 'claim' } as const;
-    if (!canTransition(claim.claimState, to)) return { ok: false, conflict: { from: claim.claimState, to } } as const;
-    const refused = await apply(trx, claim);
-    if (refused) return refused;
+    // No such claim in the store answers 404 (D7); a move D22 forbids, 409.
+    if (!claim) throw refuse.missing('claim not found');
+    if (!canTransition(claim.claimState, to)) {
+      throw refuse.conflict(`a ${claim.claimState} claim cannot move to ${to} (D22)`);
+    }
+    await apply(trx, claim);
     await sql`
       with moved as (
         update claims set claim_state = ${to}, updated_at = now()
@@ -70,7 +66,6 @@ async function move(
       insert into claim_state_changes (claim_id, from_state, to_state, client_id, note)
       values (${claim.id}, ${claim.claimState}, ${to}, ${actor.clientId}, ${note})
     `.execute(trx);
-    return { ok: true } as const;
   });
 }
 
@@ -80,7 +75,7 @@ async function move(
  * credit is issued in the order's currency from the resolved settings of the approving app
  * (D37); a `paidCurrency` other than the order's is refused (400), as is a store credit of 0.
  */
-export async function approveClaim(db: Db, actor: Actor, claimId: string, body: TClaimApprove): Promise<MoveResult> {
+export async function approveClaim(db: Db, actor: Actor, claimId: string, body: TClaimApprove): Promise<void> {
   return move(db, actor, claimId, 'APPROVED', null, async (trx, claim) => {
     const issues = body.resolutions.flatMap((r, i) => {
       if (r.type !== 'STORE_CREDIT') return [];
@@ -96,7 +91,7 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
         return [{ path: `${path}.paidValue`, message: 'must be greater than 0 for STORE_CREDIT (D36)' }];
       return [];
     });
-    if (issues.length > 0) return { ok: false, issues };
+    if (issues.length > 0) throw refuse.issues(issues);
     const settings = body.resolutions.some((r) => r.type === 'STORE_CREDIT')
       ? await resolvedSettings(trx, actor.storeId, actor.clientId)
       : undefined;
@@ -155,12 +150,11 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
         resolutions: resolutions.map((r) => ({ type: r.type, itemId: r.itemId ?? null, quantity: r.quantity ?? null })),
       },
     });
-    return undefined;
   });
 }
 
 /** `POST /v1/claims/:claimId/deny` (D22, D36): moves the claim to `DENIED` and records `claim/denied`. */
-export async function denyClaim(db: Db, actor: Actor, claimId: string, body: TClaimDeny): Promise<MoveResult> {
+export async function denyClaim(db: Db, actor: Actor, claimId: string, body: TClaimDeny): Promise<void> {
   return move(db, actor, claimId, 'DENIED', body.details ?? null, async (trx, claim) => {
     await sql`update claims set deny_reason = ${body.reason}, deny_details = ${body.details ?? null} where id = ${claim.id}`.execute(
       trx,
@@ -170,7 +164,6 @@ export async function denyClaim(db: Db, actor: Actor, claimId: string, body: TCl
       topic: 'claim/denied',
       body: { claimId: claim.id, storeId: actor.storeId, sourceOrderId: claim.sourceOrderId, reason: body.reason },
     });
-    return undefined;
   });
 }
 
@@ -184,8 +177,8 @@ export async function transitionClaim(
   claimId: string,
   to: TClaimState,
   note: string | null,
-): Promise<MoveResult> {
-  return move(db, actor, claimId, to, note, async () => undefined);
+): Promise<void> {
+  return move(db, actor, claimId, to, note, async () => {});
 }
 
 /**

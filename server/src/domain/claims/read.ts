@@ -11,6 +11,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import type { CursorCodec, Position } from '../../lib/cursor';
 import { roundMoney } from '../../lib/money';
+import { refuse } from '../../lib/refusal';
 
 /**
  * Claim reads (spec "Claim", D24). Every read is ONE query whatever the number of nested
@@ -339,13 +340,11 @@ export function claimListBinding(storeId: string, q: TClaimListQuery): string {
   ]);
 }
 
-export type ListResult = { ok: true; page: TClaimConnection } | { ok: false; message: string };
-
 /**
  * `GET /v1/claims` (D24): one keyset page of the store's claims in `(createdAt, id)` order.
  * `first`/`after` read forward from a position, `last`/`before` backward from one (both
  * bounds may be given). A cursor is bound to the store and the filters; one that does not
- * verify answers `ok: false` (400). Never OFFSET: a page is one range scan of an index
+ * verify is refused (400). Never OFFSET: a page is one range scan of an index
  * whose prefix is the store (and the filtered state or order), so it costs the same at any
  * depth. Rows filed while a client pages sort by their own creation time, so a client never
  * sees a claim twice and never misses one that existed when it started.
@@ -355,15 +354,16 @@ export async function listClaims(
   cursors: CursorCodec,
   storeId: string,
   q: TClaimListQuery,
-): Promise<ListResult> {
-  if (q.first !== undefined && q.last !== undefined) return { ok: false, message: 'first and last cannot be combined' };
+): Promise<TClaimConnection> {
+  if (q.first !== undefined && q.last !== undefined)
+    throw refuse.invalid('invalid request: first and last cannot be combined');
   const binding = claimListBinding(storeId, q);
   const positions: { after?: Position; before?: Position } = {};
   for (const side of ['after', 'before'] as const) {
     const cursor = q[side];
     if (cursor === undefined) continue;
     const position = cursors.decode(cursor, binding);
-    if (!position) return { ok: false, message: `${side}: not a cursor of this list` };
+    if (!position) throw refuse.invalid(`invalid request: ${side}: not a cursor of this list`);
     positions[side] = position;
   }
   const backward = q.last !== undefined;
@@ -378,15 +378,12 @@ export async function listClaims(
     cursor: cursors.encode({ createdAt: row.keysetAt, id: row.id }, binding),
   }));
   return {
-    ok: true,
-    page: {
-      edges,
-      pageInfo: {
-        startCursor: edges[0]?.cursor ?? null,
-        endCursor: edges.at(-1)?.cursor ?? null,
-        hasNextPage: backward ? before !== undefined : more,
-        hasPreviousPage: backward ? more : after !== undefined,
-      },
+    edges,
+    pageInfo: {
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasNextPage: backward ? before !== undefined : more,
+      hasPreviousPage: backward ? more : after !== undefined,
     },
   };
 }

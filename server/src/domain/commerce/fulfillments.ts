@@ -1,12 +1,8 @@
 import type { TFulfillment, TFulfillmentStatus, TFulfillmentWrite } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { refuse } from '../../lib/refusal';
 import { lockLiveOrder } from './live-order';
-
-export type FulfillmentWriteResult =
-  | { ok: true }
-  | { ok: false; missing: 'order' }
-  | { ok: false; unknownItems: number[] };
 
 /**
  * `PUT /v1/orders/:sourceOrderId/fulfillments/:sourceFulfillmentId` (D20): creates or replaces
@@ -22,11 +18,11 @@ export async function upsertFulfillment(
   sourceOrderId: string,
   sourceFulfillmentId: string,
   f: TFulfillmentWrite,
-): Promise<FulfillmentWriteResult> {
+): Promise<void> {
   const items = f.sourceItemIds ?? [];
   return db.transaction().execute(async (trx) => {
     const order = await lockLiveOrder(trx, storeId, sourceOrderId, 'share');
-    if (!order) return { ok: false, missing: 'order' } as const;
+    if (!order) throw refuse.missing('order not found');
     const unknown = order.lineItemsKnown
       ? (
           await sql<{ at: number }>`
@@ -39,7 +35,11 @@ export async function upsertFulfillment(
           `.execute(trx)
         ).rows.map((r) => Number(r.at))
       : [];
-    if (unknown.length > 0) return { ok: false, unknownItems: unknown } as const;
+    if (unknown.length > 0) {
+      throw refuse.issues(
+        unknown.map((i) => ({ path: `body.sourceItemIds.${i}.sourceItemId`, message: 'not a line item of the order' })),
+      );
+    }
     await trx
       .insertInto('fulfillments')
       .values({
@@ -66,7 +66,6 @@ export async function upsertFulfillment(
         })),
       )
       .execute();
-    return { ok: true } as const;
   });
 }
 

@@ -4,10 +4,10 @@ import type { Db } from '../../db/database';
 import type { OrdersTable } from '../../db/schema';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
+import { refuse } from '../../lib/refusal';
 import { recordEvent } from '../events/record';
 
 /** What `upsertOrder` and `deleteOrder` report; `missing` when there is nothing to act on. */
-export type OrderWriteResult = { ok: true } | { ok: false; missing: 'order' | 'originalOrder' };
 
 type RemovalReason = 'CANCELLED' | 'PREMIUM_REMOVED' | 'ORDER_DELETED';
 
@@ -42,16 +42,11 @@ function protectionOf(order: Pick<TOrderWrite, 'premiumPaid' | 'policyCancelledA
  * start, which races do not order). No read before the write: a new order costs one statement
  * plus the event, an existing one two.
  */
-export async function upsertOrder(
-  db: Db,
-  storeId: string,
-  sourceOrderId: string,
-  order: TOrderWrite,
-): Promise<OrderWriteResult> {
+export async function upsertOrder(db: Db, storeId: string, sourceOrderId: string, order: TOrderWrite): Promise<void> {
   return db.transaction().execute(async (trx) => {
     const ended = protectionOf(order);
     const written = await writeOrderRow(trx, storeId, sourceOrderId, order, ended === null);
-    if (!written) return { ok: false, missing: 'originalOrder' } as const;
+    if (!written) throw refuse.missing('original order not found');
     const change: PolicyChange = written.inserted
       ? {
           orderId: written.id,
@@ -60,7 +55,6 @@ export async function upsertOrder(
         }
       : await syncItemsAndPolicy(trx, storeId, written.id, order, ended);
     await recordPolicyEvent(trx, storeId, sourceOrderId, order.currency, change, ended);
-    return { ok: true } as const;
   });
 }
 
@@ -278,7 +272,7 @@ async function recordPolicyEvent(
  * The order row is locked by the first statement, so the policy statement sees every policy a
  * concurrent PUT committed. Deleting again answers `missing` (404), as for an unknown id.
  */
-export async function deleteOrder(db: Db, storeId: string, sourceOrderId: string): Promise<OrderWriteResult> {
+export async function deleteOrder(db: Db, storeId: string, sourceOrderId: string): Promise<void> {
   return db.transaction().execute(async (trx) => {
     const order = await trx
       .updateTable('orders')
@@ -288,7 +282,7 @@ export async function deleteOrder(db: Db, storeId: string, sourceOrderId: string
       .where('deletedAt', 'is', null)
       .returning(['id', 'currency'])
       .executeTakeFirst();
-    if (!order) return { ok: false, missing: 'order' } as const;
+    if (!order) throw refuse.missing('order not found');
     const removed = (await removePolicy(order.id, 'ORDER_DELETED').execute(trx)).rows[0] as
       | { id: string; premiumPaid: number; removedAt: Date }
       | undefined;
@@ -300,7 +294,6 @@ export async function deleteOrder(db: Db, storeId: string, sourceOrderId: string
       { orderId: order.id, added: null, removed: removed ?? null },
       'ORDER_DELETED',
     );
-    return { ok: true } as const;
   });
 }
 

@@ -2,6 +2,7 @@ import type { TProduct, TProductChildWrite, TProductWrite } from '@protection-se
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { roundMoney } from '../../lib/money';
+import { refuse } from '../../lib/refusal';
 
 /** The writable columns both bodies share (spec product update and child create bodies). */
 function columnsOf(p: TProductWrite | TProductChildWrite): TProductWrite {
@@ -47,24 +48,13 @@ export async function upsertProduct(db: Db, storeId: string, productId: string, 
   return true;
 }
 
-export type AddChildResult =
-  | { ok: true }
-  | { ok: false; missing: 'parent' }
-  | { ok: false; exists: true }
-  | { ok: false; unknownBundleItems: number[] };
-
 /**
  * `POST /v2/products/:productId/children` (D21): creates a child (variant) of an existing
  * product. `bundleProductIds` must name existing children of the same parent; a product id
  * already used in the store answers `exists` (409). The parent is key-share locked so it
  * cannot be deleted between the checks and the insert.
  */
-export async function addChild(
-  db: Db,
-  storeId: string,
-  parentId: string,
-  child: TProductChildWrite,
-): Promise<AddChildResult> {
+export async function addChild(db: Db, storeId: string, parentId: string, child: TProductChildWrite): Promise<void> {
   const bundle = [...new Set(child.bundleProductIds ?? [])];
   return db.transaction().execute(async (trx) => {
     const parent = await trx
@@ -74,7 +64,7 @@ export async function addChild(
       .where('productId', '=', parentId)
       .forKeyShare()
       .executeTakeFirst();
-    if (!parent) return { ok: false, missing: 'parent' } as const;
+    if (!parent) throw refuse.missing('product not found');
     if (bundle.length > 0) {
       const found = await trx
         .selectFrom('products')
@@ -85,7 +75,11 @@ export async function addChild(
         .execute();
       const known = new Set(found.map((r) => r.productId));
       const unknown = (child.bundleProductIds ?? []).flatMap((id, i) => (known.has(id) ? [] : [i]));
-      if (unknown.length > 0) return { ok: false, unknownBundleItems: unknown } as const;
+      if (unknown.length > 0) {
+        throw refuse.issues(
+          unknown.map((i) => ({ path: `body.bundleProductIds.${i}`, message: 'not a child of this product' })),
+        );
+      }
     }
     const inserted = await trx
       .insertInto('products')
@@ -100,8 +94,9 @@ export async function addChild(
       })
       .onConflict((oc) => oc.columns(['storeId', 'productId']).doNothing())
       .executeTakeFirst();
-    if ((inserted.numInsertedOrUpdatedRows ?? 0n) === 0n) return { ok: false, exists: true } as const;
-    return { ok: true } as const;
+    if ((inserted.numInsertedOrUpdatedRows ?? 0n) === 0n) {
+      throw refuse.conflict('a product with this productId already exists');
+    }
   });
 }
 

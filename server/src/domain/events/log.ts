@@ -11,6 +11,7 @@ import {
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { newId } from '../../lib/ids';
+import { refuse } from '../../lib/refusal';
 import { signingSecrets } from './deliveries';
 import { type AttemptResult, delivered, sendWebhook } from './send';
 import type { WebhookSettings } from './settings';
@@ -21,16 +22,6 @@ import type { WebhookSettings } from './settings';
  */
 
 export const DEFAULT_PAGE_SIZE = 50;
-
-export class EventLogError extends Error {
-  constructor(
-    /** `not-installed`: no active installation on the store asked for; `uninstalled`: the event's store was left. */
-    readonly reason: 'bad-cursor' | 'not-found' | 'no-webhook-url' | 'not-installed' | 'uninstalled' | 'disabled',
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 interface Row {
   eventId: string;
@@ -63,7 +54,7 @@ function decodeCursor(cursor: string): [string, string] {
   } catch {
     // fall through
   }
-  throw new EventLogError('bad-cursor', 'invalid cursor');
+  throw refuse.invalidAt('query', 'invalid cursor');
 }
 
 /**
@@ -75,7 +66,7 @@ export async function listAppEvents(db: Db, clientId: string, query: TAppEventsQ
     (query.first !== undefined || query.after !== undefined) &&
     (query.last !== undefined || query.before !== undefined)
   ) {
-    throw new EventLogError('bad-cursor', 'page forward (first, after) or backward (last, before), not both');
+    throw refuse.invalidAt('query', 'page forward (first, after) or backward (last, before), not both');
   }
   const backward = query.last !== undefined || query.before !== undefined;
   const size = (backward ? query.last : query.first) ?? DEFAULT_PAGE_SIZE;
@@ -205,15 +196,11 @@ export async function redeliver(db: Db, clientId: string, eventId: string): Prom
       .where('d.eventId', '=', eventId)
       .forUpdate('d')
       .executeTakeFirst();
-    if (!target) throw new EventLogError('not-found', 'event not found');
-    if (!target.webhookUrl) throw new EventLogError('no-webhook-url', 'the app has no webhook URL');
-    if (target.uninstalledAt)
-      throw new EventLogError('uninstalled', "the app is no longer installed on the event's store");
+    if (!target) throw refuse.missing('event not found');
+    if (!target.webhookUrl) throw refuse.conflict('the app has no webhook URL');
+    if (target.uninstalledAt) throw refuse.conflict("the app is no longer installed on the event's store");
     if (target.webhookDisabledAt) {
-      throw new EventLogError(
-        'disabled',
-        'deliveries are disabled by a 410 answer; a successful test send enables them',
-      );
+      throw refuse.conflict('deliveries are disabled by a 410 answer; a successful test send enables them');
     }
     // Setting next_attempt_at enqueues the attempt (events migration trigger).
     await trx
@@ -252,8 +239,8 @@ export async function sendTestEvent(
     .where('i.storeId', '=', storeId)
     .where('i.uninstalledAt', 'is', null)
     .executeTakeFirst();
-  if (!target) throw new EventLogError('not-installed', 'the app is not installed on this store');
-  if (!target.webhookUrl) throw new EventLogError('no-webhook-url', 'the app has no webhook URL');
+  if (!target) throw refuse.missing('the app is not installed on this store');
+  if (!target.webhookUrl) throw refuse.conflict('the app has no webhook URL');
   const id = newId('evt');
   const result = await sendWebhook({
     url: target.webhookUrl,

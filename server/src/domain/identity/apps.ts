@@ -9,12 +9,11 @@ import {
 import type { Db } from '../../db/database';
 import type { AppsTable } from '../../db/schema';
 import { decrypt, deriveKey, digest, encrypt, matchesDigest, randomCredential } from '../../lib/crypto';
+import { refuse } from '../../lib/refusal';
 
 export const CLIENT_ID_PREFIX = 'svc_app_';
 export const CLIENT_SECRET_PREFIX = 'svc_secret_';
 export const WEBHOOK_SECRET_PREFIX = 'svc_whsec_';
-
-export class AppError extends Error {}
 
 /**
  * Requested scopes in later style (D16). Unknown names and `write_settings` are refused;
@@ -24,9 +23,9 @@ export function normalizeRequestedScopes(names: readonly string[], distribution:
   const scopes = new Set<Scope>();
   for (const name of names) {
     const scope = normalizeScope(name);
-    if (!scope) throw new AppError(`unknown scope: ${name}`);
+    if (!scope) throw refuse.invalidAt('body.requestedScopes', `unknown scope: ${name}`);
     if (distribution === 'private' && isAdminGatedScope(scope)) {
-      throw new AppError(`private apps cannot request admin-gated pricing scopes: ${name}`);
+      throw refuse.invalidAt('body.requestedScopes', `private apps cannot request admin-gated pricing scopes: ${name}`);
     }
     scopes.add(scope);
   }
@@ -172,8 +171,8 @@ export function grantableScopes(
 /** Operator approval of a public app's pricing scopes (`pnpm cli app approve-pricing`). */
 export async function approvePricing(db: Db, clientId: string): Promise<void> {
   const app = await db.selectFrom('apps').select('distribution').where('clientId', '=', clientId).executeTakeFirst();
-  if (!app) throw new AppError(`no app with client id ${clientId}`);
-  if (app.distribution !== 'public') throw new AppError('private apps can never be granted pricing scopes');
+  if (!app) throw refuse.missing(`no app with client id ${clientId}`);
+  if (app.distribution !== 'public') throw refuse.invalid('private apps can never be granted pricing scopes');
   await db
     .updateTable('apps')
     .set({ pricingApproved: true, updatedAt: new Date() })

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database';
 import type { PriceRuleRow } from '../../db/schema';
 import { newId } from '../../lib/ids';
+import { refuse } from '../../lib/refusal';
 
 export interface NewStore {
   name: string;
@@ -42,12 +43,6 @@ const DEFAULT_WIDGETS = [
   { type: 'CART', name: 'Cart protection' },
   { type: 'INFO_MODAL', name: 'Protection details' },
 ] as const;
-
-export class DomainTakenError extends Error {
-  constructor(readonly domain: string) {
-    super(`a store with domain ${domain} exists already`);
-  }
-}
 
 /** A storefront domain as `store_url` names it (D29): host only, lower case. */
 export function normalizeDomain(input: string): string {
@@ -103,7 +98,7 @@ export async function createStore(db: Db, input: NewStore): Promise<Store> {
     });
   } catch (err) {
     if ((err as { code?: string; constraint?: string }).constraint === 'stores_domain_key') {
-      throw new DomainTakenError(store.domain);
+      throw refuse.conflict(`a store with domain ${store.domain} exists already`);
     }
     throw err;
   }

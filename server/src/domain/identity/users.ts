@@ -1,6 +1,7 @@
 import { hash } from '@node-rs/argon2';
 import type { Db } from '../../db/database';
 import { newId } from '../../lib/ids';
+import { refuse } from '../../lib/refusal';
 
 /**
  * argon2id parameters (OWASP minimums: 19 MiB, 2 passes). `algorithm: 2` is the library's
@@ -14,18 +15,6 @@ export interface DashboardUser {
   firstName: string | null;
   lastName: string | null;
   storeIds: string[];
-}
-
-export class EmailTakenError extends Error {
-  constructor(readonly email: string) {
-    super(`a user with e-mail ${email} exists already`);
-  }
-}
-
-export class UnknownStoreError extends Error {
-  constructor(readonly storeId: string) {
-    super(`no store with id ${storeId}`);
-  }
 }
 
 export async function hashPassword(password: string): Promise<string> {
@@ -47,7 +36,7 @@ export async function createUser(
   await db.transaction().execute(async (trx) => {
     for (const storeId of input.storeIds) {
       const found = await trx.selectFrom('stores').select('id').where('id', '=', storeId).executeTakeFirst();
-      if (!found) throw new UnknownStoreError(storeId);
+      if (!found) throw refuse.missing(`no store with id ${storeId}`);
     }
     const inserted = await trx
       .insertInto('dashboardUsers')
@@ -55,7 +44,7 @@ export async function createUser(
       .onConflict((oc) => oc.column('email').doNothing())
       .returning('id')
       .executeTakeFirst();
-    if (!inserted) throw new EmailTakenError(user.email);
+    if (!inserted) throw refuse.conflict(`a user with e-mail ${user.email} exists already`);
     if (input.storeIds.length > 0) {
       await trx
         .insertInto('storeMembers')

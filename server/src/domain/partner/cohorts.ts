@@ -10,6 +10,7 @@ import type {
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import { newId } from '../../lib/ids';
+import { refuse } from '../../lib/refusal';
 import { RULE_SET_COLUMNS, type RuleSetRow, renderRuleSet, ruleSetChanges, storedRules } from './pricing';
 import { renderWidget, WIDGET_COLUMNS, type WidgetRow, widgetChanges } from './widgets';
 
@@ -19,17 +20,10 @@ import { renderWidget, WIDGET_COLUMNS, type WidgetRow, widgetChanges } from './w
  * every function here is scoped by that context id, and by the types the token may read or
  * write (D16): a set of another type answers like a missing one.
  *
- * One set per (context, variantKey, type): a duplicate is a CohortConflictError (409).
+ * One set per (context, variantKey, type): a duplicate is refused as a conflict (409).
  * `type` and `variantKey` are immutable: repeating them unchanged is fine, a different value
- * is an ImmutableFieldError (400). Every write announces the store's change (D29).
+ * is refused as invalid (400). Every write announces the store's change (D29).
  */
-
-export class CohortConflictError extends Error {}
-export class ImmutableFieldError extends Error {
-  constructor(readonly field: 'type' | 'variantKey') {
-    super(`${field} cannot be changed`);
-  }
-}
 
 export interface ContextRef {
   id: string;
@@ -66,9 +60,10 @@ function checkImmutable(
   current: { type: string; variantKey: string },
   change: { type?: string | undefined; variantKey?: string | undefined },
 ) {
-  if (change.type !== undefined && change.type !== current.type) throw new ImmutableFieldError('type');
-  if (change.variantKey !== undefined && change.variantKey !== current.variantKey) {
-    throw new ImmutableFieldError('variantKey');
+  for (const field of ['type', 'variantKey'] as const) {
+    const value = change[field];
+    if (value !== undefined && value !== current[field])
+      throw refuse.invalidAt(`body.${field}`, `${field} cannot be changed`);
   }
 }
 
@@ -122,7 +117,7 @@ function cohortEntries<Row, Out, Create extends { type: string; variantKey: stri
         });
       } catch (err) {
         if (isUniqueViolation(err)) {
-          throw new CohortConflictError(`a ${body.type} ${kind.noun} exists already for variantKey ${body.variantKey}`);
+          throw refuse.conflict(`a ${body.type} ${kind.noun} exists already for variantKey ${body.variantKey}`);
         }
         throw err;
       }

@@ -14,6 +14,7 @@ import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import type { PartnerContextsTable } from '../../db/schema';
 import { newId } from '../../lib/ids';
+import { refuse } from '../../lib/refusal';
 import { PRICE_SET_COLUMNS } from './cohorts';
 import { listRuleSets, renderRuleSet } from './pricing';
 import { readMerchantSettings } from './settings';
@@ -26,12 +27,6 @@ import { readMerchantSettings } from './settings';
  */
 
 export type ContextRow = Selectable<PartnerContextsTable>;
-
-export class ContextExistsError extends Error {
-  constructor() {
-    super('this app already has a partner context on this store');
-  }
-}
 
 function render(row: ContextRow): TPartnerContext {
   return {
@@ -93,7 +88,7 @@ export async function resolvedSettings(
   return merchant && layerOverrides(merchant, await activeContext(db, storeId, clientId));
 }
 
-/** D27: creates the one live context of (store, app); a second one is a ContextExistsError (409). */
+/** D27: creates the one live context of (store, app); a second one is refused as a conflict (409). */
 export async function createContext(db: Db, storeId: string, clientId: string, name: string): Promise<TPartnerContext> {
   return db.transaction().execute(async (trx) => {
     const row = await trx
@@ -102,7 +97,7 @@ export async function createContext(db: Db, storeId: string, clientId: string, n
       .onConflict((oc) => oc.columns(['storeId', 'clientId']).where('deletedAt', 'is', null).doNothing())
       .returningAll()
       .executeTakeFirst();
-    if (!row) throw new ContextExistsError();
+    if (!row) throw refuse.conflict('this app already has a partner context on this store');
     await announceStoreChange(trx, storeId);
     return render(row);
   });

@@ -9,8 +9,7 @@ import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import type { PriceRuleRow } from '../../db/schema';
 import { newId } from '../../lib/ids';
-
-export class UnknownRuleError extends Error {}
+import { refuse } from '../../lib/refusal';
 
 /** D29 terms: absent parts are null, `operator` always present (AND by default). */
 export function renderTerms(terms: PriceRuleRow['terms']): TPriceTerms {
@@ -83,7 +82,7 @@ export async function listRuleSets(db: Db, storeId: string, types: readonly Pric
 export function storedRules(input: TPriceRule[], existing: PriceRuleRow[]): PriceRuleRow[] {
   const known = new Set(existing.map((r) => r.id));
   return input.map((r) => {
-    if (r.id !== undefined && !known.has(r.id)) throw new UnknownRuleError(`unknown rule id: ${r.id}`);
+    if (r.id !== undefined && !known.has(r.id)) throw refuse.invalidAt('body.rules', `unknown rule id: ${r.id}`);
     const terms: PriceRuleRow['terms'] = {};
     if (r.terms.paidBy !== undefined) terms.paidBy = r.terms.paidBy;
     if (r.terms.operator !== undefined) terms.operator = r.terms.operator;

@@ -1,0 +1,45 @@
+/**
+ * The one way domain code refuses a request: a kind (what went wrong, in terms of the request)
+ * and a message for the caller, with validation issues or an RFC 6749 code where they apply.
+ * `http/errors.ts` turns it into the D2 answer, in one place.
+ *
+ * Thrown, not returned: a refusal ends the transaction it happens in, and a transaction that
+ * throws is rolled back, so nothing a refused request began is written.
+ */
+export type RefusalKind = 'invalid' | 'unauthorized' | 'missing' | 'conflict';
+
+export interface RefusalIssue {
+  path: string;
+  message: string;
+}
+
+export class Refusal extends Error {
+  constructor(
+    readonly kind: RefusalKind,
+    message: string,
+    readonly detail: {
+      /** Where the request is wrong (400, D2 `issues`). */
+      issues?: RefusalIssue[];
+      /** The RFC 6749 §5.2 code on the OAuth endpoints (D2). */
+      oauthCode?: string;
+    } = {},
+  ) {
+    super(message);
+    this.name = 'Refusal';
+  }
+}
+
+/** Refusals by kind: `throw refuse.missing('claim not found')`. */
+export const refuse = {
+  invalid: (message: string, issues?: RefusalIssue[]) => new Refusal('invalid', message, issues ? { issues } : {}),
+  /** An invalid value at one place of the body: the issue repeats the message. */
+  invalidAt: (path: string, message: string) => new Refusal('invalid', message, { issues: [{ path, message }] }),
+  /** Validation problems the domain found (D2: 400, the first one in the message). */
+  issues: (issues: RefusalIssue[]) =>
+    new Refusal('invalid', `invalid request: ${issues[0]!.path}: ${issues[0]!.message}`, { issues }),
+  missing: (message: string) => new Refusal('missing', message),
+  conflict: (message: string) => new Refusal('conflict', message),
+  /** An OAuth failure with its RFC 6749 code: `invalid_client` is a 401, the others 400. */
+  oauth: (code: string, message: string) =>
+    new Refusal(code === 'invalid_client' ? 'unauthorized' : 'invalid', message, { oauthCode: code }),
+};
