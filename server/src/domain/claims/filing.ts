@@ -7,6 +7,7 @@ import type {
 } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { lockLiveOrder } from '../commerce/live-order';
@@ -135,7 +136,7 @@ export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, 
   const issues = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     // Only the items a claim names are counted (D39); a claim naming none takes a share lock
     // and files beside others.
     const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
@@ -241,7 +242,7 @@ export async function fileOfflineClaim(
   }
   const item = f.items[0]!;
   const sourceOrderId = newId('offline');
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const orderId = newId('ord');
     await sql`
       insert into orders (

@@ -7,6 +7,7 @@ import {
 } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
@@ -42,7 +43,7 @@ async function move(
   note: string | null,
   apply: (trx: Db, claim: LockedClaim) => Promise<void>,
 ): Promise<void> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const claim = (
       await sql<LockedClaim>`
         select c.id, c.claim_state, c.source_order_id, o.currency
@@ -187,7 +188,7 @@ export async function transitionClaim(
  * has no such claim.
  */
 export async function postMessage(db: Db, storeId: string, claimId: string, m: TClaimMessageWrite): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const messageId = newId('msg');
     const written = (
       await sql<{ id: string }>`

@@ -2,6 +2,7 @@ import type { TLineItem, TLineItemWrite, TOrder, TOrderWrite } from '@protection
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import type { OrdersTable } from '../../db/schema';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
@@ -43,7 +44,7 @@ function protectionOf(order: Pick<TOrderWrite, 'premiumPaid' | 'policyCancelledA
  * plus the event, an existing one two.
  */
 export async function upsertOrder(db: Db, storeId: string, sourceOrderId: string, order: TOrderWrite): Promise<void> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const ended = protectionOf(order);
     const written = await writeOrderRow(trx, storeId, sourceOrderId, order, ended === null);
     if (!written) throw refuse.missing('original order not found');
@@ -273,7 +274,7 @@ async function recordPolicyEvent(
  * concurrent PUT committed. Deleting again answers `missing` (404), as for an unknown id.
  */
 export async function deleteOrder(db: Db, storeId: string, sourceOrderId: string): Promise<void> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const order = await trx
       .updateTable('orders')
       .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })

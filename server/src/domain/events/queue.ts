@@ -3,11 +3,11 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { createDb } from '../../db/database';
 import { queueLogger } from '../../db/queue-logger';
-import { type DeliveryKey, runDelivery, sweepExpiredLeases } from './deliveries';
+import { runDelivery, sweepExpiredLeases } from './deliveries';
+import { DELIVER_TASK, type DeliveryKey } from './enqueue';
 import type { WebhookSettings } from './settings';
 
-/** The queue task that makes one delivery attempt; the events migration's trigger enqueues it. */
-export const DELIVER_TASK = 'webhook_deliver';
+export { DELIVER_TASK } from './enqueue';
 /** How often each delivering process looks for expired leases. */
 export const SWEEP_INTERVAL_MS = 1000;
 
@@ -21,7 +21,8 @@ export interface Delivery {
  * worker once a second) only to find jobs scheduled in the future (retries). graphile-worker
  * would hand a job held by a dead process to another only after 4 hours, so attempts carry
  * our own short lease instead, and every delivering process sweeps once a second for expired
- * leases and for due deliveries nobody took (`sweepExpiredLeases`).
+ * leases, for due deliveries nobody took and for deliveries whose job was never queued
+ * (`sweepExpiredLeases`).
  */
 export async function startDelivery(deps: {
   config: WebhookSettings;

@@ -9,6 +9,7 @@ import type {
 } from '@protection-service/contract';
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { RULE_SET_COLUMNS, type RuleSetRow, renderRuleSet, ruleSetChanges, storedRules } from './pricing';
@@ -105,7 +106,7 @@ export class CohortEntries<Row, Out, Create extends { type: string; variantKey: 
 
   async create(db: Db, context: ContextRef, body: Create, applicationId: string): Promise<Out> {
     try {
-      return await db.transaction().execute(async (trx) => {
+      return await transact(db, async (trx) => {
         const row = await trx
           .insertInto(this.table)
           .values({
@@ -162,7 +163,7 @@ export class CohortEntries<Row, Out, Create extends { type: string; variantKey: 
     applicationId: string,
   ): Promise<Out | undefined> {
     if (types.length === 0) return undefined;
-    return db.transaction().execute(async (trx) => {
+    return transact(db, async (trx) => {
       const current = (await trx
         .selectFrom(this.table)
         .select(this.kind.current as ['type', 'variantKey'])
@@ -187,7 +188,7 @@ export class CohortEntries<Row, Out, Create extends { type: string; variantKey: 
   /** Hard delete (spec). False when missing or of a type the token cannot write. */
   async remove(db: Db, context: ContextRef, id: string, types: readonly string[]): Promise<boolean> {
     if (types.length === 0) return false;
-    return db.transaction().execute(async (trx) => {
+    return transact(db, async (trx) => {
       const row = await trx
         .deleteFrom(this.table)
         .where('id', '=', id)
