@@ -79,6 +79,21 @@ export interface Target {
   body?: string;
   /** Replace `[<id>]` in the URL and body with a new id on every request (autocannon). */
   idReplacement?: boolean;
+  /**
+   * Requests come from this many client addresses in turn, named in X-Forwarded-For as a
+   * reverse proxy on loopback would (TRUST_PROXY's default trusts it).
+   */
+  clientAddresses?: number;
+}
+
+/** A setupRequest for autocannon cycling X-Forwarded-For through `n` distinct addresses. */
+function fromAddresses(n: number) {
+  let i = 0;
+  return (req: { headers?: Record<string, string> }) => {
+    const k = i++ % n;
+    req.headers = { ...req.headers, 'x-forwarded-for': `10.${(k >> 16) & 255}.${(k >> 8) & 255}.${k & 255}` };
+    return req;
+  };
 }
 
 /** What one round of a target measured. */
@@ -147,6 +162,7 @@ export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Pro
       connections: CONNECTIONS,
       duration,
       idReplacement: t.idReplacement ?? false,
+      ...(t.clientAddresses ? { requests: [{ setupRequest: fromAddresses(t.clientAddresses) as never }] } : {}),
     });
     return {
       requests: r.requests.total,

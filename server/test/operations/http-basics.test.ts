@@ -103,7 +103,7 @@ describe('HTTP basics', () => {
       headers: { 'content-type': 'application/json' },
       body: '{"email":"a\\\\u0000@b.c","password":"x"}',
     });
-    expect((await literal.json()).message).not.toMatch(/NUL/);
+    expect(((await literal.json()) as { message: string }).message).not.toMatch(/NUL/);
     await expectD2(await server.request('/v1/apps/%00'), 400, 'Bad Request');
     await expectD2(await server.request('/v1/quote/insurance?store_url=a%00b'), 400, 'Bad Request');
   });
