@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contract, type RouteMeta } from '@protection-service/contract';
+import { contract, type RouteMeta, type TMerchantSettings } from '@protection-service/contract';
 import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import type { AppDeps } from './app-deps';
@@ -69,11 +69,12 @@ export function createApp(deps: AppDeps): Express {
     (path, req) => auth.limiter.local(`ip:${path}:${clientIp(req, auth.trustProxy)}`, auth.limits.public),
   );
   const pricingCache = new StoreCache<QuotePricing>();
+  const settingsCache = new StoreCache<TMerchantSettings>();
   /** Every cache of store-derived values: one invalidation path for all (D29). */
-  const storeCaches = [publicCache.store, pricingCache];
+  const storeCaches = [publicCache.store, pricingCache, settingsCache];
   // D13, D29: what every process (this one included) announces as it commits.
   const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
-  const routes = mountedRoutes({ ...deps, publicCache, pricingCache, auth });
+  const routes = mountedRoutes({ ...deps, publicCache, pricingCache, settingsCache, auth });
   const idempotencySweeper = new IdempotencySweeper(deps.db);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
 
