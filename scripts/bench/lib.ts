@@ -53,10 +53,15 @@ export async function startProcess(script: string, env: NodeJS.ProcessEnv, ready
   });
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d) => {
+    const onData = (d: Buffer) => {
       out += d;
-      if (out.includes(ready)) resolve();
-    });
+      if (!out.includes(ready)) return;
+      // From here on its output (access logs at LOG_LEVEL=info) is read and dropped.
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      resolve();
+    };
+    child.stdout!.on('data', onData);
     child.stderr!.on('data', (d) => process.stderr.write(d));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
@@ -79,6 +84,8 @@ export interface Target {
   body?: string;
   /** Replace `[<id>]` in the URL and body with a new id on every request (autocannon). */
   idReplacement?: boolean;
+  /** Concurrent connections (default BENCH_CONNECTIONS, 50). */
+  connections?: number;
   /**
    * Requests come from this many client addresses in turn, named in X-Forwarded-For as a
    * reverse proxy on loopback would (TRUST_PROXY's default trusts it).
@@ -159,7 +166,7 @@ export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Pro
       method: t.method ?? 'GET',
       headers: t.headers,
       body: t.body,
-      connections: CONNECTIONS,
+      connections: t.connections ?? CONNECTIONS,
       duration,
       idReplacement: t.idReplacement ?? false,
       ...(t.clientAddresses ? { requests: [{ setupRequest: fromAddresses(t.clientAddresses) as never }] } : {}),
@@ -212,16 +219,21 @@ export function printTable(rows: Measured[]): void {
   process.stdout.write(`${fmt(header)}\n${lines.map(fmt).join('\n')}\n`);
 }
 
-/** The full service (scripts/bench/serve-app.ts) on a free port, over `databaseUrl`, keyed by `secret`. */
+/**
+ * The full service (scripts/bench/serve-app.ts) on a free port, over `databaseUrl`, keyed by
+ * `secret`; `env` adds to its environment (BENCH_LOG_LEVEL=info: production logging).
+ */
 export async function startService(
   databaseUrl: string,
   secret: Buffer,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const child = await startProcess('scripts/bench/serve-app.ts', {
     PORT: String(port),
     BENCH_DATABASE_URL: databaseUrl,
     BENCH_SECRET_KEY: secret.toString('base64url'),
+    ...env,
   });
   return { base: `http://127.0.0.1:${port}`, child };
 }
