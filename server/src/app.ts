@@ -9,7 +9,7 @@ import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
 import type { QuotePricing } from './domain/partner/pricing-source';
 import { accessLog, requestLog } from './http/access-log';
-import { type AuthServices, authenticate } from './http/auth';
+import { type AuthServices, authenticate, verifiedTokens } from './http/auth';
 import { bodyParsers, refuseNulInUrl } from './http/body';
 import { clientIp } from './http/client-ip';
 import { publicCors } from './http/cors';
@@ -55,6 +55,7 @@ export function createApp(deps: AppDeps): Express {
   const metrics = deps.metrics ?? new ServiceMetrics(deps.db);
   const auth: AuthServices = {
     keys: tokenKeys(deps.config.secretKey, deps.config.publicBaseUrl),
+    verified: verifiedTokens(),
     revocations: new RevocationFeed(deps.db),
     limiter: new RateLimiter(deps.db),
     limits: { ...deps.config.rateLimits, ...deps.rateLimits },
