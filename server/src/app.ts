@@ -146,8 +146,9 @@ function contractRoutes(routes: ReturnType<typeof mountedRoutes>, deps: AppDeps,
     const prefix = prefixOf(r.route.path);
     const entry = byPrefix.get(prefix) ?? { contract: {}, handlers: {} as typeof contract };
     byPrefix.set(prefix, entry);
-    (entry.contract[r.group] ??= {})[r.name] = r.route;
-    ((entry.handlers as Record<string, Record<string, unknown>>)[r.group] ??= {})[r.name] = r.implementation;
+    const handlers = entry.handlers as Record<string, Record<string, unknown>>;
+    entry.contract[r.group] = { ...entry.contract[r.group], [r.name]: r.route };
+    handlers[r.group] = { ...handlers[r.group], [r.name]: r.implementation };
   }
   // D33: after authentication, since an Idempotency-Key belongs to the caller's installation.
   const globalMiddleware = [authenticate(auth) as never, idempotency(deps.db, deps.logger) as never];

@@ -10,13 +10,15 @@ export function sequence(handlers: readonly RequestHandler[]): RequestHandler {
   return (req, res, next) => {
     let i = 0;
     const step = (err?: unknown): void => {
-      if (err) return next(err);
       const handler = handlers[i++];
-      if (!handler) return next();
-      try {
-        handler(req, res, step);
-      } catch (thrown) {
-        next(thrown);
+      if (err) next(err);
+      else if (!handler) next();
+      else {
+        try {
+          handler(req, res, step);
+        } catch (thrown) {
+          next(thrown);
+        }
       }
     };
     step();
