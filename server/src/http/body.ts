@@ -27,7 +27,15 @@ export function bodyParsers(formPaths: ReadonlySet<string>): RequestHandler[] {
       ),
     );
   };
-  return [contentType, json, (req, res, next) => (formPaths.has(req.path) ? form(req, res, next) : next())];
+  return [
+    contentType,
+    // A request without a body (every GET) skips the parsers and their checks.
+    (req, res, next) => {
+      if (!hasBody(req.headers)) next();
+      else if (formPaths.has(req.path)) json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)));
+      else json(req, res, next);
+    },
+  ];
 }
 
 /** A JSON escape of U+0000 not itself escaped: an even run of backslashes, then `\u0000`. */
