@@ -1,6 +1,6 @@
 import type { TLineItem, TLineItemWrite, TOrder, TOrderWrite } from '@protection-service/contract';
 import { type RawBuilder, type Selectable, sql } from 'kysely';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 import type { OrdersTable } from '../../db/schema';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
@@ -93,7 +93,7 @@ async function insertNewOrder(
         sql`added`,
       )
     : undefined;
-  const result = await sql<{ id: string | null; subscribers: string[] }>`
+  const result = await prepared(sql<{ id: string | null; subscribers: string[] }>`
     with o as (
       ${orderInsert(orderId, storeId, sourceOrderId, o)}
       on conflict (store_id, source_order_id) where deleted_at is null do nothing
@@ -110,7 +110,7 @@ async function insertNewOrder(
           select (select id from o), array(select client_id from fanned) as subscribers`
         : sql`select (select id from o), '{}'::text[] as subscribers`
     }
-  `.execute(db);
+  `).execute(db);
   const row = result.rows[0]!;
   if (row.id === null) return false;
   if (event) queueAfterCommit(db, event.id, row.subscribers);
@@ -157,7 +157,7 @@ async function writeOrderRow(
   protect: boolean,
 ): Promise<{ id: string; inserted: boolean; addedPolicyId: string | null } | undefined> {
   const items = o.lineItems ?? [];
-  const result = await sql<{ id: string; inserted: boolean; addedPolicyId: string | null }>`
+  const result = await prepared(sql<{ id: string; inserted: boolean; addedPolicyId: string | null }>`
     with o as (
     ${orderInsert(newId('ord'), storeId, sourceOrderId, o)}
     on conflict (store_id, source_order_id) where deleted_at is null do update set
@@ -184,7 +184,7 @@ async function writeOrderRow(
           select o.id, o.inserted, (select id from added) as added_policy_id from o`
         : sql`select o.id, o.inserted, null::text as added_policy_id from o`
     }
-  `.execute(trx);
+  `).execute(trx);
   return result.rows[0];
 }
 
@@ -239,12 +239,13 @@ async function syncItemsAndPolicy(
         select null::text as added_id,
           removed.id as removed_id, removed.premium_paid as removed_premium, removed.removed_at
         from (select 1) one left join removed on true`;
-  const result = await sql<{
+  const statement = sql<{
     addedId: string | null;
     removedId: string | null;
     removedPremium: number | null;
     removedAt: Date | null;
-  }>`with ${itemSteps} ${policyStep}`.execute(trx);
+  }>`with ${itemSteps} ${policyStep}`;
+  const result = await prepared(statement).execute(trx);
   const row = result.rows[0]!;
   return {
     orderId,
@@ -374,7 +375,7 @@ type OrderReadRow = Omit<Selectable<OrdersTable>, 'deletedAt'> & {
  * (`ACTIVE` with the active policy, `REMOVED` with the last one, `NONE`), in one query.
  */
 export async function readOrder(db: Db, storeId: string, sourceOrderId: string): Promise<TOrder | undefined> {
-  const result = await sql<OrderReadRow>`
+  const result = await prepared(sql<OrderReadRow>`
     select o.id, o.store_id, o.source_order_id, o.source_order_number, o.currency,
       o.policy_cancelled_at, o.original_source_order_id, o.source_created_at, o.source_updated_at,
       o.source_cancelled_at, o.platform_id, o.premium_paid, o.total, o.discount_total,
@@ -395,7 +396,7 @@ export async function readOrder(db: Db, storeId: string, sourceOrderId: string):
       where order_id = o.id order by created_at desc, id desc limit 1
     ) p on true
     where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
-  `.execute(db);
+  `).execute(db);
   const row = result.rows[0];
   if (!row) return undefined;
   const money = (v: number | null) => (v === null ? null : roundMoney(v, row.currency));

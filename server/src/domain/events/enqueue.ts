@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type RawBuilder, sql } from 'kysely';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 
 /** A delivery: one event for one app. */
 export interface DeliveryKey {
@@ -38,7 +38,7 @@ export function addJobsFor(rows: RawBuilder<unknown>) {
  * nothing; one queued already (by the sweep, or an earlier batch) is not queued twice.
  */
 async function queueDue(db: Db, keys: readonly DeliveryKey[]): Promise<number> {
-  const result = await sql<{ queued: number }>`
+  const result = await prepared(sql<{ queued: number }>`
     with due as (
       update webhook_deliveries d set queued_at = now()
       from unnest(${keys.map((k) => k.eventId)}::text[], ${keys.map((k) => k.clientId)}::text[]) k (event_id, client_id)
@@ -47,7 +47,7 @@ async function queueDue(db: Db, keys: readonly DeliveryKey[]): Promise<number> {
       returning d.event_id, d.client_id, d.next_attempt_at
     )
     ${addJobsFor(sql`due`)}
-  `.execute(db);
+  `).execute(db);
   return result.rows[0]?.queued ?? 0;
 }
 

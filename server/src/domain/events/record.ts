@@ -1,6 +1,6 @@
 import { WEBHOOK_BODY_SCHEMAS, type WebhookBodies, type WebhookTopic } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { queueDeliveries } from './enqueue';
@@ -72,10 +72,10 @@ export function queueAfterCommit(trx: Db, eventId: string, subscribers: readonly
  */
 export async function recordEvent<T extends WebhookTopic>(trx: Db, event: NewEvent<T>): Promise<RecordedEvent> {
   const { id, steps } = eventSteps(event);
-  const result = await sql<{ clientId: string | null; createdAt: Date }>`
+  const result = await prepared(sql<{ clientId: string | null; createdAt: Date }>`
     with ${steps}
     select event.created_at, fanned.client_id from event left join fanned on true
-  `.execute(trx);
+  `).execute(trx);
   const rows = result.rows;
   const subscribers = rows.flatMap((r) => (r.clientId ? [r.clientId] : []));
   queueAfterCommit(trx, id, subscribers);
