@@ -143,7 +143,9 @@ export const ZSenderType = z.enum(['customer', 'brand']);
  */
 export const ZEmailStatus = z
   .enum(['PENDING', 'SENT', 'FAILED', 'NOT_SENT'])
-  .describe('PENDING until the SMTP server accepts the e-mail, then SENT; FAILED after the last retry; NOT_SENT without an SMTP server (D42)');
+  .describe(
+    'PENDING until the SMTP server accepts the e-mail, then SENT; FAILED after the last retry; NOT_SENT without an SMTP server (D42)',
+  );
 /** Store-credit bonus kind: `NONE` (seen in the spec), or the settings' flat/percentage (D26). */
 export const ZBonusType = z.enum(['NONE', 'FLAT', 'PERCENTAGE']);
 /** Claim documents: the customer signature (seen), receipts and issue images. */

@@ -11,6 +11,7 @@ import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
 import { recordEvent } from '../events/record';
+import { queueMail, writeClaimMail } from '../mail/outbox';
 import { resolvedSettings } from '../partner/contexts';
 import { storeCredit, storeCreditCode } from './store-credit';
 
@@ -32,7 +33,8 @@ export interface Actor {
  * (`for update`) from the check to the commit. Of concurrent moves of one claim the first
  * wins; each later one waits for it, then reads the committed state and is checked against
  * it, so a move that is no longer allowed answers 409 and writes nothing. `apply` writes the
- * move's own rows and its event; the state change and its log row are written here.
+ * move's own rows and its event, and answers the e-mails it wrote (D42), queued after the
+ * commit; the state change and its log row are written here.
  */
 async function move(
   db: Db,
@@ -40,9 +42,9 @@ async function move(
   claimId: string,
   to: TClaimState,
   note: string | null,
-  apply: (trx: Db, claim: LockedClaim) => Promise<void>,
+  apply: (trx: Db, claim: LockedClaim) => Promise<string[] | undefined>,
 ): Promise<void> {
-  return db.transaction().execute(async (trx) => {
+  const mail = await db.transaction().execute(async (trx) => {
     const claim = (
       await sql<LockedClaim>`
         select c.id, c.claim_state, c.source_order_id, o.currency
@@ -56,7 +58,7 @@ async function move(
     if (!canTransition(claim.claimState, to)) {
       throw refuse.conflict(`a ${claim.claimState} claim cannot move to ${to} (D22)`);
     }
-    await apply(trx, claim);
+    const mail = await apply(trx, claim);
     await sql`
       with moved as (
         update claims set claim_state = ${to}, updated_at = now()
@@ -66,7 +68,9 @@ async function move(
       insert into claim_state_changes (claim_id, from_state, to_state, client_id, note)
       values (${claim.id}, ${claim.claimState}, ${to}, ${actor.clientId}, ${note})
     `.execute(trx);
+    return mail ?? [];
   });
+  await queueMail(db, mail);
 }
 
 /**
@@ -107,7 +111,9 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
       };
     });
     const col = <T>(f: (r: (typeof resolutions)[number]) => T) => resolutions.map(f);
-    const credits = resolutions.flatMap((r) => (r.credit ? [{ ...r.credit, resolutionId: r.id }] : []));
+    const credits = resolutions.flatMap((r) =>
+      r.credit ? [{ ...r.credit, resolutionId: r.id, code: storeCreditCode() }] : [],
+    );
     const c = <T>(f: (r: (typeof credits)[number]) => T) => credits.map(f);
     await sql`
       with written as (
@@ -135,7 +141,7 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
       select s.code, ${claim.id}, s.resolution_id, s.credit, s.bonus_value, s.total, s.bonus, s.bonus_type,
         s.credit_type, s.currency
       from unnest(
-        ${c(() => storeCreditCode())}::text[], ${c((s) => s.resolutionId)}::text[],
+        ${c((s) => s.code)}::text[], ${c((s) => s.resolutionId)}::text[],
         ${c((s) => String(s.creditValue))}::numeric[], ${c((s) => String(s.bonusValue))}::numeric[],
         ${c((s) => String(s.totalValue))}::numeric[], ${c((s) => String(s.bonus))}::numeric[],
         ${c((s) => s.bonusType)}::text[], ${c((s) => s.creditType)}::text[], ${c((s) => s.currency)}::text[]
@@ -149,6 +155,13 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
         storeId: actor.storeId,
         resolutions: resolutions.map((r) => ({ type: r.type, itemId: r.itemId ?? null, quantity: r.quantity ?? null })),
       },
+    });
+    // D42: the approval notice, and each store credit (D26) whatever sendConfirmationEmail says.
+    return writeClaimMail(trx, {
+      ...actor,
+      claimId: claim.id,
+      notice: 'claim_approved',
+      storeCreditCodes: credits.map((s) => s.code),
     });
   });
 }
@@ -164,6 +177,7 @@ export async function denyClaim(db: Db, actor: Actor, claimId: string, body: TCl
       topic: 'claim/denied',
       body: { claimId: claim.id, storeId: actor.storeId, sourceOrderId: claim.sourceOrderId, reason: body.reason },
     });
+    return writeClaimMail(trx, { ...actor, claimId: claim.id, notice: 'claim_denied' });
   });
 }
 
@@ -178,7 +192,7 @@ export async function transitionClaim(
   to: TClaimState,
   note: string | null,
 ): Promise<void> {
-  return move(db, actor, claimId, to, note, async () => {});
+  return move(db, actor, claimId, to, note, async () => undefined);
 }
 
 /**
