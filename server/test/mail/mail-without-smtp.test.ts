@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TClaim } from '@protection-service/contract';
+import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
@@ -41,6 +42,21 @@ describe('e-mail without an SMTP server (D42)', () => {
     return claimId;
   }
 
+  it('a change queues its messages as jobs right after its commit, one job each', async () => {
+    // No runner is started yet: the jobs wait in the queue, and the messages stay pending.
+    await s.putOrder('o-queued');
+    const claimId = await s.fileId('o-queued', claimBody({ email: 'queued@example.com' }));
+    const [row] = await mailOf(server, claimId);
+    expect(row).toMatchObject({ kind: 'claim_filed', status: 'pending', recipient: 'queued@example.com' });
+    expect(row!.queuedAt).toBeInstanceOf(Date);
+    const jobs = await sql<{ payload: { id: string } }>`
+      select j.payload from graphile_worker._private_jobs j
+      join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = 'mail_send'
+    `.execute(server.db);
+    expect(jobs.rows.map((j) => j.payload)).toEqual([{ id: row!.id }]);
+  });
+
   it('the configuration: development writes files under DATA_DIR/mail/, production nothing', () => {
     const key = 'a'.repeat(43);
     expect(loadConfig({ SECRET_KEY: key, DATA_DIR: dataDir }).mailDir).toBe(path.join(dataDir, 'mail'));
@@ -60,7 +76,7 @@ describe('e-mail without an SMTP server (D42)', () => {
         .toEqual(['not_sent', 'not_sent', 'not_sent']);
       expect((await record(claimId)).claimStoreCredits[0]!.emailTime).toBeNull();
       const rows = await mailOf(server, claimId);
-      expect((await readdir(mailDir)).sort()).toEqual(rows.map((m) => `${m.id}.eml`).sort());
+      expect(await readdir(mailDir)).toEqual(expect.arrayContaining(rows.map((m) => `${m.id}.eml`)));
       const credit = rows.find((m) => m.kind === 'store_credit')!;
       const parsed = await simpleParser(await readFile(path.join(mailDir, `${credit.id}.eml`)));
       expect(parsed.subject).toMatch(/^Your store credit from /);

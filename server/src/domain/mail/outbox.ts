@@ -54,24 +54,39 @@ export async function writeClaimMail(trx: Db, mail: ClaimMail): Promise<string[]
 }
 
 /**
- * Queues one job per message that nobody has queued yet, after the commit that wrote them:
- * marking a message queued and adding its job are one statement, so a message is queued by
- * this call or by the sweep, not both. Never throws: what it misses, the sweep queues.
+ * Adds one `mail_send` job per message, due at once. Called only with messages to queue:
+ * graphile-worker's add_jobs sends a NOTIFY even for none.
+ */
+async function addJobs(trx: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`
+    select count(*) from graphile_worker.add_jobs(array(
+      select row(${MAIL_TASK}, json_build_object('id', id), null, null, null, null, null, null)::graphile_worker.job_spec
+      from unnest(${ids}::text[]) as id
+    ))
+  `.execute(trx);
+}
+
+/**
+ * Queues one job per message that nobody has queued yet, after the commit that wrote them.
+ * Marking a message queued and adding its job commit together, and the mark is only taken
+ * by this call or by the sweep (row locks), so a message is queued once. Never throws: what
+ * it misses, the sweep queues.
  */
 export async function queueMail(db: Db, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   try {
-    await sql`
-      with queued as (
+    await db.transaction().execute(async (trx) => {
+      const queued = await sql<{ id: string }>`
         update mail_messages set queued_at = now()
         where id = any(${ids}::text[]) and status = 'pending' and queued_at is null
-        returning id, next_attempt_at
-      )
-      select count(*) from graphile_worker.add_jobs(array(
-        select row(${MAIL_TASK}, json_build_object('id', id), null, next_attempt_at, null, null, null, null)::graphile_worker.job_spec
-        from queued
-      ))
-    `.execute(db);
+        returning id
+      `.execute(trx);
+      await addJobs(
+        trx,
+        queued.rows.map((r) => r.id),
+      );
+    });
   } catch {
     // The change has committed; the sweep queues these messages within seconds.
   }
@@ -91,27 +106,26 @@ export const STALE_QUEUED_S = 60;
  * sweep at once, each queuing a message once. Answers how many were queued.
  */
 export async function sweepMail(db: Db, limit = 500): Promise<number> {
-  const result = await sql<{ n: number }>`
-    with due as (
-      select id from mail_messages
-      where status = 'pending' and next_attempt_at <= now() and (
-        leased_until < now()
-        or (leased_until is null and (
-          queued_at is null or queued_at < now() - make_interval(secs => ${STALE_QUEUED_S})
-        ))
+  return db.transaction().execute(async (trx) => {
+    const queued = await sql<{ id: string }>`
+      with due as (
+        select id from mail_messages
+        where status = 'pending' and next_attempt_at <= now() and (
+          leased_until < now()
+          or (leased_until is null and (
+            queued_at is null or queued_at < now() - make_interval(secs => ${STALE_QUEUED_S})
+          ))
+        )
+        order by next_attempt_at
+        limit ${limit}
+        for update skip locked
       )
-      order by next_attempt_at
-      limit ${limit}
-      for update skip locked
-    ), queued as (
       update mail_messages m set queued_at = now(), leased_until = null, lease_token = null, updated_at = now()
       from due where m.id = due.id
       returning m.id
-    )
-    select count(*)::int as n from graphile_worker.add_jobs(array(
-      select row(${MAIL_TASK}, json_build_object('id', id), null, null, null, null, null, null)::graphile_worker.job_spec
-      from queued
-    ))
-  `.execute(db);
-  return result.rows[0]?.n ?? 0;
+    `.execute(trx);
+    const ids = queued.rows.map((r) => r.id);
+    await addJobs(trx, ids);
+    return ids.length;
+  });
 }
