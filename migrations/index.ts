@@ -6,6 +6,7 @@ import * as commerce from './20261122010000-commerce';
 import * as partner from './20261122020000-partner';
 import * as claims from './20261122030000-claims';
 import * as claimsUpdatedSince from './20261123000000-claims-updated-since';
+import * as deliveryOutbox from './20261124000000-delivery-outbox';
 import * as mail from './20261124020000-mail';
 
 /**
@@ -20,5 +21,6 @@ export const migrations: Record<string, Migration> = {
   '20261122020000-partner': partner,
   '20261122030000-claims': claims,
   '20261123000000-claims-updated-since': claimsUpdatedSince,
+  '20261124000000-delivery-outbox': deliveryOutbox,
   '20261124020000-mail': mail,
 };

@@ -34,9 +34,23 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
   };
 }
 
+/**
+ * `BENCH_PROFILE=1 pnpm bench …`: every process the benchmark starts writes a V8 CPU profile
+ * under `.tmp/profiles/<script>-<time>/` when it exits; `pnpm bench:profile` prints where its
+ * time went.
+ */
+export const PROFILE_DIR = path.join(ROOT, '.tmp', 'profiles');
+const profiling = process.env.BENCH_PROFILE === '1';
+
 /** Starts a node process with the tsx loader and waits until it prints `ready` (or the given line). */
 export async function startProcess(script: string, env: NodeJS.ProcessEnv, ready = 'ready'): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env } });
+  const name = path.basename(script, '.ts');
+  // One folder per process: the loader's thread writes a profile of its own beside the main one.
+  const profile = profiling ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, `${name}-${Date.now()}`)}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {

@@ -187,6 +187,8 @@ export interface WebhookDeliveriesTable {
   nextAttemptAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   leasedUntil: ColumnType<Date | null, Date | null | undefined, Date | null>;
   leaseToken: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When its attempt's job was queued; null while due and not yet queued (the sweep looks). */
+  queuedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   createdAt: Date;
   updatedAt: Timestamp;
 }

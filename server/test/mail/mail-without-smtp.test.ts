@@ -46,9 +46,10 @@ describe('e-mail without an SMTP server (D42)', () => {
     // No runner is started yet: the jobs wait in the queue, and the messages stay pending.
     await s.putOrder('o-queued');
     const claimId = await s.fileId('o-queued', claimBody({ email: 'queued@example.com' }));
+    // Queued once the filing committed, beside its answer: wait for the mark.
+    await expect.poll(async () => (await mailOf(server, claimId))[0]?.queuedAt).toBeInstanceOf(Date);
     const [row] = await mailOf(server, claimId);
     expect(row).toMatchObject({ kind: 'claim_filed', status: 'pending', recipient: 'queued@example.com' });
-    expect(row!.queuedAt).toBeInstanceOf(Date);
     const jobs = await sql<{ payload: { id: string } }>`
       select j.payload from graphile_worker._private_jobs j
       join graphile_worker._private_tasks t on t.id = j.task_id

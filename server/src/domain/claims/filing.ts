@@ -7,11 +7,12 @@ import type {
 } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { lockLiveOrder } from '../commerce/live-order';
 import { recordEvent } from '../events/record';
-import { queueMail, writeClaimMail } from '../mail/outbox';
+import { writeClaimMail } from '../mail/outbox';
 import type { Actor } from './moves';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
@@ -54,10 +55,9 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
 /**
  * Writes a `NEW` claim with its items and documents, records `claim/created` (D22) and writes
  * the claimant's confirmation e-mail (D42) in the caller's transaction (D32). Two statements
- * plus the event and the e-mail, whatever the number of items. Answers the claim's id and the
- * e-mails to queue after the commit.
+ * plus the event and the e-mail, whatever the number of items.
  */
-async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<{ claimId: string; mail: string[] }> {
+async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<string> {
   const id = newId('clm');
   const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
   const claimType = claimTypeOf(c.lines);
@@ -109,8 +109,8 @@ async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<{ cl
       items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
     },
   });
-  const mail = await writeClaimMail(trx, { storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' });
-  return { claimId: id, mail };
+  await writeClaimMail(trx, { storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' });
+  return id;
 }
 
 /**
@@ -141,7 +141,7 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
   const issues = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
-  const filed = await db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     // Only the items a claim names are counted (D39); a claim naming none takes a share lock
     // and files beside others.
     const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
@@ -196,7 +196,7 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
       }
       if (problems.length > 0) throw refuse.issues(problems);
     }
-    return insertClaim(trx, actor.clientId, {
+    const claimId = await insertClaim(trx, actor.clientId, {
       storeId,
       orderId: order.id,
       sourceOrderId,
@@ -227,9 +227,8 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
         ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
       ],
     });
+    return claimId;
   });
-  await queueMail(db, filed.mail);
-  return filed.claimId;
 }
 
 /**
@@ -249,7 +248,7 @@ export async function fileOfflineClaim(
   }
   const item = f.items[0]!;
   const sourceOrderId = newId('offline');
-  const written = await db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const orderId = newId('ord');
     await sql`
       insert into orders (
@@ -280,7 +279,7 @@ export async function fileOfflineClaim(
         })
         .execute();
     }
-    return insertClaim(trx, actor.clientId, {
+    const claimId = await insertClaim(trx, actor.clientId, {
       storeId,
       orderId,
       sourceOrderId,
@@ -312,9 +311,8 @@ export async function fileOfflineClaim(
         ...(item.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const })),
       ],
     });
+    return { claimId, filed: offlinePayload(f, storeId, sourceOrderId) };
   });
-  await queueMail(db, written.mail);
-  return { claimId: written.claimId, filed: offlinePayload(f, storeId, sourceOrderId) };
 }
 
 /** The spec's echo of an offline filing: every field present, absent ones null. */

@@ -7,11 +7,12 @@ import {
 } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
 import { recordEvent } from '../events/record';
-import { queueMail, writeClaimMail } from '../mail/outbox';
+import { writeClaimMail } from '../mail/outbox';
 import { resolvedSettings } from '../partner/contexts';
 import { storeCredit, storeCreditCode } from './store-credit';
 
@@ -33,8 +34,7 @@ export interface Actor {
  * (`for update`) from the check to the commit. Of concurrent moves of one claim the first
  * wins; each later one waits for it, then reads the committed state and is checked against
  * it, so a move that is no longer allowed answers 409 and writes nothing. `apply` writes the
- * move's own rows and its event, and answers the e-mails it wrote (D42), queued after the
- * commit; the state change and its log row are written here.
+ * move's own rows and its event; the state change and its log row are written here.
  */
 async function move(
   db: Db,
@@ -42,9 +42,9 @@ async function move(
   claimId: string,
   to: TClaimState,
   note: string | null,
-  apply: (trx: Db, claim: LockedClaim) => Promise<string[] | undefined>,
+  apply: (trx: Db, claim: LockedClaim) => Promise<void>,
 ): Promise<void> {
-  const mail = await db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const claim = (
       await sql<LockedClaim>`
         select c.id, c.claim_state, c.source_order_id, o.currency
@@ -58,7 +58,7 @@ async function move(
     if (!canTransition(claim.claimState, to)) {
       throw refuse.conflict(`a ${claim.claimState} claim cannot move to ${to} (D22)`);
     }
-    const mail = await apply(trx, claim);
+    await apply(trx, claim);
     await sql`
       with moved as (
         update claims set claim_state = ${to}, updated_at = now()
@@ -68,9 +68,7 @@ async function move(
       insert into claim_state_changes (claim_id, from_state, to_state, client_id, note)
       values (${claim.id}, ${claim.claimState}, ${to}, ${actor.clientId}, ${note})
     `.execute(trx);
-    return mail ?? [];
   });
-  await queueMail(db, mail);
 }
 
 /**
@@ -157,7 +155,7 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
       },
     });
     // D42: the approval notice, and each store credit (D26) whatever sendConfirmationEmail says.
-    return writeClaimMail(trx, {
+    await writeClaimMail(trx, {
       ...actor,
       claimId: claim.id,
       notice: 'claim_approved',
@@ -177,7 +175,7 @@ export async function denyClaim(db: Db, actor: Actor, claimId: string, body: TCl
       topic: 'claim/denied',
       body: { claimId: claim.id, storeId: actor.storeId, sourceOrderId: claim.sourceOrderId, reason: body.reason },
     });
-    return writeClaimMail(trx, { ...actor, claimId: claim.id, notice: 'claim_denied' });
+    await writeClaimMail(trx, { ...actor, claimId: claim.id, notice: 'claim_denied' });
   });
 }
 
@@ -192,7 +190,7 @@ export async function transitionClaim(
   to: TClaimState,
   note: string | null,
 ): Promise<void> {
-  return move(db, actor, claimId, to, note, async () => undefined);
+  return move(db, actor, claimId, to, note, async () => {});
 }
 
 /**
@@ -201,7 +199,7 @@ export async function transitionClaim(
  * has no such claim.
  */
 export async function postMessage(db: Db, storeId: string, claimId: string, m: TClaimMessageWrite): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const messageId = newId('msg');
     const written = (
       await sql<{ id: string }>`

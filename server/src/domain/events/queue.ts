@@ -7,11 +7,11 @@ import { runMail } from '../mail/deliver';
 import { MAIL_TASK, sweepMail } from '../mail/outbox';
 import { createMailer } from '../mail/send';
 import type { MailSettings } from '../mail/settings';
-import { type DeliveryKey, runDelivery, sweepExpiredLeases } from './deliveries';
+import { runDelivery, sweepExpiredLeases } from './deliveries';
+import { DELIVER_TASK, type DeliveryKey } from './enqueue';
 import type { WebhookSettings } from './settings';
 
-/** The queue task that makes one delivery attempt; the events migration's trigger enqueues it. */
-export const DELIVER_TASK = 'webhook_deliver';
+export { DELIVER_TASK } from './enqueue';
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
 export const SWEEP_INTERVAL_MS = 1000;
 
@@ -25,10 +25,11 @@ export interface Delivery {
  * worker once a second) only to find jobs scheduled in the future (retries). graphile-worker
  * would hand a job held by a dead process to another only after 4 hours, so attempts carry
  * our own short lease instead, and every delivering process sweeps once a second for expired
- * leases and for due deliveries nobody took (`sweepExpiredLeases`).
+ * leases, for due deliveries nobody took and for deliveries whose job was never queued
+ * (`sweepExpiredLeases`).
  *
  * E-mail to shoppers (D42) runs on the same queue as its own task, `mail_send`, sharing the
- * concurrency; its sweep (`sweepMail`) also queues due messages nobody queued.
+ * concurrency; its sweep (`sweepMail`) likewise queues due messages nobody queued.
  */
 export async function startDelivery(deps: {
   config: WebhookSettings & MailSettings;

@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { resolvedSettings } from '../partner/contexts';
 
 /**
  * The mail outbox (D42). A change that e-mails the shopper writes its messages here, in its
- * own transaction, and queues them after the commit with `queueMail`. No job is added inside
- * the transaction (a NOTIFY in a request's commit would serialize commits cluster-wide); the
- * sweep (`sweepMail`, run by every delivering process) queues whatever a crash between
- * commit and `queueMail` left unqueued.
+ * own transaction (begun by `transact`), and they are queued once it commits. No job is added
+ * inside the transaction (a NOTIFY in a request's commit would serialize commits
+ * cluster-wide); the sweep (`sweepMail`, run by every delivering process) queues whatever a
+ * crash between commit and `queueMail` left unqueued.
  */
 
 /** The queue task that makes one attempt of one message. */
@@ -30,7 +31,8 @@ export interface ClaimMail {
 /**
  * Writes the messages of a claim change to its claimant, in the caller's transaction (D42):
  * the notice when the resolved settings (D37) say `sendConfirmationEmail`, and one message per
- * store credit always. Answers the new messages' ids, for `queueMail` after the commit.
+ * store credit always. Once the transaction commits they are queued (`queueMail`); in a
+ * transaction not begun by `transact`, the sweep queues them. Answers the new messages' ids.
  */
 export async function writeClaimMail(trx: Db, mail: ClaimMail): Promise<string[]> {
   const codes = mail.storeCreditCodes ?? [];
@@ -50,7 +52,9 @@ export async function writeClaimMail(trx: Db, mail: ClaimMail): Promise<string[]
     order by m.n
     returning id
   `.execute(trx);
-  return written.rows.map((r) => r.id);
+  const ids = written.rows.map((r) => r.id);
+  afterCommit(trx, (db) => void queueMail(db, ids));
+  return ids;
 }
 
 /**
