@@ -53,7 +53,7 @@ export async function writeClaimMail(trx: Db, mail: ClaimMail): Promise<string[]
     returning id
   `.execute(trx);
   const ids = written.rows.map((r) => r.id);
-  afterCommit(trx, (db) => void queueMail(db, ids));
+  afterCommit(trx, (db) => queueMail(db, ids));
   return ids;
 }
 
