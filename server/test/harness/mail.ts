@@ -8,6 +8,8 @@ import type { TestServer } from './server';
 
 /** One message an SMTP sink accepted. */
 export interface Arrived {
+  /** The user the client signed in as, when it did. */
+  user: string | undefined;
   envelopeFrom: string;
   envelopeTo: string[];
   mail: ParsedMail;
@@ -41,6 +43,11 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     async start() {
       const smtp = new SMTPServer({
         authOptional: true,
+        // Credentials in SMTP_URL sign in over plain text on loopback; any password is taken.
+        allowInsecureAuth: true,
+        onAuth(auth, _session, callback) {
+          callback(null, { user: auth.username });
+        },
         disabledCommands: ['STARTTLS'],
         logger: false,
         onRcptTo(_address, _session, callback) {
@@ -53,6 +60,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
           simpleParser(stream)
             .then((mail) => {
               arrived.push({
+                user: session.user === undefined ? undefined : String(session.user),
                 envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
                 envelopeTo: session.envelope.rcptTo.map((r) => r.address),
                 mail,
