@@ -98,9 +98,14 @@ export function createMailer(settings: MailSettings): Mailer {
         }
       }
       if (files && settings.mailDir) {
-        const info = await files.sendMail(mail);
-        await mkdir(settings.mailDir, { recursive: true });
-        await writeFile(path.join(settings.mailDir, `${message.id}.eml`), info.message as Buffer, { mode: 0o600 });
+        try {
+          const info = await files.sendMail(mail);
+          await mkdir(settings.mailDir, { recursive: true });
+          await writeFile(path.join(settings.mailDir, `${message.id}.eml`), info.message as Buffer, { mode: 0o600 });
+        } catch (err) {
+          // A full or unwritable disk: retried like a server that is down.
+          return { outcome: 'failed', error: describe(err, message.recipient) };
+        }
       }
       return { outcome: 'not_sent' };
     },
