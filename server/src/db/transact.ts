@@ -1,7 +1,11 @@
 import type { Db } from './database';
 
-/** Work to do once a transaction has committed, given the database it ran on. */
-export type AfterCommit = (db: Db) => void;
+/**
+ * Work to do once a transaction has committed, given the database it ran on. Work that
+ * answers a promise is awaited before `transact` resolves (D42: a change's e-mails are queued
+ * before it answers), and must not throw: what it misses, a sweep recovers.
+ */
+export type AfterCommit = (db: Db) => void | Promise<void>;
 
 const hooks = new WeakMap<Db, AfterCommit[]>();
 
@@ -16,7 +20,7 @@ export async function transact<T>(db: Db, work: (trx: Db) => Promise<T>): Promis
     hooks.set(trx, after);
     return work(trx);
   });
-  for (const f of after) f(db);
+  for (const f of after) await f(db);
   return result;
 }
 
@@ -29,5 +33,5 @@ export async function transact<T>(db: Db, work: (trx: Db) => Promise<T>): Promis
 export function afterCommit(trx: Db, f: AfterCommit): void {
   const after = hooks.get(trx);
   if (after) after.push(f);
-  else if (!trx.isTransaction) f(trx);
+  else if (!trx.isTransaction) void f(trx);
 }

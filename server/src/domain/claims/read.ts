@@ -201,7 +201,7 @@ function toRecord(row: ClaimRow, baseUrl: string): TClaim {
     })),
     claimStoreCredits: (row.credits ?? []).map((s) => ({
       code: s.code as string,
-      emailStatus: s.emailStatus as 'PENDING' | 'SENT' | 'FAILED',
+      emailStatus: s.emailStatus as TClaim['claimStoreCredits'][number]['emailStatus'],
       emailTime: isoOrNull(s.emailTime),
       creditValue: money(s.creditValue, s.creditCurrency)!,
       bonusValue: money(s.bonusValue, s.creditCurrency)!,
@@ -239,8 +239,16 @@ function toRecord(row: ClaimRow, baseUrl: string): TClaim {
             deletedAt: isoOrNull(p.deletedAt),
             hybridOperator: p.hybridOperator as 'AND' | 'OR',
           },
-    viewClaimUrl: `${baseUrl}/v1/claims/${encodeURIComponent(row.id)}`,
+    viewClaimUrl: viewClaimUrl(baseUrl, row.id),
   };
+}
+
+/**
+ * The link to the shopper's view of a claim, as the claim record gives it (`viewClaimUrl`);
+ * the e-mails to the shopper (D42) link to it through this one function.
+ */
+export function viewClaimUrl(baseUrl: string, claimId: string): string {
+  return `${baseUrl}/v1/claims/${encodeURIComponent(claimId)}`;
 }
 
 function toListNode(row: ClaimRow): TClaimListNode {
