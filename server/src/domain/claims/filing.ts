@@ -138,7 +138,7 @@ function refusedClaim(claimId: ReturnType<typeof sql.ref>) {
  */
 export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: TClaimFile): Promise<string> {
   const { storeId } = actor;
-  const issues = f.fulfillmentIssues.flatMap((fi, i) =>
+  const issues: Issue[] = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
   return transact(db, async (trx) => {
@@ -147,62 +147,15 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
     const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
     const locked = await lockLiveOrder(trx, storeId, sourceOrderId, itemIds.length > 0 ? 'no key update' : 'share');
     if (!locked) throw refuse.missing('order not found');
-    const counted = locked.lineItemsKnown && itemIds.length > 0;
-    const order = {
-      ...locked,
-      ...(
-        await sql<{ policyId: string | null; ordered: Record<string, number>; claimed: Record<string, number> }>`
-          select
-            (select p.id from protection_policies p where p.order_id = ${locked.id} and p.removed_at is null) as policy_id,
-            coalesce((
-              select json_object_agg(li.source_item_id, li.quantity) from order_line_items li
-              where li.order_id = ${locked.id}
-            ), '{}') as ordered,
-            ${
-              counted
-                ? sql`coalesce((
-                    select json_object_agg(t.item_id, t.quantity) from (
-                      select ci.item_id, sum(ci.quantity) as quantity
-                      from claims c join claim_items ci on ci.claim_id = c.id
-                      where c.order_id = ${locked.id} and c.deleted_at is null and ci.item_id = any(${itemIds}::text[])
-                        and not ${refusedClaim(sql.ref('c.id'))}
-                      group by ci.item_id
-                    ) t
-                  ), '{}')`
-                : sql`'{}'::json`
-            } as claimed
-        `.execute(trx)
-      ).rows[0]!,
-    };
-    if (order.lineItemsKnown) {
-      const problems: { path: string; message: string }[] = [];
-      const claimed = new Map<string, number>();
-      for (const issue of issues) {
-        if (!issue.sourceItemId) continue;
-        const path = `body.fulfillmentIssues.${issue.at[0]}.issues.${issue.at[1]}`;
-        const ordered = order.ordered[issue.sourceItemId];
-        if (ordered === undefined) {
-          problems.push({ path: `${path}.sourceItemId`, message: 'not a line item of the order' });
-          continue;
-        }
-        const total = (claimed.get(issue.sourceItemId) ?? 0) + issue.quantity;
-        claimed.set(issue.sourceItemId, total);
-        const left = Math.max(0, ordered - (order.claimed[issue.sourceItemId] ?? 0));
-        if (total > left)
-          problems.push({
-            path: `${path}.quantity`,
-            message: `exceeds what is left to claim of item ${issue.sourceItemId}: ${left} of ${ordered} ordered (D39)`,
-          });
-      }
-      if (problems.length > 0) throw refuse.issues(problems);
-    }
-    const claimId = await insertClaim(trx, actor.clientId, {
+    const claimable = await readClaimable(trx, locked.id, locked.lineItemsKnown ? itemIds : []);
+    if (locked.lineItemsKnown) checkClaimable(issues, claimable);
+    return insertClaim(trx, actor.clientId, {
       storeId,
-      orderId: order.id,
+      orderId: locked.id,
       sourceOrderId,
-      policyId: order.policyId,
+      policyId: claimable.policyId,
       claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
-      authorName: order.customerName,
+      authorName: locked.customerName,
       authorEmail: f.email,
       resolutionRequested: f.resolution.desiredMethod,
       claimCategory: f.claimCategory,
@@ -227,8 +180,77 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
         ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
       ],
     });
-    return claimId;
   });
+}
+
+/** One issue of a filed claim, with where it sits in the body (for the refusal's paths). */
+type Issue = TClaimFile['fulfillmentIssues'][number]['issues'][number] & {
+  sourceFulfillmentId: string | null;
+  at: number[];
+};
+
+interface Claimable {
+  policyId: string | null;
+  /** Ordered quantity per line item. */
+  ordered: Record<string, number>;
+  /** Quantity in the order's other claims, refused ones excepted, per item of `itemIds` (D39). */
+  claimed: Record<string, number>;
+}
+
+/**
+ * What a claim on the locked order may ask for, read in a statement of its own so that its
+ * snapshot sees every claim committed before the lock was granted.
+ */
+async function readClaimable(trx: Db, orderId: string, itemIds: readonly string[]): Promise<Claimable> {
+  const result = await sql<Claimable>`
+    select
+      (select p.id from protection_policies p where p.order_id = ${orderId} and p.removed_at is null) as policy_id,
+      coalesce((
+        select json_object_agg(li.source_item_id, li.quantity) from order_line_items li
+        where li.order_id = ${orderId}
+      ), '{}') as ordered,
+      ${
+        itemIds.length > 0
+          ? sql`coalesce((
+              select json_object_agg(t.item_id, t.quantity) from (
+                select ci.item_id, sum(ci.quantity) as quantity
+                from claims c join claim_items ci on ci.claim_id = c.id
+                where c.order_id = ${orderId} and c.deleted_at is null and ci.item_id = any(${itemIds}::text[])
+                  and not ${refusedClaim(sql.ref('c.id'))}
+                group by ci.item_id
+              ) t
+            ), '{}')`
+          : sql`'{}'::json`
+      } as claimed
+  `.execute(trx);
+  return result.rows[0]!;
+}
+
+/**
+ * D23, D39: every item an issue names is a line item of the order, and the quantities asked
+ * per item fit in what is left to claim of it. Refuses with every problem at once.
+ */
+function checkClaimable(issues: readonly Issue[], order: Claimable): void {
+  const problems: { path: string; message: string }[] = [];
+  const asked = new Map<string, number>();
+  for (const issue of issues) {
+    if (!issue.sourceItemId) continue;
+    const path = `body.fulfillmentIssues.${issue.at[0]}.issues.${issue.at[1]}`;
+    const ordered = order.ordered[issue.sourceItemId];
+    if (ordered === undefined) {
+      problems.push({ path: `${path}.sourceItemId`, message: 'not a line item of the order' });
+      continue;
+    }
+    const total = (asked.get(issue.sourceItemId) ?? 0) + issue.quantity;
+    asked.set(issue.sourceItemId, total);
+    const left = Math.max(0, ordered - (order.claimed[issue.sourceItemId] ?? 0));
+    if (total > left)
+      problems.push({
+        path: `${path}.quantity`,
+        message: `exceeds what is left to claim of item ${issue.sourceItemId}: ${left} of ${ordered} ordered (D39)`,
+      });
+  }
+  if (problems.length > 0) throw refuse.issues(problems);
 }
 
 /**

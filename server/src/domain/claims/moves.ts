@@ -79,21 +79,7 @@ async function move(
  */
 export async function approveClaim(db: Db, actor: Actor, claimId: string, body: TClaimApprove): Promise<void> {
   return move(db, actor, claimId, 'APPROVED', null, async (trx, claim) => {
-    const issues = body.resolutions.flatMap((r, i) => {
-      if (r.type !== 'STORE_CREDIT') return [];
-      const path = `body.resolutions.${i}`;
-      if (r.paidCurrency != null && r.paidCurrency !== claim.currency)
-        return [
-          {
-            path: `${path}.paidCurrency`,
-            message: `store credit is issued in the order's currency (${claim.currency})`,
-          },
-        ];
-      if (roundMoney(r.paidValue ?? 0, claim.currency) <= 0)
-        return [{ path: `${path}.paidValue`, message: 'must be greater than 0 for STORE_CREDIT (D36)' }];
-      return [];
-    });
-    if (issues.length > 0) throw refuse.issues(issues);
+    checkStoreCredits(body, claim.currency);
     const settings = body.resolutions.some((r) => r.type === 'STORE_CREDIT')
       ? await resolvedSettings(trx, actor.storeId, actor.clientId)
       : undefined;
@@ -108,43 +94,10 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
         paid: r.paidValue == null ? null : roundMoney(r.paidValue, currency),
       };
     });
-    const col = <T>(f: (r: (typeof resolutions)[number]) => T) => resolutions.map(f);
     const credits = resolutions.flatMap((r) =>
       r.credit ? [{ ...r.credit, resolutionId: r.id, code: storeCreditCode() }] : [],
     );
-    const c = <T>(f: (r: (typeof credits)[number]) => T) => credits.map(f);
-    await sql`
-      with written as (
-        insert into claim_resolutions (
-          id, claim_id, position, user_id, resolution_type, resolution_details, item_id, quantity,
-          paid_value, paid_currency, paid_original_value, include_shipping, shipping_amount,
-          credit_store, claim_state
-        )
-        select r.id, ${claim.id}, r.position, ${actor.clientId}, r.type, r.details, r.item_id, r.quantity,
-          r.paid, r.currency, r.original, coalesce(r.include_shipping, false), r.shipping,
-          r.type = 'STORE_CREDIT', 'APPROVED'
-        from unnest(
-          ${col((r) => r.id)}::text[], ${col((r) => r.position)}::int[], ${col((r) => r.type)}::text[],
-          ${col((r) => r.details ?? null)}::text[], ${col((r) => r.itemId ?? null)}::text[],
-          ${col((r) => r.quantity ?? null)}::int[], ${col((r) => r.paid)}::numeric[],
-          ${col((r) => (r.paidValue == null && r.paidCurrency == null ? null : r.currency))}::text[],
-          ${col((r) => r.paidValue ?? null)}::numeric[], ${col((r) => r.includeShipping ?? null)}::boolean[],
-          ${col((r) => (r.shippingAmount == null ? null : roundMoney(r.shippingAmount, r.currency)))}::numeric[]
-        ) as r (id, position, type, details, item_id, quantity, paid, currency, original, include_shipping, shipping)
-      )
-      insert into claim_store_credits (
-        code, claim_id, resolution_id, credit_value, bonus_value, total_value, bonus, bonus_type,
-        credit_type, credit_currency
-      )
-      select s.code, ${claim.id}, s.resolution_id, s.credit, s.bonus_value, s.total, s.bonus, s.bonus_type,
-        s.credit_type, s.currency
-      from unnest(
-        ${c((s) => s.code)}::text[], ${c((s) => s.resolutionId)}::text[],
-        ${c((s) => String(s.creditValue))}::numeric[], ${c((s) => String(s.bonusValue))}::numeric[],
-        ${c((s) => String(s.totalValue))}::numeric[], ${c((s) => String(s.bonus))}::numeric[],
-        ${c((s) => s.bonusType)}::text[], ${c((s) => s.creditType)}::text[], ${c((s) => s.currency)}::text[]
-      ) as s (code, resolution_id, credit, bonus_value, total, bonus, bonus_type, credit_type, currency)
-    `.execute(trx);
+    await writeResolutions(trx, claim.id, actor.clientId, resolutions, credits);
     await recordEvent(trx, {
       storeId: actor.storeId,
       topic: 'claim/approved',
@@ -162,6 +115,74 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
       storeCreditCodes: credits.map((s) => s.code),
     });
   });
+}
+
+/** D26, D36: store credit is issued in the order's currency, and is more than 0. */
+function checkStoreCredits(body: TClaimApprove, currency: string): void {
+  const issues = body.resolutions.flatMap((r, i) => {
+    if (r.type !== 'STORE_CREDIT') return [];
+    const path = `body.resolutions.${i}`;
+    if (r.paidCurrency != null && r.paidCurrency !== currency)
+      return [
+        { path: `${path}.paidCurrency`, message: `store credit is issued in the order's currency (${currency})` },
+      ];
+    if (roundMoney(r.paidValue ?? 0, currency) <= 0)
+      return [{ path: `${path}.paidValue`, message: 'must be greater than 0 for STORE_CREDIT (D36)' }];
+    return [];
+  });
+  if (issues.length > 0) throw refuse.issues(issues);
+}
+
+type Resolution = TClaimApprove['resolutions'][number] & {
+  id: string;
+  position: number;
+  currency: string;
+  paid: number | null;
+};
+type Credit = ReturnType<typeof storeCredit> & { resolutionId: string; code: string };
+
+/** An approval's resolutions and store credits, in one statement. */
+async function writeResolutions(
+  trx: Db,
+  claimId: string,
+  clientId: string,
+  resolutions: readonly Resolution[],
+  credits: readonly Credit[],
+): Promise<void> {
+  const col = <T>(f: (r: Resolution) => T) => resolutions.map(f);
+  const c = <T>(f: (r: Credit) => T) => credits.map(f);
+  await sql`
+    with written as (
+      insert into claim_resolutions (
+        id, claim_id, position, user_id, resolution_type, resolution_details, item_id, quantity,
+        paid_value, paid_currency, paid_original_value, include_shipping, shipping_amount,
+        credit_store, claim_state
+      )
+      select r.id, ${claimId}, r.position, ${clientId}, r.type, r.details, r.item_id, r.quantity,
+        r.paid, r.currency, r.original, coalesce(r.include_shipping, false), r.shipping,
+        r.type = 'STORE_CREDIT', 'APPROVED'
+      from unnest(
+        ${col((r) => r.id)}::text[], ${col((r) => r.position)}::int[], ${col((r) => r.type)}::text[],
+        ${col((r) => r.details ?? null)}::text[], ${col((r) => r.itemId ?? null)}::text[],
+        ${col((r) => r.quantity ?? null)}::int[], ${col((r) => r.paid)}::numeric[],
+        ${col((r) => (r.paidValue == null && r.paidCurrency == null ? null : r.currency))}::text[],
+        ${col((r) => r.paidValue ?? null)}::numeric[], ${col((r) => r.includeShipping ?? null)}::boolean[],
+        ${col((r) => (r.shippingAmount == null ? null : roundMoney(r.shippingAmount, r.currency)))}::numeric[]
+      ) as r (id, position, type, details, item_id, quantity, paid, currency, original, include_shipping, shipping)
+    )
+    insert into claim_store_credits (
+      code, claim_id, resolution_id, credit_value, bonus_value, total_value, bonus, bonus_type,
+      credit_type, credit_currency
+    )
+    select s.code, ${claimId}, s.resolution_id, s.credit, s.bonus_value, s.total, s.bonus, s.bonus_type,
+      s.credit_type, s.currency
+    from unnest(
+      ${c((s) => s.code)}::text[], ${c((s) => s.resolutionId)}::text[],
+      ${c((s) => String(s.creditValue))}::numeric[], ${c((s) => String(s.bonusValue))}::numeric[],
+      ${c((s) => String(s.totalValue))}::numeric[], ${c((s) => String(s.bonus))}::numeric[],
+      ${c((s) => s.bonusType)}::text[], ${c((s) => s.creditType)}::text[], ${c((s) => s.currency)}::text[]
+    ) as s (code, resolution_id, credit, bonus_value, total, bonus, bonus_type, credit_type, currency)
+  `.execute(trx);
 }
 
 /** `POST /v1/claims/:claimId/deny` (D22, D36): moves the claim to `DENIED` and records `claim/denied`. */

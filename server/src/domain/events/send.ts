@@ -115,17 +115,6 @@ export function sendWebhook(options: SendOptions): Promise<AttemptResult> {
   const attemptedAt = new Date();
   const started = performance.now();
   const raw = wireBody(options.event);
-  const timestamp = Math.floor(Date.now() / 1000);
-  const headers = {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(raw)),
-    'user-agent': WEBHOOK_USER_AGENT,
-    [WEBHOOK_HEADERS.secret]: options.secrets[0]!,
-    [WEBHOOK_HEADERS.id]: options.event.id,
-    [WEBHOOK_HEADERS.topic]: options.event.topic,
-    [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-    [WEBHOOK_HEADERS.signature]: signatureHeader(options.secrets, options.event.id, timestamp, raw),
-  };
   const result = (partial: Partial<AttemptResult> & Pick<AttemptResult, 'error'>): AttemptResult => ({
     attemptedAt,
     durationMs: Math.round(performance.now() - started),
@@ -134,19 +123,10 @@ export function sendWebhook(options: SendOptions): Promise<AttemptResult> {
     retryAfterS: null,
     ...partial,
   });
-
-  let url: URL;
-  try {
-    url = new URL(options.url);
-  } catch {
-    return Promise.resolve(result({ error: 'invalid webhook URL' }));
-  }
-  const agent = url.protocol === 'http:' || url.protocol === 'https:' ? agents[url.protocol] : undefined;
-  if (!agent) return Promise.resolve(result({ error: 'webhook URL must be http or https' }));
-  const literal = url.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && isIP(literal) !== 0 && isNonPublicAddress(literal)) {
-    return Promise.resolve(result({ error: 'webhook URL points at a non-public address' }));
-  }
+  const target = targetOf(options);
+  if (typeof target === 'string') return Promise.resolve(result({ error: target }));
+  const { url, agent } = target;
+  const headers = signedHeaders(options, raw);
 
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
@@ -167,31 +147,69 @@ export function sendWebhook(options: SendOptions): Promise<AttemptResult> {
       request.destroy();
     }, options.timeoutMs);
     request.on('error', (err: NodeJS.ErrnoException) => finish(result({ error: describeError(err) })));
-    request.on('response', (res) => {
-      const statusCode = res.statusCode ?? 0;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = () => {
-        const answer = Buffer.concat(chunks);
-        const response = answer.length > 0 ? answer.subarray(0, EXCERPT_BYTES).toString('utf8') : null;
-        let error: string | null = null;
-        if (statusCode >= 300 && statusCode < 400) error = `answered ${statusCode}; redirects are not followed`;
-        else if (statusCode < 200 || statusCode >= 300) error = `answered ${statusCode}`;
-        const retryAfterS = statusCode === 429 ? parseRetryAfter(res.headers['retry-after']) : null;
-        finish(result({ statusCode, error, response, retryAfterS }));
-        if (size >= MAX_ANSWER_BYTES) res.destroy();
-      };
-      res.on('data', (chunk: Buffer) => {
-        if (size >= MAX_ANSWER_BYTES) return;
-        chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
-        size += chunk.length;
-        if (size >= MAX_ANSWER_BYTES) done();
-      });
-      res.on('end', done);
-      res.on('error', (err) => finish(result({ statusCode, error: describeError(err) })));
-    });
+    request.on('response', (res) => readAnswer(res, (answer) => finish(result(answer))));
     request.end(raw);
   });
+}
+
+/** The headers of one attempt: the event's id and topic, a fresh timestamp and its signatures (D32, D34). */
+function signedHeaders(options: SendOptions, raw: string): Record<string, string> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  return {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(raw)),
+    'user-agent': WEBHOOK_USER_AGENT,
+    [WEBHOOK_HEADERS.secret]: options.secrets[0]!,
+    [WEBHOOK_HEADERS.id]: options.event.id,
+    [WEBHOOK_HEADERS.topic]: options.event.topic,
+    [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+    [WEBHOOK_HEADERS.signature]: signatureHeader(options.secrets, options.event.id, timestamp, raw),
+  };
+}
+
+/** Where an attempt goes, or why it cannot go: an http(s) URL whose literal address is public unless allowed. */
+function targetOf(options: SendOptions): { url: URL; agent: http.Agent } | string {
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    return 'invalid webhook URL';
+  }
+  const agent = url.protocol === 'http:' || url.protocol === 'https:' ? agents[url.protocol] : undefined;
+  if (!agent) return 'webhook URL must be http or https';
+  const literal = url.hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && isIP(literal) !== 0 && isNonPublicAddress(literal)) {
+    return 'webhook URL points at a non-public address';
+  }
+  return { url, agent };
+}
+
+/** Reads at most MAX_ANSWER_BYTES of an answer and reports it as an attempt's outcome. */
+function readAnswer(
+  res: http.IncomingMessage,
+  report: (answer: Partial<AttemptResult> & Pick<AttemptResult, 'error'>) => void,
+): void {
+  const statusCode = res.statusCode ?? 0;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const done = () => {
+    const answer = Buffer.concat(chunks);
+    const response = answer.length > 0 ? answer.subarray(0, EXCERPT_BYTES).toString('utf8') : null;
+    let error: string | null = null;
+    if (statusCode >= 300 && statusCode < 400) error = `answered ${statusCode}; redirects are not followed`;
+    else if (statusCode < 200 || statusCode >= 300) error = `answered ${statusCode}`;
+    const retryAfterS = statusCode === 429 ? parseRetryAfter(res.headers['retry-after']) : null;
+    report({ statusCode, error, response, retryAfterS });
+    if (size >= MAX_ANSWER_BYTES) res.destroy();
+  };
+  res.on('data', (chunk: Buffer) => {
+    if (size >= MAX_ANSWER_BYTES) return;
+    chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
+    size += chunk.length;
+    if (size >= MAX_ANSWER_BYTES) done();
+  });
+  res.on('end', done);
+  res.on('error', (err) => report({ statusCode, error: describeError(err) }));
 }
 
 function describeError(err: NodeJS.ErrnoException): string {
