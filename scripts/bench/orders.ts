@@ -89,6 +89,15 @@ export async function benchOrders(): Promise<Measured[]> {
           write('PUT new order, 10 conns', token, 10, 'c10'),
           write('PUT new order, 50 conns', token, 50, 'c50'),
           write('PUT new order, 200 conns', token, 200, 'c200'),
+          {
+            name: 'node:http + one pg upsert, 200 conns',
+            url: `http://127.0.0.1:${barePort}/v1/orders/raw200-[<id>]`,
+            method: 'PUT',
+            headers: { 'content-type': 'application/json' },
+            body,
+            idReplacement: true,
+            connections: 200,
+          },
         ])),
       );
       rows.push(
@@ -113,8 +122,9 @@ export async function benchOrders(): Promise<Measured[]> {
     process.stdout.write(
       `PUT order at 10 / 50 / 200 connections: ${r(2).toFixed(0)} / ${r(3).toFixed(0)} / ${r(4).toFixed(0)} req/s (goal: 200 > 50)\n`,
     );
-    process.stdout.write(`PUT order, subscribed / not: ${(r(5) / r(6)).toFixed(2)} (goal >= 0.8)\n`);
-    process.stdout.write(`GET order / GET settings: ${(r(7) / r(8)).toFixed(2)}\n`);
+    process.stdout.write(`node:http + upsert at 50 / 200 connections: ${r(1).toFixed(0)} / ${r(5).toFixed(0)} req/s\n`);
+    process.stdout.write(`PUT order, subscribed / not: ${(r(6) / r(7)).toFixed(2)} (goal >= 0.8)\n`);
+    process.stdout.write(`GET order / GET settings: ${(r(8) / r(9)).toFixed(2)}\n`);
     return rows;
   } finally {
     await db.destroy();
