@@ -17,6 +17,7 @@ import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
 import { health } from './http/health';
 import { IdempotencySweeper, idempotency } from './http/idempotency';
+import { leanJson } from './http/json-response';
 import { PublicReadCache } from './http/public-cache';
 import { RateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
@@ -57,6 +58,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   // Flat query strings only: `a[b]=1` stays a literal key, repeated keys become arrays (400).
   app.set('query parser', 'simple');
+  leanJson(app);
 
   const metrics = deps.metrics ?? new ServiceMetrics(deps.db);
   const auth: AuthServices = {
