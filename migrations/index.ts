@@ -6,6 +6,7 @@ import * as commerce from './20261122010000-commerce';
 import * as partner from './20261122020000-partner';
 import * as claims from './20261122030000-claims';
 import * as claimsUpdatedSince from './20261123000000-claims-updated-since';
+import * as claimLinks from './20261124010000-claim-links';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '20261122020000-partner': partner,
   '20261122030000-claims': claims,
   '20261123000000-claims-updated-since': claimsUpdatedSince,
+  '20261124010000-claim-links': claimLinks,
 };

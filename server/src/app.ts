@@ -22,6 +22,7 @@ import { RateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { unmatched } from './http/unmatched';
 import { ServiceMetrics } from './metrics';
+import { PAGE_ROUTES, pages } from './pages/index';
 import { mountedRoutes } from './routes/index';
 import { oauthValidationError } from './routes/oauth';
 
@@ -75,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
   const routes = mountedRoutes({ ...deps, publicCache, pricingCache, auth });
   const idempotencySweeper = new IdempotencySweeper(deps.db);
-  const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
+  const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES, ...PAGE_ROUTES]);
 
   app.use(requestId);
   app.use(accessLog(log, new Set(OPERATIONAL_ROUTES.map((r) => r.path))));
@@ -94,6 +95,8 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
   app.use(refuseNulInUrl);
+  // D40, D41: the pages read their own form bodies, so they come before the API's parsers.
+  app.use(pages({ ...deps, publicCache, pricingCache, auth }));
   app.use(bodyParsers(OAUTH_PATHS));
 
   const implementation: Record<string, Record<string, unknown>> = {};
