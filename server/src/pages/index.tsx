@@ -30,12 +30,12 @@ export function pages(ctx: RouteContext): Router {
   const router = Router();
   const sessions = new PageSessions(ctx.db, ctx.config.secretKey, ctx.config.publicBaseUrl);
   const links = claimLinks(ctx.config.secretKey, ctx.config.publicBaseUrl);
-  const patterns = PAGE_ROUTES.map((r) => ({ ...r, regex: compilePaths([r])[0]!.regex }));
+  const patterns = PAGE_ROUTES.map((r) => ({ path: r.path, regex: compilePaths([r])[0]!.regex }));
 
-  // The access log and the metrics label a page by its template, never by its path (D41).
+  // The access log and the metrics label a page by its template, never by its path (D41),
+  // whatever the method: a PUT to a claim link (405) carries the link too.
   router.use((req, res, next) => {
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
-    const route = patterns.find((p) => p.method === method && p.regex.test(req.path));
+    const route = patterns.find((p) => p.regex.test(req.path));
     if (route) res.locals.pageRoute = route.path;
     next();
   });
