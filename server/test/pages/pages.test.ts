@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { migrations } from '@protection-service/migrations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger';
 import { claimStore } from '../harness/claims';
@@ -294,6 +295,40 @@ describe('pages over HTTP (D40, D41)', () => {
     const ok = await b.fetch(`${path}/messages`, { form: { csrf, message: 'x'.repeat(5000) } });
     expect(ok.status).toBe(303);
     expect(ok.headers.get('location')).toBe(`${path}#messages-title`);
+  });
+
+  it('limits the form to 10 messages a minute per link, on the page (D41)', async () => {
+    const s = await claimStore(server, 'pages-limit');
+    await s.putOrder('o-1');
+    const claimId = await s.fileId('o-1');
+    const { viewClaimUrl } = (await (await s.get(`/v1/claims/${claimId}`)).json()) as { viewClaimUrl: string };
+    const path = new URL(viewClaimUrl).pathname;
+    const b = browser(server);
+    const csrf = field(await (await b.fetch(path)).text(), 'csrf')!;
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++)
+      statuses.push((await b.fetch(`${path}/messages`, { form: { csrf, message: `m${i}` } })).status);
+    expect(statuses).toEqual([...Array(10).fill(303), 429]);
+    const messages = await server.db.selectFrom('claimMessages').select('id').where('claimId', '=', claimId).execute();
+    expect(messages).toHaveLength(10);
+  });
+
+  it('gives claims filed before the links existed a link of their own (migration)', async () => {
+    const s = await claimStore(server, 'pages-migration');
+    await s.putOrder('o-1');
+    await s.putOrder('o-2');
+    const ids = [await s.fileId('o-1'), await s.fileId('o-2')];
+    const migration = migrations['20261124010000-claim-links']!;
+    // Back to the schema before links, then forward: the rows that exist get their links.
+    await migration.down!(server.db);
+    await migration.up(server.db);
+    const rows = await server.db.selectFrom('claims').select(['id', 'linkId']).where('id', 'in', ids).execute();
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((r) => r.linkId)).size).toBe(2);
+    for (const id of ids) {
+      const { viewClaimUrl } = (await (await s.get(`/v1/claims/${id}`)).json()) as { viewClaimUrl: string };
+      expect((await server.request(new URL(viewClaimUrl).pathname)).status).toBe(200);
+    }
   });
 
   it('logs a claim page by its template, never its link', async () => {
