@@ -1,3 +1,6 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import { normalizeScope, SCOPE_DESCRIPTIONS, type Scope, type TConsentPreview } from '@protection-service/contract';
 import express, { type Request, type Response, Router } from 'express';
 import { storesOfUser } from '../domain/auth/browser-sessions';

@@ -1,3 +1,6 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import type { TClaimState, TResolutionType } from '@protection-service/contract';
 import express, { type Request, type Response, Router } from 'express';
 import {

@@ -1,3 +1,6 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import { readFileSync } from 'node:fs';
 import { type ErrorRequestHandler, Router } from 'express';
 import { claimLinks } from '../domain/claims/links';
