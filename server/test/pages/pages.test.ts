@@ -331,7 +331,12 @@ describe('pages over HTTP (D40, D41)', () => {
     }
   });
 
-  it('logs a claim page by its template, never its link', async () => {
+  it('logs and counts a claim page by its template, never its link', async () => {
+    const figures = await server.metrics.registry.metrics();
+    expect(figures).toMatch(/http_requests_total\{[^}]*route="\/claims\/view\/:token"[^}]*\} \d+/);
+    expect(figures).toMatch(/route="\/v1\/oauth\/authorize\/sign-in"/);
+    expect(figures).toMatch(/rate_limit_refusals_total\{limit="claimMessages"\} 1/);
+    expect(figures).not.toMatch(/\/claims\/view\/[0-9a-f]{64}/);
     expect(lines).toContain('"path":"/claims/view/:token"');
     expect(lines).not.toMatch(/\/claims\/view\/[0-9a-f]{64}/);
     expect(lines).not.toMatch(/code_challenge|st-1/);
