@@ -22,6 +22,7 @@ export const AUTHORIZE_PATH = '/v1/oauth/authorize';
 export const SIGN_IN_PATH = '/v1/oauth/authorize/sign-in';
 export const SIGN_OUT_PATH = '/v1/oauth/authorize/sign-out';
 export const CONSENT_PATH = '/v1/oauth/authorize/consent';
+export const STORE_PATH = '/v1/oauth/authorize/store';
 
 /** RFC 7636 §4.2: the S256 challenge is BASE64URL(SHA-256), 43 characters; 43-128 allowed. */
 const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -207,8 +208,8 @@ function StoreChoicePage(props: {
     <Layout title="Choose a store" aside={<SignOut session={props.session} back={props.request.params} />}>
       <section class="card" aria-labelledby="title">
         <h1 id="title">Install {props.request.appName} on which store?</h1>
-        <form method="get" action={AUTHORIZE_PATH} class="stack">
-          <Hidden values={params} />
+        <form method="post" action={STORE_PATH} class="stack">
+          <Hidden values={{ ...params, csrf: props.session.csrf }} />
           <fieldset>
             <legend>Your stores</legend>
             {props.stores.map((s, i) => (
@@ -408,6 +409,22 @@ export function authorizePages(ctx: RouteContext, sessions: PageSessions): Route
       await sessions.signOut(res, session!);
       const back = new URLSearchParams(single(body.continue) ?? '');
       redirect(res, `${AUTHORIZE_PATH}?${back}`);
+    }),
+  );
+
+  // The store choice: back to the request with the chosen store, which consent checks (D7).
+  router.post(
+    STORE_PATH,
+    form,
+    wrap(async (req, res) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const session = await sessions.read(req);
+      if (!sessions.csrfMatches(session, body.csrf)) return forbidden(res);
+      const { csrf: _csrf, ...fields } = body;
+      const parsed = await parseRequest(ctx, fields);
+      if (parsed.kind === 'page') return sendPage(res, 400, <ErrorPage message={parsed.message} />);
+      if (parsed.kind === 'redirect') return redirect(res, parsed.location);
+      redirect(res, authorizeUrl(parsed.request.params));
     }),
   );
 

@@ -7,7 +7,7 @@ import { claimLinks } from '../domain/claims/links';
 import { describeError, HttpError } from '../http/errors';
 import { compilePaths } from '../http/unmatched';
 import type { RouteContext } from '../routes/context';
-import { AUTHORIZE_PATH, authorizePages, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './authorize';
+import { AUTHORIZE_PATH, authorizePages, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH } from './authorize';
 import { CLAIM_MESSAGE_PATH, CLAIM_PAGE_PATH, claimPages } from './claim';
 import { MessagePage, pageHeaders, STYLESHEET_PATH, sendPage } from './html';
 import { PageSessions } from './session';
@@ -21,6 +21,7 @@ export const PAGE_ROUTES = [
   { method: 'GET', path: AUTHORIZE_PATH },
   { method: 'POST', path: SIGN_IN_PATH },
   { method: 'POST', path: SIGN_OUT_PATH },
+  { method: 'POST', path: STORE_PATH },
   { method: 'POST', path: CONSENT_PATH },
   { method: 'GET', path: CLAIM_PAGE_PATH },
   { method: 'POST', path: CLAIM_MESSAGE_PATH },

@@ -53,7 +53,12 @@ export async function expectAccessible(browser: Browser, page: Page, label: stri
       (globalThis as unknown as { axe: { run(o: object): Promise<unknown> } }).axe.run({
         runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
       }),
-    )) as { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] };
+    )) as {
+      passes: unknown[];
+      violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+    };
+    // axe ran on the document (and its stylesheet: the contrast rules need it).
+    expect(results.passes.length, `axe on ${label}`).toBeGreaterThan(10);
     const serious = results.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
@@ -77,4 +82,10 @@ export async function screenshots(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
   }
   if (before) await page.setViewportSize(before);
+}
+
+/** D40, D41: every form of the page carries the session's CSRF token. */
+export async function expectFormsCarryCsrf(page: Page): Promise<void> {
+  expect(await page.locator('form').count()).toBeGreaterThan(0);
+  expect(await page.locator('form:not(:has(input[type="hidden"][name="csrf"]))').count()).toBe(0);
 }

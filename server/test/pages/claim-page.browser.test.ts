@@ -5,7 +5,7 @@ import { CLAIM_TEST_SCOPES, claimBody, orderBody } from '../harness/claims';
 import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
 import type { TestServer } from '../harness/server';
 import { type DeliveryRig, type Receiver, signatureOf, startDeliveryRig } from '../harness/webhooks';
-import { CHROMIUM, expectAccessible, launchChromium, NO_CHROMIUM, screenshots } from './browser';
+import { CHROMIUM, expectAccessible, expectFormsCarryCsrf, launchChromium, NO_CHROMIUM, screenshots } from './browser';
 
 /**
  * D41 in headless Chromium: the shopper follows the claim's `viewClaimUrl`, reads the claim
@@ -109,6 +109,7 @@ describe.skipIf(!CHROMIUM)("the shopper's claim page in headless Chromium (D41)"
       expect(main).not.toContain(claimId);
       await screenshots(page, 'claim');
       await expectAccessible(browser, page, 'claim page');
+      await expectFormsCarryCsrf(page);
 
       const text = 'Yes, the box was crushed on one corner.\nPhotos are on their way.';
       await page.getByLabel('Message', { exact: true }).fill(text);

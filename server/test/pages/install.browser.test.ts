@@ -5,7 +5,7 @@ import { createUser } from '../../src/domain/identity/users';
 import { bearer, createApp, createOwner, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 import { type Receiver, startReceiver } from '../harness/webhooks';
-import { CHROMIUM, expectAccessible, launchChromium, NO_CHROMIUM, screenshots } from './browser';
+import { CHROMIUM, expectAccessible, expectFormsCarryCsrf, launchChromium, NO_CHROMIUM, screenshots } from './browser';
 
 /**
  * D40 in headless Chromium: a partner installs its app with nothing but standard OAuth — a
@@ -90,6 +90,7 @@ describe.skipIf(!CHROMIUM)('the install consent flow in headless Chromium (D40)'
       expect(first!.status()).toBe(200);
       await screenshots(page, 'install-sign-in');
       await expectAccessible(browser, page, 'sign-in');
+      await expectFormsCarryCsrf(page);
       await signIn(page, { email: owner.user.email, password: owner.password });
 
       await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Install Parcel Guard?');
@@ -100,6 +101,7 @@ describe.skipIf(!CHROMIUM)('the install consent flow in headless Chromium (D40)'
       expect(text).not.toContain('store:read'); // requested by the app, not by this request
       await screenshots(page, 'install-consent');
       await expectAccessible(browser, page, 'consent');
+      await expectFormsCarryCsrf(page);
 
       await page.getByRole('button', { name: 'Install' }).click();
       await page.waitForURL((u) => u.href.startsWith(callback));
@@ -143,6 +145,7 @@ describe.skipIf(!CHROMIUM)('the install consent flow in headless Chromium (D40)'
         .toBe('Install Parcel Guard on which store?');
       await screenshots(page, 'install-store-choice');
       await expectAccessible(browser, page, 'store choice');
+      await expectFormsCarryCsrf(page);
       await page.getByLabel(/Beta Bikes/).check();
       await page.getByRole('button', { name: 'Continue' }).click();
       await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Install Parcel Guard?');
