@@ -9,7 +9,7 @@ import { compilePaths } from '../http/unmatched';
 import type { RouteContext } from '../routes/context';
 import { AUTHORIZE_PATH, authorizePages, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH } from './authorize';
 import { CLAIM_MESSAGE_PATH, CLAIM_PAGE_PATH, claimPages } from './claim';
-import { MessagePage, pageHeaders, STYLESHEET_PATH, sendPage } from './html';
+import { MessagePage, STYLESHEET_PATH, sendPage } from './html';
 import { PageSessions } from './session';
 
 /**
@@ -66,7 +66,6 @@ const pageErrors: ErrorRequestHandler = (err, req, res, next) => {
         ? err.status
         : 500;
   if (status === 500) res.locals.error = describeError(err);
-  pageHeaders(res);
   sendPage(
     res,
     status,

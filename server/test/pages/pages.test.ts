@@ -209,6 +209,17 @@ describe('pages over HTTP (D40, D41)', () => {
     expect(await replay.text()).toContain('Sign in to install Test App');
   });
 
+  it('answers a form body too large for the page with a page, not JSON', async () => {
+    const res = await server.request('/v1/oauth/authorize/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `csrf=x&email=${'a'.repeat(20_000)}`,
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+  });
+
   it('counts page sign-ins with POST /v1/auth/login per address (D4, D8): 429 past the limit', async () => {
     const b = browser(server);
     const html = await (await b.fetch(authorize(goodParams()))).text();

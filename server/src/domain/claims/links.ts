@@ -75,11 +75,10 @@ interface LinkedClaim {
 
 async function findLinkedClaim(db: Db, linkId: string): Promise<LinkedClaim | undefined> {
   return db
-    .selectFrom('claims as c')
-    .innerJoin('orders as o', 'o.id', 'c.orderId')
-    .select(['c.id', 'c.storeId', 'c.authorEmail'])
-    .where('c.linkId', '=', linkId)
-    .where('c.deletedAt', 'is', null)
+    .selectFrom('claims')
+    .select(['id', 'storeId', 'authorEmail'])
+    .where('linkId', '=', linkId)
+    .where('deletedAt', 'is', null)
     .executeTakeFirst();
 }
 
@@ -154,22 +153,13 @@ export const SHOPPER_MESSAGE_MAX = 5000;
 
 /**
  * The shopper's message (D41): a D25 message with `senderType` `customer` and the claimant's
- * e-mail as author, in the same transaction as its `message/created` event. Undefined when
- * the link opens no claim; the claim id is returned for the caller's rate-limit key only.
+ * e-mail as author, in the same transaction as its `message/created` event. False when the
+ * link opens no claim.
  */
-export async function postShopperMessage(
-  db: Db,
-  linkId: string,
-  message: string,
-): Promise<{ claimId: string } | undefined> {
+export async function postShopperMessage(db: Db, linkId: string, message: string): Promise<boolean> {
   const claim = await findLinkedClaim(db, linkId);
-  if (!claim) return undefined;
-  const posted = await postMessage(db, claim.storeId, claim.id, {
-    message,
-    senderType: 'customer',
-    authorName: claim.authorEmail,
-  });
-  return posted ? { claimId: claim.id } : undefined;
+  if (!claim) return false;
+  return postMessage(db, claim.storeId, claim.id, { message, senderType: 'customer', authorName: claim.authorEmail });
 }
 
 /** The claim a link opens, for the caller's rate-limit key (D41); never shown. */
