@@ -6,7 +6,9 @@ import * as commerce from './20261122010000-commerce';
 import * as partner from './20261122020000-partner';
 import * as claims from './20261122030000-claims';
 import * as claimsUpdatedSince from './20261123000000-claims-updated-since';
+import * as deliveryOutbox from './20261124000000-delivery-outbox';
 import * as claimLinks from './20261124010000-claim-links';
+import * as mail from './20261124020000-mail';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -20,5 +22,7 @@ export const migrations: Record<string, Migration> = {
   '20261122020000-partner': partner,
   '20261122030000-claims': claims,
   '20261123000000-claims-updated-since': claimsUpdatedSince,
+  '20261124000000-delivery-outbox': deliveryOutbox,
   '20261124010000-claim-links': claimLinks,
+  '20261124020000-mail': mail,
 };

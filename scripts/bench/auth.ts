@@ -1,72 +1,95 @@
 /**
- * Authentication costs, measured in one run against one server process:
- * - GET /v2/settings with an access token (signature check + in-memory revocation check, no
- *   database round trip for the token, one query for the settings) next to the cached
- *   public read (no token, no query);
+ * Authenticated reads, in one run against the service:
+ * - GET /v2/settings with an access token (signature check, revocation check, rate limit,
+ *   scopes, the per-store cached answer) against a plain Express 4 route answering the same
+ *   bytes (scripts/bench/serve-express.ts). Goal: at least 0.6.
+ * - The same read with production logging on (LOG_LEVEL=info, a JSON line per request).
  * - POST /v1/oauth/token, client-credentials grant (client secret digest compare, the
  *   installation lookup, signing).
  */
 import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
+import { freePort } from '../../server/src/free-port';
 import { benchInstallation } from './install';
-import { benchDatabase, compare, type Measured, printTable, startService, stopProcess, type Target } from './lib';
+import {
+  benchDatabase,
+  compare,
+  type Measured,
+  printTable,
+  startProcess,
+  startService,
+  stopProcess,
+  type Target,
+} from './lib';
 
 export async function benchAuth(): Promise<Measured[]> {
   const database = await benchDatabase();
   const db = createDb(database.url);
   const secret = randomBytes(32);
+  const children: Awaited<ReturnType<typeof startProcess>>[] = [];
   try {
     await migrateToLatest(db);
     const installed = await benchInstallation(db, secret, 'auth', ['store:read']);
-    const domain = installed.store.domain;
-    const service = await startService(database.url, secret);
-    const server = service.child;
-    const base = service.base;
-    const token = installed.tokenFor(base);
-    const rows: Measured[] = [];
-    try {
-      const publicPath = `/v1/quote/insurance?store_url=${domain}`;
-      const check = await fetch(`${base}/v2/settings`, { headers: { authorization: `Bearer ${token}` } });
-      if (check.status !== 200) throw new Error(`GET /v2/settings answered ${check.status}`);
-      await fetch(`${base}${publicPath}`);
-      const targets: Target[] = [
-        {
-          name: 'GET /v2/settings (access token)',
-          url: `${base}/v2/settings`,
-          headers: { authorization: `Bearer ${token}` },
-        },
-        { name: 'GET /v1/quote/insurance (public, cached)', url: `${base}${publicPath}` },
-      ];
-      const tokenBody = JSON.stringify({
-        grant_type: 'client_credentials',
-        client_id: installed.clientId,
-        client_secret: installed.clientSecret,
-        store_id: installed.store.id,
-      });
-      const probe = await fetch(`${base}/v1/oauth/token`, {
+    const silent = await startService(database.url, secret);
+    children.push(silent.child);
+    const logging = await startService(database.url, secret, { BENCH_LOG_LEVEL: 'info' });
+    children.push(logging.child);
+    const settings = (base: string) => ({
+      url: `${base}/v2/settings`,
+      headers: { authorization: `Bearer ${installed.tokenFor(base)}` },
+    });
+
+    const sample = await fetch(settings(silent.base).url, { headers: settings(silent.base).headers });
+    if (sample.status !== 200) throw new Error(`GET /v2/settings answered ${sample.status}`);
+    const headers: Record<string, string> = {};
+    sample.headers.forEach((value, name) => {
+      if (!['date', 'connection', 'keep-alive', 'content-length'].includes(name)) headers[name] = value;
+    });
+    const expressPort = await freePort();
+    children.push(
+      await startProcess('scripts/bench/serve-express.ts', {
+        PORT: String(expressPort),
+        BENCH_PATH: '/v2/settings',
+        BENCH_BODY: await sample.text(),
+        BENCH_HEADERS: JSON.stringify(headers),
+      }),
+    );
+
+    const targets: Target[] = [
+      { name: 'GET /v2/settings (access token)', ...settings(silent.base) },
+      { name: 'plain Express 4 route, same bytes', url: `http://127.0.0.1:${expressPort}/v2/settings` },
+      { name: 'GET /v2/settings, LOG_LEVEL=info', ...settings(logging.base) },
+    ];
+    const tokenBody = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: installed.clientId,
+      client_secret: installed.clientSecret,
+      store_id: installed.store.id,
+    });
+    const probe = await fetch(`${silent.base}/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: tokenBody,
+    });
+    if (probe.status === 200) {
+      targets.push({
+        name: 'POST /v1/oauth/token (client credentials)',
+        url: `${silent.base}/v1/oauth/token`,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: tokenBody,
       });
-      if (probe.status === 200) {
-        targets.push({
-          name: 'POST /v1/oauth/token (client credentials)',
-          url: `${base}/v1/oauth/token`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: tokenBody,
-        });
-      } else {
-        process.stdout.write(`POST /v1/oauth/token answered ${probe.status}: not measured\n`);
-      }
-      rows.push(...(await compare(targets)));
-    } finally {
-      await stopProcess(server);
+    } else {
+      process.stdout.write(`POST /v1/oauth/token answered ${probe.status}: not measured\n`);
     }
+    const rows = await compare(targets);
     printTable(rows);
+    process.stdout.write(`settings / plain Express: ${(rows[0]!.rps / rows[1]!.rps).toFixed(2)} (goal >= 0.6)\n`);
+    process.stdout.write(`settings with LOG_LEVEL=info / plain Express: ${(rows[2]!.rps / rows[1]!.rps).toFixed(2)}\n`);
     return rows;
   } finally {
+    for (const child of children) await stopProcess(child);
     await db.destroy();
     await database.stop();
   }

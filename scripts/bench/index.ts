@@ -12,10 +12,10 @@ import { benchWebhooks } from './webhooks';
 
 const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
   ['public-read', 'public read (shopper widget) against a bare node:http server', benchPublicRead],
-  ['auth', 'authenticated read and token endpoint against the public read', benchAuth],
+  ['auth', 'authenticated read against a plain Express route; the token endpoint', benchAuth],
   ['partner', 'partner surface: quote, cohort read, invalidation across two processes', benchPartner],
   ['webhooks', 'webhook delivery against a plain fetch loop', benchWebhooks],
-  ['orders', 'order writes against a raw pg upsert loop; order read against the settings read', benchOrders],
+  ['orders', 'order writes against node:http + one upsert, by concurrency and with a subscriber', benchOrders],
   ['claims', 'claims list: first page against a page after 900,000 claims; claim filing', benchClaims],
   ['concurrency', 'authenticated read through pnpm start: WEB_CONCURRENCY=2 against 1', benchConcurrency],
 ];

@@ -34,15 +34,34 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
   };
 }
 
+/**
+ * `BENCH_PROFILE=1 pnpm bench …`: every process the benchmark starts writes a V8 CPU profile
+ * under `.tmp/profiles/<script>-<time>/` when it exits; `pnpm bench:profile` prints where its
+ * time went.
+ */
+export const PROFILE_DIR = path.join(ROOT, '.tmp', 'profiles');
+const profiling = process.env.BENCH_PROFILE === '1';
+
 /** Starts a node process with the tsx loader and waits until it prints `ready` (or the given line). */
 export async function startProcess(script: string, env: NodeJS.ProcessEnv, ready = 'ready'): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env } });
+  const name = path.basename(script, '.ts');
+  // One folder per process: the loader's thread writes a profile of its own beside the main one.
+  const profile = profiling ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, `${name}-${Date.now()}`)}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d) => {
+    const onData = (d: Buffer) => {
       out += d;
-      if (out.includes(ready)) resolve();
-    });
+      if (!out.includes(ready)) return;
+      // From here on its output (access logs at LOG_LEVEL=info) is read and dropped.
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      resolve();
+    };
+    child.stdout!.on('data', onData);
     child.stderr!.on('data', (d) => process.stderr.write(d));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
@@ -65,6 +84,23 @@ export interface Target {
   body?: string;
   /** Replace `[<id>]` in the URL and body with a new id on every request (autocannon). */
   idReplacement?: boolean;
+  /** Concurrent connections (default BENCH_CONNECTIONS, 50). */
+  connections?: number;
+  /**
+   * Requests come from this many client addresses in turn, named in X-Forwarded-For as a
+   * reverse proxy on loopback would (TRUST_PROXY's default trusts it).
+   */
+  clientAddresses?: number;
+}
+
+/** A setupRequest for autocannon cycling X-Forwarded-For through `n` distinct addresses. */
+function fromAddresses(n: number) {
+  let i = 0;
+  return (req: { headers?: Record<string, string> }) => {
+    const k = i++ % n;
+    req.headers = { ...req.headers, 'x-forwarded-for': `10.${(k >> 16) & 255}.${(k >> 8) & 255}.${k & 255}` };
+    return req;
+  };
 }
 
 /** What one round of a target measured. */
@@ -130,9 +166,10 @@ export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Pro
       method: t.method ?? 'GET',
       headers: t.headers,
       body: t.body,
-      connections: CONNECTIONS,
+      connections: t.connections ?? CONNECTIONS,
       duration,
       idReplacement: t.idReplacement ?? false,
+      ...(t.clientAddresses ? { requests: [{ setupRequest: fromAddresses(t.clientAddresses) as never }] } : {}),
     });
     return {
       requests: r.requests.total,
@@ -182,16 +219,21 @@ export function printTable(rows: Measured[]): void {
   process.stdout.write(`${fmt(header)}\n${lines.map(fmt).join('\n')}\n`);
 }
 
-/** The full service (scripts/bench/serve-app.ts) on a free port, over `databaseUrl`, keyed by `secret`. */
+/**
+ * The full service (scripts/bench/serve-app.ts) on a free port, over `databaseUrl`, keyed by
+ * `secret`; `env` adds to its environment (BENCH_LOG_LEVEL=info: production logging).
+ */
 export async function startService(
   databaseUrl: string,
   secret: Buffer,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const child = await startProcess('scripts/bench/serve-app.ts', {
     PORT: String(port),
     BENCH_DATABASE_URL: databaseUrl,
     BENCH_SECRET_KEY: secret.toString('base64url'),
+    ...env,
   });
   return { base: `http://127.0.0.1:${port}`, child };
 }

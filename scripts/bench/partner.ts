@@ -1,7 +1,8 @@
 /**
  * The partner surface under load, each against a baseline in the same run:
  * - POST /v2/quote with 50 line items against a bare node:http server that parses the same
- *   body with the same zod schema and prices it with the same engine (goal: at least 0.7);
+ *   body with the same zod schema and prices it with the same engine (goal: at least 0.7),
+ *   and against one that checks the body by hand (goal: at least 0.3);
  * - the cohort public read, cached and selected by the D29 headers, against a bare server
  *   answering the same bytes (goal: at least 0.6);
  * - the invalidation delay across two server processes: a cohort price write through one,
@@ -118,7 +119,16 @@ export async function benchPartner(): Promise<void> {
       BENCH_RULES: JSON.stringify(merchantRules),
     });
     children.push(bareQuote);
-    process.stdout.write('## POST /v2/quote (50 line items) against a bare server with the same schema and engine\n');
+    const handPort = await freePort();
+    children.push(
+      await startProcess('scripts/bench/serve-quote-hand.ts', {
+        PORT: String(handPort),
+        BENCH_RULES: JSON.stringify(merchantRules),
+      }),
+    );
+    process.stdout.write(
+      '## POST /v2/quote (50 line items) against a bare server with the same schema and engine, and one checking by hand\n',
+    );
     const quoteRows = await compare([
       { name: 'service POST /v2/quote', url: `${bases[0]}/v2/quote`, method: 'POST', headers: auth, body: quoteBody },
       {
@@ -128,8 +138,18 @@ export async function benchPartner(): Promise<void> {
         headers: { 'content-type': 'application/json' },
         body: quoteBody,
       },
+      {
+        name: 'node:http, checked by hand, same engine',
+        url: `http://127.0.0.1:${handPort}/v2/quote`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: quoteBody,
+      },
     ]);
     report(quoteRows, 0.7);
+    process.stdout.write(
+      `ratio service/by hand: ${(quoteRows[0]!.rps / quoteRows[2]!.rps).toFixed(2)} (goal >= 0.30)\n`,
+    );
 
     // 2. The cohort public read, cached, selected by the headers.
     const cohortHeaders = { 'x-svc-partner-app-id': app.clientId, 'x-svc-partner-variant': 'bench' };

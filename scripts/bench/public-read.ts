@@ -1,7 +1,9 @@
 /**
  * The shopper widget's read, GET /v1/quote/insurance, through the whole service (cached),
- * against a bare node:http server answering the same bytes. Goal: at least 0.6 of the bare
- * server's requests/second.
+ * against a bare node:http server answering the same bytes, both from 100,000 client
+ * addresses (BENCH_CLIENT_ADDRESSES) behind a reverse proxy on loopback: every address is
+ * counted against its per-IP limit (D4). Goal: at least 0.9 of the bare server's
+ * requests/second.
  */
 import { randomBytes } from 'node:crypto';
 import { createDb } from '../../server/src/db/database';
@@ -39,13 +41,22 @@ export async function benchPublicRead(): Promise<Measured[]> {
         BENCH_HEADERS: JSON.stringify(headers),
       });
       try {
+        const clientAddresses = Number(process.env.BENCH_CLIENT_ADDRESSES ?? 100_000);
         const [service, baseline] = await compare([
-          { name: 'service GET /v1/quote/insurance (cached)', url: `http://127.0.0.1:${appPort}${path}` },
-          { name: 'bare node:http, same bytes and headers', url: `http://127.0.0.1:${barePort}${path}` },
+          {
+            name: `service GET /v1/quote/insurance (cached, ${clientAddresses} clients)`,
+            url: `http://127.0.0.1:${appPort}${path}`,
+            clientAddresses,
+          },
+          {
+            name: 'bare node:http, same bytes and headers',
+            url: `http://127.0.0.1:${barePort}${path}`,
+            clientAddresses,
+          },
         ]);
         printTable([service!, baseline!]);
         const ratio = service!.rps / baseline!.rps;
-        process.stdout.write(`ratio service/bare: ${ratio.toFixed(2)} (goal >= 0.60)\n`);
+        process.stdout.write(`ratio service/bare: ${ratio.toFixed(2)} (goal >= 0.90)\n`);
         return [service!, baseline!];
       } finally {
         await stopProcess(bare);

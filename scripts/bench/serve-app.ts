@@ -1,6 +1,7 @@
 /**
  * The full service (createApp over Postgres) for benchmarks. Env: BENCH_DATABASE_URL, PORT,
- * BENCH_SECRET_KEY (base64url, so the benchmark can mint tokens the server accepts).
+ * BENCH_SECRET_KEY (base64url, so the benchmark can mint tokens the server accepts),
+ * BENCH_LOG_LEVEL (default silent; info logs every request as production does).
  * The D4 limits are raised out of the way: they are still counted on every request, but a
  * load test from one address would otherwise measure 429s.
  */
@@ -17,7 +18,7 @@ const config = loadConfig({
   DATABASE_URL: process.env.BENCH_DATABASE_URL,
   // BENCH_ISSUER: several processes sharing one issuer accept the same tokens.
   PUBLIC_BASE_URL: process.env.BENCH_ISSUER ?? `http://127.0.0.1:${process.env.PORT}`,
-  LOG_LEVEL: 'silent',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
   SECRET_KEY: process.env.BENCH_SECRET_KEY,
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   RATE_LIMIT_TOKEN: unlimited,
@@ -27,6 +28,6 @@ const config = loadConfig({
   WEBHOOK_WORKERS: '0',
 });
 const db = createDb(config.databaseUrl!);
-const app = createApp({ db, logger: createLogger('silent'), config });
+const app = createApp({ db, logger: createLogger(config.logLevel), config });
 createServer(app).listen(config.port, config.host, () => process.stdout.write('ready\n'));
 process.on('SIGTERM', () => process.exit(0));

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contract, type RouteMeta } from '@protection-service/contract';
+import { contract, type RouteMeta, type TMerchantSettings } from '@protection-service/contract';
 import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { AppDeps } from './app-deps';
 import { followChanges } from './cache/listener';
 import { StoreCache } from './cache/store-cache';
@@ -9,7 +9,7 @@ import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
 import type { QuotePricing } from './domain/partner/pricing-source';
 import { accessLog, requestLog } from './http/access-log';
-import { type AuthServices, authenticate } from './http/auth';
+import { type AuthServices, authenticate, verifiedTokens } from './http/auth';
 import { bodyParsers, refuseNulInUrl } from './http/body';
 import { clientIp } from './http/client-ip';
 import { publicCors } from './http/cors';
@@ -20,9 +20,10 @@ import { IdempotencySweeper, idempotency } from './http/idempotency';
 import { PublicReadCache } from './http/public-cache';
 import { RateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
+import { sequence } from './http/sequence';
 import { unmatched } from './http/unmatched';
 import { ServiceMetrics } from './metrics';
-import { PAGE_ROUTES, pages } from './pages/index';
+import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
 import { mountedRoutes } from './routes/index';
 import { oauthValidationError } from './routes/oauth';
 
@@ -38,6 +39,11 @@ interface Running {
  * RFC 7009; D11), errors carry RFC 6749 codes (D2) and no answer may be cached (D11).
  */
 const OAUTH_PATHS = new Set(['/v1/oauth/token', '/v1/oauth/revoke']);
+
+const nosniff: RequestHandler = (_req, res, next) => {
+  res.setHeader('x-content-type-options', 'nosniff');
+  next();
+};
 
 /** Routes served outside the contract, known to the 405 answer. */
 const OPERATIONAL_ROUTES = ['/healthz', '/readyz', '/openapi.json', '/docs', '/docs/init.js'].map((path) => ({
@@ -56,6 +62,7 @@ export function createApp(deps: AppDeps): Express {
   const metrics = deps.metrics ?? new ServiceMetrics(deps.db);
   const auth: AuthServices = {
     keys: tokenKeys(deps.config.secretKey, deps.config.publicBaseUrl),
+    verified: verifiedTokens(),
     revocations: new RevocationFeed(deps.db),
     limiter: new RateLimiter(deps.db),
     limits: { ...deps.config.rateLimits, ...deps.rateLimits },
@@ -70,52 +77,41 @@ export function createApp(deps: AppDeps): Express {
     (path, req) => auth.limiter.local(`ip:${path}:${clientIp(req, auth.trustProxy)}`, auth.limits.public),
   );
   const pricingCache = new StoreCache<QuotePricing>();
+  const settingsCache = new StoreCache<TMerchantSettings>();
   /** Every cache of store-derived values: one invalidation path for all (D29). */
-  const storeCaches = [publicCache.store, pricingCache];
+  const storeCaches = [publicCache.store, pricingCache, settingsCache];
   // D13, D29: what every process (this one included) announces as it commits.
   const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
-  const routes = mountedRoutes({ ...deps, publicCache, pricingCache, auth });
+  const routes = mountedRoutes({ ...deps, publicCache, pricingCache, settingsCache, auth });
   const idempotencySweeper = new IdempotencySweeper(deps.db);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES, ...PAGE_ROUTES]);
+  const pageRouter = pages({ ...deps, publicCache, pricingCache, settingsCache, auth });
 
-  app.use(requestId);
-  app.use(accessLog(log, new Set(OPERATIONAL_ROUTES.map((r) => r.path))));
-  app.use((_req, res, next) => {
-    res.setHeader('x-content-type-options', 'nosniff');
-    next();
-  });
-  app.use(publicCors(routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path)));
-  app.use(health(deps.db, deps.isShuttingDown));
-  app.use(docs());
-  // OPTIONS is answered from the contract (Allow, and CORS for public reads), not by Express.
-  app.use((req, res, next) => (req.method === 'OPTIONS' ? fallback(req, res, next) : next()));
-  // D11, RFC 6749 §5.1: no token answer, success or failure, is stored by any cache.
-  app.use((req, res, next) => {
-    if (OAUTH_PATHS.has(req.path)) res.setHeader('cache-control', 'no-store').setHeader('pragma', 'no-cache');
-    next();
-  });
-  app.use(refuseNulInUrl);
-  // D40, D41: the pages read their own form bodies, so they come before the API's parsers.
-  app.use(pages({ ...deps, publicCache, pricingCache, auth }));
-  app.use(bodyParsers(OAUTH_PATHS));
-
-  const implementation: Record<string, Record<string, unknown>> = {};
-  for (const r of routes) {
-    implementation[r.group] ??= {};
-    implementation[r.group]![r.name] = r.implementation;
-  }
-  const router = express.Router();
-  createExpressEndpoints(contract, implementation as never, router, {
-    logInitialization: false,
-    jsonQuery: false,
-    responseValidation: deps.responseValidation ?? false,
-    // D33: after authentication, since an Idempotency-Key belongs to the caller's installation.
-    globalMiddleware: [authenticate(auth) as never, idempotency(deps.db, deps.logger) as never],
-    // D2: on the token and revoke endpoints a validation failure is an RFC 6749 error.
-    requestValidationErrorHandler: (err, req, _res, next) =>
-      next(OAUTH_PATHS.has(req.path) ? oauthValidationError(req, validationError(err)) : validationError(err)),
-  });
-  app.use(router);
+  const operationalPaths = new Set(OPERATIONAL_ROUTES.map((r) => r.path));
+  const operational = sequence([health(deps.db, deps.isShuttingDown), docs()]);
+  const publicPaths = routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path);
+  app.use(sequence([requestId, accessLog(log, operationalPaths), nosniff, publicCors(publicPaths)]));
+  // Health, the document and its page (with its assets under /docs/): one check for the API's requests.
+  app.use((req, res, next) =>
+    operationalPaths.has(req.path) || req.path.startsWith('/docs/') ? operational(req, res, next) : next(),
+  );
+  app.use(
+    sequence([
+      // OPTIONS is answered from the contract (Allow, and CORS for public reads), not by Express.
+      (req, res, next) => (req.method === 'OPTIONS' ? fallback(req, res, next) : next()),
+      // D11, RFC 6749 §5.1: no token answer, success or failure, is stored by any cache.
+      (req, res, next) => {
+        if (OAUTH_PATHS.has(req.path)) res.setHeader('cache-control', 'no-store').setHeader('pragma', 'no-cache');
+        next();
+      },
+      refuseNulInUrl,
+      // D40, D41: the pages read their own form bodies, so they come before the API's parsers;
+      // only requests to a page's path enter their router.
+      (req, res, next) => (isPagePath(req.path) ? pageRouter(req, res, next) : next()),
+      ...bodyParsers(OAUTH_PATHS),
+    ]),
+  );
+  app.use(contractRoutes(routes, deps, auth));
   app.use(fallback);
   app.use(errorHandler(deps.logger, OAUTH_PATHS));
 
@@ -135,6 +131,51 @@ export function createApp(deps: AppDeps): Express {
     },
   };
   return app;
+}
+
+/** The first two segments of a path: `/v1/orders` of `/v1/orders/:sourceOrderId`. */
+function prefixOf(path: string): string {
+  const second = path.indexOf('/', 1);
+  const third = second === -1 ? -1 : path.indexOf('/', second + 1);
+  return third === -1 ? path : path.slice(0, third);
+}
+
+/**
+ * The contract's routes, mounted by ts-rest with authentication and idempotency before each
+ * handler. One router per path prefix: a request is matched against the few routes of its
+ * prefix (`/v1/orders`), not against all of them in turn.
+ */
+function contractRoutes(routes: ReturnType<typeof mountedRoutes>, deps: AppDeps, auth: AuthServices): RequestHandler {
+  const byPrefix = new Map<string, { contract: Record<string, Record<string, unknown>>; handlers: typeof contract }>();
+  for (const r of routes) {
+    const prefix = prefixOf(r.route.path);
+    const entry = byPrefix.get(prefix) ?? { contract: {}, handlers: {} as typeof contract };
+    byPrefix.set(prefix, entry);
+    const handlers = entry.handlers as Record<string, Record<string, unknown>>;
+    entry.contract[r.group] = { ...entry.contract[r.group], [r.name]: r.route };
+    handlers[r.group] = { ...handlers[r.group], [r.name]: r.implementation };
+  }
+  // D33: after authentication, since an Idempotency-Key belongs to the caller's installation.
+  const globalMiddleware = [authenticate(auth) as never, idempotency(deps.db, deps.logger) as never];
+  const routers = new Map<string, express.Router>();
+  for (const [prefix, entry] of byPrefix) {
+    const router = express.Router();
+    createExpressEndpoints(entry.contract as never, entry.handlers as never, router, {
+      logInitialization: false,
+      jsonQuery: false,
+      responseValidation: deps.responseValidation ?? false,
+      globalMiddleware,
+      // D2: on the token and revoke endpoints a validation failure is an RFC 6749 error.
+      requestValidationErrorHandler: (err, req, _res, next) =>
+        next(OAUTH_PATHS.has(req.path) ? oauthValidationError(req, validationError(err)) : validationError(err)),
+    });
+    routers.set(prefix, router);
+  }
+  return (req, res, next) => {
+    const router = routers.get(prefixOf(req.path));
+    if (router) router(req, res, next);
+    else next();
+  };
 }
 
 /** Stops what createApp started (revocation feed, rate-limit flushes, change listener) before the database closes. */

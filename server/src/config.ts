@@ -5,30 +5,11 @@ import { z } from 'zod';
 import { compileTrustProxy, type TrustProxy } from './http/client-ip';
 import { RATE_LIMITS, type RateLimits } from './http/rate-limit';
 
-/** A D4 limit in requests per minute. */
-const perMinute = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
-
-const ZEnv = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z.string().url().optional(),
-  DATA_DIR: z.string().min(1).default('.data'),
-  PUBLIC_BASE_URL: z.string().url().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SECRET_KEY: z
+/** Comma-separated seconds between attempts (D35, D42). */
+const retrySchedule = (fallback: string) =>
+  z
     .string()
-    .regex(/^[A-Za-z0-9+/=_-]{43,}$/, 'must be at least 32 bytes, base64 or base64url')
-    .optional(),
-  WEBHOOK_ALLOW_PRIVATE_URLS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
-  // D35 delivery knobs.
-  WEBHOOK_WORKERS: z.coerce.number().int().min(0).max(1000).default(10),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
-  WEBHOOK_RETRY_SCHEDULE: z
-    .string()
-    .default('60,300,1800,7200,21600,43200,86400')
+    .default(fallback)
     .transform((text, ctx) => {
       const steps = text.split(',').map((s) => Number(s.trim()));
       if (steps.length === 0 || steps.length > 50 || steps.some((n) => !Number.isFinite(n) || n < 0 || n > 86_400)) {
@@ -36,33 +17,77 @@ const ZEnv = z.object({
         return z.NEVER;
       }
       return steps;
-    }),
+    });
 
-  // Operating the service (README "Running in production").
-  RATE_LIMIT_TOKEN: perMinute(RATE_LIMITS.token),
-  RATE_LIMIT_AUTH: perMinute(RATE_LIMITS.auth),
-  RATE_LIMIT_SESSION_VERIFY: perMinute(RATE_LIMITS.sessionVerify),
-  RATE_LIMIT_PUBLIC: perMinute(RATE_LIMITS.public),
-  TRUST_PROXY: z
-    .string()
-    .default('loopback')
-    .transform((text, ctx) => {
-      try {
-        return compileTrustProxy(text);
-      } catch (err) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
-  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(1),
-  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-  // Above common load balancers' idle timeouts (60 s), so the balancer closes first.
-  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
-  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
-});
+/** An unset variable; compose's `${NAME:-}` gives an empty string for one. */
+const unsetWhenEmpty = (v: unknown) => (v === '' ? undefined : v);
+
+/** A D4 limit in requests per minute. */
+const perMinute = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+
+const ZEnv = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().default('0.0.0.0'),
+    DATABASE_URL: z.string().url().optional(),
+    DATA_DIR: z.string().min(1).default('.data'),
+    PUBLIC_BASE_URL: z.string().url().optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SECRET_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9+/=_-]{43,}$/, 'must be at least 32 bytes, base64 or base64url')
+      .optional(),
+    WEBHOOK_ALLOW_PRIVATE_URLS: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
+    // D35 delivery knobs.
+    WEBHOOK_WORKERS: z.coerce.number().int().min(0).max(1000).default(10),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+    WEBHOOK_RETRY_SCHEDULE: retrySchedule('60,300,1800,7200,21600,43200,86400'),
+    // D42 e-mail to shoppers: credentials go in the URL (smtp://user:password@host:587).
+    SMTP_URL: z.preprocess(
+      unsetWhenEmpty,
+      z
+        .string()
+        .url()
+        .refine((v) => /^smtps?:\/\//i.test(v), 'must be an smtp:// or smtps:// URL')
+        .optional(),
+    ),
+    MAIL_FROM: z.preprocess(unsetWhenEmpty, z.string().max(254).email().optional()),
+    MAIL_RETRY_SCHEDULE: retrySchedule('30,120,600,3600,21600'),
+
+    // Operating the service (README "Running in production").
+    RATE_LIMIT_TOKEN: perMinute(RATE_LIMITS.token),
+    RATE_LIMIT_AUTH: perMinute(RATE_LIMITS.auth),
+    RATE_LIMIT_SESSION_VERIFY: perMinute(RATE_LIMITS.sessionVerify),
+    RATE_LIMIT_PUBLIC: perMinute(RATE_LIMITS.public),
+    TRUST_PROXY: z
+      .string()
+      .default('loopback')
+      .transform((text, ctx) => {
+        try {
+          return compileTrustProxy(text);
+        } catch (err) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
+          return z.NEVER;
+        }
+      }),
+    WEB_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(1),
+    METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    // Above common load balancers' idle timeouts (60 s), so the balancer closes first.
+    KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
+    LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  })
+  .superRefine((e, ctx) => {
+    // D42: the sender's address is the operator's to choose, never guessed for a real server.
+    if (e.SMTP_URL && !e.MAIL_FROM) {
+      ctx.addIssue({ code: 'custom', path: ['MAIL_FROM'], message: 'is required when SMTP_URL is set (D42)' });
+    }
+  });
 
 /** Every environment variable the service reads (deploy files may set no other). */
-export const CONFIG_VARIABLES: readonly string[] = Object.keys(ZEnv.shape);
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ZEnv.innerType().shape);
 
 export interface Config {
   port: number;
@@ -81,6 +106,16 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Seconds between attempts; its length + 1 is the number of attempts (D35). */
   webhookRetrySchedule: number[];
+  /** D42: the SMTP server; absent, no e-mail leaves (`NOT_SENT`). Holds credentials: never logged. */
+  smtpUrl: string | undefined;
+  /** D42: the sender's address (the store's name is the display name). */
+  mailFrom: string;
+  /** D42: seconds between attempts of one e-mail; `FAILED` after the last. */
+  mailRetrySchedule: number[];
+  /** How long one SMTP attempt may take (connection, greeting, each reply). */
+  mailTimeoutMs: number;
+  /** D42: development without SMTP_URL writes each e-mail as a `.eml` file here; else undefined. */
+  mailDir: string | undefined;
   /** Requests per minute (D4). */
   rateLimits: RateLimits;
   /** Which peers may name the client in X-Forwarded-For. */
@@ -106,18 +141,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const dataDir = path.resolve(e.DATA_DIR);
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     dataDir,
-    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicBaseUrl,
     logLevel: e.LOG_LEVEL,
     secretKey: e.SECRET_KEY ? decodeKey(e.SECRET_KEY) : readOrCreateSecretKey(dataDir),
     webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
     webhookWorkers: e.WEBHOOK_WORKERS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? `no-reply@${new URL(publicBaseUrl).hostname}`,
+    mailRetrySchedule: e.MAIL_RETRY_SCHEDULE,
+    mailTimeoutMs: 30_000,
+    // D42: development is the embedded database (no DATABASE_URL), as the README says.
+    mailDir: e.SMTP_URL || e.DATABASE_URL ? undefined : path.join(dataDir, 'mail'),
     rateLimits: {
       token: e.RATE_LIMIT_TOKEN,
       auth: e.RATE_LIMIT_AUTH,

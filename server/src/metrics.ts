@@ -97,7 +97,8 @@ interface QueueFigures {
 
 /**
  * The webhook queue as the tables show it (D32, D35), read when Prometheus scrapes: pending
- * deliveries, the age of the oldest, and deliveries by outcome. Registered once per
+ * deliveries, the age of the oldest, and deliveries by outcome; the mail outbox's figures
+ * (D42) beside them. Registered once per
  * deployment view (the single process, or the supervisor of several), since every process
  * would report the same figures.
  */
@@ -139,6 +140,59 @@ export function registerQueueMetrics(registry: Registry, db: Db): void {
       for (const status of ['pending', 'delivered', 'failed']) this.set({ status }, byStatus.get(status) ?? 0);
     },
   });
+  registerMailMetrics(registry, db);
+}
+
+/**
+ * The mail outbox (D42) as its table shows it, read when Prometheus scrapes: messages still
+ * to send, the age of the oldest, and messages by outcome.
+ */
+function registerMailMetrics(registry: Registry, db: Db): void {
+  let reading: Promise<QueueFigures> | undefined;
+  const read = () => {
+    reading ??= mailFigures(db).finally(() => {
+      setTimeout(() => {
+        reading = undefined;
+      }, 1000).unref();
+    });
+    return reading;
+  };
+  const registers = [registry];
+  new Gauge({
+    name: 'mail_queue_depth',
+    help: 'E-mails to shoppers still pending (awaiting their first attempt or a retry)',
+    registers,
+    async collect() {
+      this.set((await read()).byStatus.get('pending') ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'mail_oldest_pending_age_seconds',
+    help: 'Age of the oldest pending e-mail (0 when none is pending)',
+    registers,
+    async collect() {
+      this.set((await read()).oldestPendingS);
+    },
+  });
+  new Gauge({
+    name: 'mail_messages',
+    help: 'E-mails to shoppers by outcome: pending, sent, failed or not_sent (no SMTP server)',
+    labelNames: ['status'],
+    registers,
+    async collect() {
+      const { byStatus } = await read();
+      for (const status of ['pending', 'sent', 'failed', 'not_sent']) this.set({ status }, byStatus.get(status) ?? 0);
+    },
+  });
+}
+
+async function mailFigures(db: Db): Promise<QueueFigures> {
+  const { rows } = await sql<{ status: string; n: number; oldestS: number | null }>`
+    select status, count(*)::int as n, extract(epoch from now() - min(created_at)) as oldest_s
+    from mail_messages group by status`.execute(db);
+  const byStatus = new Map(rows.map((r) => [r.status, r.n]));
+  const pending = rows.find((r) => r.status === 'pending');
+  return { byStatus, oldestPendingS: Math.max(0, Number(pending?.oldestS ?? 0)) };
 }
 
 async function queueFigures(db: Db): Promise<QueueFigures> {

@@ -4,8 +4,9 @@ import { startDelivery } from './domain/events/queue';
 import { createLogger } from './logger';
 
 /**
- * `pnpm worker`: delivers webhooks and serves nothing, so an operator can scale delivery apart
- * from the API (D35). WEBHOOK_WORKERS concurrent attempts; SIGTERM lets attempts in flight end.
+ * `pnpm worker`: delivers webhooks and e-mail to shoppers and serves nothing, so an operator
+ * can scale delivery apart from the API (D35, D42). WEBHOOK_WORKERS concurrent attempts;
+ * SIGTERM lets attempts in flight end.
  */
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -137,8 +137,15 @@ export const ZClaimCategory = z.enum(['SHIPPING', 'WARRANTY']);
 export const ZClaimFiledFrom = z.enum(['EXTERNAL', 'INTERNAL']);
 /** Message authors (spec: values seen `customer`, `brand`). */
 export const ZSenderType = z.enum(['customer', 'brand']);
-/** D26: a store credit's e-mail starts `PENDING`; `SENT` is seen in the spec. */
-export const ZEmailStatus = z.enum(['PENDING', 'SENT', 'FAILED']);
+/**
+ * D26, D42: a store credit's e-mail is `PENDING` until the SMTP server accepts it (`SENT`),
+ * `FAILED` after the last retry, `NOT_SENT` when the service has no SMTP server.
+ */
+export const ZEmailStatus = z
+  .enum(['PENDING', 'SENT', 'FAILED', 'NOT_SENT'])
+  .describe(
+    'PENDING until the SMTP server accepts the e-mail, then SENT; FAILED after the last retry; NOT_SENT without an SMTP server (D42)',
+  );
 /** Store-credit bonus kind: `NONE` (seen in the spec), or the settings' flat/percentage (D26). */
 export const ZBonusType = z.enum(['NONE', 'FLAT', 'PERCENTAGE']);
 /** Claim documents: the customer signature (seen), receipts and issue images. */

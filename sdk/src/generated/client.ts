@@ -719,13 +719,15 @@ export interface TClaimResolution {
   deletedAt: string | null;
 }
 
-export type TEmailStatus = 'PENDING' | 'SENT' | 'FAILED';
+/** PENDING until the SMTP server accepts the e-mail, then SENT; FAILED after the last retry; NOT_SENT without an SMTP server (D42) */
+export type TEmailStatus = 'PENDING' | 'SENT' | 'FAILED' | 'NOT_SENT';
 
 export type TBonusType = 'NONE' | 'FLAT' | 'PERCENTAGE';
 
 export interface TClaimStoreCredit {
   /** Unique store-credit code (D26) */
   code: string;
+  /** PENDING until the SMTP server accepts the e-mail, then SENT; FAILED after the last retry; NOT_SENT without an SMTP server (D42) */
   emailStatus: TEmailStatus;
   emailTime: string | null;
   /** = the resolution paidValue (D26) */

@@ -12,7 +12,7 @@ export const STORE_CACHE_SHORT_TTL_MS = 5_000;
 /**
  * A bounded cache of values that belong to one store each, dropped when that store changes
  * (`invalidateStore`, on a `store` announcement of ./changes.ts). One mechanism for every
- * such cache: the public read answers and the quote's rule sets.
+ * such cache: the public read answers, the quote's rule sets and the merchant settings.
  */
 export class StoreCache<V> {
   private readonly entries: TtlCache<{ storeId: string; value: V }>;
@@ -58,6 +58,19 @@ export class StoreCache<V> {
    */
   set(key: string, storeId: string, value: V, mark: number): void {
     if (mark === this.generation) this.entries.set(key, { storeId, value }, this.ttlMs);
+  }
+
+  /**
+   * The value under `key`, else what `read` answers, kept unless the store changed while it
+   * was read. Nothing is kept for undefined (a missing store stays missing for no one).
+   */
+  async load(key: string, storeId: string, read: () => Promise<V | undefined>): Promise<V | undefined> {
+    const cached = this.get(key);
+    if (cached !== undefined) return cached;
+    const mark = this.mark;
+    const value = await read();
+    if (value !== undefined) this.set(key, storeId, value, mark);
+    return value;
   }
 
   invalidateStore(storeId: string): void {

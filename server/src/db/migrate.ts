@@ -6,7 +6,7 @@ import { queueLogger } from './queue-logger';
 
 /**
  * Brings the schema up to date: first the job queue's own schema (graphile-worker, which
- * delivers webhooks; our triggers call its `add_job`), then ours. Both are safe when several
+ * delivers webhooks; delivery jobs are queued with its `add_jobs`), then ours. Both are safe when several
  * processes start at once (graphile-worker retries a clash; Kysely's migrator holds an
  * advisory lock).
  */

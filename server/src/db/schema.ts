@@ -187,6 +187,8 @@ export interface WebhookDeliveriesTable {
   nextAttemptAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   leasedUntil: ColumnType<Date | null, Date | null | undefined, Date | null>;
   leaseToken: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When its attempt's job was queued; null while due and not yet queued (the sweep looks). */
+  queuedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   createdAt: Date;
   updatedAt: Timestamp;
 }
@@ -455,6 +457,30 @@ export interface ClaimStoreCreditsTable {
   deletedAt: Nullable<Date>;
 }
 
+/** D42: one e-mail to a shopper, written in the transaction of the change that causes it. */
+export interface MailMessagesTable {
+  id: string;
+  storeId: string;
+  claimId: string;
+  kind: 'claim_filed' | 'claim_approved' | 'claim_denied' | 'store_credit';
+  storeCreditCode: string | null;
+  recipient: string;
+  status: ColumnType<
+    'pending' | 'sent' | 'failed' | 'not_sent',
+    'pending' | 'sent' | 'failed' | 'not_sent' | undefined,
+    'pending' | 'sent' | 'failed' | 'not_sent'
+  >;
+  attemptCount: Generated<number>;
+  nextAttemptAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  queuedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  leasedUntil: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  leaseToken: ColumnType<string | null, string | null | undefined, string | null>;
+  sentAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  error: ColumnType<string | null, string | null | undefined, string | null>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
 export interface ClaimDocumentsTable {
   id: string;
   claimId: string;
@@ -510,4 +536,6 @@ export interface Database {
   claimStoreCredits: ClaimStoreCreditsTable;
   claimDocuments: ClaimDocumentsTable;
   claimStateChanges: ClaimStateChangesTable;
+  // E-mail to shoppers (D42).
+  mailMessages: MailMessagesTable;
 }

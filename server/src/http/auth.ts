@@ -1,6 +1,7 @@
 import { isRouteMeta, type RouteMeta, type Scope } from '@protection-service/contract';
 import type { AppRoute } from '@ts-rest/core';
 import type { NextFunction, Request, Response } from 'express';
+import { TtlCache } from '../cache/ttl-cache';
 import type { RevocationFeed } from '../domain/auth/revocations';
 import { checkScopes } from '../domain/auth/scope-check';
 import {
@@ -31,6 +32,8 @@ declare global {
 
 export interface AuthServices {
   keys: TokenKeys;
+  /** Access tokens whose signature and claims checked out, by token (`verifiedTokens`). */
+  verified: TtlCache<VerifiedToken>;
   revocations: RevocationFeed;
   limiter: RateLimiter;
   limits: RateLimits;
@@ -39,6 +42,31 @@ export interface AuthServices {
 }
 
 const REALM = 'realm="protection-service"';
+
+interface VerifiedToken {
+  claims: AccessTokenClaims;
+  scopes: ReadonlySet<Scope>;
+}
+
+/**
+ * A token's signature and claims are fixed by its bytes, so once verified they are kept
+ * (bounded, and never past the token's expiry) and the HMAC is not recomputed on each
+ * request. Revocation is not: it is checked on every request, from the feed.
+ */
+export function verifiedTokens(): TtlCache<VerifiedToken> {
+  return new TtlCache<VerifiedToken>((key) => key.length + 512, 10_000, 16 * 1024 * 1024);
+}
+
+function verifyAccess(services: AuthServices, token: string): VerifiedToken | null {
+  const now = Date.now();
+  const known = services.verified.get(token, now);
+  if (known) return known.claims.expiresAt * 1000 > now ? known : null;
+  const claims = verifyAccessToken(services.keys, token);
+  if (!claims) return null;
+  const verified = { claims, scopes: new Set(claims.scopes) };
+  services.verified.set(token, verified, claims.expiresAt * 1000 - now, now);
+  return verified;
+}
 
 /** RFC 6750 §3: what a 401 or 403 says in WWW-Authenticate. */
 function unauthorized(message: string, error?: 'invalid_token'): HttpError {
@@ -127,12 +155,16 @@ async function identify(services: AuthServices, req: Request, meta: RouteMeta): 
     }
     return { kind: 'dashboard', ip, claims };
   }
-  const claims = verifyAccessToken(services.keys, token);
+  const verified = verifyAccess(services, token);
   if (
-    !claims ||
-    services.revocations.isRevoked({ token: claims.jti, grant: claims.grantId, installation: claims.installationId })
+    !verified ||
+    services.revocations.isRevoked({
+      token: verified.claims.jti,
+      grant: verified.claims.grantId,
+      installation: verified.claims.installationId,
+    })
   ) {
     throw unauthorized('invalid, expired or revoked access token', 'invalid_token');
   }
-  return { kind: 'token', ip, claims, scopes: new Set(claims.scopes) };
+  return { kind: 'token', ip, claims: verified.claims, scopes: verified.scopes };
 }

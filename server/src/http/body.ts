@@ -11,7 +11,7 @@ const FORM = 'application/x-www-form-urlencoded';
  * and revoke endpoints, D11). A body of any other type answers 415.
  */
 export function bodyParsers(formPaths: ReadonlySet<string>): RequestHandler[] {
-  const json = express.json({ limit: BODY_LIMIT, strict: true, type: isJson, reviver: refuseNul });
+  const json = express.json({ limit: BODY_LIMIT, strict: true, type: isJson, verify: refuseNul });
   const form = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 100 });
   const contentType: RequestHandler = (req, _res, next) => {
     if (!hasBody(req.headers)) return next();
@@ -27,13 +27,31 @@ export function bodyParsers(formPaths: ReadonlySet<string>): RequestHandler[] {
       ),
     );
   };
-  return [contentType, json, (req, res, next) => (formPaths.has(req.path) ? form(req, res, next) : next())];
+  return [
+    contentType,
+    // A request without a body (every GET) skips the parsers and their checks.
+    (req, res, next) => {
+      if (!hasBody(req.headers)) next();
+      else if (formPaths.has(req.path)) json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)));
+      else json(req, res, next);
+    },
+  ];
 }
 
-/** PostgreSQL text cannot hold U+0000: refuse it at the door instead of failing at the database. */
-function refuseNul(_key: string, value: unknown): unknown {
-  if (typeof value === 'string' && value.includes('\u0000')) throw new Error(NUL_MESSAGE);
-  return value;
+/** A JSON escape of U+0000 not itself escaped: an even run of backslashes, then `\u0000`. */
+const ESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
+
+/**
+ * PostgreSQL text cannot hold U+0000: refuse it at the door instead of failing at the
+ * database. JSON can only carry it as the escape `\u0000` (a raw NUL is invalid JSON), so the
+ * raw text is checked before parsing, at no cost to bodies without one (a reviver would
+ * triple the cost of every parse).
+ */
+function refuseNul(_req: unknown, _res: unknown, raw: Buffer, charset: string): void {
+  const utf8 = charset === 'utf-8' || charset === 'utf8';
+  if (utf8 && !raw.includes('\\u0000')) return;
+  const text = utf8 ? raw.toString('utf8') : new TextDecoder(charset).decode(raw);
+  if (ESCAPED_NUL.test(text)) throw new HttpError(400, NUL_MESSAGE);
 }
 
 /** The same for the URL: a `%00` anywhere in the path or query is refused (400). */

@@ -14,6 +14,7 @@ export type TrustProxy = (address: string, hop: number) => boolean;
 export function compileTrustProxy(text: string): TrustProxy {
   const value = text.trim();
   if (value === 'false') return () => false;
+  if (value === 'loopback') return TRUST_LOOPBACK;
   if (value === 'true' || value === '*') {
     throw new Error('trusting every peer lets any client choose its address; name the proxies or a hop count');
   }
@@ -33,8 +34,20 @@ export function compileTrustProxy(text: string): TrustProxy {
   }
 }
 
-/** The default: only a reverse proxy on the same machine names the client. */
-export const TRUST_LOOPBACK = compileTrustProxy('loopback');
+/** A canonical dotted IPv4 address (no leading zeros), as sockets and proxies write them. */
+const DOTTED_IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/**
+ * The default: only a reverse proxy on the same machine names the client. Answered from the
+ * text for the forms sockets and proxies write, since every request walks its client's
+ * address through it; any other form is parsed by proxy-addr.
+ */
+const parsedLoopback = proxyAddr.compile('loopback');
+export const TRUST_LOOPBACK: TrustProxy = (address, hop) => {
+  if (address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1') return true;
+  if (DOTTED_IPV4.test(address)) return address.startsWith('127.');
+  return parsedLoopback(address, hop);
+};
 
 /**
  * The address rate limits count by (D4): walking X-Forwarded-For from the nearest hop, the

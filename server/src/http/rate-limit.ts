@@ -26,11 +26,21 @@ const WINDOW_S = 60;
 
 interface Local {
   window: number;
+  limit: number;
   /** Total across all processes as of the last flush. */
   known: number;
   /** Hits of this process not yet written. */
   pending: number;
+  /** Written at least once this window: from then on every flush writes its hits. */
+  shared: boolean;
 }
+
+/**
+ * A key's hits stay in its process until they reach this share of its limit. Most keys of
+ * the public reads (one per shopper address) never do, so they cost no database write; a key
+ * that does is shared from then on.
+ */
+const SHARE_FROM = 0.1;
 
 /**
  * Fixed one-minute windows counted in Postgres, so every process on one database shares
@@ -38,12 +48,17 @@ interface Local {
  * - `exact`: one upsert per hit; for the low limits of the auth endpoints, which touch the
  *   database anyway and must not let a burst through.
  * - `local`: decided from memory against the last shared total plus this process's own
- *   hits, which are written in one statement every `flushMs`; for token and public traffic,
- *   where a database round trip per request would cost more than the limit protects.
- *   Across processes it can overshoot by what others counted in the last flush interval.
+ *   hits; for token and public traffic, where a database round trip per request would cost
+ *   more than the limit protects. A key's hits are written (in one statement for all keys,
+ *   every `flushMs`) once this process has counted a tenth of its limit. So with P processes
+ *   a key admits at most its limit, plus (P - 1) tenths of it that other processes have not
+ *   shared yet, plus what the others admitted in one flush interval.
  */
 export class RateLimiter {
   private readonly counts = new Map<string, Local>();
+  /** The keys the next flush writes: shared ones with new hits, and those reaching their share. */
+  private readonly dirty = new Set<string>();
+  private sweptWindow = 0;
   private timer: NodeJS.Timeout;
   private flushing: Promise<void> | undefined;
   private lastCleanup = 0;
@@ -86,12 +101,13 @@ export class RateLimiter {
     const window = RateLimiter.window(nowMs);
     let state = this.counts.get(key);
     if (!state || state.window !== window) {
-      state = { window, known: 0, pending: 0 };
+      state = { window, limit, known: 0, pending: 0, shared: false };
       this.counts.set(key, state);
     }
     const count = state.known + state.pending + 1;
     if (count > limit) return RateLimiter.decision(count, limit, window, nowMs);
     state.pending += 1;
+    if (state.shared || state.pending >= limit * SHARE_FROM) this.dirty.add(key);
     return RateLimiter.decision(count, limit, window, nowMs);
   }
 
@@ -105,14 +121,18 @@ export class RateLimiter {
 
   private async write(): Promise<void> {
     const current = RateLimiter.window(Date.now());
-    const batch: { key: string; windowStart: Date; count: number }[] = [];
-    for (const [key, state] of this.counts) {
-      if (state.window < current) {
-        this.counts.delete(key);
-        continue;
-      }
-      if (state.pending > 0) batch.push({ key, windowStart: new Date(state.window * 1000), count: state.pending });
+    if (current !== this.sweptWindow) {
+      this.sweptWindow = current;
+      for (const [key, state] of this.counts) if (state.window < current) this.counts.delete(key);
     }
+    const batch: { key: string; windowStart: Date; count: number }[] = [];
+    for (const key of this.dirty) {
+      const state = this.counts.get(key);
+      if (!state || state.window < current || state.pending === 0) continue;
+      state.shared = true;
+      batch.push({ key, windowStart: new Date(state.window * 1000), count: state.pending });
+    }
+    this.dirty.clear();
     if (batch.length > 0) {
       for (const b of batch) this.counts.get(b.key)!.pending -= b.count;
       let rows: { key: string; count: number; windowStart: Date }[];
@@ -130,6 +150,7 @@ export class RateLimiter {
         for (const b of batch) {
           const state = this.counts.get(b.key);
           if (state) state.pending += b.count;
+          this.dirty.add(b.key);
         }
         throw err;
       }

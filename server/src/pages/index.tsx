@@ -28,6 +28,16 @@ export const PAGE_ROUTES = [
   { method: 'GET', path: STYLESHEET_PATH },
 ] as const;
 
+/** Whether a path is a page's (the JSON `/v1/oauth/authorize/approve` passes through their router untouched). */
+export function isPagePath(path: string): boolean {
+  return (
+    path === AUTHORIZE_PATH ||
+    path.startsWith(`${AUTHORIZE_PATH}/`) ||
+    path.startsWith('/claims/view/') ||
+    path === STYLESHEET_PATH
+  );
+}
+
 const STYLESHEET = readFileSync(new URL('./style.css', import.meta.url), 'utf8');
 
 export function pages(ctx: RouteContext): Router {

@@ -25,12 +25,12 @@ export function claimHandlers({ db, config }: RouteContext): GroupHandlers<Contr
   };
   return {
     async file({ params, body, req, res }) {
-      const claimId = await fileClaim(db, storeOf(req), params.sourceOrderId, body);
+      const claimId = await fileClaim(db, actor(req), params.sourceOrderId, body);
       res.setHeader('location', `/v1/claims/${encodeURIComponent(claimId)}`);
       return { status: 200, body: OK };
     },
     async fileOffline({ body, req, res }) {
-      const result = await fileOfflineClaim(db, storeOf(req), body);
+      const result = await fileOfflineClaim(db, actor(req), body);
       res.setHeader('location', `/v1/claims/${encodeURIComponent(result.claimId)}`);
       return { status: 200, body: result.filed };
     },

@@ -1,6 +1,6 @@
-import { acceptedPricingScopes, acceptedWidgetScopes, type Contract } from '@protection-service/contract';
+import { acceptedPricingScopes, acceptedWidgetScopes, type Contract, type Scope } from '@protection-service/contract';
 import type { Request } from 'express';
-import { type ContextRef, cohortPriceSets, cohortWidgets } from '../domain/partner/cohorts';
+import { type CohortEntries, type ContextRef, cohortPriceSets, cohortWidgets } from '../domain/partner/cohorts';
 import { ownContext } from '../domain/partner/contexts';
 import { insufficientScope } from '../http/auth';
 import { notFound } from '../http/errors';
@@ -15,6 +15,43 @@ import type { GroupHandlers, RouteContext } from './context';
  * lists are filtered (D16).
  */
 export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['cohorts']> {
+  const priceSets = entryHandlers(db, cohortPriceSets, {
+    typesOf: pricingTypesOf,
+    accepted: (type) => acceptedPricingScopes(type as never, 'update'),
+    noun: 'price set',
+  });
+  const widgets = entryHandlers(db, cohortWidgets, {
+    typesOf: widgetTypesOf,
+    accepted: (type) => acceptedWidgetScopes(type as never, 'update'),
+    noun: 'widget config',
+  });
+  return {
+    createPriceSet: priceSets.create,
+    listPriceSets: priceSets.list,
+    getPriceSet: (a) => priceSets.get(a, a.params.priceSetId),
+    updatePriceSet: (a) => priceSets.update(a, a.params.priceSetId),
+    deletePriceSet: (a) => priceSets.remove(a, a.params.priceSetId),
+    createWidget: widgets.create,
+    listWidgets: widgets.list,
+    getWidget: (a) => widgets.get(a, a.params.widgetConfigId),
+    updateWidget: (a) => widgets.update(a, a.params.widgetConfigId),
+    deleteWidget: (a) => widgets.remove(a, a.params.widgetConfigId),
+  };
+}
+
+interface EntryAccess {
+  typesOf(req: Request, action: 'read' | 'update'): readonly string[];
+  accepted(type: string): Scope[];
+  noun: string;
+}
+type Call<Extra = object> = { params: { contextId: string }; req: Request } & Extra;
+
+/** The five routes of one kind of cohort entry; the kinds differ only in scopes and names. */
+function entryHandlers<
+  Out,
+  Create extends { type: string; variantKey: string },
+  Update extends { type?: string | undefined; variantKey?: string | undefined },
+>(db: RouteContext['db'], entries: CohortEntries<unknown, Out, Create, Update, never>, access: EntryAccess) {
   /** The caller's live context, or 404 (a foreign id answers like a missing one, D7). */
   async function contextOf(req: Request, contextId: string): Promise<ContextRef> {
     const { storeId, clientId } = tokenOf(req);
@@ -22,91 +59,36 @@ export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['co
     if (!row) throw notFound('partner context not found');
     return row;
   }
-  const clientOf = (req: Request) => tokenOf(req).clientId;
-
+  const found = (data: Out | undefined) => {
+    if (!data) throw notFound(`${access.noun} not found`);
+    return { status: 200 as const, body: { data } };
+  };
   return {
-    async createPriceSet({ params, body, req }) {
-      if (!pricingTypesOf(req, 'update').includes(body.type)) {
-        throw insufficientScope(acceptedPricingScopes(body.type, 'update'));
+    async create({ params, body, req }: Call<{ body: Create }>) {
+      if (!access.typesOf(req, 'update').includes(body.type)) throw insufficientScope(access.accepted(body.type));
+      const context = await contextOf(req, params.contextId);
+      return { status: 201 as const, body: { data: await entries.create(db, context, body, tokenOf(req).clientId) } };
+    },
+    async list({ params, query, req }: Call<{ query: { variantKey?: string | undefined } }>) {
+      const context = await contextOf(req, params.contextId);
+      const data = await entries.list(db, context.id, access.typesOf(req, 'read'), query.variantKey);
+      return { status: 200 as const, body: { data } };
+    },
+    async get({ params, req }: Call, id: string) {
+      const context = await contextOf(req, params.contextId);
+      return found(await entries.get(db, context.id, id, access.typesOf(req, 'read')));
+    },
+    async update({ params, body, req }: Call<{ body: Update }>, id: string) {
+      const context = await contextOf(req, params.contextId);
+      const types = access.typesOf(req, 'update');
+      return found(await entries.update(db, context, id, types, body, tokenOf(req).clientId));
+    },
+    async remove({ params, req }: Call, id: string) {
+      const context = await contextOf(req, params.contextId);
+      if (!(await entries.remove(db, context, id, access.typesOf(req, 'update')))) {
+        throw notFound(`${access.noun} not found`);
       }
-      const context = await contextOf(req, params.contextId);
-      const data = await cohortPriceSets.create(db, context, body, clientOf(req));
-      return { status: 201, body: { data } };
-    },
-    async listPriceSets({ params, query, req }) {
-      const context = await contextOf(req, params.contextId);
-      return {
-        status: 200,
-        body: { data: await cohortPriceSets.list(db, context.id, pricingTypesOf(req, 'read'), query.variantKey) },
-      };
-    },
-    async getPriceSet({ params, req }) {
-      const context = await contextOf(req, params.contextId);
-      const data = await cohortPriceSets.get(db, context.id, params.priceSetId, pricingTypesOf(req, 'read'));
-      if (!data) throw notFound('price set not found');
-      return { status: 200, body: { data } };
-    },
-    async updatePriceSet({ params, body, req }) {
-      const context = await contextOf(req, params.contextId);
-      const data = await cohortPriceSets.update(
-        db,
-        context,
-        params.priceSetId,
-        pricingTypesOf(req, 'update'),
-        body,
-        clientOf(req),
-      );
-      if (!data) throw notFound('price set not found');
-      return { status: 200, body: { data } };
-    },
-    async deletePriceSet({ params, req }) {
-      const context = await contextOf(req, params.contextId);
-      if (!(await cohortPriceSets.remove(db, context, params.priceSetId, pricingTypesOf(req, 'update')))) {
-        throw notFound('price set not found');
-      }
-      return { status: 200, body: { data: { ok: true as const } } };
-    },
-
-    async createWidget({ params, body, req }) {
-      if (!widgetTypesOf(req, 'update').includes(body.type)) {
-        throw insufficientScope(acceptedWidgetScopes(body.type, 'update'));
-      }
-      const context = await contextOf(req, params.contextId);
-      const data = await cohortWidgets.create(db, context, body, clientOf(req));
-      return { status: 201, body: { data } };
-    },
-    async listWidgets({ params, query, req }) {
-      const context = await contextOf(req, params.contextId);
-      return {
-        status: 200,
-        body: { data: await cohortWidgets.list(db, context.id, widgetTypesOf(req, 'read'), query.variantKey) },
-      };
-    },
-    async getWidget({ params, req }) {
-      const context = await contextOf(req, params.contextId);
-      const data = await cohortWidgets.get(db, context.id, params.widgetConfigId, widgetTypesOf(req, 'read'));
-      if (!data) throw notFound('widget config not found');
-      return { status: 200, body: { data } };
-    },
-    async updateWidget({ params, body, req }) {
-      const context = await contextOf(req, params.contextId);
-      const data = await cohortWidgets.update(
-        db,
-        context,
-        params.widgetConfigId,
-        widgetTypesOf(req, 'update'),
-        body,
-        clientOf(req),
-      );
-      if (!data) throw notFound('widget config not found');
-      return { status: 200, body: { data } };
-    },
-    async deleteWidget({ params, req }) {
-      const context = await contextOf(req, params.contextId);
-      if (!(await cohortWidgets.remove(db, context, params.widgetConfigId, widgetTypesOf(req, 'update')))) {
-        throw notFound('widget config not found');
-      }
-      return { status: 200, body: { data: { ok: true as const } } };
+      return { status: 200 as const, body: { data: { ok: true as const } } };
     },
   };
 }

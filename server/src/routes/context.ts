@@ -1,4 +1,4 @@
-import type { Contract } from '@protection-service/contract';
+import type { Contract, TMerchantSettings } from '@protection-service/contract';
 import type { AppRoute, AppRouter } from '@ts-rest/core';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { AppDeps } from '../app-deps';
@@ -19,5 +19,7 @@ export interface RouteContext extends AppDeps {
   publicCache: PublicReadCache;
   /** What quotes price from, per (store, app, variantKey, type), dropped when the store changes. */
   pricingCache: StoreCache<QuotePricing>;
+  /** The merchant settings answer per store (GET /v2/settings), dropped when the store changes. */
+  settingsCache: StoreCache<TMerchantSettings>;
   auth: AuthServices;
 }

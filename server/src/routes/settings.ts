@@ -19,10 +19,11 @@ const CONTEXT_NOT_FOUND = 'partner context not found';
  * app or store, or a deleted one, answers exactly like a missing one (D7). The resolved
  * view's pricing is filtered to the pricing types the token may read (D16).
  */
-export function settingsHandlers({ db }: RouteContext): GroupHandlers<Contract['settings']> {
+export function settingsHandlers({ db, settingsCache }: RouteContext): GroupHandlers<Contract['settings']> {
   return {
     async get({ req }) {
-      const settings = await readMerchantSettings(db, storeOf(req));
+      const storeId = storeOf(req);
+      const settings = await settingsCache.load(storeId, storeId, () => readMerchantSettings(db, storeId));
       if (!settings) throw notFound('store not found');
       return { status: 200, body: { data: settings } };
     },

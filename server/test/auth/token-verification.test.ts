@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signJwt } from '../../src/domain/auth/jwt';
+import { recordRevocation } from '../../src/domain/auth/revocations';
+import { tokenKeys } from '../../src/domain/auth/tokens';
 import { bearer, createApp, createOwner, installWithToken } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -44,5 +47,43 @@ describe('access-token verification', () => {
     // Periodic work only: about one feed read per 250 ms and one limiter flush per 200 ms.
     expect(background.length).toBeLessThanOrEqual(Math.ceil(elapsedMs / 200) * 2 + 4);
     expect(background.length).toBeLessThan(requests);
+  });
+});
+
+/** Verified tokens are kept in memory, never past their expiry and never past a revocation. */
+describe('verified tokens, kept', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({}, { rateLimits: { token: 1e9 } });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('refuses a token it accepted once its expiry has passed, and one revoked since', async () => {
+    const owner = await createOwner(server.db, 'kept');
+    const app = await createApp(server, owner.user.id, { requestedScopes: ['store:read'] });
+    const installed = await installWithToken(server, app.clientId, owner.store.id, ['store:read']);
+    const keys = tokenKeys(server.config.secretKey, server.config.publicBaseUrl);
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const shortLived = `svc_at_${signJwt(keys.access, {
+      iss: keys.issuer,
+      aud: 'protection-service:access',
+      sub: app.clientId,
+      jti: `jti_${exp}`,
+      gid: null,
+      iid: installed.installationId,
+      sid: owner.store.id,
+      scope: 'store:read',
+      iat: exp - 2,
+      exp,
+    })}`;
+    const status = async (token: string) => (await server.request('/v2/settings', { headers: bearer(token) })).status;
+    expect(await status(shortLived)).toBe(200);
+    expect(await status(installed.accessToken)).toBe(200);
+    await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50));
+    expect(await status(shortLived)).toBe(401);
+    await recordRevocation(server.db, 'token', installed.jti, new Date(Date.now() + 3_600_000));
+    await expect.poll(() => status(installed.accessToken), { timeout: 2_000 }).toBe(401);
   });
 });

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepExpiredLeases } from '../../src/domain/events/deliveries';
+import { transact } from '../../src/db/transact';
+import { sweepExpiredLeases, UNQUEUED_S } from '../../src/domain/events/deliveries';
+import { deliveriesQueued } from '../../src/domain/events/enqueue';
 import { recordEvent } from '../../src/domain/events/record';
 import { createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
@@ -49,8 +51,16 @@ describe('recordEvent', () => {
     body: { claimId: 'cl_1', storeId: owner.store.id, sourceOrderId: 'o-1', reason: 'OTHER' as const },
   });
 
+  const jobsOf = async (eventId: string) =>
+    (
+      await sql<{ n: number }>`
+        select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+        where t.identifier = 'webhook_deliver' and j.payload->>'eventId' = ${eventId}
+      `.execute(server.db)
+    ).rows[0]!.n;
+
   it('fans out to the installed apps subscribed to the topic, and only to them', async () => {
-    const recorded = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    const recorded = await transact(server.db, (trx) => recordEvent(trx, denied()));
     expect(recorded.subscribers).toEqual([subscribed]);
     const deliveries = await server.db
       .selectFrom('webhookDeliveries')
@@ -59,12 +69,15 @@ describe('recordEvent', () => {
       .execute();
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ clientId: subscribed, status: 'pending', attemptCount: 0 });
-    // The delivery job is queued in the same transaction (graphile-worker's add_job, by trigger).
-    const jobs = await sql<{ n: number }>`
-      select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      where t.identifier = 'webhook_deliver' and j.payload->>'eventId' = ${recorded.id}
-    `.execute(server.db);
-    expect(jobs.rows[0]!.n).toBe(1);
+    // The delivery job is queued after the commit, in a batch (D32), and the delivery says so.
+    await deliveriesQueued(server.db);
+    expect(await jobsOf(recorded.id)).toBe(1);
+    const queued = await server.db
+      .selectFrom('webhookDeliveries')
+      .select('queuedAt')
+      .where('eventId', '=', recorded.id)
+      .executeTakeFirstOrThrow();
+    expect(queued.queuedAt).toBeInstanceOf(Date);
     const event = await server.db
       .selectFrom('webhookEvents')
       .selectAll()
@@ -126,16 +139,29 @@ describe('recordEvent', () => {
     expect(after.n).toBe(before.n);
   });
 
+  it('queues no job inside the transaction; the sweep queues a delivery whose queueing was lost', async () => {
+    // A transaction not begun by transact() stands for a process that died between its commit
+    // and the batch: the delivery row is committed, its job never queued.
+    const lost = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    await deliveriesQueued(server.db);
+    expect(await jobsOf(lost.id)).toBe(0);
+    // Not yet: it may still be in a batch of its process.
+    await sweepExpiredLeases(server.db);
+    expect(await jobsOf(lost.id)).toBe(0);
+    await server.db
+      .updateTable('webhookDeliveries')
+      .set({ updatedAt: new Date(Date.now() - (UNQUEUED_S + 1) * 1000) })
+      .where('eventId', '=', lost.id)
+      .execute();
+    await Promise.all([sweepExpiredLeases(server.db), sweepExpiredLeases(server.db)]);
+    expect(await jobsOf(lost.id)).toBe(1);
+  });
+
   it('sweeps expired leases and long-untaken due deliveries back into the queue, once', async () => {
-    const jobsOf = async (eventId: string) =>
-      (
-        await sql<{ n: number }>`
-          select count(*)::int as n from graphile_worker._private_jobs where payload->>'eventId' = ${eventId}
-        `.execute(server.db)
-      ).rows[0]!.n;
-    const leased = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
-    const untaken = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
-    const fresh = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
+    const leased = await transact(server.db, (trx) => recordEvent(trx, denied()));
+    const untaken = await transact(server.db, (trx) => recordEvent(trx, denied()));
+    const fresh = await transact(server.db, (trx) => recordEvent(trx, denied()));
+    await deliveriesQueued(server.db);
     // A holder died mid-attempt; another delivery's job was lost before anyone took it.
     await server.db
       .updateTable('webhookDeliveries')

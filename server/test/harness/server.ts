@@ -42,6 +42,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookWorkers: 0,
     webhookTimeoutMs: 2000,
     webhookRetrySchedule: [1, 1, 1],
+    // No SMTP server and no .eml files unless a test asks (D42).
+    smtpUrl: undefined,
+    mailFrom: 'claims@shop.test',
+    mailRetrySchedule: [1, 1],
+    mailTimeoutMs: 5000,
+    mailDir: undefined,
     rateLimits: RATE_LIMITS,
     trustProxy: TRUST_LOOPBACK,
     webConcurrency: 1,

@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import type { WebhookBodies, WebhookTopic } from '@protection-service/contract';
 import type { Db } from '../../src/db/database';
+import { transact } from '../../src/db/transact';
 import { type RecordedEvent, recordEvent } from '../../src/domain/events/record';
 import { type ServiceProcess, startServiceProcess } from './processes';
 import { startTestServer, type TestServer } from './server';
@@ -98,7 +99,7 @@ export function record<T extends WebhookTopic>(
   topic: T,
   body: WebhookBodies[T],
 ): Promise<RecordedEvent> {
-  return db.transaction().execute((trx) => recordEvent(trx, { storeId, topic, body }));
+  return transact(db, (trx) => recordEvent(trx, { storeId, topic, body }));
 }
 
 export const deniedBody = (storeId: string, claimId = 'cl_1'): WebhookBodies['claim/denied'] => ({

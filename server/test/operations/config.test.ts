@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import proxyAddr from 'proxy-addr';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { freePort } from '../../src/free-port';
@@ -110,6 +111,31 @@ describe('TRUST_PROXY: the client address rate limits count by (D4)', () => {
     // What the client wrote before the proxy's own entry is not believed.
     expect(ip('loopback', '127.0.0.1', '1.1.1.1, 203.0.113.5')).toBe('203.0.113.5');
     expect(ip('loopback', '127.0.0.1')).toBe('127.0.0.1');
+  });
+
+  it('loopback decides from the text exactly as proxy-addr does from the parsed address', () => {
+    const parsed = proxyAddr.compile('loopback');
+    const trust = load({ TRUST_PROXY: 'loopback' }).trustProxy;
+    const addresses = [
+      '127.0.0.1',
+      '127.255.1.2',
+      '126.0.0.1',
+      '10.0.0.1',
+      '255.255.255.255',
+      '0.0.0.0',
+      '::1',
+      '::2',
+      '::ffff:127.0.0.1',
+      '::ffff:127.9.9.9',
+      '::ffff:10.0.0.1',
+      '0:0:0:0:0:0:0:1',
+      '0177.0.0.1',
+      '127.000.000.001',
+      '2001:db8::5',
+      'not-an-address',
+      '',
+    ];
+    for (const a of addresses) expect([a, trust(a, 0)]).toEqual([a, parsed(a, 0)]);
   });
 
   it('false: the header is ignored', () => {

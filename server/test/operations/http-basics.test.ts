@@ -82,6 +82,28 @@ describe('HTTP basics', () => {
       'Bad Request',
     );
     expect(body.message).toMatch(/NUL/);
+    // Checked on the raw text: in a key, after escaped backslashes, in a UTF-16 body.
+    for (const raw of ['{"a\\u0000":1}', '{"email":"\\\\\\u0000","password":"x"}']) {
+      const res = await server.request('/v1/auth/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      });
+      expect((await expectD2(res, 400, 'Bad Request')).message).toMatch(/NUL/);
+    }
+    const utf16 = await server.request('/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-16le' },
+      body: Buffer.from('{"email":"a\\u0000","password":"x"}', 'utf16le'),
+    });
+    expect((await expectD2(utf16, 400, 'Bad Request')).message).toMatch(/NUL/);
+    // An escaped backslash followed by the letters u0000 is no NUL: the login is merely wrong.
+    const literal = await server.request('/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":"a\\\\u0000@b.c","password":"x"}',
+    });
+    expect(((await literal.json()) as { message: string }).message).not.toMatch(/NUL/);
     await expectD2(await server.request('/v1/apps/%00'), 400, 'Bad Request');
     await expectD2(await server.request('/v1/quote/insurance?store_url=a%00b'), 400, 'Bad Request');
   });

@@ -91,6 +91,31 @@ describe('two server processes on one database', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
   }, 90_000);
 
+  it('hold a token limit across both within the stated bound (600/minute, D4)', async () => {
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    const own = await installedAppWithToken(database.db, secret, publicBaseUrl, 'limit');
+    let admitted = 0;
+    let refused = 0;
+    for (let i = 0; i < 800; i++) {
+      const res = await fetch(`${urls[i % 2]}/v2/settings`, { headers: { authorization: `Bearer ${own.token}` } });
+      await res.arrayBuffer();
+      if (res.status === 200) admitted++;
+      else {
+        expect(res.status).toBe(429);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(res.headers.get('ratelimit-limit')).toBe('600');
+        expect(res.headers.get('ratelimit-remaining')).toBe('0');
+        refused++;
+      }
+    }
+    // The bound (server/src/http/rate-limit.ts): the limit, a tenth of it the other process has
+    // not shared yet, and what the other admitted during one 200 ms flush.
+    expect(admitted).toBeGreaterThanOrEqual(600);
+    expect(admitted).toBeLessThanOrEqual(600 + 60 + 100);
+    expect(refused).toBe(800 - admitted);
+  }, 90_000);
+
   describe('partner writes and public reads (D29)', () => {
     const keys = () => tokenKeys(secret, publicBaseUrl);
     let clientId: string;

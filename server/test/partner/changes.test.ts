@@ -9,6 +9,7 @@ import { RevocationFeed, recordRevocation } from '../../src/domain/auth/revocati
 import { createStore } from '../../src/domain/identity/stores';
 import { PublicReadCache } from '../../src/http/public-cache';
 import type { ServiceMetrics } from '../../src/metrics';
+import { bearer, createApp, createOwner, installWithToken } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -169,5 +170,37 @@ describe('public read cache', () => {
     const c = cache();
     for (let i = 0; i < 12_000; i++) c.remember(`/v1/quote/insurance?n=${i}`, {}, { i }, 'st', c.mark);
     expect(c.store.stats.entries).toBeLessThanOrEqual(10_000);
+  });
+});
+
+/** GET /v2/settings answers from memory per store until the store announces a change (D29). */
+describe('the merchant settings answer, cached', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('keeps the answer until a change of its store is announced', async () => {
+    const owner = await createOwner(server.db, 'cached-settings');
+    const app = await createApp(server, owner.user.id, { requestedScopes: ['store:read'] });
+    const { accessToken } = await installWithToken(server, app.clientId, owner.store.id, ['store:read']);
+    const bonus = async () => {
+      const res = await server.request('/v2/settings', { headers: bearer(accessToken) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { data: { storeCreditBonus: number } }).data.storeCreditBonus;
+    };
+    expect(await bonus()).toBe(0);
+    await server.db
+      .updateTable('merchantSettings')
+      .set({ storeCreditBonus: 7 })
+      .where('storeId', '=', owner.store.id)
+      .execute();
+    // Written without an announcement: the cached answer stands (no query per request).
+    expect(await bonus()).toBe(0);
+    await server.db.transaction().execute((trx) => announceStoreChange(trx, owner.store.id));
+    await expect.poll(bonus, { timeout: 5_000 }).toBe(7);
   });
 });

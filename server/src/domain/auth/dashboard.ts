@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { verify } from '@node-rs/argon2';
 import type { TDashboardTokens, TDashboardUser, TLoginResponse } from '@protection-service/contract';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { hashPassword } from '../identity/users';
@@ -101,7 +102,7 @@ export async function login(db: Db, keys: TokenKeys, email: string, password: st
   const user = await checkCredentials(db, email, password);
   if (!user) return null;
   const grantId = newId('gr');
-  const refreshToken = await db.transaction().execute(async (trx) => {
+  const refreshToken = await transact(db, async (trx) => {
     await trx.insertInto('grants').values({ id: grantId, kind: 'dashboard', userId: user.id }).execute();
     return insertRefreshToken(trx, grantId, new Date());
   });
@@ -118,7 +119,7 @@ export async function login(db: Db, keys: TokenKeys, email: string, password: st
 export async function refresh(db: Db, keys: TokenKeys, presented: string): Promise<TDashboardTokens | null> {
   if (!presented.startsWith(DASHBOARD_REFRESH_PREFIX)) return null;
   const tokenHash = digest(presented);
-  const rotated = await db.transaction().execute(async (trx) => {
+  const rotated = await transact(db, async (trx) => {
     const now = new Date();
     const retired = await trx
       .updateTable('refreshTokens')
@@ -151,7 +152,7 @@ export async function refresh(db: Db, keys: TokenKeys, presented: string): Promi
   if (rotated) return tokensOf(keys, rotated.userId, rotated.grantId, rotated.refreshToken);
 
   // Not usable. A retired token of a dashboard family presented again is a replay (D12).
-  await db.transaction().execute(async (trx) => {
+  await transact(db, async (trx) => {
     const known = await trx
       .selectFrom('refreshTokens as r')
       .innerJoin('grants as g', 'g.id', 'r.grantId')

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { normalizeScope, type Scope, type TConsentPreview } from '@protection-service/contract';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
@@ -128,7 +129,7 @@ export async function approveInstall(
   db: Db,
   input: InstallRequest & { state?: string | undefined; codeChallenge?: string | undefined },
 ): Promise<{ code: string; redirectUri: string }> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const { granted } = await planInstall(trx, input);
     const installation = await upsertInstallation(trx, {
       storeId: input.storeId,
@@ -195,7 +196,7 @@ function narrowScopes(names: string[] | undefined, allowed: readonly Scope[]): S
  * code or refresh token, so it must commit even though the request itself fails.
  */
 export async function revokeGrant(db: Db, grantId: string, reason: string): Promise<void> {
-  await db.transaction().execute((trx) => revokeFamily(trx, grantId, reason));
+  await transact(db, (trx) => revokeFamily(trx, grantId, reason));
 }
 
 async function storeRefreshToken(trx: Db, grantId: string, scopes: readonly Scope[]): Promise<string> {
@@ -231,7 +232,7 @@ export async function exchangeAuthorizationCode(
   input: { code: string; redirectUri: string; codeVerifier?: string | undefined },
 ): Promise<TokenSet> {
   const codeHash = digest(input.code);
-  const result = await db.transaction().execute(async (trx) => {
+  const result = await transact(db, async (trx) => {
     const code = await trx
       .updateTable('authorizationCodes')
       .set({ usedAt: new Date() })
@@ -314,7 +315,7 @@ export async function refreshTokens(
     throw refuse.oauth('invalid_grant', 'invalid, expired or revoked refresh token');
   }
   const tokenHash = digest(input.refreshToken);
-  const result = await db.transaction().execute(async (trx) => {
+  const result = await transact(db, async (trx) => {
     const old = await trx
       .updateTable('refreshTokens')
       .set({ retiredAt: new Date() })

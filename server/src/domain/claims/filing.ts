@@ -7,10 +7,13 @@ import type {
 } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { lockLiveOrder } from '../commerce/live-order';
 import { recordEvent } from '../events/record';
+import { writeClaimMail } from '../mail/outbox';
+import type { Actor } from './moves';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
 interface ClaimLine {
@@ -50,10 +53,11 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
 }
 
 /**
- * Writes a `NEW` claim with its items and documents and records `claim/created` (D22) in the
- * caller's transaction (D32). Two statements plus the event, whatever the number of items.
+ * Writes a `NEW` claim with its items and documents, records `claim/created` (D22) and writes
+ * the claimant's confirmation e-mail (D42) in the caller's transaction (D32). Two statements
+ * plus the event and the e-mail, whatever the number of items.
  */
-async function insertClaim(trx: Db, c: NewClaim): Promise<string> {
+async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<string> {
   const id = newId('clm');
   const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
   const claimType = claimTypeOf(c.lines);
@@ -105,6 +109,7 @@ async function insertClaim(trx: Db, c: NewClaim): Promise<string> {
       items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
     },
   });
+  await writeClaimMail(trx, { storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' });
   return id;
 }
 
@@ -131,11 +136,12 @@ function refusedClaim(claimId: ReturnType<typeof sql.ref>) {
  * on its last unit exactly one is filed. Either lock keeps a concurrent PUT from swapping the
  * line items (or a DELETE from ending the order) between check and write.
  */
-export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, f: TClaimFile): Promise<string> {
+export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: TClaimFile): Promise<string> {
+  const { storeId } = actor;
   const issues = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     // Only the items a claim names are counted (D39); a claim naming none takes a share lock
     // and files beside others.
     const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
@@ -190,7 +196,7 @@ export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, 
       }
       if (problems.length > 0) throw refuse.issues(problems);
     }
-    const claimId = await insertClaim(trx, {
+    const claimId = await insertClaim(trx, actor.clientId, {
       storeId,
       orderId: order.id,
       sourceOrderId,
@@ -233,15 +239,16 @@ export async function fileClaim(db: Db, storeId: string, sourceOrderId: string, 
  */
 export async function fileOfflineClaim(
   db: Db,
-  storeId: string,
+  actor: Actor,
   f: TOfflineClaimFile,
 ): Promise<{ claimId: string; filed: TOfflineClaimFiled }> {
+  const { storeId } = actor;
   if (f.storeId != null && f.storeId !== storeId) {
     throw refuse.issues([{ path: 'body.storeId', message: "storeId is not the token's store" }]);
   }
   const item = f.items[0]!;
   const sourceOrderId = newId('offline');
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const orderId = newId('ord');
     await sql`
       insert into orders (
@@ -272,7 +279,7 @@ export async function fileOfflineClaim(
         })
         .execute();
     }
-    const claimId = await insertClaim(trx, {
+    const claimId = await insertClaim(trx, actor.clientId, {
       storeId,
       orderId,
       sourceOrderId,

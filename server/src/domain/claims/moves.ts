@@ -7,10 +7,12 @@ import {
 } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
 import { recordEvent } from '../events/record';
+import { writeClaimMail } from '../mail/outbox';
 import { resolvedSettings } from '../partner/contexts';
 import { storeCredit, storeCreditCode } from './store-credit';
 
@@ -42,7 +44,7 @@ async function move(
   note: string | null,
   apply: (trx: Db, claim: LockedClaim) => Promise<void>,
 ): Promise<void> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const claim = (
       await sql<LockedClaim>`
         select c.id, c.claim_state, c.source_order_id, o.currency
@@ -107,7 +109,9 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
       };
     });
     const col = <T>(f: (r: (typeof resolutions)[number]) => T) => resolutions.map(f);
-    const credits = resolutions.flatMap((r) => (r.credit ? [{ ...r.credit, resolutionId: r.id }] : []));
+    const credits = resolutions.flatMap((r) =>
+      r.credit ? [{ ...r.credit, resolutionId: r.id, code: storeCreditCode() }] : [],
+    );
     const c = <T>(f: (r: (typeof credits)[number]) => T) => credits.map(f);
     await sql`
       with written as (
@@ -135,7 +139,7 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
       select s.code, ${claim.id}, s.resolution_id, s.credit, s.bonus_value, s.total, s.bonus, s.bonus_type,
         s.credit_type, s.currency
       from unnest(
-        ${c(() => storeCreditCode())}::text[], ${c((s) => s.resolutionId)}::text[],
+        ${c((s) => s.code)}::text[], ${c((s) => s.resolutionId)}::text[],
         ${c((s) => String(s.creditValue))}::numeric[], ${c((s) => String(s.bonusValue))}::numeric[],
         ${c((s) => String(s.totalValue))}::numeric[], ${c((s) => String(s.bonus))}::numeric[],
         ${c((s) => s.bonusType)}::text[], ${c((s) => s.creditType)}::text[], ${c((s) => s.currency)}::text[]
@@ -149,6 +153,13 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
         storeId: actor.storeId,
         resolutions: resolutions.map((r) => ({ type: r.type, itemId: r.itemId ?? null, quantity: r.quantity ?? null })),
       },
+    });
+    // D42: the approval notice, and each store credit (D26) whatever sendConfirmationEmail says.
+    await writeClaimMail(trx, {
+      ...actor,
+      claimId: claim.id,
+      notice: 'claim_approved',
+      storeCreditCodes: credits.map((s) => s.code),
     });
   });
 }
@@ -164,6 +175,7 @@ export async function denyClaim(db: Db, actor: Actor, claimId: string, body: TCl
       topic: 'claim/denied',
       body: { claimId: claim.id, storeId: actor.storeId, sourceOrderId: claim.sourceOrderId, reason: body.reason },
     });
+    await writeClaimMail(trx, { ...actor, claimId: claim.id, notice: 'claim_denied' });
   });
 }
 
@@ -187,7 +199,7 @@ export async function transitionClaim(
  * has no such claim.
  */
 export async function postMessage(db: Db, storeId: string, claimId: string, m: TClaimMessageWrite): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const messageId = newId('msg');
     const written = (
       await sql<{ id: string }>`

@@ -203,7 +203,7 @@ function toRecord(row: ClaimRow, links: ClaimLinks): TClaim {
     })),
     claimStoreCredits: (row.credits ?? []).map((s) => ({
       code: s.code as string,
-      emailStatus: s.emailStatus as 'PENDING' | 'SENT' | 'FAILED',
+      emailStatus: s.emailStatus as TClaim['claimStoreCredits'][number]['emailStatus'],
       emailTime: isoOrNull(s.emailTime),
       creditValue: money(s.creditValue, s.creditCurrency)!,
       bonusValue: money(s.bonusValue, s.creditCurrency)!,

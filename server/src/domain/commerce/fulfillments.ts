@@ -1,6 +1,7 @@
 import type { TFulfillment, TFulfillmentStatus, TFulfillmentWrite } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { refuse } from '../../lib/refusal';
 import { lockLiveOrder } from './live-order';
 
@@ -20,7 +21,7 @@ export async function upsertFulfillment(
   f: TFulfillmentWrite,
 ): Promise<void> {
   const items = f.sourceItemIds ?? [];
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const order = await lockLiveOrder(trx, storeId, sourceOrderId, 'share');
     if (!order) throw refuse.missing('order not found');
     const unknown = order.lineItemsKnown

@@ -1,11 +1,12 @@
 import type { TLineItem, TLineItemWrite, TOrder, TOrderWrite } from '@protection-service/contract';
 import { type RawBuilder, type Selectable, sql } from 'kysely';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 import type { OrdersTable } from '../../db/schema';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
-import { recordEvent } from '../events/record';
+import { eventSteps, queueAfterCommit, recordEvent } from '../events/record';
 
 /** What `upsertOrder` and `deleteOrder` report; `missing` when there is nothing to act on. */
 
@@ -29,22 +30,23 @@ function protectionOf(order: Pick<TOrderWrite, 'premiumPaid' | 'policyCancelledA
 
 /**
  * `PUT /v1/orders/:sourceOrderId` (D18, D19): creates the order or replaces it whole, its line
- * items with it, and moves its protection policy, all in one transaction with the
- * `protection/added` or `protection/removed` event it causes (D32).
+ * items with it, and moves its protection policy, atomically with the `protection/added` or
+ * `protection/removed` event it causes (D32).
  *
- * Repetition and races: the first statement upserts the order row and so holds its row lock
- * until commit. A new order gets its line items and first policy in that same statement (its
- * id is new, so nothing else can have written them). For an existing order a second statement,
- * whose fresh snapshot is taken after the lock, moves line items and the policy, so concurrent
- * PUTs of one order see each other's committed policy, and re-sending an order changes no
- * policy and records nothing. Policy times are `clock_timestamp()`, taken under that lock, so
- * they order policies the way the order's writes committed (a transaction's `now()` is its
- * start, which races do not order). No read before the write: a new order costs one statement
- * plus the event, an existing one two.
+ * A new order is one statement, and so one round trip without a transaction: order, line
+ * items, first policy, event and deliveries (`insertNewOrder`). When the order exists (or the
+ * statement cannot tell, as when `originalSourceOrderId` names no order) the write is a
+ * transaction whose first statement upserts the order row and so holds its row lock until
+ * commit; a second statement, whose fresh snapshot is taken after the lock, moves line items
+ * and the policy, so concurrent PUTs of one order see each other's committed policy, and
+ * re-sending an order changes no policy and records nothing. Policy times are
+ * `clock_timestamp()`, taken under that lock, so they order policies the way the order's
+ * writes committed (a transaction's `now()` is its start, which races do not order).
  */
 export async function upsertOrder(db: Db, storeId: string, sourceOrderId: string, order: TOrderWrite): Promise<void> {
-  return db.transaction().execute(async (trx) => {
-    const ended = protectionOf(order);
+  const ended = protectionOf(order);
+  if (await insertNewOrder(db, storeId, sourceOrderId, order, ended === null)) return;
+  return transact(db, async (trx) => {
     const written = await writeOrderRow(trx, storeId, sourceOrderId, order, ended === null);
     if (!written) throw refuse.missing('original order not found');
     const change: PolicyChange = written.inserted
@@ -59,28 +61,73 @@ export async function upsertOrder(db: Db, storeId: string, sourceOrderId: string
 }
 
 /**
- * The order row upsert; when it inserts, the new order's line items and (when `protect`) its
- * first policy too. Undefined when `originalSourceOrderId` names no live order of the store
- * (D18: 404): the `where exists` makes that check part of the same statement.
+ * A new order in one autocommit statement, with its line items and, when `protect`, its
+ * first policy and the `protection/added` event with its deliveries; their jobs are queued
+ * once it has committed. False, having written nothing, when the store has a live order of
+ * that id already (or the original order is missing): the caller takes the general path.
  */
-async function writeOrderRow(
-  trx: Db,
+async function insertNewOrder(
+  db: Db,
   storeId: string,
   sourceOrderId: string,
   o: TOrderWrite,
   protect: boolean,
-): Promise<{ id: string; inserted: boolean; addedPolicyId: string | null } | undefined> {
-  const original = o.originalSourceOrderId ?? null;
+): Promise<boolean> {
+  const orderId = newId('ord');
+  const policyId = newId('pol');
   const items = o.lineItems ?? [];
-  const result = await sql<{ id: string; inserted: boolean; addedPolicyId: string | null }>`
+  const event = protect
+    ? eventSteps(
+        {
+          storeId,
+          topic: 'protection/added',
+          body: {
+            orderId,
+            sourceOrderId,
+            storeId,
+            policyId,
+            premiumPaid: roundMoney(o.premiumPaid ?? 0, o.currency),
+            currency: o.currency,
+          },
+        },
+        sql`added`,
+      )
+    : undefined;
+  const result = await prepared(sql<{ id: string | null; subscribers: string[] }>`
     with o as (
+      ${orderInsert(orderId, storeId, sourceOrderId, o)}
+      on conflict (store_id, source_order_id) where deleted_at is null do nothing
+      returning o.id, true as inserted
+    )
+    ${items.length === 0 ? sql`` : sql`, new_items as (${insertItems(sql`o.id`, items, sql`from o cross join`, sql``)})`}
+    ${
+      event
+        ? sql`, added as (
+            insert into protection_policies (${POLICY_COLUMNS})
+            select ${policyValues(policyId, storeId, sql`o.id`, o)} from o
+            returning id
+          ), ${event.steps}
+          select (select id from o), array(select client_id from fanned) as subscribers`
+        : sql`select (select id from o), '{}'::text[] as subscribers`
+    }
+  `).execute(db);
+  const row = result.rows[0]!;
+  if (row.id === null) return false;
+  if (event) queueAfterCommit(db, event.id, row.subscribers);
+  return true;
+}
+
+/** `insert into orders … select …` of the order `o`, without its conflict clause. */
+function orderInsert(orderId: string, storeId: string, sourceOrderId: string, o: TOrderWrite) {
+  const original = o.originalSourceOrderId ?? null;
+  return sql`
     insert into orders as o (
       id, store_id, source_order_id, source_order_number, currency, policy_cancelled_at,
       original_source_order_id, source_created_at, source_updated_at, source_cancelled_at,
       platform_id, premium_paid, total, discount_total, shipping_cost, tax, subtotal,
       customer_email, customer_name, customer_phone, shipping_cost_tax, line_items_known
     )
-    select ${newId('ord')}, ${storeId}, ${sourceOrderId}, ${o.sourceOrderNumber}, ${o.currency},
+    select ${orderId}, ${storeId}, ${sourceOrderId}, ${o.sourceOrderNumber}, ${o.currency},
       ${o.policyCancelledAt ?? null}::timestamptz, ${original}, ${o.sourceCreatedAt}::timestamptz,
       ${o.sourceUpdatedAt ?? null}::timestamptz, ${o.sourceCancelledAt ?? null}::timestamptz,
       ${o.platformId}, ${o.premiumPaid ?? null}::numeric, ${o.total}::numeric,
@@ -94,7 +141,25 @@ async function writeOrderRow(
             select 1 from orders
             where store_id = ${storeId} and source_order_id = ${original} and deleted_at is null
           )`
-    }
+    }`;
+}
+
+/**
+ * The order row upsert; when it inserts, the new order's line items and (when `protect`) its
+ * first policy too. Undefined when `originalSourceOrderId` names no live order of the store
+ * (D18: 404): the `where exists` makes that check part of the same statement.
+ */
+async function writeOrderRow(
+  trx: Db,
+  storeId: string,
+  sourceOrderId: string,
+  o: TOrderWrite,
+  protect: boolean,
+): Promise<{ id: string; inserted: boolean; addedPolicyId: string | null } | undefined> {
+  const items = o.lineItems ?? [];
+  const result = await prepared(sql<{ id: string; inserted: boolean; addedPolicyId: string | null }>`
+    with o as (
+    ${orderInsert(newId('ord'), storeId, sourceOrderId, o)}
     on conflict (store_id, source_order_id) where deleted_at is null do update set
       source_order_number = excluded.source_order_number, currency = excluded.currency,
       policy_cancelled_at = excluded.policy_cancelled_at,
@@ -113,13 +178,13 @@ async function writeOrderRow(
       protect
         ? sql`, added as (
             insert into protection_policies (${POLICY_COLUMNS})
-            select ${policyValues(storeId, sql`o.id`, o)} from o where o.inserted
+            select ${policyValues(newId('pol'), storeId, sql`o.id`, o)} from o where o.inserted
             returning id
           )
           select o.id, o.inserted, (select id from added) as added_policy_id from o`
         : sql`select o.id, o.inserted, null::text as added_policy_id from o`
     }
-  `.execute(trx);
+  `).execute(trx);
   return result.rows[0];
 }
 
@@ -128,8 +193,8 @@ const POLICY_COLUMNS = sql.raw(
 );
 
 /** A new policy of the order (D19): funded by the customer, insuring the order total. */
-function policyValues(storeId: string, orderId: RawBuilder<unknown>, o: TOrderWrite) {
-  return sql`${newId('pol')}, ${storeId}, ${orderId}, ${o.premiumPaid}::numeric, ${o.currency},
+function policyValues(id: string, storeId: string, orderId: RawBuilder<unknown>, o: TOrderWrite) {
+  return sql`${id}, ${storeId}, ${orderId}, ${o.premiumPaid}::numeric, ${o.currency},
     ${o.premiumPaid}::numeric, ${o.total}::numeric, clock_timestamp(), clock_timestamp()`;
 }
 
@@ -158,7 +223,7 @@ async function syncItemsAndPolicy(
       ? sql`
         added as (
           insert into protection_policies as p (${POLICY_COLUMNS})
-          values (${policyValues(storeId, sql`${orderId}`, o)})
+          values (${policyValues(newId('pol'), storeId, sql`${orderId}`, o)})
           on conflict (order_id) where removed_at is null do update set
             premium_paid = excluded.premium_paid, premium_currency = excluded.premium_currency,
             customer_amount = excluded.customer_amount, insured_amount = excluded.insured_amount,
@@ -174,12 +239,13 @@ async function syncItemsAndPolicy(
         select null::text as added_id,
           removed.id as removed_id, removed.premium_paid as removed_premium, removed.removed_at
         from (select 1) one left join removed on true`;
-  const result = await sql<{
+  const statement = sql<{
     addedId: string | null;
     removedId: string | null;
     removedPremium: number | null;
     removedAt: Date | null;
-  }>`with ${itemSteps} ${policyStep}`.execute(trx);
+  }>`with ${itemSteps} ${policyStep}`;
+  const result = await prepared(statement).execute(trx);
   const row = result.rows[0]!;
   return {
     orderId,
@@ -273,7 +339,7 @@ async function recordPolicyEvent(
  * concurrent PUT committed. Deleting again answers `missing` (404), as for an unknown id.
  */
 export async function deleteOrder(db: Db, storeId: string, sourceOrderId: string): Promise<void> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const order = await trx
       .updateTable('orders')
       .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
@@ -309,7 +375,7 @@ type OrderReadRow = Omit<Selectable<OrdersTable>, 'deletedAt'> & {
  * (`ACTIVE` with the active policy, `REMOVED` with the last one, `NONE`), in one query.
  */
 export async function readOrder(db: Db, storeId: string, sourceOrderId: string): Promise<TOrder | undefined> {
-  const result = await sql<OrderReadRow>`
+  const result = await prepared(sql<OrderReadRow>`
     select o.id, o.store_id, o.source_order_id, o.source_order_number, o.currency,
       o.policy_cancelled_at, o.original_source_order_id, o.source_created_at, o.source_updated_at,
       o.source_cancelled_at, o.platform_id, o.premium_paid, o.total, o.discount_total,
@@ -330,7 +396,7 @@ export async function readOrder(db: Db, storeId: string, sourceOrderId: string):
       where order_id = o.id order by created_at desc, id desc limit 1
     ) p on true
     where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
-  `.execute(db);
+  `).execute(db);
   const row = result.rows[0];
   if (!row) return undefined;
   const money = (v: number | null) => (v === null ? null : roundMoney(v, row.currency));

@@ -1,6 +1,7 @@
 import type { TProduct, TProductChildWrite, TProductWrite } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
 
@@ -56,7 +57,7 @@ export async function upsertProduct(db: Db, storeId: string, productId: string, 
  */
 export async function addChild(db: Db, storeId: string, parentId: string, child: TProductChildWrite): Promise<void> {
   const bundle = [...new Set(child.bundleProductIds ?? [])];
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const parent = await trx
       .selectFrom('products')
       .select('productId')

@@ -1,15 +1,17 @@
 import type { WebhookTopic } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { webhookSecretOf } from '../identity/apps';
+import { addJobsFor, type DeliveryKey } from './enqueue';
 import { type AttemptResult, delivered, MAX_RETRY_AFTER_S, sendWebhook } from './send';
 import type { WebhookSettings } from './settings';
 
 /**
  * The life of one delivery (D32, D35). A job of the queue names a delivery; the process that
  * runs it first takes the delivery's lease (a conditional update, so of several processes
- * exactly one wins), makes the attempt, then in one transaction logs it and either ends the
- * delivery or schedules the next attempt (which enqueues a job, see the events migration).
+ * exactly one wins), makes the attempt, then in one statement logs it and either ends the
+ * delivery or schedules the next attempt and queues its job.
  * A process killed mid-attempt leaves its lease behind; once it expires, `sweepExpiredLeases`
  * (run by every delivering process) makes the delivery due again, and the attempt is made
  * again with the same event id.
@@ -20,11 +22,6 @@ export const LEASE_MARGIN_MS = 3000;
 
 export function leaseMs(config: Pick<WebhookSettings, 'webhookTimeoutMs'>): number {
   return config.webhookTimeoutMs + LEASE_MARGIN_MS;
-}
-
-export interface DeliveryKey {
-  eventId: string;
-  clientId: string;
 }
 
 interface Claimed {
@@ -135,12 +132,17 @@ async function recordOutcome(
           (event_id, client_id, attempted_at, duration_ms, status_code, error, response_excerpt)
         values (${key.eventId}, ${key.clientId}, ${result.attemptedAt}, ${result.durationMs}, ${result.statusCode},
           ${result.error}, ${result.response})
+      ), decided as (
+        update webhook_deliveries
+        set status = ${status}, attempt_count = ${attempts}, leased_until = null, lease_token = null, updated_at = now(),
+          next_attempt_at = ${delay === null ? sql`null` : sql`now() + make_interval(secs => ${delay})`},
+          queued_at = ${status === 'pending' ? sql`now()` : sql`queued_at`}
+        where event_id = ${key.eventId} and client_id = ${key.clientId} and lease_token = ${token} and status = 'pending'
+        returning event_id, client_id, next_attempt_at, status, installation_id
+      ), retry as (
+        ${addJobsFor(sql`(select * from decided where status = 'pending')`)}
       )
-      update webhook_deliveries
-      set status = ${status}, attempt_count = ${attempts}, leased_until = null, lease_token = null, updated_at = now(),
-        next_attempt_at = ${delay === null ? sql`null` : sql`now() + make_interval(secs => ${delay})`}
-      where event_id = ${key.eventId} and client_id = ${key.clientId} and lease_token = ${token} and status = 'pending'
-      returning installation_id
+      select installation_id, (select queued from retry) from decided
     `.execute(executor);
     return updated.rows[0];
   };
@@ -148,7 +150,7 @@ async function recordOutcome(
     await finish(db);
     return;
   }
-  await db.transaction().execute(async (trx) => {
+  await transact(db, async (trx) => {
     const updated = await finish(trx);
     if (updated) await disableSubscription(trx, updated.installationId);
   });
@@ -187,19 +189,31 @@ async function disableSubscription(trx: Db, installationId: string): Promise<voi
 export const STALE_DUE_S = 60;
 
 /**
- * Makes due again every delivery whose lease expired (its holder died or stalled) and every
- * due delivery left untaken for STALE_DUE_S: setting `next_attempt_at` enqueues a job
- * (trigger). Row locks make concurrent sweeps by several processes re-queue each delivery
- * once. Answers how many were re-queued.
+ * A delivery made due this long ago and still not queued lost its queueing: its process died
+ * between the commit and the batch (`queueDeliveries`), or the batch failed. Longer than a
+ * batch takes under load, short enough that the delivery is hardly late.
+ */
+export const UNQUEUED_S = 2;
+
+/**
+ * Queues again every delivery whose lease expired (its holder died or stalled), every due
+ * delivery left untaken for STALE_DUE_S, and every delivery due for UNQUEUED_S whose job was
+ * never queued; one statement, one `add_jobs` call. Row locks make concurrent sweeps by
+ * several processes queue each delivery once. Answers how many were queued.
  */
 export async function sweepExpiredLeases(db: Db): Promise<number> {
-  const result = await sql`
-    update webhook_deliveries
-    set leased_until = null, lease_token = null, next_attempt_at = now(), updated_at = now()
-    where status = 'pending' and (
-      leased_until < now()
-      or (leased_until is null and next_attempt_at < now() - make_interval(secs => ${STALE_DUE_S}))
+  const result = await sql<{ queued: number }>`
+    with swept as (
+      update webhook_deliveries
+      set leased_until = null, lease_token = null, next_attempt_at = now(), queued_at = now(), updated_at = now()
+      where status = 'pending' and (
+        leased_until < now()
+        or (leased_until is null and next_attempt_at < now() - make_interval(secs => ${STALE_DUE_S}))
+        or (queued_at is null and updated_at < now() - make_interval(secs => ${UNQUEUED_S}))
+      )
+      returning event_id, client_id, next_attempt_at
     )
+    ${addJobsFor(sql`swept`)}
   `.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+  return result.rows[0]?.queued ?? 0;
 }

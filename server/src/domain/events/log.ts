@@ -10,9 +10,11 @@ import {
 } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { signingSecrets } from './deliveries';
+import { queueAfterCommit } from './record';
 import { type AttemptResult, delivered, sendWebhook } from './send';
 import type { WebhookSettings } from './settings';
 
@@ -186,7 +188,7 @@ function eventView(row: Row, attempts: TDeliveryAttempt[]): TAppEvent {
  * delivered, failed or is still pending; answers the event as it is then.
  */
 export async function redeliver(db: Db, clientId: string, eventId: string): Promise<TAppEvent> {
-  await db.transaction().execute(async (trx) => {
+  await transact(db, async (trx) => {
     const target = await trx
       .selectFrom('webhookDeliveries as d')
       .innerJoin('apps as a', 'a.clientId', 'd.clientId')
@@ -202,13 +204,13 @@ export async function redeliver(db: Db, clientId: string, eventId: string): Prom
     if (target.webhookDisabledAt) {
       throw refuse.conflict('deliveries are disabled by a 410 answer; a successful test send enables them');
     }
-    // Setting next_attempt_at enqueues the attempt (events migration trigger).
     await trx
       .updateTable('webhookDeliveries')
-      .set({ status: 'pending', nextAttemptAt: sql<Date>`now()`, updatedAt: new Date() })
+      .set({ status: 'pending', nextAttemptAt: sql<Date>`now()`, queuedAt: null, updatedAt: new Date() })
       .where('clientId', '=', clientId)
       .where('eventId', '=', eventId)
       .execute();
+    queueAfterCommit(trx, eventId, [clientId]);
   });
   return (await findAppEvent(db, clientId, eventId))!;
 }

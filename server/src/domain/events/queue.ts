@@ -3,12 +3,16 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { createDb } from '../../db/database';
 import { queueLogger } from '../../db/queue-logger';
-import { type DeliveryKey, runDelivery, sweepExpiredLeases } from './deliveries';
+import { runMail } from '../mail/deliver';
+import { MAIL_TASK, sweepMail } from '../mail/outbox';
+import { createMailer } from '../mail/send';
+import type { MailSettings } from '../mail/settings';
+import { runDelivery, sweepExpiredLeases } from './deliveries';
+import { DELIVER_TASK, type DeliveryKey } from './enqueue';
 import type { WebhookSettings } from './settings';
 
-/** The queue task that makes one delivery attempt; the events migration's trigger enqueues it. */
-export const DELIVER_TASK = 'webhook_deliver';
-/** How often each delivering process looks for expired leases. */
+export { DELIVER_TASK } from './enqueue';
+/** How often each delivering process looks for expired leases (and for mail to queue, D42). */
 export const SWEEP_INTERVAL_MS = 1000;
 
 export interface Delivery {
@@ -21,10 +25,14 @@ export interface Delivery {
  * worker once a second) only to find jobs scheduled in the future (retries). graphile-worker
  * would hand a job held by a dead process to another only after 4 hours, so attempts carry
  * our own short lease instead, and every delivering process sweeps once a second for expired
- * leases and for due deliveries nobody took (`sweepExpiredLeases`).
+ * leases, for due deliveries nobody took and for deliveries whose job was never queued
+ * (`sweepExpiredLeases`).
+ *
+ * E-mail to shoppers (D42) runs on the same queue as its own task, `mail_send`, sharing the
+ * concurrency; its sweep (`sweepMail`) likewise queues due messages nobody queued.
  */
 export async function startDelivery(deps: {
-  config: WebhookSettings;
+  config: WebhookSettings & MailSettings;
   logger: Logger;
   connectionString: string;
 }): Promise<Delivery> {
@@ -48,6 +56,7 @@ export async function startDelivery(deps: {
   // An idle or checked-out client losing its connection must not take the process down.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
+  const mailer = createMailer(config);
   const runner: Runner = await run({
     pgPool: pool,
     concurrency: config.webhookWorkers,
@@ -62,24 +71,32 @@ export async function startDelivery(deps: {
         // Errors here are the database's (the attempt itself never throws): the queue retries.
         await runDelivery(db, config, payload as DeliveryKey);
       },
+      [MAIL_TASK]: async (payload) => {
+        await runMail(db, config, mailer, logger, (payload as { id: string }).id);
+      },
     },
   });
   let sweeping = false;
   const sweep = setInterval(() => {
     if (sweeping) return;
     sweeping = true;
-    sweepExpiredLeases(db)
-      .then((n) => n > 0 && logger.warn({ deliveries: n }, 'webhook leases expired; attempts re-queued'))
-      .catch((err) => logger.error({ err }, 'webhook lease sweep failed'))
-      .finally(() => {
-        sweeping = false;
-      });
+    Promise.all([
+      sweepExpiredLeases(db)
+        .then((n) => n > 0 && logger.warn({ deliveries: n }, 'webhook leases expired; attempts re-queued'))
+        .catch((err) => logger.error({ err }, 'webhook lease sweep failed')),
+      sweepMail(db)
+        .then((n) => n > 0 && logger.info({ messages: n }, 'mail queued by the sweep'))
+        .catch((err) => logger.error({ err }, 'mail sweep failed')),
+    ]).finally(() => {
+      sweeping = false;
+    });
   }, SWEEP_INTERVAL_MS);
   sweep.unref();
   return {
     async stop() {
       clearInterval(sweep);
       await runner.stop();
+      mailer.close();
       await pool.end();
       await db.destroy();
     },

@@ -1,7 +1,9 @@
 import { WEBHOOK_BODY_SCHEMAS, type WebhookBodies, type WebhookTopic } from '@protection-service/contract';
-import { sql } from 'kysely';
-import type { Db } from '../../db/database';
+import { type RawBuilder, sql } from 'kysely';
+import { type Db, prepared } from '../../db/database';
+import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
+import { queueDeliveries } from './enqueue';
 
 export interface NewEvent<T extends WebhookTopic> {
   storeId: string;
@@ -17,21 +19,24 @@ export interface RecordedEvent {
 }
 
 /**
- * Records a webhook event inside the transaction of the change that causes it (D32): a
- * change that rolls back leaves no event, one that commits loses none. The body must fit the
- * contract's schema of the topic; one that does not is a bug, and throws (rolling the change
- * back with it). The fan-out is fixed here (D35): one delivery for every active installation
- * of the store whose app has a webhook URL, subscribes to the topic and is not disabled by a
- * 410. Event and deliveries are written in one statement, and a trigger on the deliveries
- * queues their delivery jobs (graphile-worker `add_job`) in the same transaction.
+ * The two steps of a statement that record an event (D32, D35): CTE `event` writes it, CTE
+ * `fanned` its deliveries, one for every active installation of the store whose app has a
+ * webhook URL, subscribes to the topic and is not disabled by a 410. `when` names a CTE of
+ * the same statement: the event is written only if it has a row (the order write records
+ * its event only when it inserted a policy). The body must fit the contract's schema of the
+ * topic; one that does not is a bug, and throws (rolling the change back with it).
  */
-export async function recordEvent<T extends WebhookTopic>(trx: Db, event: NewEvent<T>): Promise<RecordedEvent> {
+export function eventSteps<T extends WebhookTopic>(
+  event: NewEvent<T>,
+  when?: RawBuilder<unknown>,
+): { id: string; steps: RawBuilder<unknown> } {
   const body = WEBHOOK_BODY_SCHEMAS[event.topic].parse(event.body);
   const id = newId('evt');
-  const result = await sql<{ clientId: string | null; createdAt: Date }>`
-    with event as (
+  const steps = sql`
+    event as (
       insert into webhook_events (id, store_id, topic, body)
-      values (${id}, ${event.storeId}, ${event.topic}, ${JSON.stringify(body)})
+      select ${id}, ${event.storeId}, ${event.topic}, ${JSON.stringify(body)}
+      ${when ? sql`where exists (select 1 from ${when})` : sql``}
       returning id, created_at
     ), fanned as (
       insert into webhook_deliveries (event_id, client_id, installation_id, created_at)
@@ -45,13 +50,34 @@ export async function recordEvent<T extends WebhookTopic>(trx: Db, event: NewEve
         and a.webhook_url is not null
         and ${event.topic} = any (a.webhook_topics)
       returning client_id
-    )
+    )`;
+  return { id, steps };
+}
+
+/**
+ * Once the statement of `eventSteps` has run in `trx`: the deliveries' jobs are queued after
+ * the transaction commits (D32), never inside it, so that the change's commit does not wait
+ * on the job queue's notification (which serializes commits cluster-wide).
+ */
+export function queueAfterCommit(trx: Db, eventId: string, subscribers: readonly string[]): void {
+  if (subscribers.length === 0) return;
+  const keys = subscribers.map((clientId) => ({ eventId, clientId }));
+  afterCommit(trx, (db) => queueDeliveries(db, keys));
+}
+
+/**
+ * Records a webhook event inside the transaction of the change that causes it (D32): a
+ * change that rolls back leaves no event, one that commits loses none. Event and deliveries
+ * are written in one statement; their jobs are queued after the commit.
+ */
+export async function recordEvent<T extends WebhookTopic>(trx: Db, event: NewEvent<T>): Promise<RecordedEvent> {
+  const { id, steps } = eventSteps(event);
+  const result = await prepared(sql<{ clientId: string | null; createdAt: Date }>`
+    with ${steps}
     select event.created_at, fanned.client_id from event left join fanned on true
-  `.execute(trx);
+  `).execute(trx);
   const rows = result.rows;
-  return {
-    id,
-    createdAt: rows[0]!.createdAt,
-    subscribers: rows.flatMap((r) => (r.clientId ? [r.clientId] : [])),
-  };
+  const subscribers = rows.flatMap((r) => (r.clientId ? [r.clientId] : []));
+  queueAfterCommit(trx, id, subscribers);
+  return { id, createdAt: rows[0]!.createdAt, subscribers };
 }

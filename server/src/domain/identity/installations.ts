@@ -2,6 +2,7 @@ import type { Scope, TInstallation } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { recordRevocation } from '../auth/revocations';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from '../auth/tokens';
@@ -133,7 +134,7 @@ const INSTALLATION_REVOCATION_TTL_S = Math.max(ACCESS_TOKEN_TTL_S, DASHBOARD_TOK
  * Answers false when the app is not installed on the store.
  */
 export async function uninstall(db: Db, storeId: string, clientId: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const now = new Date();
     const inst = await trx
       .updateTable('installations')

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database';
 import type { PriceRuleRow } from '../../db/schema';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 
@@ -62,7 +63,7 @@ export async function createStore(db: Db, input: NewStore): Promise<Store> {
     currency: (input.currency ?? 'USD').toUpperCase(),
   };
   try {
-    await db.transaction().execute(async (trx) => {
+    await transact(db, async (trx) => {
       await trx.insertInto('stores').values(store).execute();
       await trx
         .insertInto('merchantSettings')

@@ -1,5 +1,6 @@
 import { hash } from '@node-rs/argon2';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 
@@ -33,7 +34,7 @@ export async function createUser(
     lastName: input.lastName ?? null,
   };
   const passwordHash = await hashPassword(input.password);
-  await db.transaction().execute(async (trx) => {
+  await transact(db, async (trx) => {
     for (const storeId of input.storeIds) {
       const found = await trx.selectFrom('stores').select('id').where('id', '=', storeId).executeTakeFirst();
       if (!found) throw refuse.missing(`no store with id ${storeId}`);

@@ -9,6 +9,7 @@ import type {
 } from '@protection-service/contract';
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { RULE_SET_COLUMNS, type RuleSetRow, renderRuleSet, ruleSetChanges, storedRules } from './pricing';
@@ -70,7 +71,7 @@ function checkImmutable(
 /**
  * What differs between the two kinds of cohort entry; everything else (scoping by context and
  * type, the unique (context, variantKey, type), immutable fields, announcing the change) is
- * written once in `cohortEntries`.
+ * written once in `CohortEntries`.
  */
 interface CohortKind<Row, Out, Create extends { type: string; variantKey: string }, Update, Current> {
   /** Both tables share id, context_id, variant_key, type and updated_by_application_id. */
@@ -90,114 +91,119 @@ interface CohortKind<Row, Out, Create extends { type: string; variantKey: string
  * with the same scoping columns; Kysely is told it is the price-set table only so that those
  * shared columns type-check — the columns read and written come from `kind`.
  */
-function cohortEntries<Row, Out, Create extends { type: string; variantKey: string }, Update, Current>(
-  kind: CohortKind<Row, Out, Create, Update, Current>,
-) {
-  const table = kind.table as 'cohortPriceSets';
-  const columns = kind.columns as typeof PRICE_SET_COLUMNS;
-  const render = (row: unknown) => kind.render(row as Row);
-  return {
-    async create(db: Db, context: ContextRef, body: Create, applicationId: string): Promise<Out> {
-      try {
-        return await db.transaction().execute(async (trx) => {
-          const row = await trx
-            .insertInto(table)
-            .values({
-              id: newId(kind.idPrefix),
-              contextId: context.id,
-              variantKey: body.variantKey,
-              type: body.type,
-              updatedByApplicationId: applicationId,
-              ...kind.values(body),
-            } as never)
-            .returning(columns)
-            .executeTakeFirstOrThrow();
-          await announceStoreChange(trx, context.storeId);
-          return render(row);
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) {
-          throw refuse.conflict(`a ${body.type} ${kind.noun} exists already for variantKey ${body.variantKey}`);
-        }
-        throw err;
-      }
-    },
+export class CohortEntries<Row, Out, Create extends { type: string; variantKey: string }, Update, Current> {
+  private readonly table: 'cohortPriceSets';
+  private readonly columns: typeof PRICE_SET_COLUMNS;
 
-    async list(db: Db, contextId: string, types: readonly string[], variantKey: string | undefined): Promise<Out[]> {
-      if (types.length === 0) return [];
-      let q = db
-        .selectFrom(table)
-        .select(columns)
-        .where('contextId', '=', contextId)
-        .where('type', 'in', types as PricingType[]);
-      if (variantKey !== undefined) q = q.where('variantKey', '=', variantKey);
-      const rows = await q.orderBy('variantKey').orderBy('type').execute();
-      return rows.map(render);
-    },
+  constructor(private readonly kind: CohortKind<Row, Out, Create, Update, Current>) {
+    this.table = kind.table as 'cohortPriceSets';
+    this.columns = kind.columns as typeof PRICE_SET_COLUMNS;
+  }
 
-    async get(db: Db, contextId: string, id: string, types: readonly string[]): Promise<Out | undefined> {
-      if (types.length === 0) return undefined;
-      const row = await db
-        .selectFrom(table)
-        .select(columns)
-        .where('id', '=', id)
-        .where('contextId', '=', contextId)
-        .where('type', 'in', types as PricingType[])
-        .executeTakeFirst();
-      return row && render(row);
-    },
+  private render(row: unknown): Out {
+    return this.kind.render(row as Row);
+  }
 
-    async update(
-      db: Db,
-      context: ContextRef,
-      id: string,
-      types: readonly string[],
-      change: Update & { type?: string | undefined; variantKey?: string | undefined },
-      applicationId: string,
-    ): Promise<Out | undefined> {
-      if (types.length === 0) return undefined;
-      return db.transaction().execute(async (trx) => {
-        const current = (await trx
-          .selectFrom(table)
-          .select(kind.current as ['type', 'variantKey'])
-          .where('id', '=', id)
-          .where('contextId', '=', context.id)
-          .where('type', 'in', types as PricingType[])
-          .forUpdate()
-          .executeTakeFirst()) as (Current & { type: string; variantKey: string }) | undefined;
-        if (!current) return undefined;
-        checkImmutable(current, change);
+  async create(db: Db, context: ContextRef, body: Create, applicationId: string): Promise<Out> {
+    try {
+      return await transact(db, async (trx) => {
         const row = await trx
-          .updateTable(table)
-          .set(kind.changes(change, current, applicationId) as never)
-          .where('id', '=', id)
-          .returning(columns)
+          .insertInto(this.table)
+          .values({
+            id: newId(this.kind.idPrefix),
+            contextId: context.id,
+            variantKey: body.variantKey,
+            type: body.type,
+            updatedByApplicationId: applicationId,
+            ...this.kind.values(body),
+          } as never)
+          .returning(this.columns)
           .executeTakeFirstOrThrow();
         await announceStoreChange(trx, context.storeId);
-        return render(row);
+        return this.render(row);
       });
-    },
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw refuse.conflict(`a ${body.type} ${this.kind.noun} exists already for variantKey ${body.variantKey}`);
+      }
+      throw err;
+    }
+  }
 
-    /** Hard delete (spec). False when missing or of a type the token cannot write. */
-    async remove(db: Db, context: ContextRef, id: string, types: readonly string[]): Promise<boolean> {
-      if (types.length === 0) return false;
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .deleteFrom(table)
-          .where('id', '=', id)
-          .where('contextId', '=', context.id)
-          .where('type', 'in', types as PricingType[])
-          .returning('id')
-          .executeTakeFirst();
-        if (row) await announceStoreChange(trx, context.storeId);
-        return row !== undefined;
-      });
-    },
-  };
+  async list(db: Db, contextId: string, types: readonly string[], variantKey: string | undefined): Promise<Out[]> {
+    if (types.length === 0) return [];
+    let q = db
+      .selectFrom(this.table)
+      .select(this.columns)
+      .where('contextId', '=', contextId)
+      .where('type', 'in', types as PricingType[]);
+    if (variantKey !== undefined) q = q.where('variantKey', '=', variantKey);
+    const rows = await q.orderBy('variantKey').orderBy('type').execute();
+    return rows.map((row) => this.render(row));
+  }
+
+  async get(db: Db, contextId: string, id: string, types: readonly string[]): Promise<Out | undefined> {
+    if (types.length === 0) return undefined;
+    const row = await db
+      .selectFrom(this.table)
+      .select(this.columns)
+      .where('id', '=', id)
+      .where('contextId', '=', contextId)
+      .where('type', 'in', types as PricingType[])
+      .executeTakeFirst();
+    return row && this.render(row);
+  }
+
+  async update(
+    db: Db,
+    context: ContextRef,
+    id: string,
+    types: readonly string[],
+    change: Update & { type?: string | undefined; variantKey?: string | undefined },
+    applicationId: string,
+  ): Promise<Out | undefined> {
+    if (types.length === 0) return undefined;
+    return transact(db, async (trx) => {
+      const current = (await trx
+        .selectFrom(this.table)
+        .select(this.kind.current as ['type', 'variantKey'])
+        .where('id', '=', id)
+        .where('contextId', '=', context.id)
+        .where('type', 'in', types as PricingType[])
+        .forUpdate()
+        .executeTakeFirst()) as (Current & { type: string; variantKey: string }) | undefined;
+      if (!current) return undefined;
+      checkImmutable(current, change);
+      const row = await trx
+        .updateTable(this.table)
+        .set(this.kind.changes(change, current, applicationId) as never)
+        .where('id', '=', id)
+        .returning(this.columns)
+        .executeTakeFirstOrThrow();
+      await announceStoreChange(trx, context.storeId);
+      return this.render(row);
+    });
+  }
+
+  /** Hard delete (spec). False when missing or of a type the token cannot write. */
+  async remove(db: Db, context: ContextRef, id: string, types: readonly string[]): Promise<boolean> {
+    if (types.length === 0) return false;
+    return transact(db, async (trx) => {
+      const row = await trx
+        .deleteFrom(this.table)
+        .where('id', '=', id)
+        .where('contextId', '=', context.id)
+        .where('type', 'in', types as PricingType[])
+        .returning('id')
+        .executeTakeFirst();
+      if (row) await announceStoreChange(trx, context.storeId);
+      return row !== undefined;
+    });
+  }
 }
 
 /** Cohort price sets (D28): rule sets of a variant key, priced from by quotes and public reads. */
-export const cohortPriceSets = cohortEntries<
+export const cohortPriceSets = new CohortEntries<
   PriceSetRow,
   TCohortPriceSet,
   TCohortPriceSetCreateBody,
@@ -220,7 +226,7 @@ export const cohortPriceSets = cohortEntries<
 });
 
 /** Cohort widget configs (D28). */
-export const cohortWidgets = cohortEntries<
+export const cohortWidgets = new CohortEntries<
   CohortWidgetRow,
   TCohortWidgetConfig,
   TCohortWidgetConfigCreateBody,

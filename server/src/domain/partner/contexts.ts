@@ -13,6 +13,7 @@ import type { Selectable } from 'kysely';
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import type { PartnerContextsTable } from '../../db/schema';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { PRICE_SET_COLUMNS } from './cohorts';
@@ -90,7 +91,7 @@ export async function resolvedSettings(
 
 /** D27: creates the one live context of (store, app); a second one is refused as a conflict (409). */
 export async function createContext(db: Db, storeId: string, clientId: string, name: string): Promise<TPartnerContext> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const row = await trx
       .insertInto('partnerContexts')
       .values({ id: newId('ctx'), storeId, clientId, name })
@@ -158,7 +159,7 @@ export async function updateContext(
   contextId: string,
   change: TContextUpdateBody,
 ): Promise<ContextRow | undefined> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const set: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(change)) if (value !== undefined) set[key] = value;
     const row = await trx
@@ -177,7 +178,7 @@ export async function updateContext(
 
 /** Soft delete (spec): later traffic falls back to merchant defaults. False when not found. */
 export async function deleteContext(db: Db, storeId: string, clientId: string, contextId: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const row = await trx
       .updateTable('partnerContexts')
       .set({ deletedAt: new Date() })

@@ -131,13 +131,10 @@ export async function createQuote(
   request: TQuoteRequest,
 ): Promise<TQuote | undefined> {
   const key = `${caller.storeId}\n${caller.clientId}\n${request.variantKey ?? ''}\n${request.policyType}`;
-  let pricing = cache.get(key);
-  if (!pricing) {
-    const mark = cache.mark;
-    pricing = await quotePricing(db, caller, request.variantKey, request.policyType);
-    if (!pricing) return undefined;
-    cache.set(key, caller.storeId, pricing, mark);
-  }
+  const pricing = await cache.load(key, caller.storeId, () =>
+    quotePricing(db, caller, request.variantKey, request.policyType),
+  );
+  if (!pricing) return undefined;
   const currency = request.currency ?? pricing.currency;
   // D31: without any rule set of the type (every store starts with one, D30): not eligible, ruleSetId null.
   if (!pricing.source) return { ...quoteWith(NO_RULES, request, currency), ruleSetId: null };

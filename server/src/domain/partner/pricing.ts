@@ -8,6 +8,7 @@ import type {
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import type { PriceRuleRow } from '../../db/schema';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 
@@ -134,7 +135,7 @@ export async function updateRuleSet(
   applicationId: string,
 ): Promise<TPricingRuleSet | undefined> {
   if (writableTypes.length === 0) return undefined;
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const current = await trx
       .selectFrom('pricingRuleSets')
       .select(['rules'])

@@ -1,6 +1,7 @@
 import type { TWidgetConfig, TWidgetConfigUpdateBody, WidgetType } from '@protection-service/contract';
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 
 export const WIDGET_COLUMNS = [
   'id',
@@ -92,7 +93,7 @@ export async function updateWidgetConfig(
   applicationId: string,
 ): Promise<TWidgetConfig | undefined> {
   if (writableTypes.length === 0) return undefined;
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const row = await trx
       .updateTable('widgetConfigs')
       .set(widgetChanges(change, applicationId))

@@ -1,0 +1,157 @@
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Db } from '../../db/database';
+import { type ClaimLinks, claimLinks, viewClaimUrl } from '../claims/links';
+import type { MailKind } from './outbox';
+import { type MailFacts, renderMail } from './render';
+import type { Mailer, SendResult } from './send';
+import type { MailSettings } from './settings';
+
+/**
+ * The life of one message (D42), as webhook deliveries live (D32): a job names a message; the
+ * process that runs it first takes the message's lease (a conditional update, so of several
+ * processes exactly one wins), makes the attempt, then records the outcome in one statement
+ * that also sets the store credit's `emailStatus`. A process that dies mid-attempt leaves its
+ * lease to expire, and the sweep queues the message again: at least once, and a crash between
+ * the server's acceptance and the recording sends it once more.
+ */
+
+/** Seconds until the attempt after `attempts` attempts, or null once the schedule is spent. */
+export function mailRetryDelay(schedule: readonly number[], attempts: number): number | null {
+  return schedule[attempts - 1] ?? null;
+}
+
+/** How long an attempt holds its message: the connection, greeting and replies may each take the timeout. */
+export const leaseMs = (settings: Pick<MailSettings, 'mailTimeoutMs'>) => settings.mailTimeoutMs * 4;
+
+interface Leased {
+  kind: MailKind;
+  recipient: string;
+  attemptCount: number;
+}
+
+interface FactsRow {
+  storeName: string;
+  sourceOrderNumber: string;
+  linkId: string;
+  denyReason: string | null;
+  code: string | null;
+  creditValue: string | null;
+  bonusValue: string | null;
+  totalValue: string | null;
+  creditCurrency: string | null;
+  creditType: string | null;
+}
+
+/** Takes the message's lease when it is due and nobody holds it; undefined otherwise. */
+async function lease(db: Db, id: string, token: string, ms: number): Promise<Leased | undefined> {
+  const result = await sql<Leased>`
+    update mail_messages
+    set leased_until = now() + make_interval(secs => ${ms / 1000}), lease_token = ${token}
+    where id = ${id} and status = 'pending' and next_attempt_at <= now()
+      and (leased_until is null or leased_until < now())
+    returning kind, recipient, attempt_count
+  `.execute(db);
+  return result.rows[0];
+}
+
+/** What the message says, read now from the claim, its order, store and store credit. */
+async function facts(db: Db, id: string, kind: MailKind, links: ClaimLinks): Promise<MailFacts> {
+  const row = (
+    await sql<FactsRow>`
+      select s.name as store_name, o.source_order_number, c.link_id, c.deny_reason,
+        sc.code, sc.credit_value, sc.bonus_value, sc.total_value, sc.credit_currency, sc.credit_type
+      from mail_messages m
+      join claims c on c.id = m.claim_id
+      join orders o on o.id = c.order_id
+      join stores s on s.id = m.store_id
+      left join claim_store_credits sc on sc.code = m.store_credit_code
+      where m.id = ${id}
+    `.execute(db)
+  ).rows[0]!;
+  const currency = row.creditCurrency?.trim() ?? '';
+  return {
+    kind,
+    storeName: row.storeName,
+    sourceOrderNumber: row.sourceOrderNumber,
+    // D41: the shopper's capability link, as the claim record gives it.
+    claimUrl: viewClaimUrl(links, row.linkId),
+    denyReason: row.denyReason,
+    credit: row.code
+      ? {
+          code: row.code,
+          creditValue: Number(row.creditValue),
+          bonusValue: Number(row.bonusValue),
+          totalValue: Number(row.totalValue),
+          currency,
+          creditType: row.creditType ?? '',
+        }
+      : null,
+  };
+}
+
+/** Runs one job: one attempt of one message, if it is still due and nobody else holds it. */
+export async function runMail(
+  db: Db,
+  settings: MailSettings,
+  mailer: Mailer,
+  logger: Logger,
+  id: string,
+): Promise<void> {
+  const token = crypto.randomUUID();
+  const leased = await lease(db, id, token, leaseMs(settings));
+  if (!leased) return;
+  const f = await facts(db, id, leased.kind, claimLinks(settings.secretKey, settings.publicBaseUrl));
+  const result = await mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...renderMail(f) });
+  const status = await recordOutcome(db, settings, id, token, leased.attemptCount + 1, result);
+  // D42: the id, kind and outcome only; never the address or the text.
+  const line = { mail: id, kind: leased.kind, attempt: leased.attemptCount + 1, status };
+  if (result.outcome === 'refused' || result.outcome === 'failed')
+    logger.warn({ ...line, error: result.error }, 'mail attempt failed');
+  else logger.info(line, 'mail attempt');
+}
+
+/**
+ * Records an attempt, for the lease holder only (a holder whose lease was swept changes
+ * nothing): the message's status, and its store credit's `emailStatus` (D26, D42): `SENT`
+ * with `emailTime` once accepted, `FAILED` when refused or after the last retry, `NOT_SENT`
+ * without an SMTP server; `PENDING` while retries remain. A retry is queued by the sweep once
+ * its time comes. Answers the message's new status.
+ */
+async function recordOutcome(
+  db: Db,
+  settings: MailSettings,
+  id: string,
+  token: string,
+  attempts: number,
+  result: SendResult,
+): Promise<string> {
+  const delay = result.outcome === 'failed' ? mailRetryDelay(settings.mailRetrySchedule, attempts) : null;
+  const status =
+    result.outcome === 'sent'
+      ? 'sent'
+      : result.outcome === 'not_sent'
+        ? 'not_sent'
+        : delay === null
+          ? 'failed'
+          : 'pending';
+  const creditStatus = { sent: 'SENT', not_sent: 'NOT_SENT', failed: 'FAILED', pending: null }[status];
+  const error = 'error' in result ? result.error : null;
+  await sql`
+    with message as (
+      update mail_messages
+      set status = ${status}, attempt_count = ${attempts}, leased_until = null, lease_token = null,
+        queued_at = null, error = ${error}, updated_at = now(),
+        sent_at = ${status === 'sent' ? sql`now()` : sql`null`},
+        next_attempt_at = ${delay === null ? sql`null` : sql`now() + make_interval(secs => ${delay})`}
+      where id = ${id} and lease_token = ${token} and status = 'pending'
+      returning store_credit_code
+    )
+    update claim_store_credits sc
+    set email_status = ${creditStatus}, updated_at = now(),
+      email_time = ${status === 'sent' ? sql`now()` : sql`null`}
+    from message
+    where ${creditStatus}::text is not null and sc.code = message.store_credit_code
+  `.execute(db);
+  return status;
+}

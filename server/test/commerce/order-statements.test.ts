@@ -1,0 +1,77 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveriesQueued } from '../../src/domain/events/enqueue';
+import { bearer, createApp, createOwner, installWithToken } from '../harness/fixtures';
+import { startTestServer, type TestServer } from '../harness/server';
+
+/**
+ * What an order write costs the database: a new protected order is one statement, without a
+ * transaction (order, line items, policy, event, delivery; D18, D19, D32), and its delivery's
+ * job is queued after it in a separate batch statement, never inside the write.
+ */
+describe('order write statements', () => {
+  let server: TestServer;
+  let token: string;
+  let queries: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer(
+      {},
+      { onQuery: (q) => queries.push(q.replace(/\s+/g, ' ').trim()), rateLimits: { token: 1e9 } },
+    );
+    const owner = await createOwner(server.db, 'stmts');
+    const app = await createApp(server, owner.user.id, {
+      requestedScopes: ['order:update'],
+      webhookUrl: 'http://127.0.0.1:9/hook',
+      webhookTopics: ['protection/added', 'protection/removed'],
+    });
+    token = (await installWithToken(server, app.clientId, owner.store.id, ['order:update'])).accessToken;
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const order = {
+    sourceOrderNumber: '#1',
+    currency: 'USD',
+    platformId: 'shopify',
+    total: 80,
+    premiumPaid: 2,
+    sourceCreatedAt: '2026-11-01T10:00:00.000Z',
+    lineItems: [{ sourceItemId: 'li-1', quantity: 2, price: 40 }],
+  };
+  const put = async (id: string, body: unknown) => {
+    queries = [];
+    const res = await server.request(`/v1/orders/${id}`, { method: 'PUT', headers: bearer(token), json: body });
+    expect(res.status).toBe(200);
+    await deliveriesQueued(server.db);
+    // Without the background polls of the rate limiter and the revocation feed.
+    return queries.filter((q) => !/rate_limit_counters|\brevocations\b/.test(q));
+  };
+
+  it('writes a new protected order in one statement, then queues its delivery in another', async () => {
+    const ran = await put('new-1', order);
+    expect(ran).toHaveLength(2);
+    expect(ran[0]).toMatch(/^\/\* prepared \*\/ with o as \( insert into orders/);
+    expect(ran[0]).toContain('insert into protection_policies');
+    expect(ran[0]).toContain('insert into webhook_deliveries');
+    expect(ran[1]).toContain('graphile_worker.add_jobs');
+    const jobs = await sql<{ n: number }>`
+      select count(*)::int as n from graphile_worker._private_jobs j
+      join webhook_deliveries d on j.payload->>'eventId' = d.event_id
+      join webhook_events e on e.id = d.event_id
+      where e.body->>'sourceOrderId' = 'new-1'
+    `.execute(server.db);
+    expect(jobs.rows[0]!.n).toBe(1);
+  });
+
+  it('takes the transaction for an order that exists, and records nothing when nothing changed', async () => {
+    await put('again-1', order);
+    const ran = await put('again-1', order);
+    expect(ran[0]).toMatch(/^\/\* prepared \*\/ with o as \( insert into orders/);
+    expect(ran.slice(1, 2)).toEqual(['begin']);
+    expect(ran.at(-1)).toBe('commit');
+    expect(ran.some((q) => q.includes('webhook_events') && !q.includes('with o as ( insert into orders'))).toBe(false);
+    expect(ran.some((q) => q.includes('add_jobs'))).toBe(false);
+  });
+});
