@@ -7,6 +7,7 @@ import * as partner from './20261122020000-partner';
 import * as claims from './20261122030000-claims';
 import * as claimsUpdatedSince from './20261123000000-claims-updated-since';
 import * as deliveryOutbox from './20261124000000-delivery-outbox';
+import * as claimLinks from './20261124010000-claim-links';
 import * as mail from './20261124020000-mail';
 
 /**
@@ -22,5 +23,6 @@ export const migrations: Record<string, Migration> = {
   '20261122030000-claims': claims,
   '20261123000000-claims-updated-since': claimsUpdatedSince,
   '20261124000000-delivery-outbox': deliveryOutbox,
+  '20261124010000-claim-links': claimLinks,
   '20261124020000-mail': mail,
 };

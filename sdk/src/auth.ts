@@ -204,6 +204,73 @@ export async function createPkcePair(): Promise<PkcePair> {
   return { verifier, challenge: base64url(new Uint8Array(digest)), method: 'S256' };
 }
 
+/**
+ * Where to send the merchant's browser to install your app, from {@link authorizeUrl}, and
+ * what to keep until the redirect comes back.
+ *
+ * @example
+ * const { url, state, codeVerifier } = await authorizeUrl({ baseUrl, clientId, redirectUri });
+ */
+export interface AuthorizeRequest {
+  /** `GET <baseUrl>/v1/oauth/authorize?…`: redirect the merchant's browser there. */
+  url: string;
+  /** Compare it with the redirect's `state` before anything else. */
+  state: string;
+  /** Pass it to {@link exchangeCode} as `codeVerifier`. */
+  codeVerifier: string;
+}
+
+/**
+ * What {@link authorizeUrl} builds a request from.
+ *
+ * @example
+ * const options: AuthorizeUrlOptions = { baseUrl, clientId, redirectUri, scopes: ['order:read'] };
+ */
+export interface AuthorizeUrlOptions {
+  baseUrl: string;
+  clientId: string;
+  /** One of the app's registered redirect URIs, exactly. */
+  redirectUri: string;
+  /** Fewer scopes than the app registered; all of them when left out. */
+  scopes?: readonly string[];
+  /** A store id, when you know which store installs; the merchant chooses otherwise. */
+  store?: string;
+  /** Your own state; 32 random bytes when left out. */
+  state?: string;
+}
+
+/**
+ * The authorization URL of an install (RFC 6749 §4.1.1, D40): the service's page where the
+ * merchant signs in and consents, with a fresh PKCE pair (S256) and a state. Redirect the
+ * merchant's browser to `url`; keep `state` and `codeVerifier` (in the session, say) until the
+ * redirect comes back with `code` and `state`, or with `error=access_denied` when the merchant
+ * cancelled.
+ *
+ * @example
+ * const install = await authorizeUrl({ baseUrl, clientId, redirectUri: 'https://app.example.com/callback' });
+ * session.install = { state: install.state, codeVerifier: install.codeVerifier };
+ * res.redirect(install.url);
+ * // on the redirect, once `state` matches:
+ * const tokens = await exchangeCode({ baseUrl, clientId, clientSecret, code, redirectUri, codeVerifier });
+ */
+export async function authorizeUrl(options: AuthorizeUrlOptions): Promise<AuthorizeRequest> {
+  const pkce = await createPkcePair();
+  const state = options.state ?? base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const url = new URL(`${options.baseUrl.replace(/\/+$/, '')}/v1/oauth/authorize`);
+  const query: [string, string | undefined][] = [
+    ['response_type', 'code'],
+    ['client_id', options.clientId],
+    ['redirect_uri', options.redirectUri],
+    ['scope', options.scopes?.join(' ')],
+    ['state', state],
+    ['code_challenge', pkce.challenge],
+    ['code_challenge_method', pkce.method],
+    ['store', options.store],
+  ];
+  for (const [name, value] of query) if (value !== undefined) url.searchParams.set(name, value);
+  return { url: url.toString(), state, codeVerifier: pkce.verifier };
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /** What a provider knows; any part may be missing until the first token arrives. */

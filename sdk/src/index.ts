@@ -3,7 +3,10 @@
 // bundled into the runtime but kept out of the declarations.
 export {
   type AuthorizationCodeOptions,
+  type AuthorizeRequest,
+  type AuthorizeUrlOptions,
   authorizationCode,
+  authorizeUrl,
   type ClientCredentialsOptions,
   type ClientSecret,
   clientCredentials,

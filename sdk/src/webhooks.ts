@@ -88,7 +88,8 @@ async function hmac(secret: string, message: Uint8Array): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
     'sign',
   ]);
-  return new Uint8Array(await crypto.subtle.sign('HMAC', key, message));
+  // A copy is backed by a plain ArrayBuffer, which every lib's BufferSource accepts.
+  return new Uint8Array(await crypto.subtle.sign('HMAC', key, new Uint8Array(message)));
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 import { startTestServer, type TestServer } from '../../server/test/harness/server';
 import {
   authorizationCode,
+  authorizeUrl,
   type Client,
   clientCredentials,
   createClient,
@@ -545,5 +546,32 @@ describe('SDK auth with a stub transport', () => {
     expect(a.verifier).toMatch(/^[A-Za-z0-9\-._~]{43,128}$/);
     expect(a.verifier).not.toBe(b.verifier);
     expect(a.challenge).toBe(createHash('sha256').update(a.verifier).digest('base64url'));
+  });
+
+  it('builds the authorization URL of an install with PKCE and a state (D40)', async () => {
+    const a = await authorizeUrl({ baseUrl: 'https://api.example.com/', clientId: 'svc_app_x', redirectUri: REDIRECT });
+    const b = await authorizeUrl({
+      baseUrl: 'https://api.example.com',
+      clientId: 'svc_app_x',
+      redirectUri: REDIRECT,
+      scopes: ['order:read', 'claim:read'],
+      store: 'st_1',
+      state: 'mine',
+    });
+    const url = new URL(a.url);
+    expect(`${url.origin}${url.pathname}`).toBe('https://api.example.com/v1/oauth/authorize');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      response_type: 'code',
+      client_id: 'svc_app_x',
+      redirect_uri: REDIRECT,
+      state: a.state,
+      code_challenge: createHash('sha256').update(a.codeVerifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    });
+    expect(a.state).toMatch(/^[\w-]{43}$/);
+    expect(b.state).toBe('mine');
+    expect(new URL(b.url).searchParams.get('scope')).toBe('order:read claim:read');
+    expect(new URL(b.url).searchParams.get('store')).toBe('st_1');
+    expect(b.codeVerifier).not.toBe(a.codeVerifier);
   });
 });

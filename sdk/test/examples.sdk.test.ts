@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { SCOPES } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvePricing } from '../../server/src/domain/identity/apps';
+import { freePort } from '../../server/src/free-port';
 import {
   createApp,
   createOwner,
@@ -11,6 +13,11 @@ import {
 import { startTestServer, type TestServer } from '../../server/test/harness/server';
 import { runExample } from './harness/examples';
 
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (p): p is string => !!p && existsSync(p),
+);
+if (!CHROMIUM) console.warn('[sdk examples] 07 skipped: no Chromium found (install chromium or set CHROMIUM_PATH)');
+
 /** The numbered examples in sdk/examples run against the real server, as a partner runs them. */
 describe('SDK examples', () => {
   let server: TestServer;
@@ -20,7 +27,12 @@ describe('SDK examples', () => {
   beforeAll(async () => {
     server = await startTestServer();
     owner = await createOwner(server.db, 'sdk-examples');
-    const app = await createApp(server, owner.user.id, { requestedScopes: [...SCOPES] });
+    // Example 07's redirect handler listens on loopback; the app registers that URI too.
+    const browserRedirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+    const app = await createApp(server, owner.user.id, {
+      requestedScopes: [...SCOPES],
+      redirectUris: ['https://app.example.com/callback', browserRedirectUri],
+    });
     // An operator lets the app be granted the pricing scopes (D9), so the install grants them all.
     await approvePricing(server.db, app.clientId);
     await installWithToken(server, app.clientId, owner.store.id, [...SCOPES]);
@@ -31,6 +43,10 @@ describe('SDK examples', () => {
       SVC_STORE_ID: owner.store.id,
       SVC_REDIRECT_URI: 'https://app.example.com/callback',
       SVC_DASHBOARD_TOKEN: await dashboardTokenFor(server, owner.user.id),
+      SVC_BROWSER_REDIRECT_URI: browserRedirectUri,
+      SVC_MERCHANT_EMAIL: owner.user.email,
+      SVC_MERCHANT_PASSWORD: owner.password,
+      ...(CHROMIUM ? { CHROMIUM_PATH: CHROMIUM } : {}),
     };
   });
   afterAll(async () => {
@@ -78,4 +94,15 @@ describe('SDK examples', () => {
     expect(out).toContain('refused a delivery: signature');
     expect(out).toContain('after rotation, delivered: true');
   }, 90_000);
+
+  it.skipIf(!CHROMIUM)(
+    '07: installs through the authorization page in headless Chromium (D40)',
+    async () => {
+      const out = await runExample('07-install-in-a-browser', env);
+      expect(out).toContain('merchant saw: Installed. You can close this tab.');
+      expect(out).toMatch(/^installed with scopes: .*order:read/m);
+      expect(out).toMatch(/^store credit type: (GIFT_CARD|DISCOUNT_CODE)$/m);
+    },
+    90_000,
+  );
 });

@@ -24,6 +24,7 @@ import { requestId } from './http/request-id';
 import { sequence } from './http/sequence';
 import { unmatched } from './http/unmatched';
 import { ServiceMetrics } from './metrics';
+import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
 import { mountedRoutes } from './routes/index';
 import { oauthValidationError } from './routes/oauth';
 
@@ -85,7 +86,8 @@ export function createApp(deps: AppDeps): Express {
   const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
   const routes = mountedRoutes({ ...deps, publicCache, pricingCache, settingsCache, auth });
   const idempotencySweeper = new IdempotencySweeper(deps.db);
-  const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES]);
+  const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES, ...PAGE_ROUTES]);
+  const pageRouter = pages({ ...deps, publicCache, pricingCache, settingsCache, auth });
 
   const operationalPaths = new Set(OPERATIONAL_ROUTES.map((r) => r.path));
   const operational = sequence([health(deps.db, deps.isShuttingDown), docs()]);
@@ -105,6 +107,9 @@ export function createApp(deps: AppDeps): Express {
         next();
       },
       refuseNulInUrl,
+      // D40, D41: the pages read their own form bodies, so they come before the API's parsers;
+      // only requests to a page's path enter their router.
+      (req, res, next) => (isPagePath(req.path) ? pageRouter(req, res, next) : next()),
       ...bodyParsers(OAUTH_PATHS),
     ]),
   );

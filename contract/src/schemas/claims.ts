@@ -487,7 +487,10 @@ export const ZClaim = z
     claimStoreCredits: z.array(ZClaimStoreCredit),
     claimDocuments: z.array(ZClaimDocument),
     policy: ZClaimPolicy.nullable(),
-    viewClaimUrl: z.string().url(),
+    viewClaimUrl: z
+      .string()
+      .url()
+      .describe("The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant"),
   })
   .strict()
   .describe('Claim (spec, D24)');

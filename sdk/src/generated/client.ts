@@ -814,6 +814,7 @@ export interface TClaim {
   claimStoreCredits: TClaimStoreCredit[];
   claimDocuments: TClaimDocument[];
   policy: TClaimPolicy | null;
+  /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
   viewClaimUrl: string;
 }
 

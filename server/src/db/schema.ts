@@ -386,6 +386,8 @@ export interface ClaimsTable {
   createdAt: Timestamp;
   updatedAt: Timestamp;
   deletedAt: Nullable<Date>;
+  /** The random half of the shopper's link (D41); never shown without its MAC. */
+  linkId: Generated<string>;
 }
 
 export interface ClaimItemsTable {

@@ -49,7 +49,10 @@ export function requestLog(logger: Logger, metrics: ServiceMetrics): RequestLog 
   };
 }
 
-/** Express side of the access log: the route label comes from the ts-rest route that matched. */
+/**
+ * Express side of the access log: the route label comes from the ts-rest route that matched,
+ * or from the page route (`res.locals.pageRoute`, set by pages/index.ts).
+ */
 export function accessLog(log: RequestLog, operationalPaths: ReadonlySet<string>): RequestHandler {
   return (req, res, next) => {
     const start = process.hrtime.bigint();
@@ -57,8 +60,9 @@ export function accessLog(log: RequestLog, operationalPaths: ReadonlySet<string>
       log({
         requestId: req.id,
         method: req.method,
-        path: req.path,
-        route: routeLabel(req, operationalPaths),
+        // A page's path is logged as its template: a claim link's path is a credential (D41).
+        path: (res.locals.pageRoute as string | undefined) ?? req.path,
+        route: (res.locals.pageRoute as string | undefined) ?? routeLabel(req, operationalPaths),
         status: res.statusCode,
         start,
         error: res.locals.error as LoggedError | undefined,

@@ -11,7 +11,7 @@ import {
   verifyAccessToken,
   verifyDashboardToken,
 } from '../domain/auth/tokens';
-import type { LimitName, ServiceMetrics } from '../metrics';
+import type { ServiceMetrics } from '../metrics';
 import { clientIp, type TrustProxy } from './client-ip';
 import { HttpError } from './errors';
 import { type RateLimiter, type RateLimits, rateLimitHeaders } from './rate-limit';
@@ -91,7 +91,7 @@ function bearer(req: Request): string | null {
 }
 
 /** Per-IP limit of a route that has no token of its own to count by (D4). */
-function ipLimit(route: AppRoute): { name: LimitName; exact: boolean } {
+function ipLimit(route: AppRoute): { name: keyof RateLimits; exact: boolean } {
   switch (route.path) {
     case '/v1/oauth/session/verify':
       return { name: 'sessionVerify', exact: true };

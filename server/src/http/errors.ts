@@ -128,7 +128,7 @@ function mapError(err: unknown): HttpError | null {
   return null;
 }
 
-function describeError(err: unknown): LoggedError {
+export function describeError(err: unknown): LoggedError {
   if (err instanceof Error) return { name: err.name, message: err.message, stack: err.stack };
   return { message: String(err) };
 }

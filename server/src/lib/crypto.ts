@@ -17,7 +17,10 @@ export type KeyPurpose =
   | 'dashboard-token'
   | 'webhook-secret-encryption'
   | 'session-token'
-  | 'page-cursor';
+  | 'page-cursor'
+  | 'claim-link'
+  | 'page-session'
+  | 'page-csrf';
 
 export function deriveKey(secretKey: Buffer, purpose: KeyPurpose, context = ''): Buffer {
   return Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), `protection-service:${purpose}:${context}`, 32));

@@ -1,5 +1,6 @@
 import type { Contract } from '@protection-service/contract';
 import { fileClaim, fileOfflineClaim } from '../domain/claims/filing';
+import { claimLinks } from '../domain/claims/links';
 import { approveClaim, denyClaim, postMessage, transitionClaim } from '../domain/claims/moves';
 import { listClaims, readClaim } from '../domain/claims/read';
 import { notFound } from '../http/errors';
@@ -12,13 +13,13 @@ const OK = { status: 'ok' } as const;
 /** Claims (D22-D26); the store and the acting app come from the token only (D7). */
 export function claimHandlers({ db, config }: RouteContext): GroupHandlers<Contract['claims']> {
   const cursors = new CursorCodec(config.secretKey);
-  const base = config.publicBaseUrl;
+  const links = claimLinks(config.secretKey, config.publicBaseUrl);
   const actor = (req: Parameters<typeof tokenOf>[0]) => {
     const token = tokenOf(req);
     return { storeId: token.storeId, clientId: token.clientId };
   };
   const record = async (storeId: string, claimId: string) => {
-    const claim = await readClaim(db, storeId, claimId, base);
+    const claim = await readClaim(db, storeId, claimId, links);
     if (!claim) throw notFound('claim not found');
     return { status: 200 as const, body: claim };
   };

@@ -192,7 +192,8 @@ export function oauthHandlers(ctx: RouteContext): Omit<GroupHandlers<Contract['o
         status: 200,
         body: {
           issuer: base,
-          // The install consent is driven through this endpoint by the dashboard (D10).
+          // D40: GET is the browser's sign-in and consent page (server/src/pages/authorize.tsx);
+          // POST stays the dashboard's JSON consent preview (D10).
           authorization_endpoint: `${base}${contract.oauth.authorize.path}`,
           token_endpoint: `${base}${contract.oauth.token.path}`,
           revocation_endpoint: `${base}${contract.oauth.revoke.path}`,

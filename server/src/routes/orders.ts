@@ -1,4 +1,5 @@
 import type { Contract } from '@protection-service/contract';
+import { claimLinks } from '../domain/claims/links';
 import { readOrderClaims } from '../domain/claims/read';
 import { cancelFulfillment, listFulfillments, upsertFulfillment } from '../domain/commerce/fulfillments';
 import { deleteOrder, readOrder, upsertOrder } from '../domain/commerce/orders';
@@ -10,6 +11,7 @@ const OK = { status: 'ok' } as const;
 
 /** Orders, their protection policies and fulfillments (D18-D20); the store comes from the token (D7). */
 export function orderHandlers({ db, config }: RouteContext): GroupHandlers<Contract['orders']> {
+  const links = claimLinks(config.secretKey, config.publicBaseUrl);
   return {
     async upsert({ params, body, req }) {
       await upsertOrder(db, storeOf(req), params.sourceOrderId, body);
@@ -25,7 +27,7 @@ export function orderHandlers({ db, config }: RouteContext): GroupHandlers<Contr
       return { status: 200, body: OK };
     },
     async listClaims({ params, req }) {
-      const claims = await readOrderClaims(db, storeOf(req), params.sourceOrderId, config.publicBaseUrl);
+      const claims = await readOrderClaims(db, storeOf(req), params.sourceOrderId, links);
       if (!claims) throw notFound('order not found');
       return { status: 200, body: claims };
     },

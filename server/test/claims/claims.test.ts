@@ -86,7 +86,8 @@ describe('claims: filing, record, messages, list', () => {
         externalSource: 'api',
         isOta: false,
         policyId: policy[0]!.id,
-        viewClaimUrl: `${server.baseUrl}/v1/claims/${id}`,
+        // D41: the capability link, which does not reveal the claim id.
+        viewClaimUrl: expect.stringMatching(new RegExp(`^${server.baseUrl}/claims/view/[0-9a-f]{64}[\\w-]{22}$`)),
         claimMessages: [],
         claimResolutions: [],
         claimStoreCredits: [],

@@ -6,6 +6,8 @@ import { openapiSchemaToJsonSchema } from '@openapi-contrib/openapi-schema-to-js
 import type { ValidateFunction } from 'ajv';
 import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
+import { compilePaths } from '../../src/http/unmatched';
+import { PAGE_ROUTES } from '../../src/pages/index';
 
 /**
  * Every answer the test servers give is checked against the committed `openapi.json` by a
@@ -24,6 +26,9 @@ const ROOT_ID = 'https://protection-service.invalid/openapi.json';
  * the human pages that are not part of the JSON API.
  */
 const OUTSIDE_THE_DOCUMENT = [/^\/(healthz|readyz|openapi\.json|metrics)$/, /^\/docs(\/.*)?$/];
+/** The HTML pages (D40, D41), by method: `POST /v1/oauth/authorize` is the contract's JSON route. */
+const PAGES = PAGE_ROUTES.map((r) => ({ method: r.method, regex: compilePaths([r])[0]!.regex }));
+const isPage = (method: string, pathname: string) => PAGES.some((p) => p.method === method && p.regex.test(pathname));
 
 interface Operation {
   method: string;
@@ -69,7 +74,9 @@ export class AnswerChecker {
     const { pathname } = new URL(answer.url, 'http://test.invalid');
     const method = answer.method === 'HEAD' ? 'GET' : answer.method;
     const where = `${answer.method} ${pathname} → ${answer.status}`;
-    if (method === 'OPTIONS' || OUTSIDE_THE_DOCUMENT.some((p) => p.test(pathname))) return undefined;
+    if (method === 'OPTIONS' || OUTSIDE_THE_DOCUMENT.some((p) => p.test(pathname)) || isPage(method, pathname)) {
+      return undefined;
+    }
     const op = this.operations.find((o) => o.method === method && o.pattern.test(pathname));
     if (!op) {
       // No operation has this method and path: only a D2 error can answer it.

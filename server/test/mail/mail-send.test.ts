@@ -68,6 +68,7 @@ describe('the mailer (D42)', () => {
     mailTimeoutMs,
     mailDir: undefined,
     publicBaseUrl: 'http://localhost',
+    secretKey: Buffer.alloc(32),
   });
   const message = (recipient: string): Outgoing => ({
     id: 'mail_test',

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { TClaim } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
@@ -22,7 +21,8 @@ describe('e-mail from a delivering process configured by SMTP_URL (D42)', () => 
     sink = await startSmtpSink();
     worker = await startServiceProcess({
       databaseUrl: server.databaseUrl,
-      secretKey: randomBytes(32),
+      // The API's own key, as in production: the claim links (D41) in the mail are derived from it.
+      secretKey: server.config.secretKey,
       entry: 'worker',
       env: {
         WEBHOOK_WORKERS: '2',

@@ -217,6 +217,11 @@ describe('the production install (pnpm deploy), started with node', () => {
       )
       .toBe(200);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
+    // The pages render in the production install too (their JSX runtime, their stylesheet).
+    const page = await fetch(`http://127.0.0.1:${port}/claims/view/not-a-link`);
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain('Claim not found');
+    expect((await fetch(`http://127.0.0.1:${port}/pages/style.css`)).status).toBe(200);
 
     const health = finalStage(dockerfile()).find((i) => i.keyword === 'HEALTHCHECK')!.args;
     const check = start(JSON.parse(health.slice(health.indexOf('CMD ') + 4)) as string[], { PORT: String(port) });

@@ -75,10 +75,15 @@ function tokensOf(keys: TokenKeys, userId: string, grantId: string, refreshToken
 }
 
 /**
- * Logs a dashboard user in (D8). Answers null for an unknown e-mail and for a wrong password
- * alike, after an argon2id verification either way.
+ * The dashboard user with this e-mail and password (D8), or null for an unknown e-mail and a
+ * wrong password alike, after an argon2id verification either way. The JSON login and the
+ * sign-in page (D40) both go through here.
  */
-export async function login(db: Db, keys: TokenKeys, email: string, password: string): Promise<TLoginResponse | null> {
+export async function checkCredentials(
+  db: Db,
+  email: string,
+  password: string,
+): Promise<{ id: string; email: string; firstName: string | null; lastName: string | null } | null> {
   const user = await db
     .selectFrom('dashboardUsers')
     .select(['id', 'email', 'firstName', 'lastName', 'passwordHash'])
@@ -86,6 +91,16 @@ export async function login(db: Db, keys: TokenKeys, email: string, password: st
     .executeTakeFirst();
   const ok = await passwordMatches(user?.passwordHash ?? (await dummyPasswordHash()), password);
   if (!user || !ok) return null;
+  return { id: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName };
+}
+
+/**
+ * Logs a dashboard user in (D8). Answers null for an unknown e-mail and for a wrong password
+ * alike, after an argon2id verification either way.
+ */
+export async function login(db: Db, keys: TokenKeys, email: string, password: string): Promise<TLoginResponse | null> {
+  const user = await checkCredentials(db, email, password);
+  if (!user) return null;
   const grantId = newId('gr');
   const refreshToken = await transact(db, async (trx) => {
     await trx.insertInto('grants').values({ id: grantId, kind: 'dashboard', userId: user.id }).execute();

@@ -96,6 +96,25 @@ async function planInstall(db: Db, input: InstallRequest): Promise<InstallPlan> 
   };
 }
 
+/**
+ * The app an authorization request names, when `redirectUri` is one of its registered URIs
+ * exactly (D10, D40); undefined otherwise. Until this holds, the browser is never sent to the
+ * URI (RFC 6749 §4.1.2.1).
+ */
+export async function authorizationTarget(
+  db: Db,
+  clientId: string,
+  redirectUri: string,
+): Promise<{ clientId: string; name: string; requestedScopes: string[] } | undefined> {
+  const app = await db
+    .selectFrom('apps')
+    .select(['clientId', 'name', 'redirectUris', 'requestedScopes'])
+    .where('clientId', '=', clientId)
+    .executeTakeFirst();
+  if (!app?.redirectUris.includes(redirectUri)) return undefined;
+  return { clientId: app.clientId, name: app.name, requestedScopes: app.requestedScopes };
+}
+
 /** The consent preview (D10): nothing is written. */
 export async function previewInstall(db: Db, input: InstallRequest): Promise<TConsentPreview> {
   return (await planInstall(db, input)).preview;

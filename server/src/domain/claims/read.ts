@@ -12,6 +12,7 @@ import type { Db } from '../../db/database';
 import type { CursorCodec, Position } from '../../lib/cursor';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
+import { type ClaimLinks, viewClaimUrl } from './links';
 
 /**
  * Claim reads (spec "Claim", D24). Every read is ONE query whatever the number of nested
@@ -44,6 +45,7 @@ interface ClaimRow {
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
+  linkId: string;
   /** The row's keyset position with microseconds (cursor.ts). */
   keysetAt: string;
   items: Json[];
@@ -91,7 +93,7 @@ function claimSelect(full: boolean, where: RawBuilder<unknown>, tail: RawBuilder
     select c.id, c.claim_filed_from, c.customer_id, c.store_id, c.order_id, c.source_order_id,
       o.source_order_number, o.currency, c.author_name, c.author_email, c.claim_description,
       c.resolution_requested, c.resolution_date, c.claim_state, c.claim_type, c.is_ota,
-      c.ota_description, c.external_source, c.policy_id, c.created_at, c.updated_at, c.deleted_at,
+      c.ota_description, c.external_source, c.policy_id, c.created_at, c.updated_at, c.deleted_at, c.link_id,
       to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as keyset_at,
       coalesce((
         select json_agg(json_build_object(
@@ -166,7 +168,7 @@ function common(row: ClaimRow) {
   };
 }
 
-function toRecord(row: ClaimRow, baseUrl: string): TClaim {
+function toRecord(row: ClaimRow, links: ClaimLinks): TClaim {
   const money = (v: unknown, currency: unknown = row.currency) =>
     v === null || v === undefined ? null : roundMoney(v as number, currency as string | null);
   const p = row.policy ?? null;
@@ -239,16 +241,9 @@ function toRecord(row: ClaimRow, baseUrl: string): TClaim {
             deletedAt: isoOrNull(p.deletedAt),
             hybridOperator: p.hybridOperator as 'AND' | 'OR',
           },
-    viewClaimUrl: viewClaimUrl(baseUrl, row.id),
+    // D41: the shopper's capability link, rebuilt from the claim's random half and the key.
+    viewClaimUrl: viewClaimUrl(links, row.linkId),
   };
-}
-
-/**
- * The link to the shopper's view of a claim, as the claim record gives it (`viewClaimUrl`);
- * the e-mails to the shopper (D42) link to it through this one function.
- */
-export function viewClaimUrl(baseUrl: string, claimId: string): string {
-  return `${baseUrl}/v1/claims/${encodeURIComponent(claimId)}`;
 }
 
 function toListNode(row: ClaimRow): TClaimListNode {
@@ -277,10 +272,10 @@ export async function readClaim(
   db: Db,
   storeId: string,
   claimId: string,
-  baseUrl: string,
+  links: ClaimLinks,
 ): Promise<TClaim | undefined> {
   const { rows } = await claimSelect(true, sql`c.store_id = ${storeId} and c.id = ${claimId}`).execute(db);
-  return rows[0] && toRecord(rows[0], baseUrl);
+  return rows[0] && toRecord(rows[0], links);
 }
 
 /**
@@ -291,7 +286,7 @@ export async function readOrderClaims(
   db: Db,
   storeId: string,
   sourceOrderId: string,
-  baseUrl: string,
+  links: ClaimLinks,
 ): Promise<TClaim[] | undefined> {
   const { rows } = await sql<ClaimRow & { found: boolean }>`
     with live as (
@@ -303,7 +298,7 @@ export async function readOrderClaims(
     order by claim_rows.created_at, claim_rows.id
   `.execute(db);
   if (rows.length === 0) return undefined;
-  return rows.filter((r) => r.id !== null).map((r) => toRecord(r, baseUrl));
+  return rows.filter((r) => r.id !== null).map((r) => toRecord(r, links));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database';
-import { viewClaimUrl } from '../claims/read';
+import { type ClaimLinks, claimLinks, viewClaimUrl } from '../claims/links';
 import type { MailKind } from './outbox';
 import { type MailFacts, renderMail } from './render';
 import type { Mailer, SendResult } from './send';
@@ -33,7 +33,7 @@ interface Leased {
 interface FactsRow {
   storeName: string;
   sourceOrderNumber: string;
-  claimId: string;
+  linkId: string;
   denyReason: string | null;
   code: string | null;
   creditValue: string | null;
@@ -56,10 +56,10 @@ async function lease(db: Db, id: string, token: string, ms: number): Promise<Lea
 }
 
 /** What the message says, read now from the claim, its order, store and store credit. */
-async function facts(db: Db, id: string, kind: MailKind, baseUrl: string): Promise<MailFacts> {
+async function facts(db: Db, id: string, kind: MailKind, links: ClaimLinks): Promise<MailFacts> {
   const row = (
     await sql<FactsRow>`
-      select s.name as store_name, o.source_order_number, c.id as claim_id, c.deny_reason,
+      select s.name as store_name, o.source_order_number, c.link_id, c.deny_reason,
         sc.code, sc.credit_value, sc.bonus_value, sc.total_value, sc.credit_currency, sc.credit_type
       from mail_messages m
       join claims c on c.id = m.claim_id
@@ -74,7 +74,8 @@ async function facts(db: Db, id: string, kind: MailKind, baseUrl: string): Promi
     kind,
     storeName: row.storeName,
     sourceOrderNumber: row.sourceOrderNumber,
-    claimUrl: viewClaimUrl(baseUrl, row.claimId),
+    // D41: the shopper's capability link, as the claim record gives it.
+    claimUrl: viewClaimUrl(links, row.linkId),
     denyReason: row.denyReason,
     credit: row.code
       ? {
@@ -100,7 +101,7 @@ export async function runMail(
   const token = crypto.randomUUID();
   const leased = await lease(db, id, token, leaseMs(settings));
   if (!leased) return;
-  const f = await facts(db, id, leased.kind, settings.publicBaseUrl);
+  const f = await facts(db, id, leased.kind, claimLinks(settings.secretKey, settings.publicBaseUrl));
   const result = await mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...renderMail(f) });
   const status = await recordOutcome(db, settings, id, token, leased.attemptCount + 1, result);
   // D42: the id, kind and outcome only; never the address or the text.

@@ -15,4 +15,6 @@ export interface MailSettings {
   mailDir: string | undefined;
   /** Where the links in messages point (D41). */
   publicBaseUrl: string;
+  /** The server key: the claim links of D41 carry a MAC under a key derived from it. */
+  secretKey: Buffer;
 }

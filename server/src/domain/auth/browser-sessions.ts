@@ -1,0 +1,50 @@
+import type { Db } from '../../db/database';
+import { newId } from '../../lib/ids';
+import { revokeFamily } from './revocations';
+
+/**
+ * A dashboard user's session in a browser (D40): a `dashboard` grant with no refresh token,
+ * whose id is the session id. Signing in always starts a new one (no session fixation);
+ * signing out revokes it. The cookie that carries the id is the page layer's business.
+ */
+
+/** D40: a browser session lives at most 12 hours. */
+export const BROWSER_SESSION_TTL_S = 12 * 3600;
+
+export async function startBrowserSession(db: Db, userId: string): Promise<string> {
+  const id = newId('gr');
+  await db.insertInto('grants').values({ id, kind: 'dashboard', userId }).execute();
+  return id;
+}
+
+/** The signed-in user, when the session is neither revoked nor older than 12 hours. */
+export async function browserSessionUser(
+  db: Db,
+  sessionId: string,
+): Promise<{ id: string; email: string } | undefined> {
+  return db
+    .selectFrom('grants as g')
+    .innerJoin('dashboardUsers as u', 'u.id', 'g.userId')
+    .select(['u.id', 'u.email'])
+    .where('g.id', '=', sessionId)
+    .where('g.kind', '=', 'dashboard')
+    .where('g.revokedAt', 'is', null)
+    .where('g.createdAt', '>', new Date(Date.now() - BROWSER_SESSION_TTL_S * 1000))
+    .executeTakeFirst();
+}
+
+export async function endBrowserSession(db: Db, sessionId: string): Promise<void> {
+  await db.transaction().execute((trx) => revokeFamily(trx, sessionId, 'signed out'));
+}
+
+/** The stores a user may install apps on (D8), by name, for the store choice (D40). */
+export async function storesOfUser(db: Db, userId: string): Promise<{ id: string; name: string; domain: string }[]> {
+  return db
+    .selectFrom('storeMembers as m')
+    .innerJoin('stores as s', 's.id', 'm.storeId')
+    .select(['s.id', 's.name', 's.domain'])
+    .where('m.userId', '=', userId)
+    .orderBy('s.name')
+    .orderBy('s.id')
+    .execute();
+}

@@ -1,0 +1,168 @@
+import type { TClaimState, TResolutionType } from '@protection-service/contract';
+import type { Db } from '../../db/database';
+import { deriveKey, equalBytes, hmacSha256 } from '../../lib/crypto';
+import { roundMoney } from '../../lib/money';
+import { postMessage } from './moves';
+
+/**
+ * The shopper's claim link (D41): `<PUBLIC_BASE_URL>/claims/view/<token>`, where the token is
+ * the claim's random `link_id` (244 bits, migrations/20261124010000-claim-links.ts) followed by
+ * a MAC of it under a key derived from SECRET_KEY. The database holds only the random half, so
+ * a dump opens no page; the token says nothing of the claim id; the server rebuilds the link
+ * whenever it shows a claim record.
+ */
+
+const LINK_ID = /^[0-9a-f]{64}$/;
+/** 16 bytes of HMAC-SHA256, base64url: 128 bits an attacker must guess. */
+const MAC_LENGTH = 22;
+const TOKEN = /^([0-9a-f]{64})([A-Za-z0-9_-]{22})$/;
+
+/** What builds and checks links: the derived key and the public base URL. */
+export interface ClaimLinks {
+  key: Buffer;
+  baseUrl: string;
+}
+
+export function claimLinks(secretKey: Buffer, publicBaseUrl: string): ClaimLinks {
+  return { key: deriveKey(secretKey, 'claim-link'), baseUrl: publicBaseUrl.replace(/\/+$/, '') };
+}
+
+function mac(links: ClaimLinks, linkId: string): string {
+  return hmacSha256(links.key, `claim-link:${linkId}`).subarray(0, 16).toString('base64url');
+}
+
+export function linkToken(links: ClaimLinks, linkId: string): string {
+  if (!LINK_ID.test(linkId)) throw new Error('malformed link id');
+  return `${linkId}${mac(links, linkId)}`;
+}
+
+/** The claim's `viewClaimUrl` (D41). */
+export function viewClaimUrl(links: ClaimLinks, linkId: string): string {
+  return `${links.baseUrl}/claims/view/${linkToken(links, linkId)}`;
+}
+
+/** The link id a token carries when its MAC holds (constant-time), else undefined. */
+export function linkIdOf(links: ClaimLinks, token: string): string | undefined {
+  const match = TOKEN.exec(token);
+  if (!match) return undefined;
+  const [, linkId, presented] = match as unknown as [string, string, string];
+  const expected = Buffer.from(mac(links, linkId));
+  return presented.length === MAC_LENGTH && equalBytes(Buffer.from(presented), expected) ? linkId : undefined;
+}
+
+/** What the shopper's page shows (D41): never the claim id, the store id or another claim. */
+export interface ClaimPageView {
+  storeName: string;
+  orderNumber: string;
+  claimState: TClaimState;
+  filedAt: Date;
+  items: { name: string | null; itemId: string | null; quantity: number }[];
+  messages: { senderType: 'customer' | 'brand'; authorName: string | null; message: string; createdAt: Date }[];
+  resolutions: {
+    type: TResolutionType;
+    details: string | null;
+    paidValue: number | null;
+    paidCurrency: string | null;
+  }[];
+  storeCredits: { code: string; totalValue: number; currency: string | null }[];
+}
+
+interface LinkedClaim {
+  id: string;
+  storeId: string;
+  authorEmail: string | null;
+}
+
+async function findLinkedClaim(db: Db, linkId: string): Promise<LinkedClaim | undefined> {
+  return db
+    .selectFrom('claims')
+    .select(['id', 'storeId', 'authorEmail'])
+    .where('linkId', '=', linkId)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The page of the claim a link opens, or undefined for an unknown or deleted claim (404). */
+export async function claimPage(db: Db, linkId: string): Promise<ClaimPageView | undefined> {
+  const claim = await db
+    .selectFrom('claims as c')
+    .innerJoin('orders as o', 'o.id', 'c.orderId')
+    .innerJoin('stores as s', 's.id', 'c.storeId')
+    .select(['c.id', 'c.orderId', 'c.claimState', 'c.createdAt', 'o.sourceOrderNumber', 'o.currency', 's.name'])
+    .where('c.linkId', '=', linkId)
+    .where('c.deletedAt', 'is', null)
+    .executeTakeFirst();
+  if (!claim) return undefined;
+  const [items, messages, resolutions, credits] = await Promise.all([
+    db
+      .selectFrom('claimItems as i')
+      .leftJoin('orderLineItems as l', (j) =>
+        j.on('l.orderId', '=', claim.orderId).onRef('l.sourceItemId', '=', 'i.itemId'),
+      )
+      .select(['i.itemId', 'i.quantity', 'l.name'])
+      .where('i.claimId', '=', claim.id)
+      .orderBy('i.position')
+      .execute(),
+    db
+      .selectFrom('claimMessages')
+      .select(['senderType', 'authorName', 'message', 'createdAt'])
+      .where('claimId', '=', claim.id)
+      .orderBy('createdAt')
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('claimResolutions')
+      .select(['resolutionType', 'resolutionDetails', 'paidValue', 'paidCurrency'])
+      .where('claimId', '=', claim.id)
+      .orderBy('position')
+      .execute(),
+    db
+      .selectFrom('claimStoreCredits')
+      .select(['code', 'totalValue', 'creditCurrency'])
+      .where('claimId', '=', claim.id)
+      .where('deletedAt', 'is', null)
+      .orderBy('createdAt')
+      .execute(),
+  ]);
+  return {
+    storeName: claim.name,
+    orderNumber: claim.sourceOrderNumber,
+    claimState: claim.claimState as TClaimState,
+    filedAt: claim.createdAt,
+    items: items.map((i) => ({ name: i.name ?? null, itemId: i.itemId, quantity: i.quantity })),
+    messages: messages.map((m) => ({ ...m, senderType: m.senderType as 'customer' | 'brand' })),
+    resolutions: resolutions.map((r) => {
+      const currency = r.paidCurrency ?? claim.currency;
+      return {
+        type: r.resolutionType as TResolutionType,
+        details: r.resolutionDetails,
+        paidValue: r.paidValue === null ? null : roundMoney(Number(r.paidValue), currency),
+        paidCurrency: r.paidValue === null ? null : currency,
+      };
+    }),
+    storeCredits: credits.map((s) => ({
+      code: s.code,
+      totalValue: roundMoney(Number(s.totalValue), s.creditCurrency),
+      currency: s.creditCurrency,
+    })),
+  };
+}
+
+/** D41: the longest message the page accepts. */
+export const SHOPPER_MESSAGE_MAX = 5000;
+
+/**
+ * The shopper's message (D41): a D25 message with `senderType` `customer` and the claimant's
+ * e-mail as author, in the same transaction as its `message/created` event. False when the
+ * link opens no claim.
+ */
+export async function postShopperMessage(db: Db, linkId: string, message: string): Promise<boolean> {
+  const claim = await findLinkedClaim(db, linkId);
+  if (!claim) return false;
+  return postMessage(db, claim.storeId, claim.id, { message, senderType: 'customer', authorName: claim.authorEmail });
+}
+
+/** The claim a link opens, for the caller's rate-limit key (D41); never shown. */
+export async function linkedClaimId(db: Db, linkId: string): Promise<string | undefined> {
+  return (await findLinkedClaim(db, linkId))?.id;
+}

@@ -1,0 +1,245 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import type { TClaimState, TResolutionType } from '@protection-service/contract';
+import express, { type Request, type Response, Router } from 'express';
+import {
+  type ClaimLinks,
+  type ClaimPageView,
+  claimPage,
+  linkedClaimId,
+  linkIdOf,
+  postShopperMessage,
+  SHOPPER_MESSAGE_MAX,
+} from '../domain/claims/links';
+import { rateLimitHeaders } from '../http/rate-limit';
+import type { RouteContext } from '../routes/context';
+import { Hidden, Layout, MessagePage, sendPage } from './html';
+import type { PageSession, PageSessions } from './session';
+
+/**
+ * The shopper's claim page (D41): `GET /claims/view/:token` and its message form. The token is
+ * the whole credential: no sign-in, and nothing on the page names the claim id.
+ */
+export const CLAIM_PAGE_PATH = '/claims/view/:token';
+export const CLAIM_MESSAGE_PATH = '/claims/view/:token/messages';
+
+/** D41: messages a link may post per minute, counted on every process alike. */
+export const CLAIM_MESSAGES_PER_MINUTE = 10;
+
+/** Each state of D22 in the shopper's words. */
+const STATE_WORDS: Record<TClaimState, string> = {
+  NEW: 'Received: the store will look at it soon',
+  OPEN: 'Open: the store is looking at it',
+  COMMUNICATING: 'In conversation with the store',
+  WAITING_FOR_CUSTOMER: 'Waiting for your answer',
+  WAITING_FOR_BRAND: 'Waiting for the store',
+  WAITING_FOR_OP: 'Being reviewed',
+  APPROVED: 'Approved',
+  DENIED: 'Declined',
+  DISMISSED: 'Dismissed',
+  TEMPORARILY_DISMISSED: 'On hold',
+  RESOLVED: 'Resolved',
+  RESOLVED_BY_BRAND: 'Resolved by the store',
+  CLOSED: 'Closed',
+  ARCHIVED: 'Closed',
+};
+
+const RESOLUTION_WORDS: Record<TResolutionType, string> = {
+  REFUND: 'Refund',
+  RESHIP: 'Replacement shipped',
+  STORE_CREDIT: 'Store credit',
+};
+
+const money = (value: number, currency: string | null) =>
+  currency ? `${value.toFixed(value % 1 === 0 ? 0 : 2)} ${currency}` : value.toFixed(2);
+
+function ClaimView(props: {
+  view: ClaimPageView;
+  session: PageSession;
+  action: string;
+  draft?: string;
+  error?: string;
+}) {
+  const { view } = props;
+  return (
+    <Layout title={`Your claim with ${view.storeName}`}>
+      <section class="card" aria-labelledby="title">
+        <h1 id="title">Your claim with {view.storeName}</h1>
+        <dl class="facts">
+          <dt>Order</dt>
+          <dd>{view.orderNumber}</dd>
+          <dt>Status</dt>
+          <dd>
+            <strong>{STATE_WORDS[view.claimState]}</strong>
+          </dd>
+          <dt>Filed</dt>
+          <dd>
+            <time dateTime={view.filedAt.toISOString()}>{view.filedAt.toISOString().slice(0, 10)}</time>
+          </dd>
+        </dl>
+        <h2>Items</h2>
+        <ul class="items">
+          {view.items.map((i) => (
+            <li>
+              {i.name ?? i.itemId ?? 'Item'} <span class="muted">× {i.quantity}</span>
+            </li>
+          ))}
+        </ul>
+        {view.resolutions.length > 0 || view.storeCredits.length > 0 ? (
+          <>
+            <h2>Resolution</h2>
+            <ul class="items">
+              {view.resolutions.map((r) => (
+                <li>
+                  {RESOLUTION_WORDS[r.type]}
+                  {r.paidValue !== null ? `: ${money(r.paidValue, r.paidCurrency)}` : ''}
+                  {r.details ? <span class="muted"> ({r.details})</span> : null}
+                </li>
+              ))}
+              {view.storeCredits.map((c) => (
+                <li>
+                  Store credit code <code class="code">{c.code}</code> worth {money(c.totalValue, c.currency)}
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+      </section>
+      <section class="card" aria-labelledby="messages-title">
+        <h2 id="messages-title">Messages</h2>
+        {view.messages.length === 0 ? <p class="muted">No messages yet.</p> : null}
+        <ol class="messages">
+          {view.messages.map((m) => (
+            <li class={m.senderType === 'customer' ? 'mine' : 'theirs'}>
+              <p class="from">
+                {m.senderType === 'customer' ? 'You' : (m.authorName ?? view.storeName)}{' '}
+                <time class="muted" dateTime={m.createdAt.toISOString()}>
+                  {m.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC
+                </time>
+              </p>
+              <p class="body">{m.message}</p>
+            </li>
+          ))}
+        </ol>
+        <form method="post" action={props.action} class="stack">
+          <Hidden values={{ csrf: props.session.csrf }} />
+          <label for="message">Message</label>
+          {props.error ? (
+            <p class="error" role="alert" id="message-error">
+              {props.error}
+            </p>
+          ) : null}
+          <textarea
+            id="message"
+            name="message"
+            rows={5}
+            maxLength={SHOPPER_MESSAGE_MAX}
+            required
+            aria-describedby={props.error ? 'message-error' : undefined}
+          >
+            {props.draft ?? ''}
+          </textarea>
+          <button type="submit" class="primary">
+            Send
+          </button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+function NotFoundPage() {
+  return (
+    <MessagePage title="Claim not found">
+      <p>This link does not open a claim. Check that you copied the whole link from the e-mail you received.</p>
+    </MessagePage>
+  );
+}
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+const wrap =
+  (handler: Handler) =>
+  (req: Request, res: Response, next: (err?: unknown) => void): void => {
+    handler(req, res).catch(next);
+  };
+
+/** The D41 page and its form. */
+export function claimPages(ctx: RouteContext, sessions: PageSessions, links: ClaimLinks): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 10 });
+  const pageOf = (req: Request) => `/claims/view/${req.params.token}`;
+
+  const render = async (
+    req: Request,
+    res: Response,
+    linkId: string,
+    status = 200,
+    extra: { draft?: string; error?: string } = {},
+  ) => {
+    const view = await claimPage(ctx.db, linkId);
+    if (!view) return sendPage(res, 404, <NotFoundPage />);
+    const session = await sessions.ensure(req, res);
+    sendPage(res, status, <ClaimView view={view} session={session} action={`${pageOf(req)}/messages`} {...extra} />);
+  };
+
+  router.get(
+    CLAIM_PAGE_PATH,
+    wrap(async (req, res) => {
+      const linkId = linkIdOf(links, req.params.token ?? '');
+      if (!linkId) return sendPage(res, 404, <NotFoundPage />);
+      await render(req, res, linkId);
+    }),
+  );
+
+  router.post(
+    CLAIM_MESSAGE_PATH,
+    form,
+    wrap(async (req, res) => {
+      const linkId = linkIdOf(links, req.params.token ?? '');
+      const claimId = linkId && (await linkedClaimId(ctx.db, linkId));
+      if (!linkId || !claimId) return sendPage(res, 404, <NotFoundPage />);
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      if (!sessions.csrfMatches(await sessions.read(req), body.csrf)) {
+        return sendPage(
+          res,
+          403,
+          <MessagePage title="This form has expired">
+            <p>
+              The message was not sent from this page. <a href={pageOf(req)}>Open your claim again</a> and send it from
+              there.
+            </p>
+          </MessagePage>,
+        );
+      }
+      // D41: per link, counted in the database so that every process shares the count.
+      const decision = await ctx.auth.limiter.exact(`claim-link:${claimId}`, CLAIM_MESSAGES_PER_MINUTE);
+      const pairs = rateLimitHeaders(decision);
+      for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
+      // PostgreSQL text cannot hold NUL: dropped, like the line ends browsers send as CRLF.
+      const raw = typeof body.message === 'string' ? body.message : '';
+      const message = raw.replaceAll('\u0000', '').replace(/\r\n/g, '\n').trim();
+      if (!decision.allowed) {
+        ctx.auth.metrics.rateLimited('claimMessages');
+        return render(req, res, linkId, 429, {
+          draft: message.slice(0, SHOPPER_MESSAGE_MAX),
+          error: 'You have sent many messages in a short time. Wait a minute, then send this one again.',
+        });
+      }
+      if (message === '' || message.length > SHOPPER_MESSAGE_MAX) {
+        return render(req, res, linkId, 400, {
+          draft: message.slice(0, SHOPPER_MESSAGE_MAX),
+          error:
+            message === ''
+              ? 'Write a message before sending.'
+              : `A message may be at most ${SHOPPER_MESSAGE_MAX} characters long.`,
+        });
+      }
+      if (!(await postShopperMessage(ctx.db, linkId, message))) return sendPage(res, 404, <NotFoundPage />);
+      res.setHeader('cache-control', 'no-store');
+      res.redirect(303, `${pageOf(req)}#messages-title`);
+    }),
+  );
+
+  return router;
+}

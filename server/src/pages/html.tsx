@@ -1,0 +1,101 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import type { Response } from 'express';
+import type { ComponentChildren, VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+
+/**
+ * How every page is written (D40, D41): Preact components rendered to a string on the server.
+ * Preact escapes every text and attribute value, so what a partner or shopper typed (an app
+ * name, a message) is shown as text, never as markup. No script is ever sent; the one
+ * stylesheet is served by this app (STYLESHEET_PATH).
+ */
+
+export const STYLESHEET_PATH = '/pages/style.css';
+
+export interface PageOptions {
+  /** Origins a form on the page may be sent to, or redirected to, beyond this one. */
+  formTargets?: readonly string[];
+}
+
+/**
+ * The headers of every page (D40, D41): never stored, never framed, never indexed, no
+ * referrer (a claim link must not leak through one), and a policy that allows this origin's
+ * stylesheet and nothing else: no script at all, inline or not.
+ */
+export function pageHeaders(res: Response, options: PageOptions = {}): void {
+  const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
+  res.setHeader(
+    'content-security-policy',
+    `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; ` +
+      "frame-ancestors 'none'; base-uri 'none'",
+  );
+  res.setHeader('x-frame-options', 'DENY');
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('pragma', 'no-cache');
+  res.setHeader('referrer-policy', 'no-referrer');
+  res.setHeader('x-robots-tag', 'noindex, nofollow');
+}
+
+/** Sends a page: the headers above, then the document. */
+export function sendPage(res: Response, status: number, page: VNode, options: PageOptions = {}): void {
+  pageHeaders(res, options);
+  res
+    .status(status)
+    .type('html')
+    .send(`<!doctype html>${renderToString(page)}`);
+}
+
+/** The frame of every page: one header, one main region, one footer (landmarks). */
+export function Layout(props: { title: string; children: ComponentChildren; aside?: ComponentChildren }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex, nofollow" />
+        <title>{`${props.title} · Protection Service`}</title>
+        <link rel="stylesheet" href={STYLESHEET_PATH} />
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="site">
+          <p class="brand">Protection Service</p>
+          {props.aside}
+        </header>
+        <main id="main" tabIndex={-1}>
+          {props.children}
+        </main>
+        <footer class="site">
+          <p>Purchase protection for your store and your orders.</p>
+        </footer>
+      </body>
+    </html>
+  );
+}
+
+/** A hidden field per value; undefined ones are left out. */
+export function Hidden(props: { values: Record<string, string | undefined> }) {
+  return (
+    <>
+      {Object.entries(props.values).map(([name, value]) =>
+        value === undefined ? null : <input type="hidden" name={name} value={value} />,
+      )}
+    </>
+  );
+}
+
+/** A page that says one thing (errors, 404, 429), with an optional way on. */
+export function MessagePage(props: { title: string; children: ComponentChildren }) {
+  return (
+    <Layout title={props.title}>
+      <section class="card" aria-labelledby="title">
+        <h1 id="title">{props.title}</h1>
+        {props.children}
+      </section>
+    </Layout>
+  );
+}

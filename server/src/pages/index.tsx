@@ -1,0 +1,91 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import { readFileSync } from 'node:fs';
+import { type ErrorRequestHandler, Router } from 'express';
+import { claimLinks } from '../domain/claims/links';
+import { describeError, HttpError } from '../http/errors';
+import { compilePaths } from '../http/unmatched';
+import type { RouteContext } from '../routes/context';
+import { AUTHORIZE_PATH, authorizePages, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH } from './authorize';
+import { CLAIM_MESSAGE_PATH, CLAIM_PAGE_PATH, claimPages } from './claim';
+import { MessagePage, STYLESHEET_PATH, sendPage } from './html';
+import { PageSessions } from './session';
+
+/**
+ * The pages people use in a browser (D40, D41), served by the same Express app as the API
+ * and through the same request ids, access log, metrics and error logging. They are HTML,
+ * outside the contract and openapi.json, as /docs is.
+ */
+export const PAGE_ROUTES = [
+  { method: 'GET', path: AUTHORIZE_PATH },
+  { method: 'POST', path: SIGN_IN_PATH },
+  { method: 'POST', path: SIGN_OUT_PATH },
+  { method: 'POST', path: STORE_PATH },
+  { method: 'POST', path: CONSENT_PATH },
+  { method: 'GET', path: CLAIM_PAGE_PATH },
+  { method: 'POST', path: CLAIM_MESSAGE_PATH },
+  { method: 'GET', path: STYLESHEET_PATH },
+] as const;
+
+/** Whether a path is a page's (the JSON `/v1/oauth/authorize/approve` passes through their router untouched). */
+export function isPagePath(path: string): boolean {
+  return (
+    path === AUTHORIZE_PATH ||
+    path.startsWith(`${AUTHORIZE_PATH}/`) ||
+    path.startsWith('/claims/view/') ||
+    path === STYLESHEET_PATH
+  );
+}
+
+const STYLESHEET = readFileSync(new URL('./style.css', import.meta.url), 'utf8');
+
+export function pages(ctx: RouteContext): Router {
+  const router = Router();
+  const sessions = new PageSessions(ctx.db, ctx.config.secretKey, ctx.config.publicBaseUrl);
+  const links = claimLinks(ctx.config.secretKey, ctx.config.publicBaseUrl);
+  const patterns = PAGE_ROUTES.map((r) => ({ path: r.path, regex: compilePaths([r])[0]!.regex }));
+
+  // The access log and the metrics label a page by its template, never by its path (D41),
+  // whatever the method: a PUT to a claim link (405) carries the link too.
+  router.use((req, res, next) => {
+    const route = patterns.find((p) => p.regex.test(req.path));
+    if (route) res.locals.pageRoute = route.path;
+    next();
+  });
+  router.get(STYLESHEET_PATH, (_req, res) => {
+    res.type('text/css').setHeader('cache-control', 'public, max-age=3600').send(STYLESHEET);
+  });
+  router.use(authorizePages(ctx, sessions));
+  router.use(claimPages(ctx, sessions, links));
+  router.use(pageErrors);
+  return router;
+}
+
+/**
+ * Failures on a page answer a page, not JSON: a body the form parser refused (4xx) says so; an
+ * unexpected error is a bare 500 page, logged once by the access log with its request id,
+ * exactly as http/errors.ts does for the API.
+ */
+const pageErrors: ErrorRequestHandler = (err, req, res, next) => {
+  if (!res.locals.pageRoute || res.headersSent) return next(err);
+  const status =
+    err instanceof HttpError
+      ? err.status
+      : typeof err?.status === 'number' && err.status >= 400 && err.status < 500
+        ? err.status
+        : 500;
+  if (status === 500) res.locals.error = describeError(err);
+  sendPage(
+    res,
+    status,
+    <MessagePage title={status === 500 ? 'Something went wrong' : 'This request could not be handled'}>
+      <p>
+        {status === 500
+          ? 'The page could not be shown. Try again in a moment.'
+          : 'Go back, reload the page and try again.'}
+      </p>
+      <p class="muted">Reference: {req.id}</p>
+    </MessagePage>,
+  );
+};
