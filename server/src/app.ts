@@ -62,15 +62,7 @@ export function createApp(deps: AppDeps): Express {
   leanJson(app);
 
   const metrics = deps.metrics ?? new ServiceMetrics(deps.db);
-  const auth: AuthServices = {
-    keys: tokenKeys(deps.config.secretKey, deps.config.publicBaseUrl),
-    verified: verifiedTokens(),
-    revocations: new RevocationFeed(deps.db),
-    limiter: new RateLimiter(deps.db),
-    limits: { ...deps.config.rateLimits, ...deps.rateLimits },
-    trustProxy: deps.config.trustProxy,
-    metrics,
-  };
+  const auth = authServices(deps, metrics);
   const log = requestLog(deps.logger, metrics);
   const publicCache = new PublicReadCache(
     Object.values(contract.public).map((r) => r.path),
@@ -133,6 +125,19 @@ export function createApp(deps: AppDeps): Express {
     },
   };
   return app;
+}
+
+/** What the auth gate works with: keys, kept tokens, the revocation feed, the limits (D4, D13). */
+function authServices(deps: AppDeps, metrics: ServiceMetrics): AuthServices {
+  return {
+    keys: tokenKeys(deps.config.secretKey, deps.config.publicBaseUrl),
+    verified: verifiedTokens(),
+    revocations: new RevocationFeed(deps.db),
+    limiter: new RateLimiter(deps.db),
+    limits: { ...deps.config.rateLimits, ...deps.rateLimits },
+    trustProxy: deps.config.trustProxy,
+    metrics,
+  };
 }
 
 /** The first two segments of a path: `/v1/orders` of `/v1/orders/:sourceOrderId`. */

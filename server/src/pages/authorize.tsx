@@ -298,23 +298,63 @@ const wrap =
     handler(req, res).catch(next);
   };
 
+/** A redirect that turns a form post into a GET (303), never cached. */
+function seeOther(res: Response, location: string): void {
+  res.setHeader('cache-control', 'no-store');
+  res.redirect(303, location);
+}
+
 /** The D40 pages and their form posts. */
 export function authorizePages(ctx: RouteContext, sessions: PageSessions): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
-  const redirect = (res: Response, location: string) => {
-    res.setHeader('cache-control', 'no-store');
-    res.redirect(303, location);
-  };
+  const pages = new AuthorizeFlow(ctx, sessions);
+  router.get(AUTHORIZE_PATH, wrap(pages.authorize));
+  router.post(SIGN_IN_PATH, form, wrap(pages.signIn));
+  router.post(SIGN_OUT_PATH, form, wrap(pages.signOut));
+  router.post(STORE_PATH, form, wrap(pages.chooseStore));
+  router.post(CONSENT_PATH, form, wrap(pages.consent));
+  return router;
+}
+
+/** The steps of the install flow, one handler each (D40). */
+class AuthorizeFlow {
+  constructor(
+    private readonly ctx: RouteContext,
+    private readonly sessions: PageSessions,
+  ) {}
+
+  /**
+   * What every form post starts with: its session, its CSRF token, and the authorization
+   * request it carries (from `fields`, or from the form's `continue` query). Undefined when it
+   * has answered already (403, the error page, or the error redirect).
+   */
+  private async posted(
+    req: Request,
+    res: Response,
+    fields: (body: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<{ session: PageSession; request: AuthorizeRequest; body: Record<string, unknown> } | undefined> {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const session = await this.sessions.read(req);
+    if (!session || !this.sessions.csrfMatches(session, body.csrf)) {
+      forbidden(res);
+      return undefined;
+    }
+    const parsed = await parseRequest(this.ctx, fields(body));
+    if (parsed.kind === 'page') sendPage(res, 400, <ErrorPage message={parsed.message} />);
+    else if (parsed.kind === 'redirect') seeOther(res, parsed.location);
+    else return { session, request: parsed.request, body };
+    return undefined;
+  }
 
   /** Sign-in, store choice or consent for a request known good (D40). */
-  const show = async (req: Request, res: Response, request: AuthorizeRequest): Promise<void> => {
-    const session = await sessions.ensure(req, res);
+  private async show(req: Request, res: Response, request: AuthorizeRequest): Promise<void> {
+    const session = await this.sessions.ensure(req, res);
     if (!session.user)
       return sendPage(res, 200, <SignInPage appName={request.appName} session={session} back={request.params} />);
     let storeId = request.store;
     if (storeId === undefined) {
-      const stores = await storesOfUser(ctx.db, session.user.id);
+      const stores = await storesOfUser(this.ctx.db, session.user.id);
       if (stores.length === 0) {
         return sendPage(
           res,
@@ -327,7 +367,7 @@ export function authorizePages(ctx: RouteContext, sessions: PageSessions): Route
       storeId = stores[0]!.id;
     }
     try {
-      const preview = await previewInstall(ctx.db, {
+      const preview = await previewInstall(this.ctx.db, {
         userId: session.user.id,
         clientId: request.clientId,
         redirectUri: request.redirectUri,
@@ -338,137 +378,99 @@ export function authorizePages(ctx: RouteContext, sessions: PageSessions): Route
         formTargets: [formTarget(request.redirectUri)],
       });
     } catch (err) {
-      redirect(res, refusalRedirect(err, request));
+      seeOther(res, refusalRedirect(err, request));
     }
+  }
+
+  readonly authorize = async (req: Request, res: Response): Promise<void> => {
+    const parsed = await parseRequest(this.ctx, req.query);
+    if (parsed.kind === 'page') return sendPage(res, 400, <ErrorPage message={parsed.message} />);
+    if (parsed.kind === 'redirect') return seeOther(res, parsed.location);
+    await this.show(req, res, parsed.request);
   };
 
-  router.get(
-    AUTHORIZE_PATH,
-    wrap(async (req, res) => {
-      const parsed = await parseRequest(ctx, req.query);
-      if (parsed.kind === 'page') return sendPage(res, 400, <ErrorPage message={parsed.message} />);
-      if (parsed.kind === 'redirect') return redirect(res, parsed.location);
-      await show(req, res, parsed.request);
-    }),
-  );
-
-  router.post(
-    SIGN_IN_PATH,
-    form,
-    wrap(async (req, res) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const session = await sessions.read(req);
-      if (!sessions.csrfMatches(session, body.csrf)) return forbidden(res);
-      const parsed = await parseRequest(ctx, Object.fromEntries(new URLSearchParams(single(body.continue) ?? '')));
-      if (parsed.kind === 'page') return sendPage(res, 400, <ErrorPage message={parsed.message} />);
-      if (parsed.kind === 'redirect') return redirect(res, parsed.location);
-      // D4, D8: the same per-address count as POST /v1/auth/login, so the page is no way around it.
-      const decision = await ctx.auth.limiter.exact(
-        `ip:/v1/auth/login:${clientIp(req, ctx.auth.trustProxy)}`,
-        ctx.auth.limits.auth,
+  readonly signIn = async (req: Request, res: Response): Promise<void> => {
+    const posted = await this.posted(req, res, (body) =>
+      Object.fromEntries(new URLSearchParams(single(body.continue) ?? '')),
+    );
+    if (!posted) return;
+    const { session, request, body } = posted;
+    // D4, D8: the same per-address count as POST /v1/auth/login, so the page is no way around it.
+    const { auth } = this.ctx;
+    const decision = await auth.limiter.exact(`ip:/v1/auth/login:${clientIp(req, auth.trustProxy)}`, auth.limits.auth);
+    const pairs = rateLimitHeaders(decision);
+    for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
+    if (!decision.allowed) {
+      auth.metrics.rateLimited('auth');
+      return sendPage(
+        res,
+        429,
+        <MessagePage title="Too many attempts">
+          <p>Too many sign-in attempts from this address. Wait a minute, then try again.</p>
+        </MessagePage>,
       );
-      const pairs = rateLimitHeaders(decision);
-      for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
-      if (!decision.allowed) {
-        ctx.auth.metrics.rateLimited('auth');
-        return sendPage(
-          res,
-          429,
-          <MessagePage title="Too many attempts">
-            <p>Too many sign-in attempts from this address. Wait a minute, then try again.</p>
-          </MessagePage>,
-        );
-      }
-      const email = single(body.email) ?? '';
-      const user = await checkCredentials(ctx.db, email.slice(0, 320), (single(body.password) ?? '').slice(0, 1024));
-      if (!user) {
-        return sendPage(
-          res,
-          401,
-          <SignInPage
-            appName={parsed.request.appName}
-            session={session!}
-            back={parsed.request.params}
-            email={email.slice(0, 320)}
-            error="Wrong e-mail or password."
-          />,
-        );
-      }
-      await sessions.signIn(res, user.id, user.email);
-      redirect(res, authorizeUrl(parsed.request.params));
-    }),
-  );
+    }
+    const email = (single(body.email) ?? '').slice(0, 320);
+    const user = await checkCredentials(this.ctx.db, email, (single(body.password) ?? '').slice(0, 1024));
+    if (!user) {
+      const page = (
+        <SignInPage
+          appName={request.appName}
+          session={session}
+          back={request.params}
+          email={email}
+          error="Wrong e-mail or password."
+        />
+      );
+      return sendPage(res, 401, page);
+    }
+    await this.sessions.signIn(res, user.id, user.email);
+    seeOther(res, authorizeUrl(request.params));
+  };
 
-  router.post(
-    SIGN_OUT_PATH,
-    form,
-    wrap(async (req, res) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const session = await sessions.read(req);
-      if (!sessions.csrfMatches(session, body.csrf)) return forbidden(res);
-      await sessions.signOut(res, session!);
-      const back = new URLSearchParams(single(body.continue) ?? '');
-      redirect(res, `${AUTHORIZE_PATH}?${back}`);
-    }),
-  );
+  readonly signOut = async (req: Request, res: Response): Promise<void> => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const session = await this.sessions.read(req);
+    if (!session || !this.sessions.csrfMatches(session, body.csrf)) return forbidden(res);
+    await this.sessions.signOut(res, session);
+    const back = new URLSearchParams(single(body.continue) ?? '');
+    seeOther(res, `${AUTHORIZE_PATH}?${back}`);
+  };
 
-  // The store choice: back to the request with the chosen store, which consent checks (D7).
-  router.post(
-    STORE_PATH,
-    form,
-    wrap(async (req, res) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const session = await sessions.read(req);
-      if (!sessions.csrfMatches(session, body.csrf)) return forbidden(res);
-      const { csrf: _csrf, ...fields } = body;
-      const parsed = await parseRequest(ctx, fields);
-      if (parsed.kind === 'page') return sendPage(res, 400, <ErrorPage message={parsed.message} />);
-      if (parsed.kind === 'redirect') return redirect(res, parsed.location);
-      redirect(res, authorizeUrl(parsed.request.params));
-    }),
-  );
+  /** The store choice: back to the request with the chosen store, which consent checks (D7). */
+  readonly chooseStore = async (req: Request, res: Response): Promise<void> => {
+    const posted = await this.posted(req, res, ({ csrf: _csrf, ...fields }) => fields);
+    if (posted) seeOther(res, authorizeUrl(posted.request.params));
+  };
 
-  router.post(
-    CONSENT_PATH,
-    form,
-    wrap(async (req, res) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const session = await sessions.read(req);
-      if (!sessions.csrfMatches(session, body.csrf)) return forbidden(res);
-      const { csrf: _csrf, decision, ...fields } = body;
-      const parsed = await parseRequest(ctx, fields);
-      if (parsed.kind === 'page') return sendPage(res, 400, <ErrorPage message={parsed.message} />);
-      if (parsed.kind === 'redirect') return redirect(res, parsed.location);
-      const request = parsed.request;
-      // Signed out in another tab since: sign in again, then consent again.
-      if (!session!.user) return redirect(res, authorizeUrl(request.params));
-      if (decision === 'cancel') {
-        return redirect(
-          res,
-          errorRedirect(request.redirectUri, 'access_denied', 'the merchant cancelled the install', request.state),
-        );
-      }
-      if (decision !== 'install' || request.store === undefined) {
-        return redirect(res, errorRedirect(request.redirectUri, 'invalid_request', 'malformed consent', request.state));
-      }
-      try {
-        const approved = await approveInstall(ctx.db, {
-          userId: session!.user.id,
-          clientId: request.clientId,
-          redirectUri: request.redirectUri,
-          storeId: request.store,
-          scopes: scopesOf(request),
-          state: request.state,
-          codeChallenge: request.codeChallenge,
-        });
-        redirect(res, approved.redirectUri);
-      } catch (err) {
-        redirect(res, refusalRedirect(err, request));
-      }
-    }),
-  );
-
-  return router;
+  readonly consent = async (req: Request, res: Response): Promise<void> => {
+    const posted = await this.posted(req, res, ({ csrf: _csrf, decision: _decision, ...fields }) => fields);
+    if (!posted) return;
+    const { session, request, body } = posted;
+    // Signed out in another tab since: sign in again, then consent again.
+    if (!session.user) return seeOther(res, authorizeUrl(request.params));
+    const { redirectUri, state } = request;
+    if (body.decision === 'cancel') {
+      return seeOther(res, errorRedirect(redirectUri, 'access_denied', 'the merchant cancelled the install', state));
+    }
+    if (body.decision !== 'install' || request.store === undefined) {
+      return seeOther(res, errorRedirect(redirectUri, 'invalid_request', 'malformed consent', state));
+    }
+    try {
+      const approved = await approveInstall(this.ctx.db, {
+        userId: session.user.id,
+        clientId: request.clientId,
+        redirectUri,
+        storeId: request.store,
+        scopes: scopesOf(request),
+        state,
+        codeChallenge: request.codeChallenge,
+      });
+      seeOther(res, approved.redirectUri);
+    } catch (err) {
+      seeOther(res, refusalRedirect(err, request));
+    }
+  };
 }
 
 /** A domain refusal after validation, as the redirect RFC 6749 §4.1.2.1 asks for. */

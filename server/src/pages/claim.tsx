@@ -54,13 +54,15 @@ const RESOLUTION_WORDS: Record<TResolutionType, string> = {
 const money = (value: number, currency: string | null) =>
   currency ? `${value.toFixed(value % 1 === 0 ? 0 : 2)} ${currency}` : value.toFixed(2);
 
-function ClaimView(props: {
+type ClaimViewProps = {
   view: ClaimPageView;
   session: PageSession;
   action: string;
   draft?: string;
   error?: string;
-}) {
+};
+
+function ClaimView(props: ClaimViewProps) {
   const { view } = props;
   return (
     <Layout title={`Your claim with ${view.storeName}`}>
@@ -86,66 +88,87 @@ function ClaimView(props: {
             </li>
           ))}
         </ul>
-        {view.resolutions.length > 0 || view.storeCredits.length > 0 ? (
-          <>
-            <h2>Resolution</h2>
-            <ul class="items">
-              {view.resolutions.map((r) => (
-                <li>
-                  {RESOLUTION_WORDS[r.type]}
-                  {r.paidValue !== null ? `: ${money(r.paidValue, r.paidCurrency)}` : ''}
-                  {r.details ? <span class="muted"> ({r.details})</span> : null}
-                </li>
-              ))}
-              {view.storeCredits.map((c) => (
-                <li>
-                  Store credit code <code class="code">{c.code}</code> worth {money(c.totalValue, c.currency)}
-                </li>
-              ))}
-            </ul>
-          </>
-        ) : null}
+        <Resolution view={view} />
       </section>
       <section class="card" aria-labelledby="messages-title">
         <h2 id="messages-title">Messages</h2>
-        {view.messages.length === 0 ? <p class="muted">No messages yet.</p> : null}
-        <ol class="messages">
-          {view.messages.map((m) => (
-            <li class={m.senderType === 'customer' ? 'mine' : 'theirs'}>
-              <p class="from">
-                {m.senderType === 'customer' ? 'You' : (m.authorName ?? view.storeName)}{' '}
-                <time class="muted" dateTime={m.createdAt.toISOString()}>
-                  {m.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC
-                </time>
-              </p>
-              <p class="body">{m.message}</p>
-            </li>
-          ))}
-        </ol>
-        <form method="post" action={props.action} class="stack">
-          <Hidden values={{ csrf: props.session.csrf }} />
-          <label for="message">Message</label>
-          {props.error ? (
-            <p class="error" role="alert" id="message-error">
-              {props.error}
-            </p>
-          ) : null}
-          <textarea
-            id="message"
-            name="message"
-            rows={5}
-            maxLength={SHOPPER_MESSAGE_MAX}
-            required
-            aria-describedby={props.error ? 'message-error' : undefined}
-          >
-            {props.draft ?? ''}
-          </textarea>
-          <button type="submit" class="primary">
-            Send
-          </button>
-        </form>
+        <Messages view={view} />
+        <MessageForm {...props} />
       </section>
     </Layout>
+  );
+}
+
+/** What the store decided: resolutions and store credit codes, once there are any. */
+function Resolution({ view }: { view: ClaimPageView }) {
+  if (view.resolutions.length === 0 && view.storeCredits.length === 0) return null;
+  return (
+    <>
+      <h2>Resolution</h2>
+      <ul class="items">
+        {view.resolutions.map((r) => (
+          <li>
+            {RESOLUTION_WORDS[r.type]}
+            {r.paidValue !== null ? `: ${money(r.paidValue, r.paidCurrency)}` : ''}
+            {r.details ? <span class="muted"> ({r.details})</span> : null}
+          </li>
+        ))}
+        {view.storeCredits.map((c) => (
+          <li>
+            Store credit code <code class="code">{c.code}</code> worth {money(c.totalValue, c.currency)}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** The claim's messages, the shopper's own and the store's or partner's. */
+function Messages({ view }: { view: ClaimPageView }) {
+  return (
+    <>
+      {view.messages.length === 0 ? <p class="muted">No messages yet.</p> : null}
+      <ol class="messages">
+        {view.messages.map((m) => (
+          <li class={m.senderType === 'customer' ? 'mine' : 'theirs'}>
+            <p class="from">
+              {m.senderType === 'customer' ? 'You' : (m.authorName ?? view.storeName)}{' '}
+              <time class="muted" dateTime={m.createdAt.toISOString()}>
+                {m.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC
+              </time>
+            </p>
+            <p class="body">{m.message}</p>
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}
+
+function MessageForm(props: ClaimViewProps) {
+  return (
+    <form method="post" action={props.action} class="stack">
+      <Hidden values={{ csrf: props.session.csrf }} />
+      <label for="message">Message</label>
+      {props.error ? (
+        <p class="error" role="alert" id="message-error">
+          {props.error}
+        </p>
+      ) : null}
+      <textarea
+        id="message"
+        name="message"
+        rows={5}
+        maxLength={SHOPPER_MESSAGE_MAX}
+        required
+        aria-describedby={props.error ? 'message-error' : undefined}
+      >
+        {props.draft ?? ''}
+      </textarea>
+      <button type="submit" class="primary">
+        Send
+      </button>
+    </form>
   );
 }
 

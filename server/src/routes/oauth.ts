@@ -6,6 +6,7 @@ import {
   requestedScopes,
   SCOPES,
   TOKEN_ENDPOINT_AUTH_METHODS,
+  type TTokenRequest,
   type TTokenResponse,
 } from '@protection-service/contract';
 import type { Request } from 'express';
@@ -122,6 +123,28 @@ function tokenResponse(tokens: TokenSet): TTokenResponse {
   };
 }
 
+/** The tokens of one grant of the token endpoint (RFC 6749 §4.1.3, §4.4, §6; D10-D12). */
+async function grant(
+  ctx: RouteContext,
+  client: Parameters<typeof refreshTokens>[2],
+  body: TTokenRequest,
+): Promise<TokenSet> {
+  const { db } = ctx;
+  const keys = ctx.auth.keys;
+  switch (body.grant_type) {
+    case 'authorization_code':
+      return exchangeAuthorizationCode(db, keys, client, {
+        code: body.code,
+        redirectUri: body.redirect_uri,
+        codeVerifier: body.code_verifier,
+      });
+    case 'refresh_token':
+      return refreshTokens(db, keys, client, { refreshToken: body.refresh_token, scopes: requestedScopes(body) });
+    case 'client_credentials':
+      return clientCredentialsToken(db, keys, client, { storeId: body.store_id, scopes: requestedScopes(body) });
+  }
+}
+
 /** Token, revoke, authorize/approve and discovery (D10-D13, D17). */
 export function oauthHandlers(ctx: RouteContext): Omit<GroupHandlers<Contract['oauth']>, 'sessionVerify'> {
   const { db } = ctx;
@@ -132,29 +155,7 @@ export function oauthHandlers(ctx: RouteContext): Omit<GroupHandlers<Contract['o
     async token({ req, body }) {
       const client = await authenticateCaller(ctx, req, body);
       try {
-        let tokens: TokenSet;
-        switch (body.grant_type) {
-          case 'authorization_code':
-            tokens = await exchangeAuthorizationCode(db, keys, client, {
-              code: body.code,
-              redirectUri: body.redirect_uri,
-              codeVerifier: body.code_verifier,
-            });
-            break;
-          case 'refresh_token':
-            tokens = await refreshTokens(db, keys, client, {
-              refreshToken: body.refresh_token,
-              scopes: requestedScopes(body),
-            });
-            break;
-          case 'client_credentials':
-            tokens = await clientCredentialsToken(db, keys, client, {
-              storeId: body.store_id,
-              scopes: requestedScopes(body),
-            });
-            break;
-        }
-        return { status: 200, body: tokenResponse(tokens) };
+        return { status: 200, body: tokenResponse(await grant(ctx, client, body)) };
       } catch (err) {
         // D12, D10: a replayed code or refresh token has just revoked its family; this process
         // applies that before it answers, so the next call here is refused already.
