@@ -103,54 +103,45 @@ interface QueueFigures {
  * would report the same figures.
  */
 export function registerQueueMetrics(registry: Registry, db: Db): void {
-  let reading: Promise<QueueFigures> | undefined;
-  // The three gauges share one query per scrape.
-  const read = () => {
-    reading ??= queueFigures(db).finally(() => {
-      setTimeout(() => {
-        reading = undefined;
-      }, 1000).unref();
-    });
-    return reading;
-  };
-  const registers = [registry];
-  new Gauge({
-    name: 'webhook_queue_depth',
-    help: 'Webhook deliveries still pending (awaiting their first attempt or a retry)',
-    registers,
-    async collect() {
-      this.set((await read()).byStatus.get('pending') ?? 0);
-    },
+  registerOutboxMetrics(registry, db, {
+    table: 'webhook_deliveries',
+    prefix: 'webhook',
+    depthHelp: 'Webhook deliveries still pending (awaiting their first attempt or a retry)',
+    ageHelp: 'Age of the event behind the oldest pending webhook delivery (0 when none is pending)',
+    byStatus: { name: 'webhook_deliveries', help: 'Webhook deliveries by outcome: pending, delivered or failed' },
+    statuses: ['pending', 'delivered', 'failed'],
   });
-  new Gauge({
-    name: 'webhook_oldest_pending_age_seconds',
-    help: 'Age of the event behind the oldest pending webhook delivery (0 when none is pending)',
-    registers,
-    async collect() {
-      this.set((await read()).oldestPendingS);
+  // D42: the mail outbox, the same way.
+  registerOutboxMetrics(registry, db, {
+    table: 'mail_messages',
+    prefix: 'mail',
+    depthHelp: 'E-mails to shoppers still pending (awaiting their first attempt or a retry)',
+    ageHelp: 'Age of the oldest pending e-mail (0 when none is pending)',
+    byStatus: {
+      name: 'mail_messages',
+      help: 'E-mails to shoppers by outcome: pending, sent, failed or not_sent (no SMTP server)',
     },
+    statuses: ['pending', 'sent', 'failed', 'not_sent'],
   });
-  new Gauge({
-    name: 'webhook_deliveries',
-    help: 'Webhook deliveries by outcome: pending, delivered or failed',
-    labelNames: ['status'],
-    registers,
-    async collect() {
-      const { byStatus } = await read();
-      for (const status of ['pending', 'delivered', 'failed']) this.set({ status }, byStatus.get(status) ?? 0);
-    },
-  });
-  registerMailMetrics(registry, db);
+}
+
+interface Outbox {
+  table: 'webhook_deliveries' | 'mail_messages';
+  prefix: string;
+  depthHelp: string;
+  ageHelp: string;
+  byStatus: { name: string; help: string };
+  statuses: readonly string[];
 }
 
 /**
- * The mail outbox (D42) as its table shows it, read when Prometheus scrapes: messages still
- * to send, the age of the oldest, and messages by outcome.
+ * An outbox table as Prometheus sees it when it scrapes: rows still pending, the age of the
+ * oldest, and rows by status. The three gauges share one query per scrape.
  */
-function registerMailMetrics(registry: Registry, db: Db): void {
+function registerOutboxMetrics(registry: Registry, db: Db, outbox: Outbox): void {
   let reading: Promise<QueueFigures> | undefined;
   const read = () => {
-    reading ??= mailFigures(db).finally(() => {
+    reading ??= outboxFigures(db, outbox.table).finally(() => {
       setTimeout(() => {
         reading = undefined;
       }, 1000).unref();
@@ -159,46 +150,37 @@ function registerMailMetrics(registry: Registry, db: Db): void {
   };
   const registers = [registry];
   new Gauge({
-    name: 'mail_queue_depth',
-    help: 'E-mails to shoppers still pending (awaiting their first attempt or a retry)',
+    name: `${outbox.prefix}_queue_depth`,
+    help: outbox.depthHelp,
     registers,
     async collect() {
       this.set((await read()).byStatus.get('pending') ?? 0);
     },
   });
   new Gauge({
-    name: 'mail_oldest_pending_age_seconds',
-    help: 'Age of the oldest pending e-mail (0 when none is pending)',
+    name: `${outbox.prefix}_oldest_pending_age_seconds`,
+    help: outbox.ageHelp,
     registers,
     async collect() {
       this.set((await read()).oldestPendingS);
     },
   });
   new Gauge({
-    name: 'mail_messages',
-    help: 'E-mails to shoppers by outcome: pending, sent, failed or not_sent (no SMTP server)',
+    name: outbox.byStatus.name,
+    help: outbox.byStatus.help,
     labelNames: ['status'],
     registers,
     async collect() {
       const { byStatus } = await read();
-      for (const status of ['pending', 'sent', 'failed', 'not_sent']) this.set({ status }, byStatus.get(status) ?? 0);
+      for (const status of outbox.statuses) this.set({ status }, byStatus.get(status) ?? 0);
     },
   });
 }
 
-async function mailFigures(db: Db): Promise<QueueFigures> {
+async function outboxFigures(db: Db, table: Outbox['table']): Promise<QueueFigures> {
   const { rows } = await sql<{ status: string; n: number; oldestS: number | null }>`
     select status, count(*)::int as n, extract(epoch from now() - min(created_at)) as oldest_s
-    from mail_messages group by status`.execute(db);
-  const byStatus = new Map(rows.map((r) => [r.status, r.n]));
-  const pending = rows.find((r) => r.status === 'pending');
-  return { byStatus, oldestPendingS: Math.max(0, Number(pending?.oldestS ?? 0)) };
-}
-
-async function queueFigures(db: Db): Promise<QueueFigures> {
-  const { rows } = await sql<{ status: string; n: number; oldestS: number | null }>`
-    select status, count(*)::int as n, extract(epoch from now() - min(created_at)) as oldest_s
-    from webhook_deliveries group by status`.execute(db);
+    from ${sql.table(table)} group by status`.execute(db);
   const byStatus = new Map(rows.map((r) => [r.status, r.n]));
   const pending = rows.find((r) => r.status === 'pending');
   return { byStatus, oldestPendingS: Math.max(0, Number(pending?.oldestS ?? 0)) };

@@ -1,12 +1,8 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium } from '../harness/browser';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** The /docs page rendered by a real browser: runs wherever a Chromium is found. */
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => !!p && existsSync(p),
-);
-
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 describe.skipIf(!CHROMIUM)('GET /docs in headless Chromium', () => {
@@ -19,20 +15,7 @@ describe.skipIf(!CHROMIUM)('GET /docs in headless Chromium', () => {
   });
 
   it('renders every operation of the contract from assets served by the server itself', async () => {
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const foreign: string[] = [];

@@ -1,11 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CHROMIUM,
+  expectAccessible,
+  expectFormsCarryCsrf,
+  launchChromium,
+  NO_CHROMIUM,
+  screenshots,
+} from '../harness/browser';
 import { CLAIM_TEST_SCOPES, claimBody, orderBody } from '../harness/claims';
 import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
 import type { TestServer } from '../harness/server';
 import { type DeliveryRig, type Receiver, signatureOf, startDeliveryRig } from '../harness/webhooks';
-import { CHROMIUM, expectAccessible, expectFormsCarryCsrf, launchChromium, NO_CHROMIUM, screenshots } from './browser';
 
 /**
  * D41 in headless Chromium: the shopper follows the claim's `viewClaimUrl`, reads the claim

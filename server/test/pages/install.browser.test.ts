@@ -2,10 +2,17 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/domain/identity/stores';
 import { createUser } from '../../src/domain/identity/users';
+import {
+  CHROMIUM,
+  expectAccessible,
+  expectFormsCarryCsrf,
+  launchChromium,
+  NO_CHROMIUM,
+  screenshots,
+} from '../harness/browser';
 import { bearer, createApp, createOwner, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 import { type Receiver, startReceiver } from '../harness/webhooks';
-import { CHROMIUM, expectAccessible, expectFormsCarryCsrf, launchChromium, NO_CHROMIUM, screenshots } from './browser';
 
 /**
  * D40 in headless Chromium: a partner installs its app with nothing but standard OAuth — a

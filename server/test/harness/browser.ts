@@ -5,8 +5,8 @@ import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /**
- * Headless Chromium for the page tests (D40, D41), found as the /docs test finds it: the
- * Debian package, or CHROMIUM_PATH. Where none is installed the browser tests skip, and say so.
+ * Headless Chromium for the browser tests (/docs, and the pages of D40 and D41): the Debian
+ * package, or CHROMIUM_PATH. Where none is installed the browser tests skip, and say so.
  */
 export const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
   (p): p is string => !!p && existsSync(p),
