@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
 import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
+import { transact } from '../../server/src/db/transact';
 import { claimListBinding, claimPageQuery } from '../../server/src/domain/claims/read';
 import { CursorCodec, type Position } from '../../server/src/lib/cursor';
 import { benchInstallation } from './install';
@@ -35,7 +36,7 @@ const UPDATED_SINCE = '2026-01-15T00:00:00.000Z';
  */
 async function seed(db: Db, storeId: string): Promise<number> {
   const started = Date.now();
-  await db.transaction().execute(async (trx) => {
+  await transact(db, async (trx) => {
     const indexes = await sql<{ indexname: string; indexdef: string }>`
       select indexname, indexdef from pg_indexes
       where schemaname = 'public' and tablename in ('claims', 'claim_items') and indexname not like '%_pkey'`.execute(

@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
+import { transact } from '../../server/src/db/transact';
 import { recordEvent } from '../../server/src/domain/events/record';
 import { signatureHeader, WEBHOOK_USER_AGENT, wireBody } from '../../server/src/domain/events/send';
 import { registerApp } from '../../server/src/domain/identity/apps';
@@ -117,7 +118,7 @@ export async function benchWebhooks(): Promise<Measured[]> {
     /** The service: BURST events committed in one transaction; seconds until all arrived. */
     const serviceRound = async () => {
       const target = receiver.arrivals.size + BURST;
-      await db.transaction().execute(async (trx) => {
+      await transact(db, async (trx) => {
         for (let i = 0; i < BURST; i++) {
           await recordEvent(trx, { storeId: store.id, topic: 'message/created', body: body(n++) });
         }
@@ -187,9 +188,9 @@ export async function benchWebhooks(): Promise<Measured[]> {
       const due = lagStart + (i * 1000) / RATE;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const event = await db
-        .transaction()
-        .execute((trx) => recordEvent(trx, { storeId: store.id, topic: 'message/created', body: body(n++) }));
+      const event = await transact(db, (trx) =>
+        recordEvent(trx, { storeId: store.id, topic: 'message/created', body: body(n++) }),
+      );
       committedAt.set(event.id, performance.now());
     }
     await receiver.until(before + lagEvents);

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { revokeFamily } from './revocations';
 
@@ -34,7 +35,7 @@ export async function browserSessionUser(
 }
 
 export async function endBrowserSession(db: Db, sessionId: string): Promise<void> {
-  await db.transaction().execute((trx) => revokeFamily(trx, sessionId, 'signed out'));
+  await transact(db, (trx) => revokeFamily(trx, sessionId, 'signed out'));
 }
 
 /** The stores a user may install apps on (D8), by name, for the store choice (D40). */

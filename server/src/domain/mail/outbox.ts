@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
-import { afterCommit } from '../../db/transact';
+import { afterCommit, transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { resolvedSettings } from '../partner/contexts';
 
@@ -80,7 +80,7 @@ async function addJobs(trx: Db, ids: readonly string[]): Promise<void> {
 export async function queueMail(db: Db, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   try {
-    await db.transaction().execute(async (trx) => {
+    await transact(db, async (trx) => {
       const queued = await sql<{ id: string }>`
         update mail_messages set queued_at = now()
         where id = any(${ids}::text[]) and status = 'pending' and queued_at is null
@@ -110,7 +110,7 @@ export const STALE_QUEUED_S = 60;
  * sweep at once, each queuing a message once. Answers how many were queued.
  */
 export async function sweepMail(db: Db, limit = 500): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const queued = await sql<{ id: string }>`
       with due as (
         select id from mail_messages
