@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import { createApp, stopApp } from './app';
 import { type Config, loadConfig } from './config';
+import { batchesWritten } from './db/committed-batches';
 import { openDatabase } from './db/open';
-import { deliveriesQueued } from './domain/events/enqueue';
 import { type Delivery, startDelivery } from './domain/events/queue';
 import { setServerTimeouts } from './http/timeouts';
 import { createLogger } from './logger';
@@ -84,8 +84,8 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
     await Promise.all([closed, delivery?.stop()]);
     clearTimeout(timer);
-    // Jobs of deliveries the last requests committed (the sweep would queue them otherwise).
-    await deliveriesQueued(database.db);
+    // Jobs of what the last requests committed (the sweeps would queue them otherwise).
+    await batchesWritten(database.db);
     metricsServer?.close();
     stopApp(app);
     await database.close();

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveriesQueued } from '../../src/domain/events/enqueue';
+import { batchesWritten } from '../../src/db/committed-batches';
 import { bearer, createApp, createOwner, installWithToken } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -44,7 +44,7 @@ describe('order write statements', () => {
     queries = [];
     const res = await server.request(`/v1/orders/${id}`, { method: 'PUT', headers: bearer(token), json: body });
     expect(res.status).toBe(200);
-    await deliveriesQueued(server.db);
+    await batchesWritten(server.db);
     // Without the background polls of the rate limiter and the revocation feed.
     return queries.filter((q) => !/rate_limit_counters|\brevocations\b/.test(q));
   };

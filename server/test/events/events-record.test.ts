@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchesWritten } from '../../src/db/committed-batches';
 import { transact } from '../../src/db/transact';
 import { sweepExpiredLeases, UNQUEUED_S } from '../../src/domain/events/deliveries';
-import { deliveriesQueued } from '../../src/domain/events/enqueue';
 import { recordEvent } from '../../src/domain/events/record';
 import { createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
@@ -70,7 +70,7 @@ describe('recordEvent', () => {
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ clientId: subscribed, status: 'pending', attemptCount: 0 });
     // The delivery job is queued after the commit, in a batch (D32), and the delivery says so.
-    await deliveriesQueued(server.db);
+    await batchesWritten(server.db);
     expect(await jobsOf(recorded.id)).toBe(1);
     const queued = await server.db
       .selectFrom('webhookDeliveries')
@@ -143,7 +143,7 @@ describe('recordEvent', () => {
     // A transaction not begun by transact() stands for a process that died between its commit
     // and the batch: the delivery row is committed, its job never queued.
     const lost = await server.db.transaction().execute((trx) => recordEvent(trx, denied()));
-    await deliveriesQueued(server.db);
+    await batchesWritten(server.db);
     expect(await jobsOf(lost.id)).toBe(0);
     // Not yet: it may still be in a batch of its process.
     await sweepExpiredLeases(server.db);
@@ -161,7 +161,7 @@ describe('recordEvent', () => {
     const leased = await transact(server.db, (trx) => recordEvent(trx, denied()));
     const untaken = await transact(server.db, (trx) => recordEvent(trx, denied()));
     const fresh = await transact(server.db, (trx) => recordEvent(trx, denied()));
-    await deliveriesQueued(server.db);
+    await batchesWritten(server.db);
     // A holder died mid-attempt; another delivery's job was lost before anyone took it.
     await server.db
       .updateTable('webhookDeliveries')

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { webhookSecretOf } from '../identity/apps';
-import { addJobsFor, type DeliveryKey } from './enqueue';
+import { addDeliveryJobs, type DeliveryKey } from './enqueue';
 import { type AttemptResult, delivered, MAX_RETRY_AFTER_S, sendWebhook } from './send';
 import type { WebhookSettings } from './settings';
 
@@ -140,7 +140,7 @@ async function recordOutcome(
         where event_id = ${key.eventId} and client_id = ${key.clientId} and lease_token = ${token} and status = 'pending'
         returning event_id, client_id, next_attempt_at, status, installation_id
       ), retry as (
-        ${addJobsFor(sql`(select * from decided where status = 'pending')`)}
+        ${addDeliveryJobs(sql`(select * from decided where status = 'pending')`)}
       )
       select installation_id, (select queued from retry) from decided
     `.execute(executor);
@@ -213,7 +213,7 @@ export async function sweepExpiredLeases(db: Db): Promise<number> {
       )
       returning event_id, client_id, next_attempt_at
     )
-    ${addJobsFor(sql`swept`)}
+    ${addDeliveryJobs(sql`swept`)}
   `.execute(db);
   return result.rows[0]?.queued ?? 0;
 }

@@ -1,6 +1,7 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type RawBuilder, sql } from 'kysely';
+import { writeInBatches } from '../../db/committed-batches';
 import { type Db, prepared } from '../../db/database';
+import { addJobs } from '../../db/jobs';
 
 /** A delivery: one event for one app. */
 export interface DeliveryKey {
@@ -11,25 +12,15 @@ export interface DeliveryKey {
 /** The queue task that makes one delivery attempt. */
 export const DELIVER_TASK = 'webhook_deliver';
 
-/** Most deliveries one `add_jobs` call queues. */
-const BATCH = 1000;
-
 /**
- * Queues the delivery attempts of `rows` (a CTE with event_id, client_id, next_attempt_at)
- * as graphile-worker jobs, all in one `add_jobs` call (one NOTIFY); answers how many. The
- * select is empty, and `add_jobs` not called, when there is nothing to queue.
+ * The delivery jobs of `rows` (a CTE or subquery with event_id, client_id, next_attempt_at),
+ * in one `add_jobs` call; nothing when it has no row.
  */
-export function addJobsFor(rows: RawBuilder<unknown>) {
-  return sql<{ queued: number }>`
-    select (select count(*) from graphile_worker.add_jobs(s.specs))::int as queued
-    from (
-      select array_agg(row(
-        ${DELIVER_TASK}, json_build_object('eventId', r.event_id, 'clientId', r.client_id),
-        null, r.next_attempt_at, null, null, null, null
-      )::graphile_worker.job_spec) as specs
-      from ${rows} r
-    ) s
-    where s.specs is not null`;
+export function addDeliveryJobs(rows: RawBuilder<unknown>) {
+  return addJobs(
+    DELIVER_TASK,
+    sql`(select json_build_object('eventId', event_id, 'clientId', client_id) as payload, next_attempt_at as run_at from ${rows} d)`,
+  );
 }
 
 /**
@@ -46,59 +37,15 @@ async function queueDue(db: Db, keys: readonly DeliveryKey[]): Promise<number> {
         and d.status = 'pending' and d.queued_at is null and d.next_attempt_at is not null
       returning d.event_id, d.client_id, d.next_attempt_at
     )
-    ${addJobsFor(sql`due`)}
+    ${addDeliveryJobs(sql`due`)}
   `).execute(db);
   return result.rows[0]?.queued ?? 0;
 }
 
 /**
- * The deliveries one process has committed and not yet queued. Keys gather while a batch is
- * in flight, so under load each `add_jobs` call carries many; when idle a key waits one turn
- * of the event loop. A batch that fails leaves its deliveries unqueued, and the sweep
- * (`sweepDeliveries`) queues them a moment later: nothing is lost, only delayed.
+ * Queues the jobs of deliveries whose change has committed on `db`, batched per process with
+ * those of other changes; a delivery a failed batch leaves unqueued is queued by the sweep.
  */
-class DeliveryQueueing {
-  private waiting: DeliveryKey[] = [];
-  private draining: Promise<void> | undefined;
-
-  constructor(private readonly db: Db) {}
-
-  add(keys: readonly DeliveryKey[]): void {
-    this.waiting.push(...keys);
-    this.draining ??= this.drain();
-  }
-
-  async settled(): Promise<void> {
-    while (this.draining) await this.draining;
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      await nextTurn();
-      while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, BATCH);
-        await queueDue(this.db, batch).catch(() => {});
-      }
-    } finally {
-      this.draining = undefined;
-    }
-  }
-}
-
-const queueings = new WeakMap<Db, DeliveryQueueing>();
-
-/** Queues the jobs of deliveries whose change has committed on `db`, batched per database. */
 export function queueDeliveries(db: Db, keys: readonly DeliveryKey[]): void {
-  if (keys.length === 0) return;
-  let queueing = queueings.get(db);
-  if (!queueing) {
-    queueing = new DeliveryQueueing(db);
-    queueings.set(db, queueing);
-  }
-  queueing.add(keys);
-}
-
-/** Resolves once every delivery handed to `queueDeliveries` on `db` has been queued (or given to the sweep). */
-export async function deliveriesQueued(db: Db): Promise<void> {
-  await queueings.get(db)?.settled();
+  void writeInBatches(db, queueDue, keys);
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { createDb } from '../../db/database';
 import { queueLogger } from '../../db/queue-logger';
+import { claimLinks } from '../claims/links';
 import { runMail } from '../mail/deliver';
 import { MAIL_TASK, sweepMail } from '../mail/outbox';
 import { createMailer } from '../mail/send';
@@ -11,7 +12,6 @@ import { runDelivery, sweepExpiredLeases } from './deliveries';
 import { DELIVER_TASK, type DeliveryKey } from './enqueue';
 import type { WebhookSettings } from './settings';
 
-export { DELIVER_TASK } from './enqueue';
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
 export const SWEEP_INTERVAL_MS = 1000;
 
@@ -57,6 +57,8 @@ export async function startDelivery(deps: {
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const mailer = createMailer(config);
+  // D41: the claim link of each message, under a key derived once.
+  const links = claimLinks(config.secretKey, config.publicBaseUrl);
   const runner: Runner = await run({
     pgPool: pool,
     concurrency: config.webhookWorkers,
@@ -72,7 +74,7 @@ export async function startDelivery(deps: {
         await runDelivery(db, config, payload as DeliveryKey);
       },
       [MAIL_TASK]: async (payload) => {
-        await runMail(db, config, mailer, logger, (payload as { id: string }).id);
+        await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
       },
     },
   });

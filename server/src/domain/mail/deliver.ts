@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database';
-import { type ClaimLinks, claimLinks, viewClaimUrl } from '../claims/links';
+import { type ClaimLinks, viewClaimUrl } from '../claims/links';
 import type { MailKind } from './outbox';
 import { type MailFacts, renderMail } from './render';
 import type { Mailer, SendResult } from './send';
@@ -94,6 +94,7 @@ async function facts(db: Db, id: string, kind: MailKind, links: ClaimLinks): Pro
 export async function runMail(
   db: Db,
   settings: MailSettings,
+  links: ClaimLinks,
   mailer: Mailer,
   logger: Logger,
   id: string,
@@ -101,7 +102,7 @@ export async function runMail(
   const token = crypto.randomUUID();
   const leased = await lease(db, id, token, leaseMs(settings));
   if (!leased) return;
-  const f = await facts(db, id, leased.kind, claimLinks(settings.secretKey, settings.publicBaseUrl));
+  const f = await facts(db, id, leased.kind, links);
   const result = await mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...renderMail(f) });
   const status = await recordOutcome(db, settings, id, token, leased.attemptCount + 1, result);
   // D42: the id, kind and outcome only; never the address or the text.

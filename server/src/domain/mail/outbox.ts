@@ -1,6 +1,8 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
+import { writeInBatches } from '../../db/committed-batches';
 import type { Db } from '../../db/database';
-import { afterCommit, transact } from '../../db/transact';
+import { addJobs } from '../../db/jobs';
+import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { resolvedSettings } from '../partner/contexts';
 
@@ -53,47 +55,29 @@ export async function writeClaimMail(trx: Db, mail: ClaimMail): Promise<string[]
     returning id
   `.execute(trx);
   const ids = written.rows.map((r) => r.id);
-  afterCommit(trx, (db) => queueMail(db, ids));
+  afterCommit(trx, (db) => writeInBatches(db, queueMail, ids));
   return ids;
 }
 
-/**
- * Adds one `mail_send` job per message, due at once. Called only with messages to queue:
- * graphile-worker's add_jobs sends a NOTIFY even for none.
- */
-async function addJobs(trx: Db, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await sql`
-    select count(*) from graphile_worker.add_jobs(array(
-      select row(${MAIL_TASK}, json_build_object('id', id), null, null, null, null, null, null)::graphile_worker.job_spec
-      from unnest(${ids}::text[]) as id
-    ))
-  `.execute(trx);
-}
+/** One `mail_send` job per row of `rows` (a CTE with the message `id`), due at once. */
+const addMailJobs = (rows: RawBuilder<unknown>) =>
+  addJobs(MAIL_TASK, sql`(select json_build_object('id', id) as payload, null::timestamptz as run_at from ${rows} q)`);
 
 /**
- * Queues one job per message that nobody has queued yet, after the commit that wrote them.
- * Marking a message queued and adding its job commit together, and the mark is only taken
- * by this call or by the sweep (row locks), so a message is queued once. Never throws: what
- * it misses, the sweep queues.
+ * Queues one job per message that nobody has queued yet, after the commits that wrote them
+ * (in batches, `writeInBatches`). Marking a message queued and adding its job are one
+ * statement, and the mark is only taken by this call or by the sweep (row locks), so a
+ * message is queued once; what a failed batch misses, the sweep queues.
  */
-export async function queueMail(db: Db, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  try {
-    await transact(db, async (trx) => {
-      const queued = await sql<{ id: string }>`
+async function queueMail(db: Db, ids: readonly string[]): Promise<void> {
+  await sql`
+      with queued as (
         update mail_messages set queued_at = now()
         where id = any(${ids}::text[]) and status = 'pending' and queued_at is null
         returning id
-      `.execute(trx);
-      await addJobs(
-        trx,
-        queued.rows.map((r) => r.id),
-      );
-    });
-  } catch {
-    // The change has committed; the sweep queues these messages within seconds.
-  }
+      )
+      ${addMailJobs(sql`queued`)}
+  `.execute(db);
 }
 
 /**
@@ -110,26 +94,24 @@ export const STALE_QUEUED_S = 60;
  * sweep at once, each queuing a message once. Answers how many were queued.
  */
 export async function sweepMail(db: Db, limit = 500): Promise<number> {
-  return transact(db, async (trx) => {
-    const queued = await sql<{ id: string }>`
-      with due as (
-        select id from mail_messages
-        where status = 'pending' and next_attempt_at <= now() and (
-          leased_until < now()
-          or (leased_until is null and (
-            queued_at is null or queued_at < now() - make_interval(secs => ${STALE_QUEUED_S})
-          ))
-        )
-        order by next_attempt_at
-        limit ${limit}
-        for update skip locked
+  const result = await sql<{ queued: number }>`
+    with due as (
+      select id from mail_messages
+      where status = 'pending' and next_attempt_at <= now() and (
+        leased_until < now()
+        or (leased_until is null and (
+          queued_at is null or queued_at < now() - make_interval(secs => ${STALE_QUEUED_S})
+        ))
       )
+      order by next_attempt_at
+      limit ${limit}
+      for update skip locked
+    ), swept as (
       update mail_messages m set queued_at = now(), leased_until = null, lease_token = null, updated_at = now()
       from due where m.id = due.id
       returning m.id
-    `.execute(trx);
-    const ids = queued.rows.map((r) => r.id);
-    await addJobs(trx, ids);
-    return ids.length;
-  });
+    )
+    ${addMailJobs(sql`swept`)}
+  `.execute(db);
+  return result.rows[0]?.queued ?? 0;
 }
