@@ -1,16 +1,12 @@
 /**
  * The by-hand baseline of the quote benchmark: node:http parsing the body with JSON.parse,
  * checking it with hand-written tests (the same rules as the contract's schema for the
- * fields the benchmark sends) and pricing it with the same engine from a fixed rule set
- * (BENCH_RULES as JSON), answering 201 {data: quote} on PORT. The floor of what any server
- * doing this work can cost.
+ * fields the benchmark sends) and pricing it with the same engine from a fixed rule set,
+ * answering 201 {data: quote}. The floor of what any server doing this work can cost.
  */
-import { createServer } from 'node:http';
 import type { TQuoteRequest } from '@protection-service/contract';
-import type { PriceRuleRow } from '../../server/src/db/schema';
-import { priceQuote } from '../../server/src/domain/partner/quote';
+import { serveQuoteBaseline } from './quote-baseline';
 
-const rules = JSON.parse(process.env.BENCH_RULES ?? '[]') as PriceRuleRow[];
 const AMOUNT = /^\d{1,12}(\.\d{1,4})?$/;
 
 function checked(body: unknown): TQuoteRequest | undefined {
@@ -32,36 +28,4 @@ function checked(body: unknown): TQuoteRequest | undefined {
   return { lineItems, policyType: 'SHIPPING', currency: b.currency as string | undefined } as TQuoteRequest;
 }
 
-createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    let body: TQuoteRequest | undefined;
-    try {
-      body = checked(JSON.parse(Buffer.concat(chunks).toString()));
-    } catch {
-      body = undefined;
-    }
-    if (!body) {
-      res.writeHead(400).end();
-      return;
-    }
-    const currency = body.currency ?? 'USD';
-    const quote = {
-      policyType: body.policyType,
-      currency,
-      ...priceQuote(rules, body, currency),
-      ruleSetId: 'rs_bench',
-      duration: null,
-      source: 'merchant',
-      partnerVariantKey: null,
-    };
-    const json = JSON.stringify({ data: quote });
-    res.writeHead(201, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(json),
-    });
-    res.end(json);
-  });
-}).listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\n'));
-process.on('SIGTERM', () => process.exit(0));
+serveQuoteBaseline((raw) => checked(JSON.parse(raw)));

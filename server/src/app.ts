@@ -10,7 +10,7 @@ import { tokenKeys } from './domain/auth/tokens';
 import type { QuotePricing } from './domain/partner/pricing-source';
 import { accessLog, requestLog } from './http/access-log';
 import { type AuthServices, authenticate, verifiedTokens } from './http/auth';
-import { bodyParsers, refuseNulInUrl } from './http/body';
+import { bodyParser, refuseNulInUrl } from './http/body';
 import { clientIp } from './http/client-ip';
 import { publicCors } from './http/cors';
 import { docs } from './http/docs';
@@ -102,7 +102,7 @@ export function createApp(deps: AppDeps): Express {
       // D40, D41: the pages read their own form bodies, so they come before the API's parsers;
       // only requests to a page's path enter their router.
       (req, res, next) => (isPagePath(req.path) ? pageRouter(req, res, next) : next()),
-      ...bodyParsers(OAUTH_PATHS),
+      bodyParser(OAUTH_PATHS),
     ]),
   );
   app.use(contractRoutes(routes, deps, auth));

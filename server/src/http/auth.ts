@@ -59,8 +59,9 @@ export function verifiedTokens(): TtlCache<VerifiedToken> {
 
 function verifyAccess(services: AuthServices, token: string): VerifiedToken | null {
   const now = Date.now();
+  // Kept no longer than the token lives: past its expiry it is verified (and refused) anew.
   const known = services.verified.get(token, now);
-  if (known) return known.claims.expiresAt * 1000 > now ? known : null;
+  if (known) return known;
   const claims = verifyAccessToken(services.keys, token);
   if (!claims) return null;
   const verified = { claims, scopes: new Set(claims.scopes) };

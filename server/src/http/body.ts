@@ -8,34 +8,23 @@ const FORM = 'application/x-www-form-urlencoded';
 
 /**
  * Parses JSON bodies everywhere and form bodies where `formPaths` says so (RFC 6749 token
- * and revoke endpoints, D11). A body of any other type answers 415.
+ * and revoke endpoints, D11). A body of any other type answers 415; a request without a body
+ * (every GET) passes without a parser being called.
  */
-export function bodyParsers(formPaths: ReadonlySet<string>): RequestHandler[] {
-  const json = express.json({ limit: BODY_LIMIT, strict: true, type: isJson, verify: refuseNul });
-  const form = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 100 });
-  const contentType: RequestHandler = (req, _res, next) => {
+export function bodyParser(formPaths: ReadonlySet<string>): RequestHandler {
+  // The type is decided here, once: the parsers take whatever they are handed.
+  const json = express.json({ limit: BODY_LIMIT, strict: true, type: () => true, verify: refuseNul });
+  const form = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 100, type: () => true });
+  return (req, res, next) => {
     if (!hasBody(req.headers)) return next();
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type === 'application/json' || type.endsWith('+json')) return next();
-    if (type === FORM && formPaths.has(req.path)) return next();
-    next(
-      new HttpError(
-        415,
-        formPaths.has(req.path)
-          ? `content type must be application/json or ${FORM}`
-          : 'content type must be application/json',
-      ),
-    );
+    if (type === 'application/json' || type.endsWith('+json')) return json(req, res, next);
+    if (formPaths.has(req.path)) {
+      if (type === FORM) return form(req, res, next);
+      return next(new HttpError(415, `content type must be application/json or ${FORM}`));
+    }
+    next(new HttpError(415, 'content type must be application/json'));
   };
-  return [
-    contentType,
-    // A request without a body (every GET) skips the parsers and their checks.
-    (req, res, next) => {
-      if (!hasBody(req.headers)) next();
-      else if (formPaths.has(req.path)) json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)));
-      else json(req, res, next);
-    },
-  ];
 }
 
 /** A JSON escape of U+0000 not itself escaped: an even run of backslashes, then `\u0000`. */
@@ -58,14 +47,6 @@ function refuseNul(_req: unknown, _res: unknown, raw: Buffer, charset: string): 
 export const refuseNulInUrl: RequestHandler = (req, _res, next) => {
   next(/%00/i.test(req.url) ? new HttpError(400, 'the URL may not contain NUL (%00) characters') : undefined);
 };
-
-function isJson(req: { headers: Record<string, string | string[] | undefined> }): boolean {
-  const type = String(req.headers['content-type'] ?? '')
-    .split(';')[0]!
-    .trim()
-    .toLowerCase();
-  return type === 'application/json' || type.endsWith('+json');
-}
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
   const length = headers['content-length'];

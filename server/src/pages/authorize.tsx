@@ -10,7 +10,7 @@ import { clientIp } from '../http/client-ip';
 import { rateLimitHeaders } from '../http/rate-limit';
 import { Refusal } from '../lib/refusal';
 import type { RouteContext } from '../routes/context';
-import { Hidden, Layout, MessagePage, sendPage } from './html';
+import { Hidden, Layout, MessagePage, sendPage, wrap } from './html';
 import type { PageSession, PageSessions } from './session';
 
 /**
@@ -286,17 +286,6 @@ function ErrorPage(props: { message: string }) {
     </MessagePage>
   );
 }
-
-// ---------------------------------------------------------------------------------------------
-// Handlers
-
-/** Express 4 does not catch rejected promises: hand them to the error handler. */
-type Handler = (req: Request, res: Response) => Promise<void>;
-const wrap =
-  (handler: Handler) =>
-  (req: Request, res: Response, next: (err?: unknown) => void): void => {
-    handler(req, res).catch(next);
-  };
 
 /** A redirect that turns a form post into a GET (303), never cached. */
 function seeOther(res: Response, location: string): void {

@@ -14,7 +14,7 @@ import {
 } from '../domain/claims/links';
 import { rateLimitHeaders } from '../http/rate-limit';
 import type { RouteContext } from '../routes/context';
-import { Hidden, Layout, MessagePage, sendPage } from './html';
+import { Hidden, Layout, MessagePage, sendPage, wrap } from './html';
 import type { PageSession, PageSessions } from './session';
 
 /**
@@ -179,13 +179,6 @@ function NotFoundPage() {
     </MessagePage>
   );
 }
-
-type Handler = (req: Request, res: Response) => Promise<void>;
-const wrap =
-  (handler: Handler) =>
-  (req: Request, res: Response, next: (err?: unknown) => void): void => {
-    handler(req, res).catch(next);
-  };
 
 /** The D41 page and its form. */
 export function claimPages(ctx: RouteContext, sessions: PageSessions, links: ClaimLinks): Router {

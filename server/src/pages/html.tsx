@@ -1,7 +1,7 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 
@@ -99,3 +99,10 @@ export function MessagePage(props: { title: string; children: ComponentChildren 
     </Layout>
   );
 }
+
+/** Express 4 does not catch rejected promises: a page handler's failure goes to the error handler. */
+export const wrap =
+  (handler: (req: Request, res: Response) => Promise<void>) =>
+  (req: Request, res: Response, next: (err?: unknown) => void): void => {
+    handler(req, res).catch(next);
+  };
