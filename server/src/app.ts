@@ -7,6 +7,7 @@ import { followChanges } from './cache/listener';
 import { StoreCache } from './cache/store-cache';
 import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
+import { claimLinks } from './domain/claims/links';
 import type { QuotePricing } from './domain/partner/pricing-source';
 import { accessLog, requestLog } from './http/access-log';
 import { type AuthServices, authenticate, verifiedTokens } from './http/auth';
@@ -76,10 +77,18 @@ export function createApp(deps: AppDeps): Express {
   const storeCaches = [publicCache.store, pricingCache, settingsCache];
   // D13, D29: what every process (this one included) announces as it commits.
   const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
-  const routes = mountedRoutes({ ...deps, publicCache, pricingCache, settingsCache, auth });
+  const context = {
+    ...deps,
+    publicCache,
+    pricingCache,
+    settingsCache,
+    auth,
+    claimLinks: claimLinks(deps.config.secretKey, deps.config.publicBaseUrl),
+  };
+  const routes = mountedRoutes(context);
   const idempotencySweeper = new IdempotencySweeper(deps.db);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES, ...PAGE_ROUTES]);
-  const pageRouter = pages({ ...deps, publicCache, pricingCache, settingsCache, auth });
+  const pageRouter = pages(context);
 
   const operationalPaths = new Set(OPERATIONAL_ROUTES.map((r) => r.path));
   const operational = sequence([health(deps.db, deps.isShuttingDown), docs()]);

@@ -3,7 +3,6 @@
 /** @jsxImportSource preact */
 import { readFileSync } from 'node:fs';
 import { type ErrorRequestHandler, Router } from 'express';
-import { claimLinks } from '../domain/claims/links';
 import { describeError, HttpError } from '../http/errors';
 import { compilePaths } from '../http/unmatched';
 import type { RouteContext } from '../routes/context';
@@ -43,7 +42,6 @@ const STYLESHEET = readFileSync(new URL('./style.css', import.meta.url), 'utf8')
 export function pages(ctx: RouteContext): Router {
   const router = Router();
   const sessions = new PageSessions(ctx.db, ctx.config.secretKey, ctx.config.publicBaseUrl);
-  const links = claimLinks(ctx.config.secretKey, ctx.config.publicBaseUrl);
   const patterns = PAGE_ROUTES.map((r) => ({ path: r.path, regex: compilePaths([r])[0]!.regex }));
 
   // The access log and the metrics label a page by its template, never by its path (D41),
@@ -57,7 +55,7 @@ export function pages(ctx: RouteContext): Router {
     res.type('text/css').setHeader('cache-control', 'public, max-age=3600').send(STYLESHEET);
   });
   router.use(authorizePages(ctx, sessions));
-  router.use(claimPages(ctx, sessions, links));
+  router.use(claimPages(ctx, sessions, ctx.claimLinks));
   router.use(pageErrors);
   return router;
 }

@@ -1,6 +1,5 @@
 import type { Contract } from '@protection-service/contract';
 import { fileClaim, fileOfflineClaim } from '../domain/claims/filing';
-import { claimLinks } from '../domain/claims/links';
 import { approveClaim, denyClaim, postMessage, transitionClaim } from '../domain/claims/moves';
 import { listClaims, readClaim } from '../domain/claims/read';
 import { notFound } from '../http/errors';
@@ -11,15 +10,14 @@ import type { GroupHandlers, RouteContext } from './context';
 const OK = { status: 'ok' } as const;
 
 /** Claims (D22-D26); the store and the acting app come from the token only (D7). */
-export function claimHandlers({ db, config }: RouteContext): GroupHandlers<Contract['claims']> {
+export function claimHandlers({ db, config, claimLinks }: RouteContext): GroupHandlers<Contract['claims']> {
   const cursors = new CursorCodec(config.secretKey);
-  const links = claimLinks(config.secretKey, config.publicBaseUrl);
   const actor = (req: Parameters<typeof tokenOf>[0]) => {
     const token = tokenOf(req);
     return { storeId: token.storeId, clientId: token.clientId };
   };
   const record = async (storeId: string, claimId: string) => {
-    const claim = await readClaim(db, storeId, claimId, links);
+    const claim = await readClaim(db, storeId, claimId, claimLinks);
     if (!claim) throw notFound('claim not found');
     return { status: 200 as const, body: claim };
   };

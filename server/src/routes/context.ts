@@ -3,6 +3,7 @@ import type { AppRoute, AppRouter } from '@ts-rest/core';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { AppDeps } from '../app-deps';
 import type { StoreCache } from '../cache/store-cache';
+import type { ClaimLinks } from '../domain/claims/links';
 import type { QuotePricing } from '../domain/partner/pricing-source';
 import type { AuthServices } from '../http/auth';
 import type { PublicReadCache } from '../http/public-cache';
@@ -22,4 +23,6 @@ export interface RouteContext extends AppDeps {
   /** The merchant settings answer per store (GET /v2/settings), dropped when the store changes. */
   settingsCache: StoreCache<TMerchantSettings>;
   auth: AuthServices;
+  /** Builds and checks the shoppers' claim links (D41), under a key derived once. */
+  claimLinks: ClaimLinks;
 }

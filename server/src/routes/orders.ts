@@ -1,5 +1,4 @@
 import type { Contract } from '@protection-service/contract';
-import { claimLinks } from '../domain/claims/links';
 import { readOrderClaims } from '../domain/claims/read';
 import { cancelFulfillment, listFulfillments, upsertFulfillment } from '../domain/commerce/fulfillments';
 import { deleteOrder, readOrder, upsertOrder } from '../domain/commerce/orders';
@@ -10,8 +9,7 @@ import type { GroupHandlers, RouteContext } from './context';
 const OK = { status: 'ok' } as const;
 
 /** Orders, their protection policies and fulfillments (D18-D20); the store comes from the token (D7). */
-export function orderHandlers({ db, config }: RouteContext): GroupHandlers<Contract['orders']> {
-  const links = claimLinks(config.secretKey, config.publicBaseUrl);
+export function orderHandlers({ db, claimLinks }: RouteContext): GroupHandlers<Contract['orders']> {
   return {
     async upsert({ params, body, req }) {
       await upsertOrder(db, storeOf(req), params.sourceOrderId, body);
@@ -27,7 +25,7 @@ export function orderHandlers({ db, config }: RouteContext): GroupHandlers<Contr
       return { status: 200, body: OK };
     },
     async listClaims({ params, req }) {
-      const claims = await readOrderClaims(db, storeOf(req), params.sourceOrderId, links);
+      const claims = await readOrderClaims(db, storeOf(req), params.sourceOrderId, claimLinks);
       if (!claims) throw notFound('order not found');
       return { status: 200, body: claims };
     },
