@@ -27,6 +27,8 @@ export class HttpError extends Error {
 
 /** PostgreSQL text cannot hold U+0000; the body parser refuses it with this message. */
 export const NUL_MESSAGE = 'strings may not contain NUL (U+0000) characters';
+export const MALFORMED_BODY = 'malformed JSON body';
+export const INCOMPLETE_BODY = 'incomplete request body';
 
 export const badRequest = (message: string, issues?: Issue[]) => new HttpError(400, message, { issues });
 export const notFound = (message = 'not found') => new HttpError(404, message);
@@ -108,7 +110,7 @@ function mapError(err: unknown): HttpError | null {
   const e = err as { type?: string; status?: number };
   switch (e.type) {
     case 'entity.parse.failed':
-      return badRequest((err as Error).message === NUL_MESSAGE ? NUL_MESSAGE : 'malformed JSON body');
+      return badRequest((err as Error).message === NUL_MESSAGE ? NUL_MESSAGE : MALFORMED_BODY);
     case 'entity.too.large':
       return new HttpError(413, 'request body exceeds 1 MiB');
     case 'encoding.unsupported':
@@ -117,7 +119,7 @@ function mapError(err: unknown): HttpError | null {
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return badRequest('incomplete request body');
+      return badRequest(INCOMPLETE_BODY);
     case 'parameters.too.many':
       return new HttpError(413, 'too many form parameters');
   }
