@@ -93,13 +93,17 @@ export function createApp(deps: AppDeps): Express {
   const operationalPaths = new Set(OPERATIONAL_ROUTES.map((r) => r.path));
   const operational = sequence([health(deps.db, deps.isShuttingDown), docs()]);
   const publicPaths = routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path);
-  app.use(sequence([requestId, accessLog(log, operationalPaths), nosniff, publicCors(publicPaths)]));
-  // Health, the document and its page (with its assets under /docs/): one check for the API's requests.
-  app.use((req, res, next) =>
-    operationalPaths.has(req.path) || req.path.startsWith('/docs/') ? operational(req, res, next) : next(),
-  );
+  // One Express layer for everything before the routes: each layer of its own costs the
+  // router's matching and bookkeeping on every request.
   app.use(
     sequence([
+      requestId,
+      accessLog(log, operationalPaths),
+      nosniff,
+      publicCors(publicPaths),
+      // Health, the document and its page (with its assets under /docs/): one check for the API's requests.
+      (req, res, next) =>
+        operationalPaths.has(req.path) || req.path.startsWith('/docs/') ? operational(req, res, next) : next(),
       // OPTIONS is answered from the contract (Allow, and CORS for public reads), not by Express.
       (req, res, next) => (req.method === 'OPTIONS' ? fallback(req, res, next) : next()),
       // D11, RFC 6749 §5.1: no token answer, success or failure, is stored by any cache.
@@ -172,7 +176,10 @@ function contractRoutes(routes: ReturnType<typeof mountedRoutes>, deps: AppDeps,
     handlers[r.group] = { ...handlers[r.group], [r.name]: r.implementation };
   }
   // D33: after authentication, since an Idempotency-Key belongs to the caller's installation.
-  const globalMiddleware = [authenticate(auth) as never, idempotency(deps.db, deps.logger) as never];
+  // One step of ts-rest's route for both.
+  const globalMiddleware = [
+    sequence([authenticate(auth) as RequestHandler, idempotency(deps.db, deps.logger)]) as never,
+  ];
   const routers = new Map<string, express.Router>();
   for (const [prefix, entry] of byPrefix) {
     const router = express.Router();
