@@ -2,7 +2,8 @@
  * The partner surface under load, each against a baseline in the same run:
  * - POST /v2/quote with 50 line items against a bare node:http server that parses the same
  *   body with the same zod schema and prices it with the same engine (goal: at least 0.7),
- *   and against one that checks the body by hand (goal: at least 0.3);
+ *   against one that checks the body by hand (goal: at least 0.3), and against Express and
+ *   ts-rest serving the same route with nothing else (how much is the framework's);
  * - the cohort public read, cached and selected by the D29 headers, against a bare server
  *   answering the same bytes (goal: at least 0.6);
  * - the invalidation delay across two server processes: a cohort price write through one,
@@ -119,6 +120,13 @@ export async function benchPartner(): Promise<void> {
       BENCH_RULES: JSON.stringify(merchantRules),
     });
     children.push(bareQuote);
+    const expressPort = await freePort();
+    children.push(
+      await startProcess('scripts/bench/serve-quote-express.ts', {
+        PORT: String(expressPort),
+        BENCH_RULES: JSON.stringify(merchantRules),
+      }),
+    );
     const handPort = await freePort();
     children.push(
       await startProcess('scripts/bench/serve-quote-hand.ts', {
@@ -127,7 +135,7 @@ export async function benchPartner(): Promise<void> {
       }),
     );
     process.stdout.write(
-      '## POST /v2/quote (50 line items) against a bare server with the same schema and engine, and one checking by hand\n',
+      '## POST /v2/quote (50 line items) against a bare server with the same schema and engine, one checking by hand, and Express + ts-rest alone\n',
     );
     const quoteRows = await compare([
       { name: 'service POST /v2/quote', url: `${bases[0]}/v2/quote`, method: 'POST', headers: auth, body: quoteBody },
@@ -145,10 +153,20 @@ export async function benchPartner(): Promise<void> {
         headers: { 'content-type': 'application/json' },
         body: quoteBody,
       },
+      {
+        name: 'Express + ts-rest alone, same route and engine',
+        url: `http://127.0.0.1:${expressPort}/v2/quote`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: quoteBody,
+      },
     ]);
     report(quoteRows, 0.7);
+    const ratio = (i: number, j: number) => (quoteRows[i]!.rps / quoteRows[j]!.rps).toFixed(2);
+    process.stdout.write(`ratio service/by hand: ${ratio(0, 2)} (goal >= 0.30)\n`);
+    // Where the distance to the bare server lies: the framework, or the service's own pipeline.
     process.stdout.write(
-      `ratio service/by hand: ${(quoteRows[0]!.rps / quoteRows[2]!.rps).toFixed(2)} (goal >= 0.30)\n`,
+      `ratio Express + ts-rest alone/bare: ${ratio(3, 1)}; service/Express + ts-rest alone: ${ratio(0, 3)}\n`,
     );
 
     // 2. The cohort public read, cached, selected by the headers.

@@ -1,16 +1,31 @@
 /**
- * What both quote baselines share: a bare node:http server on PORT that reads the body,
- * hands it to `check` (undefined: 400), prices it with the service's engine from a fixed rule
- * set (BENCH_RULES as JSON) and answers 201 {data: quote}. The baselines differ only in how
- * they check the body.
+ * What the quote baselines share: the fixed rule set (BENCH_RULES as JSON), the answer
+ * priced with the service's engine, and a bare node:http server on PORT that reads the body,
+ * hands it to `check` (undefined: 400) and answers 201 {data: quote}. The node:http
+ * baselines differ only in how they check the body.
  */
 import { createServer } from 'node:http';
 import type { TQuoteRequest } from '@protection-service/contract';
 import type { PriceRuleRow } from '../../server/src/db/schema';
 import { priceQuote } from '../../server/src/domain/partner/quote';
 
+const rules = JSON.parse(process.env.BENCH_RULES ?? '[]') as PriceRuleRow[];
+
+/** The answer to a checked request, priced from BENCH_RULES. */
+export function benchQuote(body: TQuoteRequest) {
+  const currency = body.currency ?? 'USD';
+  return {
+    policyType: body.policyType,
+    currency,
+    ...priceQuote(rules, body, currency),
+    ruleSetId: 'rs_bench',
+    duration: body.duration ?? null,
+    source: 'merchant',
+    partnerVariantKey: null,
+  };
+}
+
 export function serveQuoteBaseline(check: (raw: string) => TQuoteRequest | undefined): void {
-  const rules = JSON.parse(process.env.BENCH_RULES ?? '[]') as PriceRuleRow[];
   createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -25,17 +40,7 @@ export function serveQuoteBaseline(check: (raw: string) => TQuoteRequest | undef
         res.writeHead(400).end();
         return;
       }
-      const currency = body.currency ?? 'USD';
-      const quote = {
-        policyType: body.policyType,
-        currency,
-        ...priceQuote(rules, body, currency),
-        ruleSetId: 'rs_bench',
-        duration: body.duration ?? null,
-        source: 'merchant',
-        partnerVariantKey: null,
-      };
-      const json = JSON.stringify({ data: quote });
+      const json = JSON.stringify({ data: benchQuote(body) });
       res.writeHead(201, {
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(json),
