@@ -9,6 +9,7 @@ import * as claimsUpdatedSince from './20261123000000-claims-updated-since';
 import * as deliveryOutbox from './20261124000000-delivery-outbox';
 import * as claimLinks from './20261124010000-claim-links';
 import * as mail from './20261124020000-mail';
+import * as storeChanges from './20261124030000-store-changes';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '20261124000000-delivery-outbox': deliveryOutbox,
   '20261124010000-claim-links': claimLinks,
   '20261124020000-mail': mail,
+  '20261124030000-store-changes': storeChanges,
 };

@@ -75,7 +75,7 @@ export function createApp(deps: AppDeps): Express {
   const settingsCache = new StoreCache<TMerchantSettings>();
   /** Every cache of store-derived values: one invalidation path for all (D29). */
   const storeCaches = [publicCache.store, pricingCache, settingsCache];
-  // D13, D29: what every process (this one included) announces as it commits.
+  // D13, D29: what every process (this one included) announces once it has committed.
   const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
   const context = {
     ...deps,
@@ -133,7 +133,7 @@ export function createApp(deps: AppDeps): Express {
     stop() {
       auth.revocations.stop();
       auth.limiter.stop();
-      void listener?.stop();
+      void listener.stop();
       idempotencySweeper.stop();
     },
   };

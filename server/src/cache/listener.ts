@@ -4,6 +4,7 @@ import { connectionStringOf, type Db } from '../db/database';
 import type { RevocationFeed } from '../domain/auth/revocations';
 import { CHANGES_CHANNEL, type Change, parseChange } from './changes';
 import type { StoreCache } from './store-cache';
+import { StoreChangeFeed } from './store-change-feed';
 
 export interface ChangeHandlers {
   /** A change announced by any process (this one included), after its transaction committed. */
@@ -108,9 +109,11 @@ export class ChangeListener {
 
 /**
  * What a server process does with what it hears: a store's change drops that store's cached
- * values; a revocation re-reads the feed. Coming (back) up, nothing heard before can be
- * trusted to be complete: caches start over long-lived and the feed is re-read; going down,
- * caches fall back to short lifetimes (D29) and the feed to its periodic re-read (D13).
+ * values (once, through the store-change feed, which also finds the changes whose
+ * notification never came); a revocation re-reads the feed. Coming (back) up, nothing heard
+ * before can be trusted to be complete: caches start over long-lived and the feed is re-read;
+ * going down, caches fall back to short lifetimes (D29) and the feed to its periodic re-read
+ * (D13).
  */
 export function followChanges(
   db: Db,
@@ -119,26 +122,37 @@ export function followChanges(
     revocations: RevocationFeed;
   },
   logger?: Logger,
-): ChangeListener | undefined {
-  const connectionString = connectionStringOf(db);
-  if (connectionString === undefined) return undefined;
+): { stop(): Promise<void> } {
   const { storeCaches, revocations } = targets;
+  const feed = new StoreChangeFeed(db, (storeId) => {
+    for (const c of storeCaches) c.invalidateStore(storeId);
+  });
   const reread = () => revocations.refresh().catch(() => {});
-  return new ChangeListener(
-    connectionString,
-    {
-      onChange(change) {
-        if (change.kind === 'store') for (const c of storeCaches) c.invalidateStore(change.storeId);
-        else void reread();
-      },
-      onUp() {
-        for (const c of storeCaches) c.setLongLived(true);
-        void reread();
-      },
-      onDown() {
-        for (const c of storeCaches) c.setLongLived(false);
-      },
+  const connectionString = connectionStringOf(db);
+  const listener =
+    connectionString === undefined
+      ? undefined
+      : new ChangeListener(
+          connectionString,
+          {
+            onChange(change) {
+              if (change.kind === 'store') feed.apply(change.storeId, change.id);
+              else void reread();
+            },
+            onUp() {
+              for (const c of storeCaches) c.setLongLived(true);
+              void reread();
+            },
+            onDown() {
+              for (const c of storeCaches) c.setLongLived(false);
+            },
+          },
+          logger,
+        );
+  return {
+    async stop() {
+      feed.stop();
+      await listener?.stop();
     },
-    logger,
-  );
+  };
 }

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
 /** Columns with a database default: optional on insert. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -160,6 +160,13 @@ export interface RevocationsTable {
   subject: string;
   createdAt: Timestamp;
   expiresAt: Date;
+}
+
+/** A store's cached answers must be dropped (D29): written in the change's transaction. */
+export interface StoreChangesTable {
+  id: GeneratedAlways<number>;
+  storeId: string;
+  createdAt: Timestamp;
 }
 
 export interface RateLimitCountersTable {
@@ -509,6 +516,7 @@ export interface Database {
   authorizationCodes: AuthorizationCodesTable;
   refreshTokens: RefreshTokensTable;
   revocations: RevocationsTable;
+  storeChanges: StoreChangesTable;
   rateLimitCounters: RateLimitCountersTable;
   stores: StoresTable;
   dashboardUsers: DashboardUsersTable;

@@ -21,7 +21,7 @@ export function storeHandlers({ db, config, auth }: RouteContext): GroupHandlers
       const { userId } = dashboardUserOf(req);
       if (!(await isStoreMember(db, userId, params.storeId))) throw notFound('store not found');
       // D14: one transaction revokes every token of the installation and soft-deletes its
-      // context; its commit announces both to every process (public reads fall back, D29).
+      // context; once it commits, both are announced to every process (public reads fall back, D29).
       if (!(await uninstall(db, params.storeId, params.clientId))) throw notFound('app not installed on this store');
       // D13: this process applies the revocation before it answers.
       await auth.revocations.refresh();

@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceStoreChange, type Change } from '../../src/cache/changes';
 import { ChangeListener } from '../../src/cache/listener';
 import { STORE_CACHE_LONG_TTL_MS, STORE_CACHE_SHORT_TTL_MS } from '../../src/cache/store-cache';
+import { StoreChangeFeed } from '../../src/cache/store-change-feed';
 import { TtlCache } from '../../src/cache/ttl-cache';
-import { connectionStringOf } from '../../src/db/database';
+import { connectionStringOf, createDb } from '../../src/db/database';
+import { transact } from '../../src/db/transact';
 import { RevocationFeed, recordRevocation } from '../../src/domain/auth/revocations';
 import { createStore } from '../../src/domain/identity/stores';
 import { PublicReadCache } from '../../src/http/public-cache';
@@ -13,8 +15,9 @@ import { bearer, createApp, createOwner, installWithToken } from '../harness/fix
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
- * The change channel (D13, D29): NOTIFY inside the writing transaction, one listener per
- * process that re-subscribes when its connection drops, and the public cache's lifetimes.
+ * The change channel (D13, D29): NOTIFY after the writing transaction commits, one listener per
+ * process that re-subscribes when its connection drops, the store-change feed behind it, and
+ * the public cache's lifetimes.
  */
 describe('change announcements', () => {
   let server: TestServer;
@@ -43,18 +46,15 @@ describe('change announcements', () => {
     const { listener, heard } = listen();
     try {
       await expect.poll(() => listener.listening).toBe(true);
-      await server.db
-        .transaction()
-        .execute(async (trx) => {
-          await announceStoreChange(trx, 'st_rolled_back');
-          throw new Error('roll back');
-        })
-        .catch(() => {});
-      await server.db.transaction().execute((trx) => announceStoreChange(trx, 'st_committed'));
+      await transact(server.db, async (trx) => {
+        await announceStoreChange(trx, 'st_rolled_back');
+        throw new Error('roll back');
+      }).catch(() => {});
+      await transact(server.db, (trx) => announceStoreChange(trx, 'st_committed'));
       await expect.poll(() => heard.length).toBe(1);
-      // The rolled-back one was sent first; had it been delivered it would be here by now.
+      // The rolled-back one came first; had it been sent it would be here by now.
       await new Promise((r) => setTimeout(r, 100));
-      expect(heard).toEqual([{ kind: 'store', storeId: 'st_committed' }]);
+      expect(heard).toEqual([{ kind: 'store', storeId: 'st_committed', id: expect.any(String) }]);
     } finally {
       await listener.stop();
     }
@@ -70,8 +70,8 @@ describe('change announcements', () => {
       );
       await expect.poll(() => events.includes('down'), { timeout: 3_000 }).toBe(true);
       await expect.poll(() => events.filter((e) => e === 'up').length, { timeout: 5_000 }).toBe(2);
-      await server.db.transaction().execute((trx) => announceStoreChange(trx, 'st_after'));
-      await expect.poll(() => heard).toContainEqual({ kind: 'store', storeId: 'st_after' });
+      await transact(server.db, (trx) => announceStoreChange(trx, 'st_after'));
+      await expect.poll(() => heard).toContainEqual({ kind: 'store', storeId: 'st_after', id: expect.any(String) });
     } finally {
       await listener.stop();
     }
@@ -93,7 +93,7 @@ describe('change announcements', () => {
     );
     // Let it reconnect (backoff starts at 100 ms), then change the price through the domain.
     await new Promise((r) => setTimeout(r, 1_000));
-    await server.db.transaction().execute(async (trx) => {
+    await transact(server.db, async (trx) => {
       await trx
         .updateTable('pricingRuleSets')
         .set({
@@ -105,6 +105,67 @@ describe('change announcements', () => {
       await announceStoreChange(trx, store.id);
     });
     await expect.poll(premium, { timeout: 2_000, interval: 20 }).toBe(9);
+  });
+
+  it('notifies after the commit, never inside the transaction', async () => {
+    const statements: string[] = [];
+    const db = createDb(url, { max: 1, onQuery: (text) => statements.push(text.trim().toLowerCase()) });
+    try {
+      await transact(db, (trx) => announceStoreChange(trx, 'st_order_of_statements'));
+      const notify = statements.findIndex((t) => t.includes('pg_notify'));
+      const commit = statements.indexOf('commit');
+      expect(statements[0]).toBe('begin');
+      expect(commit).toBeGreaterThan(0);
+      expect(notify).toBeGreaterThan(commit);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('a store change whose notification never came reaches the cached answers within about a second', async () => {
+    const store = await createStore(server.db, { name: 'Lost', domain: 'lost-notification.example.com' });
+    const premium = async () =>
+      (
+        (await (await server.request(`/v1/quote/insurance?storeId=${store.id}&subtotal=100`)).json()) as {
+          quote: { premium: number };
+        }
+      ).quote.premium;
+    expect(await premium()).toBe(2);
+    // What a process dying between its commit and its notification leaves: the change and its row.
+    await server.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('pricingRuleSets')
+        .set({
+          rules: JSON.stringify([{ id: 'ru_l', min: 0, max: 500, terms: { customer: { amount: 7, type: 'fixed' } } }]),
+        })
+        .where('storeId', '=', store.id)
+        .where('type', '=', 'SHIPPING')
+        .execute();
+      await trx.insertInto('storeChanges').values({ storeId: store.id }).execute();
+    });
+    // The listener is up, so entries live an hour: only the feed can drop this one.
+    await expect.poll(premium, { timeout: 3_000, interval: 50 }).toBe(7);
+  });
+
+  it('the store-change feed applies each change once, heard or read', async () => {
+    const dropped: string[] = [];
+    const feed = new StoreChangeFeed(server.db, (storeId) => dropped.push(storeId), 100);
+    try {
+      await feed.read();
+      const row = await server.db
+        .insertInto('storeChanges')
+        .values({ storeId: 'st_feed_once' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      feed.apply('st_feed_once', String(row.id)); // as the notification would
+      await server.db.insertInto('storeChanges').values({ storeId: 'st_feed_read' }).execute();
+      await expect.poll(() => dropped.includes('st_feed_read')).toBe(true);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(dropped.filter((s) => s === 'st_feed_once')).toHaveLength(1);
+      expect(dropped.filter((s) => s === 'st_feed_read')).toHaveLength(1);
+    } finally {
+      feed.stop();
+    }
   });
 
   it('a revocation feed re-read on demand sees a revocation at once, whatever its interval', async () => {
@@ -200,7 +261,7 @@ describe('the merchant settings answer, cached', () => {
       .execute();
     // Written without an announcement: the cached answer stands (no query per request).
     expect(await bonus()).toBe(0);
-    await server.db.transaction().execute((trx) => announceStoreChange(trx, owner.store.id));
+    await transact(server.db, (trx) => announceStoreChange(trx, owner.store.id));
     await expect.poll(bonus, { timeout: 5_000 }).toBe(7);
   });
 });

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { announce } from '../../cache/changes';
+import { announceRevocation } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './tokens';
 
@@ -8,13 +8,13 @@ export type RevocationKind = 'token' | 'grant' | 'installation';
 /**
  * Records a revocation in the feed every server process follows (D13). Call it inside the
  * transaction of the change that causes it: a rolled-back uninstall revokes nothing. The
- * other processes hear of it when it commits (../changes.ts) and re-read the feed at once;
+ * other processes hear of it once it has committed (../changes.ts) and re-read the feed at once;
  * the process that answers the request re-reads it before answering (`RevocationFeed.refresh`).
  * `expiresAt`: when the entry no longer matters (no token it covers can still be valid).
  */
 export async function recordRevocation(db: Db, kind: RevocationKind, subject: string, expiresAt: Date): Promise<void> {
   await db.insertInto('revocations').values({ kind, subject, expiresAt }).execute();
-  await announce(db, { kind: 'revocation' });
+  await announceRevocation(db);
 }
 
 /**
@@ -50,7 +50,7 @@ export async function revokeFamily(db: Db, grantId: string, reason: string): Pro
 /**
  * This process's copy of the revocation feed. Access tokens verify by signature alone; the
  * only question left is "was it revoked?", answered from memory. The copy is re-read when a
- * revocation is announced (../changes.ts), by the recording process before it answers, and
+ * revocation is announced (../../cache/changes.ts), by the recording process before it answers, and
  * every `intervalMs` as the fallback (one query per interval per process, never one per
  * request), so a revocation takes effect everywhere within about a second even while the
  * change channel is down.
