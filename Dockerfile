@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # The Protection Service API. Build from the repository root:
 #   docker build -t protection-service .
-# One image runs every role: the API (`node --import tsx src/main.ts`, the default) and the
+# One image runs every role: the API (`node --max-semi-space-size=32 --import tsx src/main.ts`,
+# the default; README, "Running it") and the
 # webhook delivery process (`node --import tsx src/worker.ts`). See deploy/compose.yaml.
 
 FROM node:20-bookworm-slim AS build
@@ -26,4 +27,4 @@ ENV PORT=3000 HOST=0.0.0.0
 EXPOSE 3000 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "src/main.ts"]

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,12 +43,22 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
 export const PROFILE_DIR = path.join(ROOT, '.tmp', 'profiles');
 const profiling = process.env.BENCH_PROFILE === '1';
 
+/**
+ * The Node flags `pnpm start` runs the service with (package.json), given to every process a
+ * benchmark starts, so the service is measured as it runs and its baselines on equal terms.
+ */
+export const START_FLAGS: string[] = (
+  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(' ')
+  .filter((arg) => /^--[a-z-]+=/.test(arg));
+
 /** Starts a node process with the tsx loader and waits until it prints `ready` (or the given line). */
 export async function startProcess(script: string, env: NodeJS.ProcessEnv, ready = 'ready'): Promise<ChildProcess> {
   const name = path.basename(script, '.ts');
   // One folder per process: the loader's thread writes a profile of its own beside the main one.
   const profile = profiling ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, `${name}-${Date.now()}`)}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...START_FLAGS, ...profile, '--import', 'tsx', script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
   });

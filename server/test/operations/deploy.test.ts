@@ -95,6 +95,16 @@ describe('Dockerfile', () => {
     expect(env.length).toBeGreaterThan(0);
     for (const name of env) expect(CONFIG_VARIABLES).toContain(name);
   });
+
+  it('runs the API with the Node flags of pnpm start (README, Running in production)', () => {
+    const flags = (command: string[]) => command.filter((arg) => /^--[a-z-]+=/.test(arg));
+    const cmd = JSON.parse(last.find((i) => i.keyword === 'CMD')!.args) as string[];
+    const start = (file: string) =>
+      (JSON.parse(readFileSync(path.join(ROOT, file), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    expect(flags(cmd)).toEqual(['--max-semi-space-size=32']);
+    expect(flags(start('package.json').split(' '))).toEqual(flags(cmd));
+    expect(flags(start('server/package.json').split(' '))).toEqual(flags(cmd));
+  });
 });
 
 describe('deploy/compose.yaml', () => {
