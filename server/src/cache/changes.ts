@@ -22,16 +22,15 @@ export type Change =
   /** A row was added to the revocation feed. */
   | { kind: 'revocation' };
 
-/** Sends `change` once `trx` has committed (at once outside a transaction). */
-function announce(trx: Db, change: Change): Promise<void> | void {
-  const notify = (db: Db) =>
+/** Sends `change` once `trx` has committed (at once, and awaited, outside a transaction). */
+function announce(trx: Db, change: Change): void | Promise<void> {
+  return afterCommit(trx, (db) =>
     sql`select pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify(change)})`.execute(db).then(
       () => {},
       // Missed notifications are the feeds' to recover.
       () => {},
-    );
-  if (!trx.isTransaction) return notify(trx);
-  afterCommit(trx, notify);
+    ),
+  );
 }
 
 /** A revocation was recorded in `trx` (D13): every process re-reads the feed once it commits. */

@@ -27,11 +27,12 @@ export async function transact<T>(db: Db, work: (trx: Db) => Promise<T>): Promis
 /**
  * Schedules `f` for after the commit of the transaction `trx` (one begun by `transact`). On a
  * database handle outside any transaction the statement before has committed already, so `f`
- * runs at once. In a transaction begun some other way the work is skipped: what it would do
- * must then be recoverable without it (the delivery sweep queues what nobody queued).
+ * runs at once, and what it answers is handed back for a caller that must wait for it. In a
+ * transaction begun some other way the work is skipped: what it would do must then be
+ * recoverable without it (the delivery sweep queues what nobody queued).
  */
-export function afterCommit(trx: Db, f: AfterCommit): void {
+export function afterCommit(trx: Db, f: AfterCommit): void | Promise<void> {
   const after = hooks.get(trx);
   if (after) after.push(f);
-  else if (!trx.isTransaction) void f(trx);
+  else if (!trx.isTransaction) return f(trx);
 }

@@ -3,8 +3,7 @@ import express, { type NextFunction, type Request, type RequestHandler } from 'e
 import { badRequest, HttpError, INCOMPLETE_BODY, MALFORMED_BODY, NUL_MESSAGE } from './errors';
 
 /** D3: JSON bodies up to 1 MiB. */
-export const BODY_LIMIT = '1mb';
-const BODY_LIMIT_BYTES = 1024 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -15,13 +14,19 @@ const FORM = 'application/x-www-form-urlencoded';
  */
 export function bodyParser(formPaths: ReadonlySet<string>): RequestHandler {
   // The type is decided here, once: the parsers take whatever they are handed.
-  const json = express.json({ limit: BODY_LIMIT, strict: true, type: () => true, verify: refuseNul });
+  const json = express.json({
+    limit: BODY_LIMIT,
+    strict: true,
+    type: () => true,
+    verify: (_req, _res, raw, charset) => refuseNul(raw, charset),
+  });
   const form = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 100, type: () => true });
   return (req, res, next) => {
     if (!hasBody(req.headers)) return next();
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (type === 'application/json' || type.endsWith('+json')) {
-      return isPlainJson(req.headers) ? readPlainJson(req, next) : json(req, res, next);
+      const length = plainJsonLength(req.headers);
+      return length === undefined ? json(req, res, next) : readPlainJson(req, length, next);
     }
     if (formPaths.has(req.path)) {
       if (type === FORM) return form(req, res, next);
@@ -35,19 +40,20 @@ export function bodyParser(formPaths: ReadonlySet<string>): RequestHandler {
 const UTF8_PARAMETER = /^\s*charset\s*=\s*"?utf-8"?\s*$/i;
 
 /**
- * Whether a JSON body can be read directly: UTF-8 (named or not), not compressed, of a
- * stated length within the limit. That is what clients send; the rest (other charsets,
- * gzip, chunked, oversized) goes to body-parser, which answers it as it always has.
+ * The stated length of a JSON body that can be read directly: UTF-8 (named or not), not
+ * compressed, of a stated length within the limit. That is what clients send; the rest
+ * (undefined: other charsets, gzip, chunked, oversized) goes to body-parser, which answers it
+ * as it always has.
  */
-function isPlainJson(headers: IncomingHttpHeaders): boolean {
-  const length = headers['content-length'];
-  if (length === undefined || headers['transfer-encoding'] !== undefined) return false;
-  if (!(Number(length) <= BODY_LIMIT_BYTES)) return false;
+function plainJsonLength(headers: IncomingHttpHeaders): number | undefined {
+  if (headers['content-length'] === undefined || headers['transfer-encoding'] !== undefined) return undefined;
+  const length = Number(headers['content-length']);
+  if (!(length <= BODY_LIMIT)) return undefined;
   const encoding = headers['content-encoding'];
-  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return false;
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return undefined;
   const contentType = headers['content-type'] ?? '';
   const semicolon = contentType.indexOf(';');
-  return semicolon === -1 || UTF8_PARAMETER.test(contentType.slice(semicolon + 1));
+  return semicolon === -1 || UTF8_PARAMETER.test(contentType.slice(semicolon + 1)) ? length : undefined;
 }
 
 /** JSON's whitespace, then the first character of the text (body-parser's `strict`). */
@@ -60,7 +66,7 @@ const FIRST_CHARACTER = /^[ \t\n\r]*([^ \t\n\r])/;
  * machinery (charset decoding, inflation, async-hook bookkeeping) cost more than the parse
  * (`pnpm bench partner`, POST /v2/quote).
  */
-function readPlainJson(req: Request, next: NextFunction): void {
+function readPlainJson(req: Request, length: number, next: NextFunction): void {
   const chunks: Buffer[] = [];
   let received = 0;
   let settled = false;
@@ -76,7 +82,7 @@ function readPlainJson(req: Request, next: NextFunction): void {
   req.on('aborted', () => settle(badRequest(INCOMPLETE_BODY)));
   req.on('error', () => settle(badRequest(INCOMPLETE_BODY)));
   req.on('end', () => {
-    if (received !== Number(req.headers['content-length'])) return settle(badRequest(INCOMPLETE_BODY));
+    if (received !== length) return settle(badRequest(INCOMPLETE_BODY));
     try {
       req.body = parseStrict(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
       settle();
@@ -87,7 +93,7 @@ function readPlainJson(req: Request, next: NextFunction): void {
 }
 
 function parseStrict(raw: Buffer): unknown {
-  refuseNul(null, null, raw, 'utf-8');
+  refuseNul(raw, 'utf-8');
   const bom = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
   const text = raw.toString('utf8', bom ? 3 : 0);
   const first = FIRST_CHARACTER.exec(text)?.[1];
@@ -108,7 +114,7 @@ const ESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
  * raw text is checked before parsing, at no cost to bodies without one (a reviver would
  * triple the cost of every parse).
  */
-function refuseNul(_req: unknown, _res: unknown, raw: Buffer, charset: string): void {
+function refuseNul(raw: Buffer, charset: string): void {
   const utf8 = charset === 'utf-8' || charset === 'utf8';
   if (utf8 && !raw.includes('\\u0000')) return;
   const text = utf8 ? raw.toString('utf8') : new TextDecoder(charset).decode(raw);

@@ -5,7 +5,7 @@ import { ChangeListener } from '../../src/cache/listener';
 import { STORE_CACHE_LONG_TTL_MS, STORE_CACHE_SHORT_TTL_MS } from '../../src/cache/store-cache';
 import { StoreChangeFeed } from '../../src/cache/store-change-feed';
 import { TtlCache } from '../../src/cache/ttl-cache';
-import { connectionStringOf, createDb } from '../../src/db/database';
+import { connectionStringOf, createDb, type Db } from '../../src/db/database';
 import { transact } from '../../src/db/transact';
 import { RevocationFeed, recordRevocation } from '../../src/domain/auth/revocations';
 import { createStore } from '../../src/domain/identity/stores';
@@ -40,6 +40,27 @@ describe('change announcements', () => {
       onDown: () => events.push('down'),
     });
     return { listener, heard, events };
+  }
+
+  /** A new store, its public premium on a subtotal of 100, and a way to set its fixed shipping price in `trx`. */
+  async function pricedStore(domain: string) {
+    const store = await createStore(server.db, { name: domain, domain });
+    const premium = async () =>
+      (
+        (await (await server.request(`/v1/quote/insurance?storeId=${store.id}&subtotal=100`)).json()) as {
+          quote: { premium: number };
+        }
+      ).quote.premium;
+    const setPrice = (trx: Db, amount: number) =>
+      trx
+        .updateTable('pricingRuleSets')
+        .set({
+          rules: JSON.stringify([{ id: 'ru_p', min: 0, max: 500, terms: { customer: { amount, type: 'fixed' } } }]),
+        })
+        .where('storeId', '=', store.id)
+        .where('type', '=', 'SHIPPING')
+        .execute();
+    return { store, premium, setPrice };
   }
 
   it('delivers an announcement when its transaction commits, and nothing for a rollback', async () => {
@@ -79,13 +100,7 @@ describe('change announcements', () => {
   });
 
   it("the server's own listener comes back after a drop, and writes are visible again within 2 s", async () => {
-    const store = await createStore(server.db, { name: 'Drop', domain: 'drop.example.com' });
-    const premium = async () =>
-      (
-        (await (await server.request(`/v1/quote/insurance?storeId=${store.id}&subtotal=100`)).json()) as {
-          quote: { premium: number };
-        }
-      ).quote.premium;
+    const { store, premium, setPrice } = await pricedStore('drop.example.com');
     expect(await premium()).toBe(2);
     await sql`select pg_terminate_backend(pid) from pg_stat_activity
               where application_name = 'protection-service-listener' and datname = current_database()`.execute(
@@ -94,14 +109,7 @@ describe('change announcements', () => {
     // Let it reconnect (backoff starts at 100 ms), then change the price through the domain.
     await new Promise((r) => setTimeout(r, 1_000));
     await transact(server.db, async (trx) => {
-      await trx
-        .updateTable('pricingRuleSets')
-        .set({
-          rules: JSON.stringify([{ id: 'ru_d', min: 0, max: 500, terms: { customer: { amount: 9, type: 'fixed' } } }]),
-        })
-        .where('storeId', '=', store.id)
-        .where('type', '=', 'SHIPPING')
-        .execute();
+      await setPrice(trx, 9);
       await announceStoreChange(trx, store.id);
     });
     await expect.poll(premium, { timeout: 2_000, interval: 20 }).toBe(9);
@@ -123,24 +131,11 @@ describe('change announcements', () => {
   });
 
   it('a store change whose notification never came reaches the cached answers within about a second', async () => {
-    const store = await createStore(server.db, { name: 'Lost', domain: 'lost-notification.example.com' });
-    const premium = async () =>
-      (
-        (await (await server.request(`/v1/quote/insurance?storeId=${store.id}&subtotal=100`)).json()) as {
-          quote: { premium: number };
-        }
-      ).quote.premium;
+    const { store, premium, setPrice } = await pricedStore('lost-notification.example.com');
     expect(await premium()).toBe(2);
     // What a process dying between its commit and its notification leaves: the change and its row.
     await server.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('pricingRuleSets')
-        .set({
-          rules: JSON.stringify([{ id: 'ru_l', min: 0, max: 500, terms: { customer: { amount: 7, type: 'fixed' } } }]),
-        })
-        .where('storeId', '=', store.id)
-        .where('type', '=', 'SHIPPING')
-        .execute();
+      await setPrice(trx, 7);
       await trx.insertInto('storeChanges').values({ storeId: store.id }).execute();
     });
     // The listener is up, so entries live an hour: only the feed can drop this one.
