@@ -2,7 +2,8 @@
  * Authenticated reads, in one run against the service:
  * - GET /v2/settings with an access token (signature check, revocation check, rate limit,
  *   scopes, the per-store cached answer) against a plain Express 4 route answering the same
- *   bytes (scripts/bench/serve-express.ts). Goal: at least 0.6.
+ *   bytes (scripts/bench/serve-express.ts). Goal: at least 0.6. The same route served as
+ *   the service is (http/server.ts) is shown beside it, for a like-for-like figure.
  * - The same read with production logging on (LOG_LEVEL=info, a JSON line per request).
  * - POST /v1/oauth/token, client-credentials grant (client secret digest compare, the
  *   installation lookup, signing).
@@ -46,20 +47,28 @@ export async function benchAuth(): Promise<Measured[]> {
     sample.headers.forEach((value, name) => {
       if (!['date', 'connection', 'keep-alive', 'content-length'].includes(name)) headers[name] = value;
     });
-    const expressPort = await freePort();
-    children.push(
-      await startProcess('scripts/bench/serve-express.ts', {
-        PORT: String(expressPort),
-        BENCH_PATH: '/v2/settings',
-        BENCH_BODY: await sample.text(),
-        BENCH_HEADERS: JSON.stringify(headers),
-      }),
-    );
+    const body = await sample.text();
+    const serveExpress = async (env: Record<string, string> = {}) => {
+      const port = await freePort();
+      children.push(
+        await startProcess('scripts/bench/serve-express.ts', {
+          PORT: String(port),
+          BENCH_PATH: '/v2/settings',
+          BENCH_BODY: body,
+          BENCH_HEADERS: JSON.stringify(headers),
+          ...env,
+        }),
+      );
+      return `http://127.0.0.1:${port}/v2/settings`;
+    };
+    const plainExpress = await serveExpress();
+    const appServerExpress = await serveExpress({ BENCH_APP_SERVER: '1' });
 
     const targets: Target[] = [
       { name: 'GET /v2/settings (access token)', ...settings(silent.base) },
-      { name: 'plain Express 4 route, same bytes', url: `http://127.0.0.1:${expressPort}/v2/settings` },
+      { name: 'plain Express 4 route, same bytes', url: plainExpress },
       { name: 'GET /v2/settings, LOG_LEVEL=info', ...settings(logging.base) },
+      { name: 'Express 4 route, same bytes, served as the service is', url: appServerExpress },
     ];
     const tokenBody = JSON.stringify({
       grant_type: 'client_credentials',
@@ -87,6 +96,7 @@ export async function benchAuth(): Promise<Measured[]> {
     printTable(rows);
     process.stdout.write(`settings / plain Express: ${(rows[0]!.rps / rows[1]!.rps).toFixed(2)} (goal >= 0.6)\n`);
     process.stdout.write(`settings with LOG_LEVEL=info / plain Express: ${(rows[2]!.rps / rows[1]!.rps).toFixed(2)}\n`);
+    process.stdout.write(`settings / Express served as the service is: ${(rows[0]!.rps / rows[3]!.rps).toFixed(2)}\n`);
     return rows;
   } finally {
     for (const child of children) await stopProcess(child);

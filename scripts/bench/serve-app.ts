@@ -5,10 +5,10 @@
  * The D4 limits are raised out of the way: they are still counted on every request, but a
  * load test from one address would otherwise measure 429s.
  */
-import { createServer } from 'node:http';
 import { createApp } from '../../server/src/app';
 import { loadConfig } from '../../server/src/config';
 import { createDb } from '../../server/src/db/database';
+import { createAppServer } from '../../server/src/http/server';
 import { createLogger } from '../../server/src/logger';
 
 const unlimited = '1000000000';
@@ -29,5 +29,7 @@ const config = loadConfig({
 });
 const db = createDb(config.databaseUrl!);
 const app = createApp({ db, logger: createLogger(config.logLevel), config });
-createServer(app).listen(config.port, config.host, () => process.stdout.write('ready\n'));
+createAppServer()
+  .serve(app)
+  .listen(config.port, config.host, () => process.stdout.write('ready\n'));
 process.on('SIGTERM', () => process.exit(0));

@@ -5,12 +5,12 @@
  * limit, idempotency, request id, logging or metrics. The service above this is what its
  * request pipeline costs; this above the bare server is what Express and ts-rest cost.
  */
-import { createServer } from 'node:http';
 import { contract } from '@protection-service/contract';
 import { createExpressEndpoints } from '@ts-rest/express';
 import express from 'express';
 import { bodyParser } from '../../server/src/http/body';
 import { leanJson } from '../../server/src/http/json-response';
+import { createAppServer } from '../../server/src/http/server';
 import { benchQuote } from './quote-baseline';
 
 const app = express();
@@ -31,5 +31,7 @@ createExpressEndpoints(
   app,
   { logInitialization: false, jsonQuery: false },
 );
-createServer(app).listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\n'));
+createAppServer()
+  .serve(app)
+  .listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\n'));
 process.on('SIGTERM', () => process.exit(0));

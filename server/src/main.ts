@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import { createApp, stopApp } from './app';
@@ -7,6 +7,7 @@ import { type Config, loadConfig } from './config';
 import { batchesWritten } from './db/committed-batches';
 import { openDatabase } from './db/open';
 import { type Delivery, startDelivery } from './domain/events/queue';
+import { createAppServer } from './http/server';
 import { setServerTimeouts } from './http/timeouts';
 import { createLogger } from './logger';
 import { registerQueueMetrics, ServiceMetrics, serveMetrics } from './metrics';
@@ -53,7 +54,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
 
   let shuttingDown = false;
   const app = createApp({ db: database.db, config, logger, metrics, isShuttingDown: () => shuttingDown });
-  const server = createServer(app);
+  const server = createAppServer().serve(app);
   setServerTimeouts(server, config.keepAliveTimeoutMs);
   // D35: WEBHOOK_WORKERS=0 makes this process API-only (`pnpm worker` delivers alone).
   const delivery: Delivery | null =

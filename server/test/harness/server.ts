@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { sql } from 'kysely';
@@ -9,6 +8,7 @@ import type { Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/database';
 import { TRUST_LOOPBACK } from '../../src/http/client-ip';
 import { RATE_LIMITS } from '../../src/http/rate-limit';
+import { createAppServer } from '../../src/http/server';
 import { setServerTimeouts } from '../../src/http/timeouts';
 import { createLogger } from '../../src/logger';
 import { ServiceMetrics } from '../../src/metrics';
@@ -93,14 +93,14 @@ export async function startTestServer(
   const config = testConfig(overrides);
   const logger = deps.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   // Listen first, so the app's issuer (PUBLIC_BASE_URL) is the address tests call.
-  const server: Server = createServer();
+  const server = createAppServer();
   setServerTimeouts(server, config.keepAliveTimeoutMs);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   config.publicBaseUrl = baseUrl;
   const metrics = deps.metrics ?? new ServiceMetrics(database.db);
   const app = createApp({ ...deps, db: database.db, config, logger, metrics, responseValidation: true });
-  server.on('request', checkingAnswers(inject('openapiAnswersDir'), app));
+  server.serve(app, checkingAnswers(inject('openapiAnswersDir'), app));
   return {
     baseUrl,
     db: database.db,
