@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -47,5 +48,13 @@ describe('the app server', () => {
     expect(res.status).toBe(404);
     expect(await res.text()).toContain('Cannot POST /missing');
     expect(seen.at(-1)).toEqual({ request: true, response: true, node: true });
+  });
+
+  it('keeps their fields in fast properties, not a dictionary (V8 sizes them from http/server.ts)', () => {
+    const script = new URL('./fixtures/object-shapes.ts', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', script], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out)).toEqual({ request: true, response: true });
   });
 });
