@@ -14,7 +14,7 @@ export interface AppServer extends Server {
  * (`Object.setPrototypeOf` in its init step): V8 then drops the objects' shapes, and every
  * property read on them afterwards, Node's own writes of the response included, takes the
  * slow path. Built with the right prototype, that step has nothing to change (a bare
- * Express route answers about three times as fast: `pnpm bench auth`).
+ * Express route answers over three times as fast: `pnpm bench auth`).
  *
  * `serve` may come after `listen` (the test harness learns its address before it builds the app).
  */
