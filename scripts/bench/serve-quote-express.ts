@@ -1,22 +1,17 @@
 /**
  * The framework floor of the quote benchmark: Express 4 and ts-rest serving the contract's
- * quote route alone, with the service's JSON body reader and `res.json`, the same
+ * quote route alone, with the service's Express settings and JSON body reader, the same
  * validation (body and headers, by ts-rest) and the same engine; no authentication, rate
  * limit, idempotency, request id, logging or metrics. The service above this is what its
  * request pipeline costs; this above the bare server is what Express and ts-rest cost.
  */
 import { contract } from '@protection-service/contract';
 import { createExpressEndpoints } from '@ts-rest/express';
-import express from 'express';
 import { bodyParser } from '../../server/src/http/body';
-import { leanJson } from '../../server/src/http/json-response';
-import { createAppServer } from '../../server/src/http/server';
+import { createAppServer, expressApp } from '../../server/src/http/server';
 import { benchQuote } from './quote-baseline';
 
-const app = express();
-app.disable('x-powered-by');
-app.set('etag', false);
-leanJson(app);
+const app = expressApp();
 app.use(bodyParser(new Set()));
 createExpressEndpoints(
   { quote: contract.quote },

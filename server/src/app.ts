@@ -18,11 +18,11 @@ import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
 import { health } from './http/health';
 import { IdempotencySweeper, idempotency } from './http/idempotency';
-import { leanJson } from './http/json-response';
 import { PublicReadCache } from './http/public-cache';
 import { RateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { sequence } from './http/sequence';
+import { expressApp } from './http/server';
 import { unmatched } from './http/unmatched';
 import { ServiceMetrics } from './metrics';
 import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
@@ -55,12 +55,7 @@ const OPERATIONAL_ROUTES = ['/healthz', '/readyz', '/openapi.json', '/docs', '/d
 
 /** The Express application, without `listen` (tests and main.ts both use it). */
 export function createApp(deps: AppDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  // Flat query strings only: `a[b]=1` stays a literal key, repeated keys become arrays (400).
-  app.set('query parser', 'simple');
-  leanJson(app);
+  const app = expressApp();
 
   const metrics = deps.metrics ?? new ServiceMetrics(deps.db);
   const auth = authServices(deps, metrics);

@@ -1,5 +1,20 @@
 import { createServer, IncomingMessage, type RequestListener, type Server, ServerResponse } from 'node:http';
-import type { Express } from 'express';
+import express, { type Express } from 'express';
+import { leanJson } from './json-response';
+
+/**
+ * An Express app with the service's settings: no `X-Powered-By`, no ETags of Express's own
+ * (conditional reads answer their own, D29), flat query strings, the one-write `res.json`.
+ */
+export function expressApp(): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Flat query strings only: `a[b]=1` stays a literal key, repeated keys become arrays (400).
+  app.set('query parser', 'simple');
+  leanJson(app);
+  return app;
+}
 
 /** An HTTP server that serves an Express app, once given one. */
 export interface AppServer extends Server {
