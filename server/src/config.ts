@@ -77,9 +77,17 @@ const ZEnv = z
     METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     // Above common load balancers' idle timeouts (60 s), so the balancer closes first.
     KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
+    // D46: a slow client gets this long to send its headers, and REQUEST_TIMEOUT_MS for all of its request.
+    HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+    // D46: on SIGTERM, how long to keep serving (with /readyz 503) before the listener closes.
+    SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
     LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   })
   .superRefine((e, ctx) => {
+    if (e.REQUEST_TIMEOUT_MS < e.HEADERS_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['REQUEST_TIMEOUT_MS'], message: 'must be at least HEADERS_TIMEOUT_MS' });
+    }
     // D42: the sender's address is the operator's to choose, never guessed for a real server.
     if (e.SMTP_URL && !e.MAIL_FROM) {
       ctx.addIssue({ code: 'custom', path: ['MAIL_FROM'], message: 'is required when SMTP_URL is set (D42)' });
@@ -124,8 +132,14 @@ export interface Config {
   webConcurrency: number;
   /** Port of the Prometheus endpoint; absent: no metrics endpoint. */
   metricsPort: number | undefined;
-  /** Idle keep-alive connections are closed after this long; headers must arrive within it plus a second. */
+  /** Idle keep-alive connections are closed after this long. */
   keepAliveTimeoutMs: number;
+  /** A request's headers must have arrived this long after its first byte (D46), else 408. */
+  headersTimeoutMs: number;
+  /** A request (headers and body) must have arrived this long after its first byte, else 408. */
+  requestTimeoutMs: number;
+  /** On SIGTERM, how long the process keeps serving with /readyz 503 before it stops accepting (D46). */
+  shutdownDelayMs: number;
   logFormat: 'json' | 'pretty';
 }
 
@@ -170,6 +184,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webConcurrency: e.WEB_CONCURRENCY,
     metricsPort: e.METRICS_PORT,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     logFormat: e.LOG_FORMAT,
   };
 }

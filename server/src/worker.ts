@@ -1,32 +1,55 @@
+import cluster from 'node:cluster';
 import { loadConfig } from './config';
 import { openDatabase } from './db/open';
 import { startDelivery } from './domain/events/queue';
+import { handleProcessFaults } from './faults';
 import { createLogger } from './logger';
+import { supervise, takeOverSignals } from './supervisor';
+
+/** Past the longest an attempt may take, how long its record may take after SIGTERM. */
+const RECORD_MS = 10_000;
 
 /**
  * `pnpm worker`: delivers webhooks and e-mail to shoppers and serves nothing, so an operator
- * can scale delivery apart from the API (D35, D42). WEBHOOK_WORKERS concurrent attempts;
- * SIGTERM lets attempts in flight end.
+ * can scale delivery apart from the API (D35, D42). A supervisor (./supervisor.ts) opens the
+ * database and runs one delivering process, replacing it should it die (D46).
+ * WEBHOOK_WORKERS concurrent attempts; SIGTERM lets attempts in flight end.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   if (config.webhookWorkers === 0) throw new Error('WEBHOOK_WORKERS is 0: this process would deliver nothing');
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
-  const database = await openDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.removeAllListeners(signal);
-  const delivery = await startDelivery({ config, logger, connectionString: database.url });
-  logger.info({ workers: config.webhookWorkers, database: database.description }, 'delivering webhooks');
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing attempts in flight');
-    await delivery.stop();
-    await database.close();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
+  if (cluster.isPrimary)
+    await supervise(config, logger, {
+      children: 1,
+      drainMs: config.webhookTimeoutMs + RECORD_MS,
+      what: 'delivery',
+      metrics: false,
+    });
+  else await deliver(logger.child({ worker: cluster.worker!.id }));
+
+  async function deliver(logger: ReturnType<typeof createLogger>): Promise<void> {
+    takeOverSignals();
+    const database = await openDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'), { migrate: false });
+    const delivery = await startDelivery({ config, logger, connectionString: database.url });
+    logger.info(
+      { workers: config.webhookWorkers, database: database.description, pid: process.pid },
+      'delivering webhooks',
+    );
+    let stopping = false;
+    const shutdown = async (reason: string, exitCode = 0) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ reason }, 'shutting down: finishing attempts in flight');
+      await delivery.stop();
+      await database.close().catch((err) => logger.warn({ err }, 'database did not close cleanly'));
+      logger.info({ reason }, 'stopped');
+      process.exit(exitCode);
+    };
+    handleProcessFaults(logger, (reason) => void shutdown(reason, 1));
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
+    process.on('disconnect', () => void shutdown('supervisor gone'));
+  }
 }
 
 main().catch((err) => {

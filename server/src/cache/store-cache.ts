@@ -8,6 +8,14 @@ import { TtlCache } from './ttl-cache';
  */
 export const STORE_CACHE_LONG_TTL_MS = 3_600_000;
 export const STORE_CACHE_SHORT_TTL_MS = 5_000;
+/**
+ * When the channel is lost, what is already cached stays at most this long (D46): through a
+ * database restart or failover the shopper's read keeps answering from memory, while no
+ * store can change (or, should only this process be cut off, for no longer than a browser
+ * may keep the same answer anyway: `Cache-Control: max-age=60`). Changes made meanwhile still
+ * drop their entries through the store-change feed, once a second, while it can read.
+ */
+export const STORE_CACHE_KEPT_WHEN_LOST_MS = 60_000;
 
 /**
  * A bounded cache of values that belong to one store each, dropped when that store changes
@@ -29,10 +37,15 @@ export class StoreCache<V> {
     );
   }
 
-  /** Whether entries may live long (the change channel is heard) or only seconds; drops everything. */
-  setLongLived(long: boolean): void {
+  /**
+   * Whether entries may live long (the change channel is heard) or only seconds. Coming up,
+   * everything is dropped (what was missed is unknown); going down, what is cached is kept
+   * for STORE_CACHE_KEPT_WHEN_LOST_MS at most.
+   */
+  setLongLived(long: boolean, now = Date.now()): void {
     this.ttlMs = long ? STORE_CACHE_LONG_TTL_MS : STORE_CACHE_SHORT_TTL_MS;
-    this.clear();
+    if (long) this.clear();
+    else this.entries.expireBy(now + STORE_CACHE_KEPT_WHEN_LOST_MS);
   }
 
   get lifetimeMs(): number {
@@ -48,8 +61,8 @@ export class StoreCache<V> {
     return this.generation;
   }
 
-  get(key: string): V | undefined {
-    return this.entries.get(key)?.value;
+  get(key: string, now = Date.now()): V | undefined {
+    return this.entries.get(key, now)?.value;
   }
 
   /**

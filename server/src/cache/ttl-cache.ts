@@ -51,6 +51,11 @@ export class TtlCache<V> {
     this.bytes -= entry.size;
   }
 
+  /** Makes every entry expire by `until` at the latest. */
+  expireBy(until: number): void {
+    for (const entry of this.entries.values()) entry.expires = Math.min(entry.expires, until);
+  }
+
   /** Drops every entry whose value matches. */
   deleteWhere(match: (value: V) => boolean): void {
     for (const [key, entry] of this.entries) if (match(entry.value)) this.delete(key);

@@ -38,6 +38,18 @@ function prepareMarked(client: pg.PoolClient): void {
   };
 }
 
+/**
+ * A connection lost (a restart, a failover) must not take the process down (D46). The pool
+ * handles errors of idle clients only; a client lent out when its connection dies emits
+ * 'error' with no listener, which Node turns into an uncaught exception. Every client gets a
+ * listener for its whole life: the statement it was running fails with the error (answered
+ * 503), and the pool discards the broken client when it comes back.
+ */
+export function handleConnectionErrors(pool: pg.Pool): void {
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+}
+
 /** Where each database instance connects, for the one dedicated LISTEN connection (./listener.ts). */
 const connectionStrings = new WeakMap<object, string>();
 
@@ -57,7 +69,16 @@ export interface DbOptions {
    * commits may be lost in a database crash without harm, as webhook delivery's are.
    */
   asyncCommit?: boolean;
+  /** How long a query may wait for a connection (a free one, or a new one to connect); default POOL_WAIT_MS. */
+  poolWaitMs?: number;
 }
+
+/**
+ * No statement waits longer than this for a connection: while PostgreSQL cannot be reached,
+ * or every connection is busy for that long, the request is answered 503 instead of hanging
+ * (D46). Connecting takes milliseconds and a queue of this length is an overload.
+ */
+export const POOL_WAIT_MS = 5000;
 
 const pools = new WeakMap<Db, pg.Pool>();
 
@@ -68,16 +89,19 @@ export function poolOf(db: Db): pg.Pool | undefined {
 
 export function createDb(
   connectionString: string,
-  { max = 10, applicationName = 'protection-service', onQuery, asyncCommit }: DbOptions = {},
+  { max = 10, applicationName = 'protection-service', onQuery, asyncCommit, poolWaitMs = POOL_WAIT_MS }: DbOptions = {},
 ): Db {
   const pool = new pg.Pool({
     connectionString,
     max,
     application_name: applicationName,
+    connectionTimeoutMillis: poolWaitMs,
+    // A server that vanished without closing (a failover, a dropped route) is noticed.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...(asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
   });
-  // An idle client losing its connection must not take the process down.
-  pool.on('error', () => {});
+  handleConnectionErrors(pool);
   pool.on('connect', prepareMarked);
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),

@@ -2,6 +2,7 @@ import { type ErrorStatus, STATUS_NAMES, type TError } from '@protection-service
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
+import { isDatabaseUnavailable } from '../db/unavailable';
 import { Refusal, type RefusalKind } from '../lib/refusal';
 import type { LoggedError } from './access-log';
 
@@ -102,10 +103,20 @@ export function refusalAnswer(err: Refusal): HttpError {
   });
 }
 
-/** Domain refusals, and errors thrown by body-parser and friends, mapped onto HttpError. */
-function mapError(err: unknown): HttpError | null {
+/** Seconds a client is asked to wait while the database cannot be reached (D46). */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
+
+/**
+ * Domain refusals, errors thrown by body-parser and friends, and the database being out of
+ * reach (D46: 503 with Retry-After, never 500), mapped onto HttpError; null for the unknown.
+ */
+export function mapError(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof Refusal) return refusalAnswer(err);
+  if (isDatabaseUnavailable(err))
+    return new HttpError(503, 'the service cannot reach its database; try again shortly', {
+      headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) },
+    });
   if (typeof err !== 'object' || err === null) return null;
   const e = err as { type?: string; status?: number };
   switch (e.type) {

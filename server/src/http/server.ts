@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, type RequestListener, type Server, ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
 import { leanJson } from './json-response';
+import { CHECK_INTERVAL_MS } from './timeouts';
 
 /**
  * An Express app with the service's settings: no `X-Powered-By`, no ETags of Express's own
@@ -66,9 +67,14 @@ export function createAppServer(): AppServer {
   AppRequest.prototype = IncomingMessage.prototype;
   AppResponse.prototype = ServerResponse.prototype;
   const server = createServer({
+    connectionsCheckingInterval: CHECK_INTERVAL_MS,
     IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
     ServerResponse: AppResponse as unknown as typeof ServerResponse,
   }) as AppServer;
+  // A client that half-closes once its request is sent (`shutdown(SHUT_WR)`, as `nc -N` and
+  // some proxies do) still gets its answer: Node would otherwise drop the request in flight,
+  // whose effects may already be committed. Its connection ends after that answer.
+  (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
   server.serve = (app, listener = app) => {
     AppRequest.prototype = app.request;
     AppResponse.prototype = app.response;

@@ -3,7 +3,7 @@
 /** @jsxImportSource preact */
 import { readFileSync } from 'node:fs';
 import { type ErrorRequestHandler, Router } from 'express';
-import { describeError, HttpError } from '../http/errors';
+import { describeError, mapError } from '../http/errors';
 import { compilePaths } from '../http/unmatched';
 import type { RouteContext } from '../routes/context';
 import { AUTHORIZE_PATH, authorizePages, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH } from './authorize';
@@ -67,22 +67,17 @@ export function pages(ctx: RouteContext): Router {
  */
 const pageErrors: ErrorRequestHandler = (err, req, res, next) => {
   if (!res.locals.pageRoute || res.headersSent) return next(err);
-  const status =
-    err instanceof HttpError
-      ? err.status
-      : typeof err?.status === 'number' && err.status >= 400 && err.status < 500
-        ? err.status
-        : 500;
+  const mapped = mapError(err);
+  const status = mapped?.status ?? 500;
   if (status === 500) res.locals.error = describeError(err);
+  for (const [name, value] of Object.entries(mapped?.options.headers ?? {})) res.setHeader(name, value);
+  // 500, or the database out of reach (503): the page itself is fine, try it again later.
+  const later = status >= 500;
   sendPage(
     res,
     status,
-    <MessagePage title={status === 500 ? 'Something went wrong' : 'This request could not be handled'}>
-      <p>
-        {status === 500
-          ? 'The page could not be shown. Try again in a moment.'
-          : 'Go back, reload the page and try again.'}
-      </p>
+    <MessagePage title={later ? 'Something went wrong' : 'This request could not be handled'}>
+      <p>{later ? 'The page could not be shown. Try again in a moment.' : 'Go back, reload the page and try again.'}</p>
       <p class="muted">Reference: {req.id}</p>
     </MessagePage>,
   );

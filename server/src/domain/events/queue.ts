@@ -1,7 +1,8 @@
-import { type Runner, run } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { type Runner, run, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { createDb } from '../../db/database';
+import { createDb, handleConnectionErrors, POOL_WAIT_MS } from '../../db/database';
 import { queueLogger } from '../../db/queue-logger';
 import { claimLinks } from '../claims/links';
 import { runMail } from '../mail/deliver';
@@ -52,32 +53,35 @@ export async function startDelivery(deps: {
     max: config.webhookWorkers + 2,
     application_name: 'protection-service-webhook-queue',
     options: '-c synchronous_commit=off',
+    connectionTimeoutMillis: POOL_WAIT_MS,
   });
-  // An idle or checked-out client losing its connection must not take the process down.
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  handleConnectionErrors(pool);
   const mailer = createMailer(config);
   // D41: the claim link of each message, under a key derived once.
   const links = claimLinks(config.secretKey, config.publicBaseUrl);
-  const runner: Runner = await run({
-    pgPool: pool,
-    concurrency: config.webhookWorkers,
-    noHandleSignals: true,
-    pollInterval: 1000,
-    // Completions batched per tick: a completed job that a crash leaves locked only runs
-    // again after 4 hours, and then finds its delivery decided (the lease says so).
-    preset: { worker: { completeJobBatchDelay: 0 } },
-    logger: queueLogger(logger),
-    taskList: {
-      [DELIVER_TASK]: async (payload) => {
-        // Errors here are the database's (the attempt itself never throws): the queue retries.
-        await runDelivery(db, config, payload as DeliveryKey);
+  const runner = new RestartingRunner(pool, logger, (events) =>
+    run({
+      events,
+      pgPool: pool,
+      concurrency: config.webhookWorkers,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      // Completions batched per tick: a completed job that a crash leaves locked only runs
+      // again after 4 hours, and then finds its delivery decided (the lease says so).
+      preset: { worker: { completeJobBatchDelay: 0 } },
+      logger: queueLogger(logger),
+      taskList: {
+        [DELIVER_TASK]: async (payload) => {
+          // Errors here are the database's (the attempt itself never throws): the queue retries.
+          await runDelivery(db, config, payload as DeliveryKey);
+        },
+        [MAIL_TASK]: async (payload) => {
+          await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
+        },
       },
-      [MAIL_TASK]: async (payload) => {
-        await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
-      },
-    },
-  });
+    }),
+  );
+  await runner.start();
   let sweeping = false;
   const sweep = setInterval(() => {
     if (sweeping) return;
@@ -103,4 +107,97 @@ export async function startDelivery(deps: {
       await db.destroy();
     },
   };
+}
+
+const MIN_RESTART_MS = 100;
+const MAX_RESTART_MS = 5000;
+
+/**
+ * graphile-worker's runner, started again whenever it ends by itself (D46). When it cannot
+ * record a job's outcome (the database went away mid-run) it stops its workers and rejects;
+ * left so, the process would deliver nothing until restarted. Nothing is lost across the gap:
+ * a job whose outcome was not recorded runs again once its lease expires (the sweeps).
+ */
+class RestartingRunner {
+  private current: Runner | undefined;
+  /** The worker pool of the runner that ended: its jobs are freed once a new one runs. */
+  private lostPoolId: string | undefined;
+  private poolId: string | undefined;
+  private stopping = false;
+  private backoff = MIN_RESTART_MS;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly logger: Logger,
+    private readonly launch: (events: WorkerEvents) => Promise<Runner>,
+  ) {}
+
+  /** Starts the first runner; its failure (the database unreachable at start) is the caller's. */
+  async start(): Promise<void> {
+    this.watch(await this.launchWatched());
+  }
+
+  private async launchWatched(): Promise<Runner> {
+    const events: WorkerEvents = new EventEmitter();
+    events.on('pool:create', ({ workerPool }) => {
+      this.poolId = workerPool.id;
+    });
+    return this.launch(events);
+  }
+
+  private watch(runner: Runner): void {
+    this.current = runner;
+    runner.promise.then(
+      () => this.restart(undefined),
+      (err: unknown) => this.restart(err),
+    );
+  }
+
+  private async restart(err: unknown): Promise<void> {
+    this.current = undefined;
+    if (this.stopping) return;
+    this.lostPoolId = this.poolId ?? this.lostPoolId;
+    this.logger.warn({ err }, 'job runner stopped; starting it again');
+    while (!this.stopping) {
+      await new Promise((resolve) => setTimeout(resolve, this.backoff).unref());
+      this.backoff = Math.min(this.backoff * 2, MAX_RESTART_MS);
+      if (this.stopping) return;
+      try {
+        const runner = await this.launchWatched();
+        if (this.stopping) {
+          await runner.stop().catch(() => {});
+          return;
+        }
+        this.backoff = MIN_RESTART_MS;
+        this.watch(runner);
+        await this.freeLostJobs();
+        this.logger.info('job runner running again');
+        return;
+      } catch (startErr) {
+        this.logger.warn({ err: startErr }, 'job runner could not start; trying again');
+      }
+    }
+  }
+
+  /**
+   * Jobs the ended runner had taken stay locked to its pool, which graphile-worker would free
+   * only after 4 hours; no one else runs them, so they are freed now (and run again: an
+   * attempt whose outcome was recorded finds its delivery decided).
+   */
+  private async freeLostJobs(): Promise<void> {
+    const lost = this.lostPoolId;
+    if (!lost) return;
+    try {
+      await this.pool.query('select graphile_worker.force_unlock_workers($1::text[])', [[lost]]);
+      this.lostPoolId = undefined;
+    } catch (err) {
+      // Left to the lease sweep, which queues such deliveries again within a minute.
+      this.logger.warn({ err }, 'could not free the jobs of the stopped job runner');
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.current?.stop().catch(() => {});
+  }
 }

