@@ -1,7 +1,11 @@
 /** One request of a load run, as its client saw it. */
 export interface Answer {
-  /** The HTTP status, or how the request failed without one. */
-  status: number | 'reset' | 'timeout';
+  /**
+   * The HTTP status, or how the request failed without one: `refused` (no connection could
+   * be made: the server sees nothing), `reset` (the connection failed with the request on
+   * it), `timeout` (no answer within CLIENT_TIMEOUT_MS).
+   */
+  status: number | 'refused' | 'reset' | 'timeout';
   retryAfter: string | null;
   /** When it was sent and how long it took (ms). */
   at: number;
@@ -43,8 +47,7 @@ export function writeOrders(options: { url: string; token: string; writers: numb
         await res.arrayBuffer();
         answer = { status: res.status, retryAfter: res.headers.get('retry-after'), at, ms: Date.now() - at };
       } catch (err) {
-        const timeout = (err as Error).name === 'TimeoutError';
-        answer = { status: timeout ? 'timeout' : 'reset', retryAfter: null, at, ms: Date.now() - at };
+        answer = { status: failure(err), retryAfter: null, at, ms: Date.now() - at };
       }
       answers.push(answer);
       if (typeof answer.status === 'number' && answer.status < 300) {
@@ -62,6 +65,12 @@ export function writeOrders(options: { url: string; token: string; writers: numb
       await done;
     },
   };
+}
+
+function failure(err: unknown): 'refused' | 'reset' | 'timeout' {
+  if ((err as Error).name === 'TimeoutError') return 'timeout';
+  const code = (err as { cause?: { code?: string } }).cause?.code;
+  return code === 'ECONNREFUSED' ? 'refused' : 'reset';
 }
 
 /** The body written for order `id`: its premium tells it apart when read back. */
