@@ -2,8 +2,9 @@
 # The Protection Service API. Build from the repository root:
 #   docker build -t protection-service .
 # One image runs every role: the API (`node --max-semi-space-size=32 --import tsx src/main.ts`,
-# the default; README, "Running it") and the
+# the default; README, "Running in production") and the
 # webhook delivery process (`node --import tsx src/worker.ts`). See deploy/compose.yaml.
+# Each is a supervisor (PID 1) that runs and replaces its serving processes (README, "Failures").
 
 FROM node:20-bookworm-slim AS build
 ENV CI=true

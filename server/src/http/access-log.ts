@@ -38,13 +38,15 @@ export function requestLog(logger: Logger, metrics: ServiceMetrics): RequestLog 
   return ({ requestId, method, path, route, status, start, error }) => {
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
     metrics.request(method, route, status, ms / 1000);
-    const level = status >= 500 ? 'error' : ms > SLOW_REQUEST_MS ? 'warn' : 'info';
+    // A 503 is the database out of reach (D46) or shutting down: expected, and counted by the
+    // thousand during an outage, so it is a warning; any other 5xx is a fault.
+    const level = status >= 500 && status !== 503 ? 'error' : status === 503 || ms > SLOW_REQUEST_MS ? 'warn' : 'info';
     if (!logger.isLevelEnabled(level)) return;
     const line = { requestId, method, path, status, ms: Math.round(ms * 10) / 10 };
     if (error) {
       logger[level]({ ...line, err: scrubError(error) }, 'request failed');
     } else {
-      logger[level](line, level === 'warn' ? 'slow request' : 'request');
+      logger[level](line, level === 'warn' && status !== 503 ? 'slow request' : 'request');
     }
   };
 }

@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { createDb, handleConnectionErrors, POOL_WAIT_MS } from '../../db/database';
 import { queueLogger } from '../../db/queue-logger';
+import { isDatabaseUnavailable } from '../../db/unavailable';
 import { claimLinks } from '../claims/links';
 import { runMail } from '../mail/deliver';
 import { MAIL_TASK, sweepMail } from '../mail/outbox';
@@ -66,9 +67,12 @@ export async function startDelivery(deps: {
       concurrency: config.webhookWorkers,
       noHandleSignals: true,
       pollInterval: 1000,
-      // Completions batched per tick: a completed job that a crash leaves locked only runs
-      // again after 4 hours, and then finds its delivery decided (the lease says so).
-      preset: { worker: { completeJobBatchDelay: 0 } },
+      // Completions and failures batched per tick: a completed job that a crash leaves locked
+      // only runs again after 4 hours, and then finds its delivery decided (the lease says so).
+      // Batched, a completion or failure that cannot be recorded (the database gone) shuts the
+      // pool down, which the runner's restart notices; unbatched, a failure's record is left
+      // as an unhandled rejection and its job locked to a pool that runs on (D46).
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       logger: queueLogger(logger),
       taskList: {
         [DELIVER_TASK]: async (payload) => {
@@ -89,10 +93,10 @@ export async function startDelivery(deps: {
     Promise.all([
       sweepExpiredLeases(db)
         .then((n) => n > 0 && logger.warn({ deliveries: n }, 'webhook leases expired; attempts re-queued'))
-        .catch((err) => logger.error({ err }, 'webhook lease sweep failed')),
+        .catch((err) => sweepFailed(logger, err, 'webhook lease sweep failed')),
       sweepMail(db)
         .then((n) => n > 0 && logger.info({ messages: n }, 'mail queued by the sweep'))
-        .catch((err) => logger.error({ err }, 'mail sweep failed')),
+        .catch((err) => sweepFailed(logger, err, 'mail sweep failed')),
     ]).finally(() => {
       sweeping = false;
     });
@@ -109,6 +113,12 @@ export async function startDelivery(deps: {
   };
 }
 
+/** A sweep that found the database out of reach tries again in a second: a warning, not a fault. */
+function sweepFailed(logger: Logger, err: unknown, message: string): void {
+  if (isDatabaseUnavailable(err)) logger.warn({ err }, message);
+  else logger.error({ err }, message);
+}
+
 const MIN_RESTART_MS = 100;
 const MAX_RESTART_MS = 5000;
 
@@ -120,10 +130,13 @@ const MAX_RESTART_MS = 5000;
  */
 class RestartingRunner {
   private current: Runner | undefined;
+  /** Which launch is the live one: events of an older runner change nothing. */
+  private generation = 0;
   /** The worker pool of the runner that ended: its jobs are freed once a new one runs. */
   private lostPoolId: string | undefined;
   private poolId: string | undefined;
   private stopping = false;
+  private restarting = false;
   private backoff = MIN_RESTART_MS;
 
   constructor(
@@ -134,48 +147,64 @@ class RestartingRunner {
 
   /** Starts the first runner; its failure (the database unreachable at start) is the caller's. */
   async start(): Promise<void> {
-    this.watch(await this.launchWatched());
+    await this.launchWatched();
   }
 
-  private async launchWatched(): Promise<Runner> {
+  /**
+   * Starts a runner and watches for its end: its promise settling, or its pool shutting down
+   * by itself (a worker that lost its connection mid-job makes the pool shut down, and a
+   * shutdown that cannot reach the database may never settle the promise).
+   */
+  private async launchWatched(): Promise<void> {
+    const generation = ++this.generation;
+    const ended = (err: unknown) => {
+      if (generation === this.generation && !this.restarting) void this.restart(err);
+    };
     const events: WorkerEvents = new EventEmitter();
     events.on('pool:create', ({ workerPool }) => {
       this.poolId = workerPool.id;
     });
-    return this.launch(events);
-  }
-
-  private watch(runner: Runner): void {
+    events.on('pool:gracefulShutdown', ({ message }) => ended(message));
+    events.on('pool:forcefulShutdown', ({ message }) => ended(message));
+    const runner = await this.launch(events);
+    if (generation !== this.generation) return;
     this.current = runner;
     runner.promise.then(
-      () => this.restart(undefined),
-      (err: unknown) => this.restart(err),
+      () => ended('the job runner ended'),
+      (err: unknown) => ended(err),
     );
   }
 
   private async restart(err: unknown): Promise<void> {
+    // Whatever this generation does from now on is ignored.
+    this.generation++;
+    const ended = this.current;
     this.current = undefined;
     if (this.stopping) return;
     this.lostPoolId = this.poolId ?? this.lostPoolId;
     this.logger.warn({ err }, 'job runner stopped; starting it again');
-    while (!this.stopping) {
-      await new Promise((resolve) => setTimeout(resolve, this.backoff).unref());
-      this.backoff = Math.min(this.backoff * 2, MAX_RESTART_MS);
-      if (this.stopping) return;
-      try {
-        const runner = await this.launchWatched();
-        if (this.stopping) {
-          await runner.stop().catch(() => {});
-          return;
+    void ended?.stop().catch(() => {});
+    this.restarting = true;
+    try {
+      while (!this.stopping) {
+        await new Promise((resolve) => setTimeout(resolve, this.backoff).unref());
+        this.backoff = Math.min(this.backoff * 2, MAX_RESTART_MS);
+        if (this.stopping) return;
+        try {
+          await this.launchWatched();
+        } catch (startErr) {
+          this.logger.warn({ err: startErr }, 'job runner could not start; trying again');
+          continue;
         }
+        this.restarting = false;
+        if (this.stopping) return void (await this.stop());
         this.backoff = MIN_RESTART_MS;
-        this.watch(runner);
         await this.freeLostJobs();
         this.logger.info('job runner running again');
         return;
-      } catch (startErr) {
-        this.logger.warn({ err: startErr }, 'job runner could not start; trying again');
       }
+    } finally {
+      this.restarting = false;
     }
   }
 
