@@ -2,8 +2,8 @@ import type { Contract } from '@protection-service/contract';
 import { listAppEvents, redeliver, sendTestEvent } from '../domain/events/log';
 import { webhookUrlProblem } from '../domain/events/webhook-urls';
 import { findOwnedApp, registerApp, rotateClientSecret, rotateWebhookSecret } from '../domain/identity/apps';
+import { dashboardUserOf } from '../http/caller';
 import { badRequest, notFound } from '../http/errors';
-import { dashboardUserOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /**

@@ -2,9 +2,9 @@ import type { Contract } from '@protection-service/contract';
 import { fileClaim, fileOfflineClaim } from '../domain/claims/filing';
 import { approveClaim, denyClaim, postMessage, transitionClaim } from '../domain/claims/moves';
 import { listClaims, readClaim } from '../domain/claims/read';
+import { storeOf, tokenOf } from '../http/caller';
 import { notFound } from '../http/errors';
 import { CursorCodec } from '../lib/cursor';
-import { storeOf, tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;

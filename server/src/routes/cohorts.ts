@@ -3,8 +3,8 @@ import type { Request } from 'express';
 import { type CohortEntries, type ContextRef, cohortPriceSets, cohortWidgets } from '../domain/partner/cohorts';
 import { ownContext } from '../domain/partner/contexts';
 import { insufficientScope } from '../http/auth';
+import { pricingTypesOf, tokenOf, widgetTypesOf } from '../http/caller';
 import { notFound } from '../http/errors';
-import { pricingTypesOf, tokenOf, widgetTypesOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /**

@@ -21,9 +21,9 @@ import {
 } from '../domain/auth/oauth';
 import { ACCESS_TOKEN_TTL_S } from '../domain/auth/tokens';
 import { type AuthenticatedClient, authenticateClient } from '../domain/identity/apps';
+import { dashboardUserOf } from '../http/caller';
 import { HttpError } from '../http/errors';
 import { Refusal } from '../lib/refusal';
-import { dashboardUserOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** RFC 6749 §5.2 failure; `invalid_client` is a 401, the rest 400 (D2, D11). */

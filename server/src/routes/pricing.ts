@@ -1,7 +1,7 @@
 import type { Contract } from '@protection-service/contract';
 import { listRuleSets, updateRuleSet } from '../domain/partner/pricing';
+import { pricingTypesOf, tokenOf } from '../http/caller';
 import { notFound } from '../http/errors';
-import { pricingTypesOf, tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** Merchant pricing rule sets (spec "Pricing rules"): per-type scopes, filtered and hidden. */

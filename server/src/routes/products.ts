@@ -6,8 +6,8 @@ import {
   removeFromBundle,
   upsertProduct,
 } from '../domain/commerce/products';
+import { storeOf } from '../http/caller';
 import { badRequest, notFound } from '../http/errors';
-import { storeOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { data: { status: 'ok' } } as const;

@@ -1,7 +1,7 @@
 import type { Contract } from '@protection-service/contract';
 import { createQuote } from '../domain/partner/pricing-source';
+import { tokenOf } from '../http/caller';
 import { notFound } from '../http/errors';
-import { tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** POST /v2/quote (D31): stateless, priced in exact decimals (D38). */

@@ -8,8 +8,8 @@ import {
   updateContext,
 } from '../domain/partner/contexts';
 import { readMerchantSettings } from '../domain/partner/settings';
+import { pricingTypesOf, storeOf, tokenOf } from '../http/caller';
 import { notFound } from '../http/errors';
-import { pricingTypesOf, storeOf, tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 const CONTEXT_NOT_FOUND = 'partner context not found';

@@ -1,8 +1,8 @@
 import type { Contract } from '@protection-service/contract';
 import { mintSessionToken } from '../domain/auth/session-tokens';
 import { isStoreMember, listInstallations, uninstall } from '../domain/identity/installations';
+import { dashboardUserOf } from '../http/caller';
 import { notFound } from '../http/errors';
-import { dashboardUserOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /**

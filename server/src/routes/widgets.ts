@@ -1,7 +1,7 @@
 import type { Contract } from '@protection-service/contract';
 import { listWidgetConfigs, updateWidgetConfig } from '../domain/partner/widgets';
+import { tokenOf, widgetTypesOf } from '../http/caller';
 import { notFound } from '../http/errors';
-import { tokenOf, widgetTypesOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** Merchant widget configs (spec "Widget config"): per-type scopes, filtered and hidden. */
