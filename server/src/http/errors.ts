@@ -99,6 +99,7 @@ export function refusalAnswer(err: Refusal): HttpError {
   return new HttpError(REFUSAL_STATUS[err.kind], err.message, {
     ...(err.detail.issues ? { issues: err.detail.issues } : {}),
     ...(err.detail.oauthCode ? { error: err.detail.oauthCode } : {}),
+    ...(err.detail.headers ? { headers: err.detail.headers } : {}),
   });
 }
 
