@@ -41,6 +41,8 @@ export const refuse = {
   /** Validation problems the domain found (D2: 400, the first one in the message). */
   issues: (issues: RefusalIssue[]) =>
     new Refusal('invalid', `invalid request: ${issues[0]!.path}: ${issues[0]!.message}`, { issues }),
+  /** Credentials that prove no one (401), one answer for every way they fail. */
+  unauthorized: (message: string) => new Refusal('unauthorized', message),
   missing: (message: string) => new Refusal('missing', message),
   conflict: (message: string) => new Refusal('conflict', message),
   /**

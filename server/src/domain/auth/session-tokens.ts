@@ -3,6 +3,7 @@ import { parseJWT } from '@oslojs/jwt';
 import type { Scope, TSessionVerifyResponse } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import { deriveKey } from '../../lib/crypto';
+import { refuse } from '../../lib/refusal';
 import { isStoreMember } from '../identity/installations';
 import { signJwt, verifyJwt } from './jwt';
 
@@ -71,13 +72,26 @@ function claimedAudience(token: string): string | null {
 }
 
 /**
- * Verifies a session token (D15) and answers who is using the embedded app, or null for any
- * failure (the caller answers every one with the same 401). Checks, in order: `aud` names a
- * known app; the signature is HS256 with that app's key (`none`, HS512, RS256... refused);
- * issuer; `exp`/`nbf` with 5 s leeway; the installation named by `sid` is active and is the
- * app's installation on the `dest` store; the user still exists and belongs to the store.
+ * Verifies a session token (D15) and answers who is using the embedded app. Every failure is
+ * refused alike (401): the caller learns nothing about which check failed.
  */
 export async function verifySessionToken(
+  db: Db,
+  settings: SessionTokenSettings,
+  token: string,
+): Promise<TSessionVerifyResponse> {
+  const session = await sessionOf(db, settings, token);
+  if (!session) throw refuse.unauthorized('Unauthorized');
+  return session;
+}
+
+/**
+ * Who a session token names, or null for any failure. Checks, in order: `aud` names a known
+ * app; the signature is HS256 with that app's key (`none`, HS512, RS256... refused); issuer;
+ * `exp`/`nbf` with 5 s leeway; the installation named by `sid` is active and is the app's
+ * installation on the `dest` store; the user still exists and belongs to the store.
+ */
+async function sessionOf(
   db: Db,
   settings: SessionTokenSettings,
   token: string,
