@@ -28,17 +28,20 @@ export interface SessionTokenSettings {
 
 const nowS = () => Math.floor(Date.now() / 1000);
 
+/** A store the user does not belong to answers what a store without the app answers (D7). */
+const NOT_INSTALLED = 'app not installed on this store';
+
 /**
  * Mints a session token for the user on the store's active installation of the app (D15).
- * Answers null when the user is not a member of the store or the app is not installed there
- * (the handler answers both with the same 404).
+ * Refused alike (404) when the user is not a member of the store or the app is not installed
+ * there.
  */
 export async function mintSessionToken(
   db: Db,
   settings: SessionTokenSettings,
   input: { userId: string; storeId: string; clientId: string },
-): Promise<string | null> {
-  if (!(await isStoreMember(db, input.userId, input.storeId))) return null;
+): Promise<string> {
+  if (!(await isStoreMember(db, input.userId, input.storeId))) throw refuse.missing(NOT_INSTALLED);
   const installation = await db
     .selectFrom('installations')
     .select('id')
@@ -46,7 +49,7 @@ export async function mintSessionToken(
     .where('clientId', '=', input.clientId)
     .where('uninstalledAt', 'is', null)
     .executeTakeFirst();
-  if (!installation) return null;
+  if (!installation) throw refuse.missing(NOT_INSTALLED);
   const iat = nowS();
   return signJwt(sessionTokenKey(settings.secretKey, input.clientId), {
     iss: settings.issuer,
