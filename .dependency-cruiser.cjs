@@ -43,6 +43,14 @@ module.exports = {
       to: { path: '^server/src/(http|routes|pages)/|^server/src/(app|main|worker)\\.ts$' },
     },
     {
+      name: 'handlers-map-nothing',
+      severity: 'error',
+      comment:
+        'Handlers map nothing: the domain refuses (lib/refusal.ts), and only the pipeline builds HTTP errors and statuses.',
+      from: { path: '^server/src/routes/' },
+      to: { path: '^server/src/http/errors' },
+    },
+    {
       name: 'contract-is-the-root',
       severity: 'error',
       comment: 'The contract is the source the server and the SDK derive from; it imports neither.',

@@ -184,8 +184,10 @@ function contractRoutes(routes: ReturnType<typeof mountedRoutes>, deps: AppDeps,
       responseValidation: deps.responseValidation ?? false,
       globalMiddleware,
       // D2: on the token and revoke endpoints a validation failure is an RFC 6749 error.
-      requestValidationErrorHandler: (err, req, _res, next) =>
-        next(OAUTH_PATHS.has(req.path) ? oauthValidationError(req, validationError(err)) : validationError(err)),
+      requestValidationErrorHandler: (err, req, _res, next) => {
+        const failure = validationError(err);
+        next(OAUTH_PATHS.has(req.path) ? oauthValidationError(req, failure.message, failure.options.issues) : failure);
+      },
     });
     routers.set(prefix, router);
   }

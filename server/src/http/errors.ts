@@ -12,8 +12,11 @@ export interface Issue {
 }
 
 /**
- * The one error type handlers and domain code throw; the error handler renders it in the
- * D2 shape. `headers` carries what RFC 6750 / D4 want alongside (WWW-Authenticate, Retry-After).
+ * A failure of the request pipeline itself (authentication, scopes, rate limits, body limits,
+ * validation), built by http/ and app.ts; the domain refuses with a `Refusal` instead
+ * (lib/refusal.ts), which `refusalAnswer` turns into one of these. The error handler renders
+ * it in the D2 shape. `headers` carries what RFC 6750 / D4 want alongside (WWW-Authenticate,
+ * Retry-After).
  */
 export class HttpError extends Error {
   constructor(
@@ -100,6 +103,7 @@ export function refusalAnswer(err: Refusal): HttpError {
   return new HttpError(REFUSAL_STATUS[err.kind], err.message, {
     ...(err.detail.issues ? { issues: err.detail.issues } : {}),
     ...(err.detail.oauthCode ? { error: err.detail.oauthCode } : {}),
+    ...(err.detail.headers ? { headers: err.detail.headers } : {}),
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * The one way domain code refuses a request: a kind (what went wrong, in terms of the request)
- * and a message for the caller, with validation issues or an RFC 6749 code where they apply.
- * `http/errors.ts` turns it into the D2 answer, in one place.
+ * and a message for the caller, with validation issues, an RFC 6749 code or a challenge where
+ * they apply. `http/errors.ts` turns it into the D2 answer (its status among them), in one place.
  *
  * Thrown, not returned: a refusal ends the transaction it happens in, and a transaction that
  * throws is rolled back, so nothing a refused request began is written.
@@ -13,16 +13,20 @@ export interface RefusalIssue {
   message: string;
 }
 
+export interface RefusalDetail {
+  /** Where the request is wrong (400, D2 `issues`). */
+  issues?: RefusalIssue[];
+  /** The RFC 6749 §5.2 code on the OAuth endpoints (D2). */
+  oauthCode?: string;
+  /** Headers the answer carries, such as the challenge of a refused authentication (RFC 6749 §5.2). */
+  headers?: Record<string, string>;
+}
+
 export class Refusal extends Error {
   constructor(
     readonly kind: RefusalKind,
     message: string,
-    readonly detail: {
-      /** Where the request is wrong (400, D2 `issues`). */
-      issues?: RefusalIssue[];
-      /** The RFC 6749 §5.2 code on the OAuth endpoints (D2). */
-      oauthCode?: string;
-    } = {},
+    readonly detail: RefusalDetail = {},
   ) {
     super(message);
     this.name = 'Refusal';
@@ -37,9 +41,15 @@ export const refuse = {
   /** Validation problems the domain found (D2: 400, the first one in the message). */
   issues: (issues: RefusalIssue[]) =>
     new Refusal('invalid', `invalid request: ${issues[0]!.path}: ${issues[0]!.message}`, { issues }),
+  /** Credentials that prove no one (401), one answer for every way they fail. */
+  unauthorized: (message: string) => new Refusal('unauthorized', message),
   missing: (message: string) => new Refusal('missing', message),
   conflict: (message: string) => new Refusal('conflict', message),
-  /** An OAuth failure with its RFC 6749 code: `invalid_client` is a 401, the others 400. */
-  oauth: (code: string, message: string) =>
-    new Refusal(code === 'invalid_client' ? 'unauthorized' : 'invalid', message, { oauthCode: code }),
+  /**
+   * An OAuth failure with its RFC 6749 code: `invalid_client` is a 401, the others 400. The
+   * validation issues of a malformed request, or the challenge of a client told to use HTTP
+   * Basic, go with it.
+   */
+  oauth: (code: string, message: string, detail: Pick<RefusalDetail, 'issues' | 'headers'> = {}) =>
+    new Refusal(code === 'invalid_client' ? 'unauthorized' : 'invalid', message, { ...detail, oauthCode: code }),
 };

@@ -2,9 +2,8 @@ import type { Contract } from '@protection-service/contract';
 import { fileClaim, fileOfflineClaim } from '../domain/claims/filing';
 import { approveClaim, denyClaim, postMessage, transitionClaim } from '../domain/claims/moves';
 import { listClaims, readClaim } from '../domain/claims/read';
-import { notFound } from '../http/errors';
+import { storeOf, tokenOf } from '../http/caller';
 import { CursorCodec } from '../lib/cursor';
-import { storeOf, tokenOf } from './caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
@@ -16,11 +15,10 @@ export function claimHandlers({ db, config, claimLinks }: RouteContext): GroupHa
     const token = tokenOf(req);
     return { storeId: token.storeId, clientId: token.clientId };
   };
-  const record = async (storeId: string, claimId: string) => {
-    const claim = await readClaim(db, storeId, claimId, claimLinks);
-    if (!claim) throw notFound('claim not found');
-    return { status: 200 as const, body: claim };
-  };
+  const record = async (storeId: string, claimId: string) => ({
+    status: 200 as const,
+    body: await readClaim(db, storeId, claimId, claimLinks),
+  });
   return {
     async file({ params, body, req, res }) {
       const claimId = await fileClaim(db, actor(req), params.sourceOrderId, body);
@@ -39,7 +37,7 @@ export function claimHandlers({ db, config, claimLinks }: RouteContext): GroupHa
       return record(storeOf(req), params.claimId);
     },
     async postMessage({ params, body, req }) {
-      if (!(await postMessage(db, storeOf(req), params.claimId, body))) throw notFound('claim not found');
+      await postMessage(db, storeOf(req), params.claimId, body);
       return { status: 200, body: OK };
     },
     async approve({ params, body, req }) {

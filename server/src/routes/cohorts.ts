@@ -3,8 +3,7 @@ import type { Request } from 'express';
 import { type CohortEntries, type ContextRef, cohortPriceSets, cohortWidgets } from '../domain/partner/cohorts';
 import { ownContext } from '../domain/partner/contexts';
 import { insufficientScope } from '../http/auth';
-import { notFound } from '../http/errors';
-import { pricingTypesOf, tokenOf, widgetTypesOf } from './caller';
+import { pricingTypesOf, tokenOf, widgetTypesOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /**
@@ -18,12 +17,10 @@ export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['co
   const priceSets = entryHandlers(db, cohortPriceSets, {
     typesOf: pricingTypesOf,
     accepted: (type) => acceptedPricingScopes(type as never, 'update'),
-    noun: 'price set',
   });
   const widgets = entryHandlers(db, cohortWidgets, {
     typesOf: widgetTypesOf,
     accepted: (type) => acceptedWidgetScopes(type as never, 'update'),
-    noun: 'widget config',
   });
   return {
     createPriceSet: priceSets.create,
@@ -42,27 +39,21 @@ export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['co
 interface EntryAccess {
   typesOf(req: Request, action: 'read' | 'update'): readonly string[];
   accepted(type: string): Scope[];
-  noun: string;
 }
 type Call<Extra = object> = { params: { contextId: string }; req: Request } & Extra;
 
-/** The five routes of one kind of cohort entry; the kinds differ only in scopes and names. */
+/** The five routes of one kind of cohort entry; here the kinds differ only in their scopes. */
 function entryHandlers<
   Out,
   Create extends { type: string; variantKey: string },
   Update extends { type?: string | undefined; variantKey?: string | undefined },
 >(db: RouteContext['db'], entries: CohortEntries<unknown, Out, Create, Update, never>, access: EntryAccess) {
-  /** The caller's live context, or 404 (a foreign id answers like a missing one, D7). */
-  async function contextOf(req: Request, contextId: string): Promise<ContextRef> {
+  /** The caller's live context (the domain refuses a foreign id like a missing one, D7). */
+  function contextOf(req: Request, contextId: string): Promise<ContextRef> {
     const { storeId, clientId } = tokenOf(req);
-    const row = await ownContext(db, storeId, clientId, contextId);
-    if (!row) throw notFound('partner context not found');
-    return row;
+    return ownContext(db, storeId, clientId, contextId);
   }
-  const found = (data: Out | undefined) => {
-    if (!data) throw notFound(`${access.noun} not found`);
-    return { status: 200 as const, body: { data } };
-  };
+  const found = (data: Out) => ({ status: 200 as const, body: { data } });
   return {
     async create({ params, body, req }: Call<{ body: Create }>) {
       if (!access.typesOf(req, 'update').includes(body.type)) throw insufficientScope(access.accepted(body.type));
@@ -85,9 +76,7 @@ function entryHandlers<
     },
     async remove({ params, req }: Call, id: string) {
       const context = await contextOf(req, params.contextId);
-      if (!(await entries.remove(db, context, id, access.typesOf(req, 'update')))) {
-        throw notFound(`${access.noun} not found`);
-      }
+      await entries.remove(db, context, id, access.typesOf(req, 'update'));
       return { status: 200 as const, body: { data: { ok: true as const } } };
     },
   };

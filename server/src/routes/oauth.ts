@@ -21,21 +21,17 @@ import {
 } from '../domain/auth/oauth';
 import { ACCESS_TOKEN_TTL_S } from '../domain/auth/tokens';
 import { type AuthenticatedClient, authenticateClient } from '../domain/identity/apps';
-import { HttpError } from '../http/errors';
-import { Refusal } from '../lib/refusal';
-import { dashboardUserOf } from './caller';
+import { dashboardUserOf } from '../http/caller';
+import { Refusal, type RefusalIssue, refuse } from '../lib/refusal';
 import type { GroupHandlers, RouteContext } from './context';
 
-/** RFC 6749 §5.2 failure; `invalid_client` is a 401, the rest 400 (D2, D11). */
-function oauthFailure(code: OAuthErrorCode, message: string, basic = false): HttpError {
-  if (code === 'invalid_client') {
-    // RFC 6749 §5.2: a client that tried (or could try) HTTP Basic is told the scheme.
-    return new HttpError(401, message, {
-      error: code,
-      ...(basic ? { headers: { 'www-authenticate': 'Basic realm="protection-service", charset="UTF-8"' } } : {}),
-    });
-  }
-  return new HttpError(400, message, { error: code });
+const BASIC_CHALLENGE = 'Basic realm="protection-service", charset="UTF-8"';
+
+/** RFC 6749 §5.2 failure (D2, D11): `invalid_client` is a 401, the rest 400. */
+function oauthFailure(code: OAuthErrorCode, message: string, basic = false): Refusal {
+  // RFC 6749 §5.2: a client that tried (or could try) HTTP Basic is told the scheme.
+  const challenge = code === 'invalid_client' && basic;
+  return refuse.oauth(code, message, challenge ? { headers: { 'www-authenticate': BASIC_CHALLENGE } } : {});
 }
 
 /**
@@ -55,7 +51,11 @@ function repeatedParameter(req: Pick<Request, 'is' | 'body'>): string | undefine
  * a repeated parameter or a malformed body is `invalid_request`, a grant_type the service
  * does not know is `unsupported_grant_type`. The D2 `issues` stay.
  */
-export function oauthValidationError(req: Pick<Request, 'is' | 'body' | 'path'>, failure: HttpError): HttpError {
+export function oauthValidationError(
+  req: Pick<Request, 'is' | 'body' | 'path'>,
+  message: string,
+  issues: RefusalIssue[] | undefined,
+): Refusal {
   const repeated = repeatedParameter(req);
   if (repeated !== undefined) return oauthFailure('invalid_request', `repeated parameter: ${repeated}`);
   const grantType = (req.body as { grant_type?: unknown } | undefined)?.grant_type;
@@ -64,9 +64,9 @@ export function oauthValidationError(req: Pick<Request, 'is' | 'body' | 'path'>,
     typeof grantType === 'string' &&
     !(GRANT_TYPES as readonly string[]).includes(grantType)
   ) {
-    return new HttpError(400, 'unsupported grant_type', { error: 'unsupported_grant_type' });
+    return oauthFailure('unsupported_grant_type', 'unsupported grant_type');
   }
-  return new HttpError(400, failure.message, { error: 'invalid_request', issues: failure.options.issues });
+  return refuse.oauth('invalid_request', message, issues ? { issues } : {});
 }
 
 /** `application/x-www-form-urlencoded` decoding of a Basic user or password (RFC 6749 §2.3.1). */

@@ -2,8 +2,7 @@ import type { Contract } from '@protection-service/contract';
 import { readOrderClaims } from '../domain/claims/read';
 import { cancelFulfillment, listFulfillments, upsertFulfillment } from '../domain/commerce/fulfillments';
 import { deleteOrder, readOrder, upsertOrder } from '../domain/commerce/orders';
-import { notFound } from '../http/errors';
-import { storeOf } from './caller';
+import { storeOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
@@ -16,31 +15,24 @@ export function orderHandlers({ db, claimLinks }: RouteContext): GroupHandlers<C
       return { status: 200, body: OK };
     },
     async get({ params, req }) {
-      const order = await readOrder(db, storeOf(req), params.sourceOrderId);
-      if (!order) throw notFound('order not found');
-      return { status: 200, body: order };
+      return { status: 200, body: await readOrder(db, storeOf(req), params.sourceOrderId) };
     },
     async remove({ params, req }) {
       await deleteOrder(db, storeOf(req), params.sourceOrderId);
       return { status: 200, body: OK };
     },
     async listClaims({ params, req }) {
-      const claims = await readOrderClaims(db, storeOf(req), params.sourceOrderId, claimLinks);
-      if (!claims) throw notFound('order not found');
-      return { status: 200, body: claims };
+      return { status: 200, body: await readOrderClaims(db, storeOf(req), params.sourceOrderId, claimLinks) };
     },
     async listFulfillments({ params, req }) {
-      const list = await listFulfillments(db, storeOf(req), params.sourceOrderId);
-      if (!list) throw notFound('order not found');
-      return { status: 200, body: list };
+      return { status: 200, body: await listFulfillments(db, storeOf(req), params.sourceOrderId) };
     },
     async upsertFulfillment({ params, body, req }) {
       await upsertFulfillment(db, storeOf(req), params.sourceOrderId, params.sourceFulfillmentId, body);
       return { status: 200, body: OK };
     },
     async cancelFulfillment({ params, req }) {
-      const found = await cancelFulfillment(db, storeOf(req), params.sourceOrderId, params.sourceFulfillmentId);
-      if (!found) throw notFound('fulfillment not found');
+      await cancelFulfillment(db, storeOf(req), params.sourceOrderId, params.sourceFulfillmentId);
       return { status: 200, body: OK };
     },
   };

@@ -1,7 +1,6 @@
 import type { Contract } from '@protection-service/contract';
 import { listRuleSets, updateRuleSet } from '../domain/partner/pricing';
-import { notFound } from '../http/errors';
-import { pricingTypesOf, tokenOf } from './caller';
+import { pricingTypesOf, tokenOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** Merchant pricing rule sets (spec "Pricing rules"): per-type scopes, filtered and hidden. */
@@ -21,7 +20,6 @@ export function pricingHandlers({ db }: RouteContext): GroupHandlers<Contract['p
         body,
         token.clientId,
       );
-      if (!updated) throw notFound('rule set not found');
       return { status: 200, body: { data: [updated] } };
     },
   };

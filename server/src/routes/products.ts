@@ -6,8 +6,7 @@ import {
   removeFromBundle,
   upsertProduct,
 } from '../domain/commerce/products';
-import { badRequest, notFound } from '../http/errors';
-import { storeOf } from './caller';
+import { storeOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { data: { status: 'ok' } } as const;
@@ -16,20 +15,14 @@ const OK = { data: { status: 'ok' } } as const;
 export function productHandlers({ db }: RouteContext): GroupHandlers<Contract['products']> {
   return {
     async get({ params, req }) {
-      const family = await readProductFamily(db, storeOf(req), params.productId);
-      if (!family) throw notFound('product not found');
-      return { status: 200, body: { data: family } };
+      return { status: 200, body: { data: await readProductFamily(db, storeOf(req), params.productId) } };
     },
     async upsert({ params, body, req }) {
-      if (!(await upsertProduct(db, storeOf(req), params.productId, body))) {
-        throw badRequest('invalid request: body.name: required to create a product', [
-          { path: 'body.name', message: 'required to create a product' },
-        ]);
-      }
+      await upsertProduct(db, storeOf(req), params.productId, body);
       return { status: 200, body: OK };
     },
     async remove({ params, req }) {
-      if (!(await deleteProduct(db, storeOf(req), params.productId))) throw notFound('product not found');
+      await deleteProduct(db, storeOf(req), params.productId);
       return { status: 200, body: OK };
     },
     async addChild({ params, body, req }) {
@@ -37,15 +30,11 @@ export function productHandlers({ db }: RouteContext): GroupHandlers<Contract['p
       return { status: 200, body: OK };
     },
     async removeChild({ params, req }) {
-      if (!(await deleteProduct(db, storeOf(req), params.childId, params.productId))) {
-        throw notFound('product not found');
-      }
+      await deleteProduct(db, storeOf(req), params.childId, params.productId);
       return { status: 200, body: OK };
     },
     async removeFromBundle({ params, body, req }) {
-      if (!(await removeFromBundle(db, storeOf(req), params.productId, body.productIds))) {
-        throw notFound('product not found');
-      }
+      await removeFromBundle(db, storeOf(req), params.productId, body.productIds);
       return { status: 200, body: OK };
     },
   };

@@ -3,7 +3,6 @@ import { type Contract, VARIANT_KEY_PATTERN, ZInsuranceQuote, ZPublicWidgetConfi
 import type { z } from 'zod';
 import { type Cohort, type PublicRead, readInsurance, readPartnerWidgets } from '../domain/partner/public-reads';
 import { ifNoneMatchMatches } from '../http/conditional';
-import { notFound } from '../http/errors';
 import { PUBLIC_CACHE_CONTROL } from '../http/public-cache';
 import type { GroupHandlers, RouteContext } from './context';
 
@@ -35,8 +34,6 @@ export function publicHandlers({ db, publicCache }: RouteContext): GroupHandlers
   ): Promise<{ status: 200; body: T } | { status: 304; body: undefined }> {
     const mark = publicCache.mark;
     const found = await read();
-    if (found === 'no-store') throw notFound('store not found');
-    if (found === 'no-cohort') throw notFound('cohort not found');
     const body = schema.parse(found.body);
     const etag = publicCache.remember(req.url, req.headers, body, found.storeId, mark);
     res.setHeader('cache-control', PUBLIC_CACHE_CONTROL);

@@ -1,7 +1,6 @@
 import type { Contract } from '@protection-service/contract';
 import { createQuote } from '../domain/partner/pricing-source';
-import { notFound } from '../http/errors';
-import { tokenOf } from './caller';
+import { tokenOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** POST /v2/quote (D31): stateless, priced in exact decimals (D38). */
@@ -9,9 +8,7 @@ export function quoteHandlers({ db, pricingCache }: RouteContext): GroupHandlers
   return {
     async create({ body, req }) {
       const { storeId, clientId } = tokenOf(req);
-      const data = await createQuote(db, pricingCache, { storeId, clientId }, body);
-      if (!data) throw notFound('store not found');
-      return { status: 201, body: { data } };
+      return { status: 201, body: { data: await createQuote(db, pricingCache, { storeId, clientId }, body) } };
     },
   };
 }

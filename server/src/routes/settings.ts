@@ -7,25 +7,19 @@ import {
   resolvedView,
   updateContext,
 } from '../domain/partner/contexts';
-import { readMerchantSettings } from '../domain/partner/settings';
-import { notFound } from '../http/errors';
-import { pricingTypesOf, storeOf, tokenOf } from './caller';
+import { merchantSettingsOf } from '../domain/partner/settings';
+import { pricingTypesOf, storeOf, tokenOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
-const CONTEXT_NOT_FOUND = 'partner context not found';
-
 /**
- * Merchant settings and the calling app's partner context (D27, D37). A context of another
- * app or store, or a deleted one, answers exactly like a missing one (D7). The resolved
- * view's pricing is filtered to the pricing types the token may read (D16).
+ * Merchant settings and the calling app's partner context (D27, D37). The domain answers a
+ * context of another app or store, or a deleted one, exactly like a missing one (D7). The
+ * resolved view's pricing is filtered to the pricing types the token may read (D16).
  */
 export function settingsHandlers({ db, settingsCache }: RouteContext): GroupHandlers<Contract['settings']> {
   return {
     async get({ req }) {
-      const storeId = storeOf(req);
-      const settings = await settingsCache.load(storeId, storeId, () => readMerchantSettings(db, storeId));
-      if (!settings) throw notFound('store not found');
-      return { status: 200, body: { data: settings } };
+      return { status: 200, body: { data: await merchantSettingsOf(db, settingsCache, storeOf(req)) } };
     },
     async createContext({ body, req }) {
       const { storeId, clientId } = tokenOf(req);
@@ -38,7 +32,6 @@ export function settingsHandlers({ db, settingsCache }: RouteContext): GroupHand
     async getContext({ params, query, req }) {
       const { storeId, clientId } = tokenOf(req);
       const row = await ownContext(db, storeId, clientId, params.contextId);
-      if (!row) throw notFound(CONTEXT_NOT_FOUND);
       return {
         status: 200,
         body: { data: await resolvedView(db, row, query.variantKey, pricingTypesOf(req, 'read')) },
@@ -47,7 +40,6 @@ export function settingsHandlers({ db, settingsCache }: RouteContext): GroupHand
     async updateContext({ params, query, body, req }) {
       const { storeId, clientId } = tokenOf(req);
       const row = await updateContext(db, storeId, clientId, params.contextId, body);
-      if (!row) throw notFound(CONTEXT_NOT_FOUND);
       return {
         status: 200,
         body: { data: await resolvedView(db, row, query.variantKey, pricingTypesOf(req, 'read')) },
@@ -55,7 +47,7 @@ export function settingsHandlers({ db, settingsCache }: RouteContext): GroupHand
     },
     async deleteContext({ params, req }) {
       const { storeId, clientId } = tokenOf(req);
-      if (!(await deleteContext(db, storeId, clientId, params.contextId))) throw notFound(CONTEXT_NOT_FOUND);
+      await deleteContext(db, storeId, clientId, params.contextId);
       return { status: 200, body: { data: { ok: true as const } } };
     },
   };

@@ -1,7 +1,6 @@
 import type { Contract } from '@protection-service/contract';
 import { listWidgetConfigs, updateWidgetConfig } from '../domain/partner/widgets';
-import { notFound } from '../http/errors';
-import { tokenOf, widgetTypesOf } from './caller';
+import { tokenOf, widgetTypesOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** Merchant widget configs (spec "Widget config"): per-type scopes, filtered and hidden. */
@@ -21,7 +20,6 @@ export function widgetHandlers({ db }: RouteContext): GroupHandlers<Contract['wi
         body,
         token.clientId,
       );
-      if (!updated) throw notFound('widget config not found');
       return { status: 200, body: { data: updated } };
     },
   };

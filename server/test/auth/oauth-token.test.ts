@@ -386,7 +386,7 @@ describe('POST /v1/oauth/token', () => {
       const { data } = (await json(approved)) as { data: { code: string } };
       const tokens = await exchange(data.code);
       expect(tokens.status).toBe(200);
-      expect(await uninstall(server.db, owner2.store.id, app.clientId)).toBe(true);
+      await expect(uninstall(server.db, owner2.user.id, owner2.store.id, app.clientId)).resolves.toBeUndefined();
       await expectOAuthError(await refresh(tokens.body.refresh_token), 400, 'invalid_grant');
     });
   });

@@ -584,7 +584,7 @@ describe('partner surface', () => {
 
     it('an uninstall soft-deletes the context (D14): reads fall back, the context is gone on reinstall', async () => {
       expect(((await (await insurance(cohortHeaders())).json()) as any).source).toBe('partner');
-      expect(await uninstall(server.db, owner.store.id, clientId)).toBe(true);
+      await expect(uninstall(server.db, owner.user.id, owner.store.id, clientId)).resolves.toBeUndefined();
       await expect
         .poll(async () => ((await (await insurance(cohortHeaders())).json()) as any).source, {
           timeout: 2_000,

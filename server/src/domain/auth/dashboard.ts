@@ -5,6 +5,7 @@ import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
+import { refuse } from '../../lib/refusal';
 import { hashPassword } from '../identity/users';
 import { revokeFamily } from './revocations';
 import {
@@ -94,13 +95,16 @@ export async function checkCredentials(
   return { id: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName };
 }
 
+/** One message for an unknown e-mail and a wrong password alike (D8). */
+const LOGIN_FAILED = 'invalid e-mail or password';
+
 /**
- * Logs a dashboard user in (D8). Answers null for an unknown e-mail and for a wrong password
- * alike, after an argon2id verification either way.
+ * Logs a dashboard user in (D8). An unknown e-mail and a wrong password are refused alike
+ * (401), after an argon2id verification either way.
  */
-export async function login(db: Db, keys: TokenKeys, email: string, password: string): Promise<TLoginResponse | null> {
+export async function login(db: Db, keys: TokenKeys, email: string, password: string): Promise<TLoginResponse> {
   const user = await checkCredentials(db, email, password);
-  if (!user) return null;
+  if (!user) throw refuse.unauthorized(LOGIN_FAILED);
   const grantId = newId('gr');
   const refreshToken = await transact(db, async (trx) => {
     await trx.insertInto('grants').values({ id: grantId, kind: 'dashboard', userId: user.id }).execute();
@@ -109,15 +113,19 @@ export async function login(db: Db, keys: TokenKeys, email: string, password: st
   return { ...tokensOf(keys, user.id, grantId, refreshToken), user: await userView(db, user) };
 }
 
+/** Unknown, expired, revoked or replayed: one answer (D12). */
+const REFRESH_REFUSED = 'invalid, expired or revoked refresh token';
+
 /**
  * Rotates a dashboard refresh token (D8 like D12): retires it and answers new tokens of the
- * same family. Answers null for an unknown, expired or revoked token. A retired token
- * presented again revokes the family and answers null. Of two concurrent refreshes with one
- * token exactly one wins: the retiring UPDATE is conditional on `retired_at IS NULL`, and
- * the loser, finding it retired, is treated as a replay.
+ * same family. An unknown, expired or revoked token is refused (401). A retired token
+ * presented again revokes the family and is refused: the caller applies that revocation
+ * before it answers. Of two concurrent refreshes with one token exactly one wins: the
+ * retiring UPDATE is conditional on `retired_at IS NULL`, and the loser, finding it retired,
+ * is treated as a replay.
  */
-export async function refresh(db: Db, keys: TokenKeys, presented: string): Promise<TDashboardTokens | null> {
-  if (!presented.startsWith(DASHBOARD_REFRESH_PREFIX)) return null;
+export async function refresh(db: Db, keys: TokenKeys, presented: string): Promise<TDashboardTokens> {
+  if (!presented.startsWith(DASHBOARD_REFRESH_PREFIX)) throw refuse.unauthorized(REFRESH_REFUSED);
   const tokenHash = digest(presented);
   const rotated = await transact(db, async (trx) => {
     const now = new Date();
@@ -164,5 +172,5 @@ export async function refresh(db: Db, keys: TokenKeys, presented: string): Promi
       .executeTakeFirst();
     if (known) await revokeFamily(trx, known.grantId, 'refresh token reuse');
   });
-  return null;
+  throw refuse.unauthorized(REFRESH_REFUSED);
 }

@@ -3,6 +3,7 @@ import { parseJWT } from '@oslojs/jwt';
 import type { Scope, TSessionVerifyResponse } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import { deriveKey } from '../../lib/crypto';
+import { refuse } from '../../lib/refusal';
 import { isStoreMember } from '../identity/installations';
 import { signJwt, verifyJwt } from './jwt';
 
@@ -27,17 +28,20 @@ export interface SessionTokenSettings {
 
 const nowS = () => Math.floor(Date.now() / 1000);
 
+/** A store the user does not belong to answers what a store without the app answers (D7). */
+const NOT_INSTALLED = 'app not installed on this store';
+
 /**
  * Mints a session token for the user on the store's active installation of the app (D15).
- * Answers null when the user is not a member of the store or the app is not installed there
- * (the handler answers both with the same 404).
+ * Refused alike (404) when the user is not a member of the store or the app is not installed
+ * there.
  */
 export async function mintSessionToken(
   db: Db,
   settings: SessionTokenSettings,
   input: { userId: string; storeId: string; clientId: string },
-): Promise<string | null> {
-  if (!(await isStoreMember(db, input.userId, input.storeId))) return null;
+): Promise<string> {
+  if (!(await isStoreMember(db, input.userId, input.storeId))) throw refuse.missing(NOT_INSTALLED);
   const installation = await db
     .selectFrom('installations')
     .select('id')
@@ -45,7 +49,7 @@ export async function mintSessionToken(
     .where('clientId', '=', input.clientId)
     .where('uninstalledAt', 'is', null)
     .executeTakeFirst();
-  if (!installation) return null;
+  if (!installation) throw refuse.missing(NOT_INSTALLED);
   const iat = nowS();
   return signJwt(sessionTokenKey(settings.secretKey, input.clientId), {
     iss: settings.issuer,
@@ -71,13 +75,26 @@ function claimedAudience(token: string): string | null {
 }
 
 /**
- * Verifies a session token (D15) and answers who is using the embedded app, or null for any
- * failure (the caller answers every one with the same 401). Checks, in order: `aud` names a
- * known app; the signature is HS256 with that app's key (`none`, HS512, RS256... refused);
- * issuer; `exp`/`nbf` with 5 s leeway; the installation named by `sid` is active and is the
- * app's installation on the `dest` store; the user still exists and belongs to the store.
+ * Verifies a session token (D15) and answers who is using the embedded app. Every failure is
+ * refused alike (401): the caller learns nothing about which check failed.
  */
 export async function verifySessionToken(
+  db: Db,
+  settings: SessionTokenSettings,
+  token: string,
+): Promise<TSessionVerifyResponse> {
+  const session = await sessionOf(db, settings, token);
+  if (!session) throw refuse.unauthorized('Unauthorized');
+  return session;
+}
+
+/**
+ * Who a session token names, or null for any failure. Checks, in order: `aud` names a known
+ * app; the signature is HS256 with that app's key (`none`, HS512, RS256... refused); issuer;
+ * `exp`/`nbf` with 5 s leeway; the installation named by `sid` is active and is the app's
+ * installation on the `dest` store; the user still exists and belongs to the store.
+ */
+async function sessionOf(
   db: Db,
   settings: SessionTokenSettings,
   token: string,

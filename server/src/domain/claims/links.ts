@@ -159,7 +159,9 @@ export const SHOPPER_MESSAGE_MAX = 5000;
 export async function postShopperMessage(db: Db, linkId: string, message: string): Promise<boolean> {
   const claim = await findLinkedClaim(db, linkId);
   if (!claim) return false;
-  return postMessage(db, claim.storeId, claim.id, { message, senderType: 'customer', authorName: claim.authorEmail });
+  // The link's claim was just found, so the message is written to it.
+  await postMessage(db, claim.storeId, claim.id, { message, senderType: 'customer', authorName: claim.authorEmail });
+  return true;
 }
 
 /** The claim a link opens, for the caller's rate-limit key (D41); never shown. */

@@ -216,10 +216,10 @@ export async function transitionClaim(
 
 /**
  * `POST /v1/claims/:claimId/messages` (D25): adds a message to the store's claim, touches the
- * claim's `updatedAt` and records `message/created`, in one transaction. False when the store
- * has no such claim.
+ * claim's `updatedAt` and records `message/created`, in one transaction. Refused (404) when the
+ * store has no such claim.
  */
-export async function postMessage(db: Db, storeId: string, claimId: string, m: TClaimMessageWrite): Promise<boolean> {
+export async function postMessage(db: Db, storeId: string, claimId: string, m: TClaimMessageWrite): Promise<void> {
   return transact(db, async (trx) => {
     const messageId = newId('msg');
     const written = (
@@ -234,12 +234,11 @@ export async function postMessage(db: Db, storeId: string, claimId: string, m: T
         returning id
       `.execute(trx)
     ).rows[0];
-    if (!written) return false;
+    if (!written) throw refuse.missing('claim not found');
     await recordEvent(trx, {
       storeId,
       topic: 'message/created',
       body: { claimId, storeId, messageId, senderType: m.senderType, message: m.message },
     });
-    return true;
   });
 }

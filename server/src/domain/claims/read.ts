@@ -267,27 +267,23 @@ function toListNode(row: ClaimRow): TClaimListNode {
   };
 }
 
-/** `GET /v1/claims/:claimId` (D24): the claim record of the store, in one query. */
-export async function readClaim(
-  db: Db,
-  storeId: string,
-  claimId: string,
-  links: ClaimLinks,
-): Promise<TClaim | undefined> {
+/** `GET /v1/claims/:claimId` (D24): the claim record of the store, in one query; refused (404) when missing. */
+export async function readClaim(db: Db, storeId: string, claimId: string, links: ClaimLinks): Promise<TClaim> {
   const { rows } = await claimSelect(true, sql`c.store_id = ${storeId} and c.id = ${claimId}`).execute(db);
-  return rows[0] && toRecord(rows[0], links);
+  if (!rows[0]) throw refuse.missing('claim not found');
+  return toRecord(rows[0], links);
 }
 
 /**
  * `GET /v1/orders/:sourceOrderId/claims`: the records of the claims filed against the live
- * order, oldest first; undefined when the store has no such live order. One query.
+ * order, oldest first; refused (404) when the store has no such live order. One query.
  */
 export async function readOrderClaims(
   db: Db,
   storeId: string,
   sourceOrderId: string,
   links: ClaimLinks,
-): Promise<TClaim[] | undefined> {
+): Promise<TClaim[]> {
   const { rows } = await sql<ClaimRow & { found: boolean }>`
     with live as (
       select id from orders where store_id = ${storeId} and source_order_id = ${sourceOrderId} and deleted_at is null
@@ -297,7 +293,7 @@ export async function readOrderClaims(
     select true as found, claim_rows.* from live left join claim_rows on true
     order by claim_rows.created_at, claim_rows.id
   `.execute(db);
-  if (rows.length === 0) return undefined;
+  if (rows.length === 0) throw refuse.missing('order not found');
   return rows.filter((r) => r.id !== null).map((r) => toRecord(r, links));
 }
 

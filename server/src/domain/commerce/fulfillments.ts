@@ -72,13 +72,9 @@ export async function upsertFulfillment(
 
 /**
  * `GET /v1/orders/:sourceOrderId/fulfillments` (D20): every fulfillment of the live order,
- * cancelled ones included, oldest first. Undefined when the order is unknown.
+ * cancelled ones included, oldest first. Refused (404) when the order is unknown.
  */
-export async function listFulfillments(
-  db: Db,
-  storeId: string,
-  sourceOrderId: string,
-): Promise<TFulfillment[] | undefined> {
+export async function listFulfillments(db: Db, storeId: string, sourceOrderId: string): Promise<TFulfillment[]> {
   const rows = await db
     .selectFrom('orders as o')
     .leftJoin('fulfillments as f', 'f.orderId', 'o.id')
@@ -99,7 +95,7 @@ export async function listFulfillments(
     .orderBy('f.createdAt')
     .orderBy('f.sourceFulfillmentId')
     .execute();
-  if (rows.length === 0) return undefined;
+  if (rows.length === 0) throw refuse.missing('order not found');
   return rows.flatMap((r) =>
     r.sourceFulfillmentId === null
       ? []
@@ -121,7 +117,7 @@ export async function listFulfillments(
 
 /**
  * `DELETE /v1/orders/:sourceOrderId/fulfillments/:sourceFulfillmentId` (D20): marks it
- * cancelled. Repeating it keeps the first `cancelledAt`. False when the order or the
+ * cancelled. Repeating it keeps the first `cancelledAt`. Refused (404) when the order or the
  * fulfillment is unknown.
  */
 export async function cancelFulfillment(
@@ -129,12 +125,12 @@ export async function cancelFulfillment(
   storeId: string,
   sourceOrderId: string,
   sourceFulfillmentId: string,
-): Promise<boolean> {
+): Promise<void> {
   const result = await sql`
     update fulfillments f set cancelled_at = coalesce(f.cancelled_at, now())
     from orders o
     where f.order_id = o.id and f.source_fulfillment_id = ${sourceFulfillmentId}
       and o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
   `.execute(db);
-  return (result.numAffectedRows ?? 0n) > 0n;
+  if ((result.numAffectedRows ?? 0n) === 0n) throw refuse.missing('fulfillment not found');
 }

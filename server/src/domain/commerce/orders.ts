@@ -373,8 +373,9 @@ type OrderReadRow = Omit<Selectable<OrdersTable>, 'deletedAt'> & {
 /**
  * `GET /v1/orders/:sourceOrderId` (D18): the live order with its line items and protection
  * (`ACTIVE` with the active policy, `REMOVED` with the last one, `NONE`), in one query.
+ * Refused (404) when the store has no such live order.
  */
-export async function readOrder(db: Db, storeId: string, sourceOrderId: string): Promise<TOrder | undefined> {
+export async function readOrder(db: Db, storeId: string, sourceOrderId: string): Promise<TOrder> {
   const result = await prepared(sql<OrderReadRow>`
     select o.id, o.store_id, o.source_order_id, o.source_order_number, o.currency,
       o.policy_cancelled_at, o.original_source_order_id, o.source_created_at, o.source_updated_at,
@@ -398,7 +399,7 @@ export async function readOrder(db: Db, storeId: string, sourceOrderId: string):
     where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
   `).execute(db);
   const row = result.rows[0];
-  if (!row) return undefined;
+  if (!row) throw refuse.missing('order not found');
   const money = (v: number | null) => (v === null ? null : roundMoney(v, row.currency));
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
   return {

@@ -5,6 +5,8 @@ import { transact } from '../../db/transact';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
 
+const PRODUCT_NOT_FOUND = 'product not found';
+
 /** The writable columns both bodies share (spec product update and child create bodies). */
 function columnsOf(p: TProductWrite | TProductChildWrite): TProductWrite {
   const out: TProductWrite = {};
@@ -27,10 +29,11 @@ function columnsOf(p: TProductWrite | TProductChildWrite): TProductWrite {
 
 /**
  * `PUT /v2/products/:productId` (D21): updates the fields sent, or creates the product, which
- * needs a `name` (false: 400). With a name it is one upsert, so two racing creates make one
- * product; without one it is an update that finds nothing to update when the product is new.
+ * needs a `name` (refused, 400, without one). With a name it is one upsert, so two racing
+ * creates make one product; without one it is an update that finds nothing to update when the
+ * product is new.
  */
-export async function upsertProduct(db: Db, storeId: string, productId: string, p: TProductWrite): Promise<boolean> {
+export async function upsertProduct(db: Db, storeId: string, productId: string, p: TProductWrite): Promise<void> {
   const columns = columnsOf(p);
   if (p.name === undefined) {
     const updated = await db
@@ -39,14 +42,16 @@ export async function upsertProduct(db: Db, storeId: string, productId: string, 
       .where('storeId', '=', storeId)
       .where('productId', '=', productId)
       .executeTakeFirst();
-    return updated.numUpdatedRows > 0n;
+    if (updated.numUpdatedRows === 0n) {
+      throw refuse.issues([{ path: 'body.name', message: 'required to create a product' }]);
+    }
+    return;
   }
   await db
     .insertInto('products')
     .values({ ...columns, name: p.name, storeId, productId })
     .onConflict((oc) => oc.columns(['storeId', 'productId']).doUpdateSet({ ...columns, updatedAt: sql`now()` }))
     .execute();
-  return true;
 }
 
 /**
@@ -65,7 +70,7 @@ export async function addChild(db: Db, storeId: string, parentId: string, child:
       .where('productId', '=', parentId)
       .forKeyShare()
       .executeTakeFirst();
-    if (!parent) throw refuse.missing('product not found');
+    if (!parent) throw refuse.missing(PRODUCT_NOT_FOUND);
     if (bundle.length > 0) {
       const found = await trx
         .selectFrom('products')
@@ -105,9 +110,9 @@ export async function addChild(db: Db, storeId: string, parentId: string, child:
  * `DELETE /v2/products/:productId` and `DELETE /v2/products/:productId/children/:childId`
  * (D21): removes the product and, through the foreign key, its children; it also leaves the
  * bundles of its siblings. With `parentId`, only a child of that parent is removed (a child
- * addressed through another parent is not found). False when nothing matched.
+ * addressed through another parent is not found). Refused (404) when nothing matched.
  */
-export async function deleteProduct(db: Db, storeId: string, productId: string, parentId?: string): Promise<boolean> {
+export async function deleteProduct(db: Db, storeId: string, productId: string, parentId?: string): Promise<void> {
   const result = await sql<{ deleted: number }>`
     with deleted as (
       delete from products
@@ -122,20 +127,20 @@ export async function deleteProduct(db: Db, storeId: string, productId: string, 
     )
     select count(*)::int as deleted from deleted
   `.execute(db);
-  return result.rows[0]!.deleted > 0;
+  if (result.rows[0]!.deleted === 0) throw refuse.missing(PRODUCT_NOT_FOUND);
 }
 
 /**
  * `DELETE /v2/products/:productId/bundle/remove` (D21): drops the named ids from the
  * product's bundle, keeping the order of the rest. Ids not in the bundle change nothing, so
- * a repeated removal succeeds. False when the product is unknown.
+ * a repeated removal succeeds. Refused (404) when the product is unknown.
  */
 export async function removeFromBundle(
   db: Db,
   storeId: string,
   productId: string,
   productIds: readonly string[],
-): Promise<boolean> {
+): Promise<void> {
   const result = await sql`
     update products p set
       bundle_product_ids = coalesce(array(
@@ -146,11 +151,11 @@ export async function removeFromBundle(
       updated_at = now()
     where p.store_id = ${storeId} and p.product_id = ${productId}
   `.execute(db);
-  return (result.numAffectedRows ?? 0n) > 0n;
+  if ((result.numAffectedRows ?? 0n) === 0n) throw refuse.missing(PRODUCT_NOT_FOUND);
 }
 
-/** `GET /v2/products/:productId` (D21): `[product, ...its children]`; undefined when unknown. */
-export async function readProductFamily(db: Db, storeId: string, productId: string): Promise<TProduct[] | undefined> {
+/** `GET /v2/products/:productId` (D21): `[product, ...its children]`; refused (404) when unknown. */
+export async function readProductFamily(db: Db, storeId: string, productId: string): Promise<TProduct[]> {
   const rows = await db
     .selectFrom('products')
     .selectAll()
@@ -160,7 +165,7 @@ export async function readProductFamily(db: Db, storeId: string, productId: stri
     .orderBy('createdAt')
     .orderBy('productId')
     .execute();
-  if (rows[0]?.productId !== productId) return undefined;
+  if (rows[0]?.productId !== productId) throw refuse.missing(PRODUCT_NOT_FOUND);
   // D6: a catalogue amount has no currency of its own, so it rounds to 2 places.
   const money = (v: number | null) => (v === null ? null : roundMoney(v));
   return rows.map((r) => ({

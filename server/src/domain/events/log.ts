@@ -13,6 +13,7 @@ import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
+import { ownedApp } from '../identity/apps';
 import { signingSecrets } from './deliveries';
 import { queueAfterCommit } from './record';
 import { type AttemptResult, delivered, sendWebhook } from './send';
@@ -20,7 +21,7 @@ import type { WebhookSettings } from './settings';
 
 /**
  * The D34 event log and replay: an app's events with their delivery attempts, redelivery, a
- * sample send, all for the app's owner. Callers have checked ownership.
+ * sample send, all for the app's owner only: another user's app answers like a missing one.
  */
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -63,7 +64,13 @@ function decodeCursor(cursor: string): [string, string] {
  * One page of the app's events, ordered by creation then id (D24 keyset paging: a page costs
  * the same at any depth), optionally only those whose delivery has a given status.
  */
-export async function listAppEvents(db: Db, clientId: string, query: TAppEventsQuery): Promise<TAppEventConnection> {
+export async function listAppEvents(
+  db: Db,
+  clientId: string,
+  ownerUserId: string,
+  query: TAppEventsQuery,
+): Promise<TAppEventConnection> {
+  await ownedApp(db, clientId, ownerUserId);
   if (
     (query.first !== undefined || query.after !== undefined) &&
     (query.last !== undefined || query.before !== undefined)
@@ -187,7 +194,8 @@ function eventView(row: Row, attempts: TDeliveryAttempt[]): TAppEvent {
  * Queues a new attempt of the event now, with the same id and body (D32, D34), whether it was
  * delivered, failed or is still pending; answers the event as it is then.
  */
-export async function redeliver(db: Db, clientId: string, eventId: string): Promise<TAppEvent> {
+export async function redeliver(db: Db, clientId: string, ownerUserId: string, eventId: string): Promise<TAppEvent> {
+  await ownedApp(db, clientId, ownerUserId);
   await transact(db, async (trx) => {
     const target = await trx
       .selectFrom('webhookDeliveries as d')
@@ -224,9 +232,11 @@ export async function sendTestEvent(
   db: Db,
   config: WebhookSettings,
   clientId: string,
+  ownerUserId: string,
   topic: WebhookTopic,
   storeId: string,
 ): Promise<TWebhookTestResult> {
+  await ownedApp(db, clientId, ownerUserId);
   const target = await db
     .selectFrom('apps as a')
     .innerJoin('installations as i', 'i.clientId', 'a.clientId')

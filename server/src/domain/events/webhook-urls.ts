@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { refuse } from '../../lib/refusal';
 
 /**
  * Addresses a webhook may not point at (D32): loopback, link-local, private, shared
@@ -69,4 +70,10 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
     return 'webhookUrl must not point at a loopback, link-local or private address';
   }
   return null;
+}
+
+/** Refuses (400, at `body.webhookUrl`) a webhook URL `webhookUrlProblem` finds wrong. */
+export function checkWebhookUrl(value: string, allowPrivate: boolean): void {
+  const problem = webhookUrlProblem(value, allowPrivate);
+  if (problem) throw refuse.invalidAt('body.webhookUrl', problem);
 }

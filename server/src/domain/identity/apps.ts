@@ -95,19 +95,23 @@ export async function registerApp(
   return { ...appView(row), clientSecret, webhookSecret };
 }
 
-/** The app, when `ownerUserId` owns it; otherwise undefined (a foreign app looks missing). */
-export async function findOwnedApp(db: Db, clientId: string, ownerUserId: string): Promise<TApp | undefined> {
+/** An app of another user answers exactly what a missing app answers (D7: 404). */
+const APP_NOT_FOUND = 'app not found';
+
+/** The app, when `ownerUserId` owns it; a foreign app is refused as missing (D7). */
+export async function ownedApp(db: Db, clientId: string, ownerUserId: string): Promise<TApp> {
   const row = await db
     .selectFrom('apps')
     .select(APP_COLUMNS)
     .where('clientId', '=', clientId)
     .where('ownerUserId', '=', ownerUserId)
     .executeTakeFirst();
-  return row && appView(row);
+  if (!row) throw refuse.missing(APP_NOT_FOUND);
+  return appView(row);
 }
 
-/** Issues a new client secret; the old one stops working at once (D9). */
-export async function rotateClientSecret(db: Db, clientId: string, ownerUserId: string): Promise<string | undefined> {
+/** Issues a new client secret of the owner's app; the old one stops working at once (D9). */
+export async function rotateClientSecret(db: Db, clientId: string, ownerUserId: string): Promise<string> {
   const clientSecret = randomCredential(CLIENT_SECRET_PREFIX);
   const updated = await db
     .updateTable('apps')
@@ -116,7 +120,8 @@ export async function rotateClientSecret(db: Db, clientId: string, ownerUserId: 
     .where('ownerUserId', '=', ownerUserId)
     .returning('clientId')
     .executeTakeFirst();
-  return updated ? clientSecret : undefined;
+  if (!updated) throw refuse.missing(APP_NOT_FOUND);
+  return clientSecret;
 }
 
 export interface AuthenticatedClient {
@@ -190,15 +195,15 @@ export const PREVIOUS_WEBHOOK_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Issues a new webhook secret, shown once (D34). For 24 hours the previous one signs beside it
- * (two signatures, space-separated) while `x-webhook-secret` carries the new one. Undefined
- * for an app the user does not own.
+ * (two signatures, space-separated) while `x-webhook-secret` carries the new one. An app the
+ * user does not own is refused as missing.
  */
 export async function rotateWebhookSecret(
   db: Db,
   secretKey: Buffer,
   clientId: string,
   ownerUserId: string,
-): Promise<{ webhookSecret: string; previousSecretExpiresAt: Date } | undefined> {
+): Promise<{ webhookSecret: string; previousSecretExpiresAt: Date }> {
   const webhookSecret = randomCredential(WEBHOOK_SECRET_PREFIX);
   const previousSecretExpiresAt = new Date(Date.now() + PREVIOUS_WEBHOOK_SECRET_TTL_MS);
   const updated = await db
@@ -213,5 +218,6 @@ export async function rotateWebhookSecret(
     .where('ownerUserId', '=', ownerUserId)
     .returning('clientId')
     .executeTakeFirst();
-  return updated ? { webhookSecret, previousSecretExpiresAt } : undefined;
+  if (!updated) throw refuse.missing(APP_NOT_FOUND);
+  return { webhookSecret, previousSecretExpiresAt };
 }

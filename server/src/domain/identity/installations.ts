@@ -4,6 +4,7 @@ import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
+import { refuse } from '../../lib/refusal';
 import { recordRevocation } from '../auth/revocations';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from '../auth/tokens';
 import { endPendingDeliveries } from '../events/deliveries';
@@ -23,6 +24,14 @@ export async function isStoreMember(db: Db, userId: string, storeId: string): Pr
     .where('storeId', '=', storeId)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Refuses a store the dashboard user does not belong to exactly as a missing one (D7: 404,
+ * never 403).
+ */
+async function refuseUnlessMember(db: Db, userId: string, storeId: string): Promise<void> {
+  if (!(await isStoreMember(db, userId, storeId))) throw refuse.missing('store not found');
 }
 
 export interface UpsertInstallationInput {
@@ -88,8 +97,9 @@ export async function findActiveInstallation(
   return row && { id: row.id, scopes: row.scopes as Scope[] };
 }
 
-/** Every installation of the store, past ones included (D14), newest first. */
-export async function listInstallations(db: Db, storeId: string): Promise<TInstallation[]> {
+/** Every installation of the user's store, past ones included (D14), newest first. */
+export async function listInstallations(db: Db, userId: string, storeId: string): Promise<TInstallation[]> {
+  await refuseUnlessMember(db, userId, storeId);
   const rows = await db
     .selectFrom('installations as i')
     .innerJoin('apps as a', 'a.clientId', 'i.clientId')
@@ -128,12 +138,13 @@ export async function listInstallations(db: Db, storeId: string): Promise<TInsta
 const INSTALLATION_REVOCATION_TTL_S = Math.max(ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S, 60 + 5) + 60;
 
 /**
- * Uninstalls the app from the store (D14) in ONE transaction: marks the installation
+ * Uninstalls the app from the user's store (D14) in ONE transaction: marks the installation
  * uninstalled, revokes its token families and refresh tokens in the database, and records an
  * installation revocation every server process applies within about a second (D13).
- * Answers false when the app is not installed on the store.
+ * Refused (404) when the app is not installed on the store.
  */
-export async function uninstall(db: Db, storeId: string, clientId: string): Promise<boolean> {
+export async function uninstall(db: Db, userId: string, storeId: string, clientId: string): Promise<void> {
+  await refuseUnlessMember(db, userId, storeId);
   return transact(db, async (trx) => {
     const now = new Date();
     const inst = await trx
@@ -144,7 +155,7 @@ export async function uninstall(db: Db, storeId: string, clientId: string): Prom
       .where('uninstalledAt', 'is', null)
       .returning('id')
       .executeTakeFirst();
-    if (!inst) return false;
+    if (!inst) throw refuse.missing('app not installed on this store');
     const grants = await trx
       .updateTable('grants')
       .set({ revokedAt: now, revokedReason: 'uninstalled' })
@@ -179,6 +190,5 @@ export async function uninstall(db: Db, storeId: string, clientId: string): Prom
     // D14/D35: its webhook subscription goes with it (the fan-out takes installed apps only),
     // and its pending deliveries end failed.
     await endPendingDeliveries(trx, inst.id);
-    return true;
   });
 }

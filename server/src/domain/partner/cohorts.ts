@@ -17,9 +17,9 @@ import { renderWidget, WIDGET_COLUMNS, type WidgetRow, widgetChanges } from './w
 
 /**
  * Cohort (A/B) price sets and widget configs of a partner context (D28). The caller has
- * established that the context is the app's own live one (./contexts.ts `ownContext`);
- * every function here is scoped by that context id, and by the types the token may read or
- * write (D16): a set of another type answers like a missing one.
+ * established that the context is the app's own live one (./contexts.ts `ownContext`, which
+ * refuses any other); every function here is scoped by that context id, and by the types the
+ * token may read or write (D16): a set of another type is refused like a missing one.
  *
  * One set per (context, variantKey, type): a duplicate is refused as a conflict (409).
  * `type` and `variantKey` are immutable: repeating them unchanged is fine, a different value
@@ -104,6 +104,11 @@ export class CohortEntries<Row, Out, Create extends { type: string; variantKey: 
     return this.kind.render(row as Row);
   }
 
+  /** A missing entry, or one of a type the token may not use (D16). */
+  private missing() {
+    return refuse.missing(`${this.kind.noun} not found`);
+  }
+
   async create(db: Db, context: ContextRef, body: Create, applicationId: string): Promise<Out> {
     try {
       return await transact(db, async (trx) => {
@@ -142,8 +147,8 @@ export class CohortEntries<Row, Out, Create extends { type: string; variantKey: 
     return rows.map((row) => this.render(row));
   }
 
-  async get(db: Db, contextId: string, id: string, types: readonly string[]): Promise<Out | undefined> {
-    if (types.length === 0) return undefined;
+  async get(db: Db, contextId: string, id: string, types: readonly string[]): Promise<Out> {
+    if (types.length === 0) throw this.missing();
     const row = await db
       .selectFrom(this.table)
       .select(this.columns)
@@ -151,7 +156,8 @@ export class CohortEntries<Row, Out, Create extends { type: string; variantKey: 
       .where('contextId', '=', contextId)
       .where('type', 'in', types as PricingType[])
       .executeTakeFirst();
-    return row && this.render(row);
+    if (!row) throw this.missing();
+    return this.render(row);
   }
 
   async update(
@@ -161,8 +167,8 @@ export class CohortEntries<Row, Out, Create extends { type: string; variantKey: 
     types: readonly string[],
     change: Update & { type?: string | undefined; variantKey?: string | undefined },
     applicationId: string,
-  ): Promise<Out | undefined> {
-    if (types.length === 0) return undefined;
+  ): Promise<Out> {
+    if (types.length === 0) throw this.missing();
     return transact(db, async (trx) => {
       const current = (await trx
         .selectFrom(this.table)
@@ -172,7 +178,7 @@ export class CohortEntries<Row, Out, Create extends { type: string; variantKey: 
         .where('type', 'in', types as PricingType[])
         .forUpdate()
         .executeTakeFirst()) as (Current & { type: string; variantKey: string }) | undefined;
-      if (!current) return undefined;
+      if (!current) throw this.missing();
       checkImmutable(current, change);
       const row = await trx
         .updateTable(this.table)
@@ -185,9 +191,9 @@ export class CohortEntries<Row, Out, Create extends { type: string; variantKey: 
     });
   }
 
-  /** Hard delete (spec). False when missing or of a type the token cannot write. */
-  async remove(db: Db, context: ContextRef, id: string, types: readonly string[]): Promise<boolean> {
-    if (types.length === 0) return false;
+  /** Hard delete (spec). Refused when missing or of a type the token cannot write. */
+  async remove(db: Db, context: ContextRef, id: string, types: readonly string[]): Promise<void> {
+    if (types.length === 0) throw this.missing();
     return transact(db, async (trx) => {
       const row = await trx
         .deleteFrom(this.table)
@@ -196,8 +202,8 @@ export class CohortEntries<Row, Out, Create extends { type: string; variantKey: 
         .where('type', 'in', types as PricingType[])
         .returning('id')
         .executeTakeFirst();
-      if (row) await announceStoreChange(trx, context.storeId);
-      return row !== undefined;
+      if (!row) throw this.missing();
+      await announceStoreChange(trx, context.storeId);
     });
   }
 }

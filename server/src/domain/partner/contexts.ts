@@ -62,14 +62,11 @@ export async function activeContext(db: Db, storeId: string, clientId: string): 
     .executeTakeFirst();
 }
 
-/** The calling app's live context by id; undefined for a missing, deleted or foreign one (D7). */
-export async function ownContext(
-  db: Db,
-  storeId: string,
-  clientId: string,
-  contextId: string,
-): Promise<ContextRow | undefined> {
-  return db
+const CONTEXT_NOT_FOUND = 'partner context not found';
+
+/** The calling app's live context by id; a missing, deleted or foreign one is refused alike (D7). */
+export async function ownContext(db: Db, storeId: string, clientId: string, contextId: string): Promise<ContextRow> {
+  const row = await db
     .selectFrom('partnerContexts')
     .selectAll()
     .where('id', '=', contextId)
@@ -77,6 +74,8 @@ export async function ownContext(
     .where('clientId', '=', clientId)
     .where('deletedAt', 'is', null)
     .executeTakeFirst();
+  if (!row) throw refuse.missing(CONTEXT_NOT_FOUND);
+  return row;
 }
 
 /** D37 "resolved settings" of an app on a store (merchant settings when it has no context). */
@@ -150,7 +149,7 @@ export async function resolvedView(
 
 /**
  * D27 sparse update: sent fields become overrides (or the new name), omitted fields stay as
- * they are. Undefined when the context is not the caller's live one.
+ * they are. Refused like `ownContext` when the context is not the caller's live one.
  */
 export async function updateContext(
   db: Db,
@@ -158,7 +157,7 @@ export async function updateContext(
   clientId: string,
   contextId: string,
   change: TContextUpdateBody,
-): Promise<ContextRow | undefined> {
+): Promise<ContextRow> {
   return transact(db, async (trx) => {
     const set: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(change)) if (value !== undefined) set[key] = value;
@@ -171,13 +170,14 @@ export async function updateContext(
       .where('deletedAt', 'is', null)
       .returningAll()
       .executeTakeFirst();
-    if (row) await announceStoreChange(trx, storeId);
+    if (!row) throw refuse.missing(CONTEXT_NOT_FOUND);
+    await announceStoreChange(trx, storeId);
     return row;
   });
 }
 
-/** Soft delete (spec): later traffic falls back to merchant defaults. False when not found. */
-export async function deleteContext(db: Db, storeId: string, clientId: string, contextId: string): Promise<boolean> {
+/** Soft delete (spec): later traffic falls back to merchant defaults. Refused like `ownContext`. */
+export async function deleteContext(db: Db, storeId: string, clientId: string, contextId: string): Promise<void> {
   return transact(db, async (trx) => {
     const row = await trx
       .updateTable('partnerContexts')
@@ -188,8 +188,8 @@ export async function deleteContext(db: Db, storeId: string, clientId: string, c
       .where('deletedAt', 'is', null)
       .returning('id')
       .executeTakeFirst();
-    if (row) await announceStoreChange(trx, storeId);
-    return row !== undefined;
+    if (!row) throw refuse.missing(CONTEXT_NOT_FOUND);
+    await announceStoreChange(trx, storeId);
   });
 }
 

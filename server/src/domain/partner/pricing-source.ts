@@ -2,6 +2,7 @@ import type { PricingType, TQuote, TQuoteRequest } from '@protection-service/con
 import type { StoreCache } from '../../cache/store-cache';
 import type { Db } from '../../db/database';
 import type { PriceRuleRow } from '../../db/schema';
+import { refuse } from '../../lib/refusal';
 import { byMin } from './pricing';
 import { priceQuote } from './quote';
 
@@ -121,7 +122,7 @@ async function quotePricing(
 /**
  * POST /v2/quote (D31): the calling app's cohort price set of the policy type when
  * `variantKey` names one, else the merchant rule set; the request's currency, else the
- * store's. Undefined when the store is unknown. What it prices from is kept in `cache`
+ * store's. Refused (404) when the store is unknown. What it prices from is kept in `cache`
  * until the store changes (../store-cache.ts), so a quote needs no query.
  */
 export async function createQuote(
@@ -129,12 +130,12 @@ export async function createQuote(
   cache: StoreCache<QuotePricing>,
   caller: { storeId: string; clientId: string },
   request: TQuoteRequest,
-): Promise<TQuote | undefined> {
+): Promise<TQuote> {
   const key = `${caller.storeId}\n${caller.clientId}\n${request.variantKey ?? ''}\n${request.policyType}`;
   const pricing = await cache.load(key, caller.storeId, () =>
     quotePricing(db, caller, request.variantKey, request.policyType),
   );
-  if (!pricing) return undefined;
+  if (!pricing) throw refuse.missing('store not found');
   const currency = request.currency ?? pricing.currency;
   // D31: without any rule set of the type (every store starts with one, D30): not eligible, ruleSetId null.
   if (!pricing.source) return { ...quoteWith(NO_RULES, request, currency), ruleSetId: null };

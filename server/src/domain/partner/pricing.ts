@@ -121,10 +121,12 @@ export function ruleSetChanges(
   };
 }
 
+const RULE_SET_NOT_FOUND = 'rule set not found';
+
 /**
  * Updates one merchant rule set (spec PUT /v2/pricing/rules/:id): omitted fields keep their
- * values, `rules` replaces the list. Undefined when the set does not exist in this store or
- * its type is not among `writableTypes`: the caller answers 404 either way (existence hidden).
+ * values, `rules` replaces the list. Refused alike (404, existence hidden) when the set does
+ * not exist in this store or its type is not among `writableTypes`.
  */
 export async function updateRuleSet(
   db: Db,
@@ -133,8 +135,8 @@ export async function updateRuleSet(
   writableTypes: readonly PricingType[],
   change: TPricingRuleSetUpdateBody,
   applicationId: string,
-): Promise<TPricingRuleSet | undefined> {
-  if (writableTypes.length === 0) return undefined;
+): Promise<TPricingRuleSet> {
+  if (writableTypes.length === 0) throw refuse.missing(RULE_SET_NOT_FOUND);
   return transact(db, async (trx) => {
     const current = await trx
       .selectFrom('pricingRuleSets')
@@ -144,7 +146,7 @@ export async function updateRuleSet(
       .where('type', 'in', writableTypes)
       .forUpdate()
       .executeTakeFirst();
-    if (!current) return undefined;
+    if (!current) throw refuse.missing(RULE_SET_NOT_FOUND);
     const row = await trx
       .updateTable('pricingRuleSets')
       .set(ruleSetChanges(change, current.rules, applicationId))

@@ -1,6 +1,7 @@
 import type { TInsuranceQuote, TPublicWidgetConfig, WidgetType } from '@protection-service/contract';
 import type { Db } from '../../db/database';
-import { findStore } from '../identity/stores';
+import { refuse } from '../../lib/refusal';
+import { findStore, type Store } from '../identity/stores';
 import { renderTerms } from './pricing';
 import { cohortSource, merchantSource, type PricingSource, quoteWith } from './pricing-source';
 
@@ -15,7 +16,19 @@ export interface Cohort {
 }
 
 /** A public answer and the store it belongs to (the cache drops it when that store changes). */
-export type PublicRead<T> = { storeId: string; body: T } | 'no-store' | 'no-cohort';
+export interface PublicRead<T> {
+  storeId: string;
+  body: T;
+}
+
+/** The store the locator names; an unknown one is refused (404). */
+async function locatedStore(db: Db, locator: StoreLocator): Promise<Store> {
+  const store = await findStore(db, { id: locator.storeId, domain: locator.store_url });
+  if (!store) throw refuse.missing('store not found');
+  return store;
+}
+
+const NO_COHORT = 'cohort not found';
 
 function insuranceAnswer(source: PricingSource, applicationId: string | null): TInsuranceQuote {
   return {
@@ -35,15 +48,14 @@ function insuranceAnswer(source: PricingSource, applicationId: string | null): T
  * The shopper widget's SHIPPING pricing (D29), with a D31 quote when a subtotal is given.
  * `cohort` selects a partner cohort: its price set answers when the app is installed, has a
  * live context on the store and the cohort has a SHIPPING price set. Otherwise the merchant
- * rule set answers when `fallback` (the header read: silently), or 'no-cohort' (the path read).
+ * rule set answers when `fallback` (the header read: silently); the path read is refused (404).
  */
 export async function readInsurance(
   db: Db,
   locator: StoreLocator,
   options: { subtotal?: number | undefined; cohort?: Cohort | undefined; fallback: boolean },
 ): Promise<PublicRead<TInsuranceQuote>> {
-  const store = await findStore(db, { id: locator.storeId, domain: locator.store_url });
-  if (!store) return 'no-store';
+  const store = await locatedStore(db, locator);
   const { cohort } = options;
   let source =
     cohort &&
@@ -55,7 +67,7 @@ export async function readInsurance(
       installed: true,
     }));
   if (!source) {
-    if (!options.fallback) return 'no-cohort';
+    if (!options.fallback) throw refuse.missing(NO_COHORT);
     source = await merchantSource(db, store.id, 'SHIPPING');
     if (!source) throw new Error(`store ${store.id} has no SHIPPING rule set`);
   }
@@ -67,7 +79,7 @@ export async function readInsurance(
 }
 
 /**
- * The cohort's widget configs (D29 path read), optionally of one type: 'no-cohort' when the
+ * The cohort's widget configs (D29 path read), optionally of one type; refused (404) when the
  * app is not installed, has no live context, or the cohort has no config (of that type).
  */
 export async function readPartnerWidgets(
@@ -76,8 +88,7 @@ export async function readPartnerWidgets(
   cohort: Cohort,
   type: WidgetType | undefined,
 ): Promise<PublicRead<TPublicWidgetConfig[]>> {
-  const store = await findStore(db, { id: locator.storeId, domain: locator.store_url });
-  if (!store) return 'no-store';
+  const store = await locatedStore(db, locator);
   let q = db
     .selectFrom('partnerContexts as c')
     .innerJoin('cohortWidgetConfigs as w', 'w.contextId', 'c.id')
@@ -94,7 +105,7 @@ export async function readPartnerWidgets(
     .where('w.variantKey', '=', cohort.variantKey);
   if (type !== undefined) q = q.where('w.type', '=', type);
   const rows = await q.orderBy('w.type').execute();
-  if (rows.length === 0) return 'no-cohort';
+  if (rows.length === 0) throw refuse.missing(NO_COHORT);
   return {
     storeId: store.id,
     body: rows.map((r) => ({

@@ -2,6 +2,7 @@ import type { TWidgetConfig, TWidgetConfigUpdateBody, WidgetType } from '@protec
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
+import { refuse } from '../../lib/refusal';
 
 export const WIDGET_COLUMNS = [
   'id',
@@ -79,10 +80,12 @@ export function widgetChanges(
   };
 }
 
+const WIDGET_CONFIG_NOT_FOUND = 'widget config not found';
+
 /**
  * Updates one merchant widget config (spec PUT /v2/widget/config/:id); omitted fields keep
- * their values. Undefined when it does not exist in this store or its type is not among
- * `writableTypes` (answered 404 alike: existence hidden).
+ * their values. Refused alike (404, existence hidden) when it does not exist in this store or
+ * its type is not among `writableTypes`.
  */
 export async function updateWidgetConfig(
   db: Db,
@@ -91,8 +94,8 @@ export async function updateWidgetConfig(
   writableTypes: readonly WidgetType[],
   change: TWidgetConfigUpdateBody,
   applicationId: string,
-): Promise<TWidgetConfig | undefined> {
-  if (writableTypes.length === 0) return undefined;
+): Promise<TWidgetConfig> {
+  if (writableTypes.length === 0) throw refuse.missing(WIDGET_CONFIG_NOT_FOUND);
   return transact(db, async (trx) => {
     const row = await trx
       .updateTable('widgetConfigs')
@@ -102,7 +105,8 @@ export async function updateWidgetConfig(
       .where('type', 'in', writableTypes)
       .returning(WIDGET_COLUMNS)
       .executeTakeFirst();
-    if (row) await announceStoreChange(trx, storeId);
-    return row && renderWidget(row);
+    if (!row) throw refuse.missing(WIDGET_CONFIG_NOT_FOUND);
+    await announceStoreChange(trx, storeId);
+    return renderWidget(row);
   });
 }

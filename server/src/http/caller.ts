@@ -9,11 +9,11 @@ import {
 } from '@protection-service/contract';
 import type { Request } from 'express';
 import type { AccessTokenClaims, DashboardTokenClaims } from '../domain/auth/tokens';
-import { HttpError } from '../http/errors';
+import { HttpError } from './errors';
 
 /**
- * The token claims of the caller, as the auth gate established them. Handlers of token routes
- * read the store only from here (D7): never from a path, query or body.
+ * The token claims of the caller, as the auth gate (./auth.ts) established them. Handlers of
+ * token routes read the store only from here (D7): never from a path, query or body.
  */
 export function tokenOf(req: Pick<Request, 'caller'>): AccessTokenClaims & { has(scope: string): boolean } {
   const caller = req.caller;
