@@ -10,7 +10,7 @@ import type { GroupHandlers, RouteContext } from './context';
  * App registration and secret rotation (D9), the event log and replay (D34). An app of another
  * user answers exactly what a missing app answers (404).
  */
-export function appHandlers({ db, config }: RouteContext): GroupHandlers<Contract['apps']> {
+export function appHandlers({ db, config, pager }: RouteContext): GroupHandlers<Contract['apps']> {
   /** The owner's app, or 404 (D7, D34: only the app's owner sees its events). */
   const ownApp = async (clientId: string, userId: string) => {
     const app = await findOwnedApp(db, clientId, userId);
@@ -42,7 +42,7 @@ export function appHandlers({ db, config }: RouteContext): GroupHandlers<Contrac
     },
     async listEvents({ params, query, req }) {
       await ownApp(params.clientId, dashboardUserOf(req).userId);
-      const page = await listAppEvents(db, params.clientId, query);
+      const page = await listAppEvents(db, pager, params.clientId, query);
       return { status: 200, body: { data: page } };
     },
     async redeliverEvent({ params, req }) {
