@@ -1,3 +1,4 @@
+import { type AppRouter, initContract } from '@ts-rest/core';
 import type { ScopeRule } from './scopes';
 
 /**
@@ -31,4 +32,21 @@ export function isRouteMeta(value: unknown): value is RouteMeta {
     (m.body === 'data' || m.body === 'plain') &&
     typeof m.source === 'string'
   );
+}
+
+/** Typed as what `initContract` returns, so declarations can name it. */
+const c: ReturnType<typeof initContract> = initContract();
+
+/**
+ * What every group's router gives each of its routes: strict status codes, so the handlers
+ * and the clients know only the statuses a route declares.
+ */
+const GROUP_OPTIONS = { strictStatusCodes: true } as const;
+type GroupOptions = typeof GROUP_OPTIONS;
+
+/** One group of the contract: `c.router` with the options every group shares. */
+export function routeGroup<T extends AppRouter>(
+  routes: Parameters<typeof c.router<T, string, GroupOptions>>[0],
+): ReturnType<typeof c.router<T, string, GroupOptions>> {
+  return c.router<T, string, GroupOptions>(routes, GROUP_OPTIONS);
 }

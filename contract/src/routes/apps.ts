@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { dashboardErrors, ZError } from '../errors';
-import type { RouteMeta } from '../meta';
+import { type RouteMeta, routeGroup } from '../meta';
 import { data, ZId } from '../schemas/common';
 import {
   ZApp,
@@ -26,7 +26,7 @@ const ZAppEventParams = z.object({ clientId: ZId, eventId: ZId });
  * App registration (D9) and the app's webhook event log (D34). Dashboard JWT of the app's
  * owner; another user's app answers 404.
  */
-export const appRoutes = c.router({
+export const appRoutes = routeGroup({
   create: {
     method: 'POST',
     path: '/v1/apps',
@@ -36,7 +36,6 @@ export const appRoutes = c.router({
     description:
       'Registers an app owned by the dashboard user; the answer shows clientId, clientSecret and webhookSecret this once (D9). ' +
       'Pricing scopes are admin-gated: never granted to private apps, to public apps only after operator approval (D9).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'dashboard',
       scopes: noScope,
@@ -52,7 +51,6 @@ export const appRoutes = c.router({
     responses: { 200: data(ZApp), ...dashboardErrors },
     summary: 'Read an app',
     description: "The app's registration, without secrets, including whether its pricing scopes are approved (D9).",
-    strictStatusCodes: true,
     metadata: { auth: 'dashboard', scopes: noScope, body: 'data', source: 'D9' } satisfies RouteMeta,
   },
   rotateSecret: {
@@ -63,7 +61,6 @@ export const appRoutes = c.router({
     responses: { 200: data(ZRotatedClientSecret), ...dashboardErrors },
     summary: 'Rotate the client secret',
     description: 'Issues a new client secret, shown once; the previous secret stops working at once (D9, D5).',
-    strictStatusCodes: true,
     metadata: { auth: 'dashboard', scopes: noScope, body: 'data', source: 'D9', decisions: ['D5'] } satisfies RouteMeta,
   },
   listEvents: {
@@ -75,7 +72,6 @@ export const appRoutes = c.router({
     summary: "List the app's webhook events",
     description:
       "The app's events with their delivery attempts, cursor-paged as D24 and filterable by status pending, delivered or failed (D34).",
-    strictStatusCodes: true,
     metadata: {
       auth: 'dashboard',
       scopes: noScope,
@@ -94,7 +90,6 @@ export const appRoutes = c.router({
     description:
       'Queues the event for delivery again with the same id and body (D32) and answers it with status pending (D34). ' +
       '409 when the app has no webhook URL.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'dashboard',
       scopes: noScope,
@@ -113,7 +108,6 @@ export const appRoutes = c.router({
     description:
       "Sends one signed sample event of the topic for a store the app is installed on to the app's URL and reports the attempt (D34). " +
       'Not retried and not logged; 409 when the app has no webhook URL.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'dashboard',
       scopes: noScope,
@@ -131,7 +125,6 @@ export const appRoutes = c.router({
     summary: 'Rotate the webhook secret',
     description:
       'Issues a new webhook secret, shown once; for 24 hours deliveries carry signatures of both secrets and x-webhook-secret carries the new one (D34).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'dashboard',
       scopes: noScope,

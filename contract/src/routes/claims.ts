@@ -1,7 +1,6 @@
-import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { tokenErrors, ZError } from '../errors';
-import type { RouteMeta } from '../meta';
+import { type RouteMeta, routeGroup } from '../meta';
 import {
   ZClaim,
   ZClaimApprove,
@@ -17,15 +16,13 @@ import {
 import { ZId, ZIdempotencyHeaders, ZStatusOk } from '../schemas/common';
 import { anyOf } from '../scopes';
 
-const c = initContract();
-
 const ZClaimPath = z.object({ claimId: ZId });
 
 /**
  * Claims (spec "Claims", D22-D26). Key order matters: `fileOffline`
  * (`/v1/claims/offline`) precedes `file` (`/v1/claims/:sourceOrderId`).
  */
-export const claimRoutes = c.router({
+export const claimRoutes = routeGroup({
   fileOffline: {
     method: 'POST',
     path: '/v1/claims/offline',
@@ -37,7 +34,6 @@ export const claimRoutes = c.router({
       'Creates an order with a generated `offline_…` sourceOrderId and a claim on its single item, and ' +
       "echoes the payload (D23). A body `storeId` other than the token's store answers 400. " +
       'Accepts an `Idempotency-Key` (D33).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('claim:update', 'claim:manage'),
@@ -58,7 +54,6 @@ export const claimRoutes = c.router({
       'Files a `NEW` claim linked to the order\'s active policy (or none), answers `{status:"ok"}` with a ' +
       '`Location: /v1/claims/<id>` header and emits `claim/created` (D22, D23). Issue quantities may not ' +
       'exceed the ordered quantity (400); an unknown order answers 404. Accepts an `Idempotency-Key` (D33).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('claim:update', 'claim:manage'),
@@ -77,7 +72,6 @@ export const claimRoutes = c.router({
       "Cursor-paged list of the store's claims ordered by `createdAt` then `id` (keyset paging): `first` " +
       '(1-250, default 50), `after`, `last`, `before`, filtered by `claimState`, `sourceOrderId`, ' +
       '`createdAtMin`, `createdAtMax`, `updatedAtMin` (D24).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('claim:read', 'claim:update', 'claim:manage'),
@@ -93,7 +87,6 @@ export const claimRoutes = c.router({
     responses: { 200: ZClaim, ...tokenErrors },
     summary: 'Get a claim',
     description: 'Answers one claim record in the spec shape (D24).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('claim:read', 'claim:update', 'claim:manage'),
@@ -111,7 +104,6 @@ export const claimRoutes = c.router({
     responses: { 200: ZStatusOk, ...tokenErrors, 409: ZError },
     summary: 'Post a message on a claim',
     description: 'Adds a message to the claim and emits `message/created` (D25). Accepts an `Idempotency-Key` (D33).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('claim:update', 'claim:manage'),
@@ -132,7 +124,6 @@ export const claimRoutes = c.router({
       'Moves the claim to `APPROVED` with its resolutions and emits `claim/approved`; a `STORE_CREDIT` ' +
       'resolution creates a claim store credit (D22, D26). A move D22 does not allow answers 409. ' +
       'Answers the updated claim record.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('claim:manage'),
@@ -152,7 +143,6 @@ export const claimRoutes = c.router({
     description:
       'Moves the claim to `DENIED` with a reason and emits `claim/denied` (D22). A move D22 does not ' +
       'allow answers 409. Answers the updated claim record.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('claim:manage'),
@@ -172,7 +162,6 @@ export const claimRoutes = c.router({
     description:
       'Every move other than approve and deny (D22); a move D22 does not allow answers 409 and ' +
       'changes nothing. Answers the updated claim record.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('claim:manage'),

@@ -1,12 +1,9 @@
-import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { tokenErrors, ZError } from '../errors';
-import type { RouteMeta } from '../meta';
+import { type RouteMeta, routeGroup } from '../meta';
 import { data, ZDeleted, ZId, ZIdempotencyHeaders, ZVariantKey } from '../schemas/common';
 import { ZCohortPriceSet, ZCohortPriceSetCreateBody, ZCohortPriceSetUpdateBody } from '../schemas/pricing';
 import { ZCohortWidgetConfig, ZCohortWidgetConfigCreateBody, ZCohortWidgetConfigUpdateBody } from '../schemas/widgets';
-
-const c = initContract();
 
 const ZContextParams = z.object({ contextId: ZId });
 const ZPriceSetParams = z.object({ contextId: ZId, priceSetId: ZId });
@@ -26,7 +23,7 @@ const WRITE_ONE = { kind: 'perType', action: 'update', requires: 'partner-contex
  * Cohort (A/B) price sets and widget configs under the app's partner context (D28).
  * One price set / widget config per (variantKey, type); type and variantKey are immutable.
  */
-export const cohortRoutes = c.router({
+export const cohortRoutes = routeGroup({
   createPriceSet: {
     method: 'POST',
     path: '/v2/settings/context/:contextId/pricing',
@@ -37,7 +34,6 @@ export const cohortRoutes = c.router({
     summary: 'Create a cohort price set',
     description:
       'Creates the price set of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs partner-context:update and the pricing update scope of the type named in the body (403 otherwise); rules follow D30.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: { ...CREATE, family: 'pricing' },
@@ -55,7 +51,6 @@ export const cohortRoutes = c.router({
     summary: 'List cohort price sets',
     description:
       'Price sets of the context, optionally of one variantKey (D28). Types the token cannot read are filtered out; 403 when it holds no pricing read scope at all.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: { ...READ_LIST, family: 'pricing' },
@@ -70,7 +65,6 @@ export const cohortRoutes = c.router({
     responses: { 200: data(ZCohortPriceSet), ...tokenErrors },
     summary: 'Read a cohort price set',
     description: 'One price set; 404 when its type is not readable by the token (D28).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: { ...READ_ONE, family: 'pricing' },
@@ -87,7 +81,6 @@ export const cohortRoutes = c.router({
     summary: 'Update a cohort price set',
     description:
       'Sparse update; omitted fields keep their values and rules replaces the list (D30). type and variantKey may only repeat the current values (400 otherwise, D28); 404 when the type is not writable.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: { ...WRITE_ONE, family: 'pricing' },
@@ -104,7 +97,6 @@ export const cohortRoutes = c.router({
     summary: 'Delete a cohort price set',
     description:
       'Hard delete; the cohort falls back to the merchant rule set of that type (D28). 404 when the type is not writable.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: { ...WRITE_ONE, family: 'pricing' },
@@ -123,7 +115,6 @@ export const cohortRoutes = c.router({
     summary: 'Create a cohort widget config',
     description:
       'Creates the widget config of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs partner-context:update and the widget update scope of the type named in the body (403 otherwise).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: { ...CREATE, family: 'widget' },
@@ -141,7 +132,6 @@ export const cohortRoutes = c.router({
     summary: 'List cohort widget configs',
     description:
       'Widget configs of the context, optionally of one variantKey (D28). Types the token cannot read are filtered out; 403 when it holds no widget read scope at all.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: { ...READ_LIST, family: 'widget' },
@@ -156,7 +146,6 @@ export const cohortRoutes = c.router({
     responses: { 200: data(ZCohortWidgetConfig), ...tokenErrors },
     summary: 'Read a cohort widget config',
     description: 'One widget config; 404 when its type is not readable by the token (D28).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: { ...READ_ONE, family: 'widget' },
@@ -173,7 +162,6 @@ export const cohortRoutes = c.router({
     summary: 'Update a cohort widget config',
     description:
       'Sparse update of status, variant, name and config; customizationValues is read-only and rejected. type and variantKey may only repeat the current values (400 otherwise, D28); 404 when the type is not writable.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: { ...WRITE_ONE, family: 'widget' },
@@ -189,7 +177,6 @@ export const cohortRoutes = c.router({
     summary: 'Delete a cohort widget config',
     description:
       'Hard delete; the cohort falls back to the merchant widget config of that type (D28). 404 when the type is not writable.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: { ...WRITE_ONE, family: 'widget' },

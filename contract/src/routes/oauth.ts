@@ -1,6 +1,5 @@
-import { initContract } from '@ts-rest/core';
 import { dashboardErrors, errors, oauthErrors } from '../errors';
-import type { RouteMeta } from '../meta';
+import { type RouteMeta, routeGroup } from '../meta';
 import { data } from '../schemas/common';
 import {
   ZApproveRequest,
@@ -17,10 +16,8 @@ import {
 } from '../schemas/oauth';
 import { noScope } from '../scopes';
 
-const c = initContract();
-
 /** OAuth 2.0 and session routes (spec "OAuth and session", D10-D13, D15, D17). */
-export const oauthRoutes = c.router({
+export const oauthRoutes = routeGroup({
   token: {
     method: 'POST',
     path: '/v1/oauth/token',
@@ -32,7 +29,6 @@ export const oauthRoutes = c.router({
       'Accepts JSON or application/x-www-form-urlencoded (where scopes are one space-separated `scope`), ' +
       'client credentials in the body or as HTTP Basic but never both; answers carry Cache-Control: no-store (D11). ' +
       'Refresh tokens rotate and a reused one revokes its family (D12).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'client',
       scopes: noScope,
@@ -51,7 +47,6 @@ export const oauthRoutes = c.router({
       'Revokes an access or refresh token (RFC 7009); answers 200 `{}` for an authenticated client whether or not ' +
       'the token was known, and revoking a refresh token revokes its access tokens (D13). ' +
       'Client credentials may come in the body or as HTTP Basic (D11).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'client',
       scopes: noScope,
@@ -69,7 +64,6 @@ export const oauthRoutes = c.router({
     description:
       'Checks the session token signature, audience, expiry (5 s leeway) and that the installation is active, ' +
       'and answers who is using the embedded app (D15). Limited to 30 requests per minute per IP (spec, D4).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'public',
       scopes: noScope,
@@ -87,7 +81,6 @@ export const oauthRoutes = c.router({
     description:
       'Answers the consent preview for installing an app on a store the dashboard user belongs to: app, store, ' +
       'requested and grantable scopes (D10). The redirect URI must match a registered one exactly; only S256 PKCE is accepted.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'dashboard',
       scopes: noScope,
@@ -105,7 +98,6 @@ export const oauthRoutes = c.router({
     description:
       'Creates or updates the installation and issues a single-use authorization code valid 10 minutes; ' +
       '`redirectUri` is the registered URI with `code` and `state` added (D10).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'dashboard',
       scopes: noScope,
@@ -120,7 +112,6 @@ export const oauthRoutes = c.router({
     responses: { 200: ZAuthorizationServerMetadata, ...errors(400, 429) },
     summary: 'Authorization server metadata',
     description: 'RFC 8414 metadata of the OAuth endpoints, scopes and methods (D17).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'public',
       scopes: noScope,

@@ -1,19 +1,16 @@
-import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { tokenErrors } from '../errors';
-import type { RouteMeta } from '../meta';
+import { type RouteMeta, routeGroup } from '../meta';
 import { ZClaim } from '../schemas/claims';
 import { ZId, ZStatusOk } from '../schemas/common';
 import { ZFulfillment, ZFulfillmentWrite, ZOrder, ZOrderWrite } from '../schemas/orders';
 import { anyOf } from '../scopes';
 
-const c = initContract();
-
 const ZOrderPath = z.object({ sourceOrderId: ZId });
 const ZFulfillmentPath = z.object({ sourceOrderId: ZId, sourceFulfillmentId: ZId });
 
 /** Orders and their fulfillments (spec "Orders", D18-D20). */
-export const orderRoutes = c.router({
+export const orderRoutes = routeGroup({
   upsert: {
     method: 'PUT',
     path: '/v1/orders/:sourceOrderId',
@@ -25,7 +22,6 @@ export const orderRoutes = c.router({
       'Creates the order or replaces it whole; omitted optional fields become null (D18). ' +
       'Answers 404 when `originalSourceOrderId` names an unknown order. Gaining or losing ' +
       'protection (premiumPaid > 0 and no policyCancelledAt) emits `protection/added` or `protection/removed` (D19).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('order:update'),
@@ -43,7 +39,6 @@ export const orderRoutes = c.router({
     description:
       'Answers the stored order plus `id`, `storeId`, `protection` ({status, policyId}), ' +
       '`createdAt` and `updatedAt` (D18). A deleted order answers 404.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('order:read', 'order:update'),
@@ -61,7 +56,6 @@ export const orderRoutes = c.router({
     description:
       'Soft-deletes the order: later reads answer 404 and the id may be PUT again (D18). ' +
       'Active protection is removed and `protection/removed` emitted (D19).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('order:update'),
@@ -77,7 +71,6 @@ export const orderRoutes = c.router({
     responses: { 200: z.array(ZClaim), ...tokenErrors },
     summary: "List an order's claims",
     description: 'Answers the array of claim records filed against the order; 404 when the order is unknown.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('claim:read', 'claim:update', 'claim:manage'),
@@ -95,7 +88,6 @@ export const orderRoutes = c.router({
     description:
       'Answers the array of fulfillments of the order, cancelled ones included with `cancelledAt` set (D20); ' +
       '404 when the order is unknown.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('order:read', 'order:update'),
@@ -115,7 +107,6 @@ export const orderRoutes = c.router({
       "Creates or replaces one fulfillment of the order; the body carries the spec's fields but " +
       '`sourceFulfillmentId`, which is the path (D20). `createdAt`/`updatedAt` are set when absent; ' +
       '404 when the order is unknown.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('order:update'),
@@ -133,7 +124,6 @@ export const orderRoutes = c.router({
     description:
       'Marks the fulfillment cancelled by setting `cancelledAt`; it stays in the list (D20). ' +
       '404 when the order or fulfillment is unknown.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'token',
       scopes: anyOf('order:update'),

@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { dashboardErrors } from '../errors';
-import type { RouteMeta } from '../meta';
+import { type RouteMeta, routeGroup } from '../meta';
 import { data, ZId } from '../schemas/common';
 import { ZInstallation, ZSessionTokenMint, ZUninstalled } from '../schemas/identity';
 import { noScope } from '../scopes';
@@ -9,7 +9,7 @@ import { noScope } from '../scopes';
 const c = initContract();
 
 /** A store's app installations (D14) and embedded-app session tokens (D15). Dashboard JWT of a store member. */
-export const storeRoutes = c.router({
+export const storeRoutes = routeGroup({
   listInstallations: {
     method: 'GET',
     path: '/v1/stores/:storeId/installations',
@@ -17,7 +17,6 @@ export const storeRoutes = c.router({
     responses: { 200: data(z.array(ZInstallation)), ...dashboardErrors },
     summary: "List the store's installations",
     description: 'The apps installed on the store, past installations included with uninstalledAt set (D14).',
-    strictStatusCodes: true,
     metadata: {
       auth: 'dashboard',
       scopes: noScope,
@@ -35,7 +34,6 @@ export const storeRoutes = c.router({
     description:
       'Revokes every token of the installation, removes its webhook registration and soft-deletes its partner context; public reads fall back to merchant defaults (D14). ' +
       'Answers {data:{ok:true}} like the D1 deletes; 404 when the app is not installed.',
-    strictStatusCodes: true,
     metadata: {
       auth: 'dashboard',
       scopes: noScope,
@@ -53,7 +51,6 @@ export const storeRoutes = c.router({
     summary: 'Mint an embedded-app session token',
     description:
       'Mints the HS256 session token for the embedded app of an active installation, valid 60 seconds, signed with a per-app key (D15).',
-    strictStatusCodes: true,
     metadata: { auth: 'dashboard', scopes: noScope, body: 'data', source: 'D15' } satisfies RouteMeta,
   },
 });
