@@ -1,8 +1,9 @@
 import { errors } from '../errors';
-import { type RouteMeta, routeGroup } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data } from '../schemas/common';
 import { ZDashboardTokens, ZLoginRequest, ZLoginResponse, ZRefreshRequest } from '../schemas/identity';
-import { noScope } from '../scopes';
+
+const publicRoute = routeMeta('public', 'data');
 
 /** Dashboard user login and refresh (spec, D8). */
 export const authRoutes = routeGroup({
@@ -15,13 +16,7 @@ export const authRoutes = routeGroup({
     description:
       'Logs a dashboard user in with e-mail and password and answers dashboard tokens and the user (D8). ' +
       'A failed login answers 401 with one message whether the e-mail is unknown or the password wrong; rate-limited per IP (D4).',
-    metadata: {
-      auth: 'public',
-      scopes: noScope,
-      body: 'data',
-      source: 'spec',
-      decisions: ['D4', 'D8'],
-    } satisfies RouteMeta,
+    metadata: publicRoute('spec', ['D4', 'D8']),
   },
   refresh: {
     method: 'POST',
@@ -31,12 +26,6 @@ export const authRoutes = routeGroup({
     summary: 'Refresh dashboard tokens',
     description:
       'Rotates a dashboard refresh token into new dashboard tokens; a retired refresh token answers 401 and revokes its family (D8, D12).',
-    metadata: {
-      auth: 'public',
-      scopes: noScope,
-      body: 'data',
-      source: 'spec',
-      decisions: ['D8', 'D12'],
-    } satisfies RouteMeta,
+    metadata: publicRoute('spec', ['D8', 'D12']),
   },
 });

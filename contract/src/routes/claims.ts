@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { tokenErrors, ZError } from '../errors';
-import { type RouteMeta, routeGroup } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import {
   ZClaim,
   ZClaimApprove,
@@ -15,6 +15,8 @@ import {
 } from '../schemas/claims';
 import { ZId, ZIdempotencyHeaders, ZStatusOk } from '../schemas/common';
 import { anyOf } from '../scopes';
+
+const tokenRoute = routeMeta('token', 'plain');
 
 const ZClaimPath = z.object({ claimId: ZId });
 
@@ -34,13 +36,7 @@ export const claimRoutes = routeGroup({
       'Creates an order with a generated `offline_…` sourceOrderId and a claim on its single item, and ' +
       "echoes the payload (D23). A body `storeId` other than the token's store answers 400. " +
       'Accepts an `Idempotency-Key` (D33).',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D23', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:update', 'claim:manage'), 'spec', ['D23', 'D33']),
   },
   file: {
     method: 'POST',
@@ -54,13 +50,7 @@ export const claimRoutes = routeGroup({
       'Files a `NEW` claim linked to the order\'s active policy (or none), answers `{status:"ok"}` with a ' +
       '`Location: /v1/claims/<id>` header and emits `claim/created` (D22, D23). Issue quantities may not ' +
       'exceed the ordered quantity (400); an unknown order answers 404. Accepts an `Idempotency-Key` (D33).',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D22', 'D23', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:update', 'claim:manage'), 'spec', ['D22', 'D23', 'D33']),
   },
   list: {
     method: 'GET',
@@ -72,13 +62,7 @@ export const claimRoutes = routeGroup({
       "Cursor-paged list of the store's claims ordered by `createdAt` then `id` (keyset paging): `first` " +
       '(1-250, default 50), `after`, `last`, `before`, filtered by `claimState`, `sourceOrderId`, ' +
       '`createdAtMin`, `createdAtMax`, `updatedAtMin` (D24).',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:read', 'claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D24'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'spec', ['D24']),
   },
   get: {
     method: 'GET',
@@ -87,13 +71,7 @@ export const claimRoutes = routeGroup({
     responses: { 200: ZClaim, ...tokenErrors },
     summary: 'Get a claim',
     description: 'Answers one claim record in the spec shape (D24).',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:read', 'claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'D24',
-      decisions: ['D24'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'D24'),
   },
   postMessage: {
     method: 'POST',
@@ -104,13 +82,7 @@ export const claimRoutes = routeGroup({
     responses: { 200: ZStatusOk, ...tokenErrors, 409: ZError },
     summary: 'Post a message on a claim',
     description: 'Adds a message to the claim and emits `message/created` (D25). Accepts an `Idempotency-Key` (D33).',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'D25',
-      decisions: ['D25', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:update', 'claim:manage'), 'D25', ['D33']),
   },
   approve: {
     method: 'POST',
@@ -124,13 +96,7 @@ export const claimRoutes = routeGroup({
       'Moves the claim to `APPROVED` with its resolutions and emits `claim/approved`; a `STORE_CREDIT` ' +
       'resolution creates a claim store credit (D22, D26). A move D22 does not allow answers 409. ' +
       'Answers the updated claim record.',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:manage'),
-      body: 'plain',
-      source: 'D22',
-      decisions: ['D22', 'D26', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:manage'), 'D22', ['D26', 'D33']),
   },
   deny: {
     method: 'POST',
@@ -143,13 +109,7 @@ export const claimRoutes = routeGroup({
     description:
       'Moves the claim to `DENIED` with a reason and emits `claim/denied` (D22). A move D22 does not ' +
       'allow answers 409. Answers the updated claim record.',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:manage'),
-      body: 'plain',
-      source: 'D22',
-      decisions: ['D22', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:manage'), 'D22', ['D33']),
   },
   transition: {
     method: 'POST',
@@ -162,12 +122,6 @@ export const claimRoutes = routeGroup({
     description:
       'Every move other than approve and deny (D22); a move D22 does not allow answers 409 and ' +
       'changes nothing. Answers the updated claim record.',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:manage'),
-      body: 'plain',
-      source: 'D22',
-      decisions: ['D22', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:manage'), 'D22', ['D33']),
   },
 });

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { tokenErrors, ZError } from '../errors';
-import { type RouteMeta, routeGroup } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data, ZDeleted, ZId, ZIdempotencyHeaders, ZVariantKey } from '../schemas/common';
 import { ZCohortPriceSet, ZCohortPriceSetCreateBody, ZCohortPriceSetUpdateBody } from '../schemas/pricing';
 import { ZCohortWidgetConfig, ZCohortWidgetConfigCreateBody, ZCohortWidgetConfigUpdateBody } from '../schemas/widgets';
+
+const tokenRoute = routeMeta('token', 'data');
 
 const ZContextParams = z.object({ contextId: ZId });
 const ZPriceSetParams = z.object({ contextId: ZId, priceSetId: ZId });
@@ -34,13 +36,7 @@ export const cohortRoutes = routeGroup({
     summary: 'Create a cohort price set',
     description:
       'Creates the price set of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs partner-context:update and the pricing update scope of the type named in the body (403 otherwise); rules follow D30.',
-    metadata: {
-      auth: 'token',
-      scopes: { ...CREATE, family: 'pricing' },
-      body: 'data',
-      source: 'D28',
-      decisions: ['D30', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...CREATE, family: 'pricing' }, 'D28', ['D30', 'D33']),
   },
   listPriceSets: {
     method: 'GET',
@@ -51,12 +47,7 @@ export const cohortRoutes = routeGroup({
     summary: 'List cohort price sets',
     description:
       'Price sets of the context, optionally of one variantKey (D28). Types the token cannot read are filtered out; 403 when it holds no pricing read scope at all.',
-    metadata: {
-      auth: 'token',
-      scopes: { ...READ_LIST, family: 'pricing' },
-      body: 'data',
-      source: 'D28',
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...READ_LIST, family: 'pricing' }, 'D28'),
   },
   getPriceSet: {
     method: 'GET',
@@ -65,12 +56,7 @@ export const cohortRoutes = routeGroup({
     responses: { 200: data(ZCohortPriceSet), ...tokenErrors },
     summary: 'Read a cohort price set',
     description: 'One price set; 404 when its type is not readable by the token (D28).',
-    metadata: {
-      auth: 'token',
-      scopes: { ...READ_ONE, family: 'pricing' },
-      body: 'data',
-      source: 'D28',
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...READ_ONE, family: 'pricing' }, 'D28'),
   },
   updatePriceSet: {
     method: 'PATCH',
@@ -81,13 +67,7 @@ export const cohortRoutes = routeGroup({
     summary: 'Update a cohort price set',
     description:
       'Sparse update; omitted fields keep their values and rules replaces the list (D30). type and variantKey may only repeat the current values (400 otherwise, D28); 404 when the type is not writable.',
-    metadata: {
-      auth: 'token',
-      scopes: { ...WRITE_ONE, family: 'pricing' },
-      body: 'data',
-      source: 'D28',
-      decisions: ['D30'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...WRITE_ONE, family: 'pricing' }, 'D28', ['D30']),
   },
   deletePriceSet: {
     method: 'DELETE',
@@ -97,13 +77,7 @@ export const cohortRoutes = routeGroup({
     summary: 'Delete a cohort price set',
     description:
       'Hard delete; the cohort falls back to the merchant rule set of that type (D28). 404 when the type is not writable.',
-    metadata: {
-      auth: 'token',
-      scopes: { ...WRITE_ONE, family: 'pricing' },
-      body: 'data',
-      source: 'D28',
-      decisions: ['D1'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...WRITE_ONE, family: 'pricing' }, 'D28', ['D1']),
   },
   createWidget: {
     method: 'POST',
@@ -115,13 +89,7 @@ export const cohortRoutes = routeGroup({
     summary: 'Create a cohort widget config',
     description:
       'Creates the widget config of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs partner-context:update and the widget update scope of the type named in the body (403 otherwise).',
-    metadata: {
-      auth: 'token',
-      scopes: { ...CREATE, family: 'widget' },
-      body: 'data',
-      source: 'D28',
-      decisions: ['D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...CREATE, family: 'widget' }, 'D28', ['D33']),
   },
   listWidgets: {
     method: 'GET',
@@ -132,12 +100,7 @@ export const cohortRoutes = routeGroup({
     summary: 'List cohort widget configs',
     description:
       'Widget configs of the context, optionally of one variantKey (D28). Types the token cannot read are filtered out; 403 when it holds no widget read scope at all.',
-    metadata: {
-      auth: 'token',
-      scopes: { ...READ_LIST, family: 'widget' },
-      body: 'data',
-      source: 'D28',
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...READ_LIST, family: 'widget' }, 'D28'),
   },
   getWidget: {
     method: 'GET',
@@ -146,12 +109,7 @@ export const cohortRoutes = routeGroup({
     responses: { 200: data(ZCohortWidgetConfig), ...tokenErrors },
     summary: 'Read a cohort widget config',
     description: 'One widget config; 404 when its type is not readable by the token (D28).',
-    metadata: {
-      auth: 'token',
-      scopes: { ...READ_ONE, family: 'widget' },
-      body: 'data',
-      source: 'D28',
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...READ_ONE, family: 'widget' }, 'D28'),
   },
   updateWidget: {
     method: 'PATCH',
@@ -162,12 +120,7 @@ export const cohortRoutes = routeGroup({
     summary: 'Update a cohort widget config',
     description:
       'Sparse update of status, variant, name and config; customizationValues is read-only and rejected. type and variantKey may only repeat the current values (400 otherwise, D28); 404 when the type is not writable.',
-    metadata: {
-      auth: 'token',
-      scopes: { ...WRITE_ONE, family: 'widget' },
-      body: 'data',
-      source: 'D28',
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...WRITE_ONE, family: 'widget' }, 'D28'),
   },
   deleteWidget: {
     method: 'DELETE',
@@ -177,12 +130,6 @@ export const cohortRoutes = routeGroup({
     summary: 'Delete a cohort widget config',
     description:
       'Hard delete; the cohort falls back to the merchant widget config of that type (D28). 404 when the type is not writable.',
-    metadata: {
-      auth: 'token',
-      scopes: { ...WRITE_ONE, family: 'widget' },
-      body: 'data',
-      source: 'D28',
-      decisions: ['D1'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...WRITE_ONE, family: 'widget' }, 'D28', ['D1']),
   },
 });

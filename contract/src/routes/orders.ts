@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { tokenErrors } from '../errors';
-import { type RouteMeta, routeGroup } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { ZClaim } from '../schemas/claims';
 import { ZId, ZStatusOk } from '../schemas/common';
 import { ZFulfillment, ZFulfillmentWrite, ZOrder, ZOrderWrite } from '../schemas/orders';
 import { anyOf } from '../scopes';
+
+const tokenRoute = routeMeta('token', 'plain');
 
 const ZOrderPath = z.object({ sourceOrderId: ZId });
 const ZFulfillmentPath = z.object({ sourceOrderId: ZId, sourceFulfillmentId: ZId });
@@ -22,13 +24,7 @@ export const orderRoutes = routeGroup({
       'Creates the order or replaces it whole; omitted optional fields become null (D18). ' +
       'Answers 404 when `originalSourceOrderId` names an unknown order. Gaining or losing ' +
       'protection (premiumPaid > 0 and no policyCancelledAt) emits `protection/added` or `protection/removed` (D19).',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:update'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D18', 'D19'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:update'), 'spec', ['D18', 'D19']),
   },
   get: {
     method: 'GET',
@@ -39,13 +35,7 @@ export const orderRoutes = routeGroup({
     description:
       'Answers the stored order plus `id`, `storeId`, `protection` ({status, policyId}), ' +
       '`createdAt` and `updatedAt` (D18). A deleted order answers 404.',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:read', 'order:update'),
-      body: 'plain',
-      source: 'D18',
-      decisions: ['D18', 'D19'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:read', 'order:update'), 'D18', ['D19']),
   },
   remove: {
     method: 'DELETE',
@@ -56,13 +46,7 @@ export const orderRoutes = routeGroup({
     description:
       'Soft-deletes the order: later reads answer 404 and the id may be PUT again (D18). ' +
       'Active protection is removed and `protection/removed` emitted (D19).',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:update'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D18', 'D19'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:update'), 'spec', ['D18', 'D19']),
   },
   listClaims: {
     method: 'GET',
@@ -71,13 +55,7 @@ export const orderRoutes = routeGroup({
     responses: { 200: z.array(ZClaim), ...tokenErrors },
     summary: "List an order's claims",
     description: 'Answers the array of claim records filed against the order; 404 when the order is unknown.',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:read', 'claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D24'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'spec', ['D24']),
   },
   listFulfillments: {
     method: 'GET',
@@ -88,13 +66,7 @@ export const orderRoutes = routeGroup({
     description:
       'Answers the array of fulfillments of the order, cancelled ones included with `cancelledAt` set (D20); ' +
       '404 when the order is unknown.',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:read', 'order:update'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D20'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:read', 'order:update'), 'spec', ['D20']),
   },
   upsertFulfillment: {
     method: 'PUT',
@@ -107,13 +79,7 @@ export const orderRoutes = routeGroup({
       "Creates or replaces one fulfillment of the order; the body carries the spec's fields but " +
       '`sourceFulfillmentId`, which is the path (D20). `createdAt`/`updatedAt` are set when absent; ' +
       '404 when the order is unknown.',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:update'),
-      body: 'plain',
-      source: 'D20',
-      decisions: ['D20'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:update'), 'D20'),
   },
   cancelFulfillment: {
     method: 'DELETE',
@@ -124,12 +90,6 @@ export const orderRoutes = routeGroup({
     description:
       'Marks the fulfillment cancelled by setting `cancelledAt`; it stays in the list (D20). ' +
       '404 when the order or fulfillment is unknown.',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:update'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D20'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:update'), 'spec', ['D20']),
   },
 });

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { tokenErrors, ZError } from '../errors';
-import { type RouteMeta, routeGroup } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data, ZId, ZIdempotencyHeaders, ZStatusOk } from '../schemas/common';
 import { ZBundleRemove, ZProductChildWrite, ZProductFamily, ZProductWrite } from '../schemas/products';
 import { anyOf } from '../scopes';
+
+const tokenRoute = routeMeta('token', 'data');
 
 const ZProductPath = z.object({ productId: ZId });
 
@@ -21,13 +23,7 @@ export const productRoutes = routeGroup({
     description:
       'Answers `[product, ...its children]`, each with the read fields of the spec and D21 (D1 envelope). ' +
       '404 when the product is unknown.',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:read', 'product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:read', 'product:update'), 'spec', ['D1', 'D21']),
   },
   upsert: {
     method: 'PUT',
@@ -39,13 +35,7 @@ export const productRoutes = routeGroup({
     description:
       'Creates the product (name required, 400 otherwise) or updates the fields sent (D21). ' +
       '`productType` accepts FULL, SIMPLE and GROUPED.',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:update'), 'spec', ['D1', 'D21']),
   },
   remove: {
     method: 'DELETE',
@@ -54,13 +44,7 @@ export const productRoutes = routeGroup({
     responses: { 200: data(ZStatusOk), ...tokenErrors },
     summary: 'Delete a product',
     description: 'Removes the product and all its children (D21).',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:update'), 'spec', ['D1', 'D21']),
   },
   addChild: {
     method: 'POST',
@@ -73,13 +57,7 @@ export const productRoutes = routeGroup({
     description:
       'Creates a child of the product; `bundleProductIds` must name existing children (400 otherwise, D21). ' +
       'Accepts an `Idempotency-Key` (D33).',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:update'), 'spec', ['D1', 'D21', 'D33']),
   },
   removeChild: {
     method: 'DELETE',
@@ -88,13 +66,7 @@ export const productRoutes = routeGroup({
     responses: { 200: data(ZStatusOk), ...tokenErrors },
     summary: 'Delete a child product',
     description: 'Removes one child of the product; a child of another parent answers 404 (D21).',
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:update'), 'spec', ['D1', 'D21']),
   },
   removeFromBundle: {
     method: 'DELETE',
@@ -104,12 +76,6 @@ export const productRoutes = routeGroup({
     responses: { 200: data(ZStatusOk), ...tokenErrors },
     summary: 'Remove products from a bundle',
     description: "Drops the named ids from the product's bundle; the request carries a JSON body `{productIds}` (D21).",
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:update'), 'spec', ['D1', 'D21']),
   },
 });

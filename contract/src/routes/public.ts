@@ -1,11 +1,10 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { publicErrors } from '../errors';
-import { type RouteMeta, routeGroup } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { VARIANT_KEY_PATTERN, ZId, ZQueryNumber, ZVariantKey } from '../schemas/common';
 import { ZInsuranceQuote } from '../schemas/quote';
 import { ZPublicWidgetConfig, ZWidgetType } from '../schemas/widgets';
-import { noScope } from '../scopes';
 
 const c = initContract();
 
@@ -69,13 +68,7 @@ const ZApplicationParams = z.object({
     .describe("The partner app's client id (D5); 400 when malformed (D43)"),
 });
 
-const PUBLIC = {
-  auth: 'public',
-  scopes: noScope,
-  body: 'plain',
-  source: 'spec',
-  decisions: ['D29'],
-} as const satisfies RouteMeta;
+const PUBLIC = routeMeta('public', 'plain')('spec', ['D29']);
 
 /** Unauthenticated storefront reads (spec "Public reads", D29); not wrapped (D1). */
 export const publicRoutes = routeGroup({
