@@ -15,9 +15,10 @@ import { refuse } from './refusal';
  *     nodes: (rows) => rows.map(view),
  *   });
  *
- * `first`/`after` read forward from a position, `last`/`before` backward from one (both bounds
- * may be given); `first` and `last` together are refused. Never OFFSET: a page is one range
- * scan of an index ending in the keyset columns, so it costs the same at any depth.
+ * A page holds the rows strictly between `after` and `before` (either, both or neither): the
+ * first `first` of them, or with `last` the last `last` (default 50); `first` and `last`
+ * together are refused. Never OFFSET: a page is one range scan of an index ending in the
+ * keyset columns, so it costs the same at any depth.
  */
 
 /** The paging part of a list's query (the contract's `ZPageQuery`). */
