@@ -1,4 +1,5 @@
-import type { ScopeRule } from './scopes';
+import { type AppRouter, initContract } from '@ts-rest/core';
+import { noScope, type ScopeRule } from './scopes';
 
 /**
  * Who may call a route (routes.tsv `auth` column).
@@ -31,4 +32,53 @@ export function isRouteMeta(value: unknown): value is RouteMeta {
     (m.body === 'data' || m.body === 'plain') &&
     typeof m.source === 'string'
   );
+}
+
+/** The metadata of a route of auth kind `A` whose success body is `B`. */
+type MetaOf<A extends AuthKind, B extends RouteMeta['body']> = RouteMeta & { auth: A; body: B };
+
+/**
+ * The metadata of a group's routes of one auth kind and body kind, named once by the group;
+ * each route then gives only its own: its scopes (token routes), its source and any further
+ * decisions (the source need not be repeated among them).
+ *
+ *   const tokenRoute = routeMeta('token', 'plain');
+ *   metadata: tokenRoute(anyOf('claim:read'), 'spec', ['D24']),
+ */
+export function routeMeta<B extends RouteMeta['body']>(
+  auth: 'token',
+  body: B,
+): (scopes: ScopeRule, source: string, decisions?: readonly string[]) => MetaOf<'token', B>;
+export function routeMeta<A extends Exclude<AuthKind, 'token'>, B extends RouteMeta['body']>(
+  auth: A,
+  body: B,
+): (source: string, decisions?: readonly string[]) => MetaOf<A, B>;
+export function routeMeta(auth: AuthKind, body: RouteMeta['body']) {
+  const meta = (scopes: ScopeRule, source: string, decisions?: readonly string[]): RouteMeta => ({
+    auth,
+    scopes,
+    body,
+    source,
+    ...(decisions ? { decisions } : {}),
+  });
+  return auth === 'token'
+    ? (scopes: ScopeRule, source: string, decisions?: readonly string[]) => meta(scopes, source, decisions)
+    : (source: string, decisions?: readonly string[]) => meta(noScope, source, decisions);
+}
+
+/** Typed as what `initContract` returns, so declarations can name it. */
+const c: ReturnType<typeof initContract> = initContract();
+
+/**
+ * What every group's router gives each of its routes: strict status codes, so the handlers
+ * and the clients know only the statuses a route declares.
+ */
+const GROUP_OPTIONS = { strictStatusCodes: true } as const;
+type GroupOptions = typeof GROUP_OPTIONS;
+
+/** One group of the contract: `c.router` with the options every group shares. */
+export function routeGroup<T extends AppRouter>(
+  routes: Parameters<typeof c.router<T, string, GroupOptions>>[0],
+): ReturnType<typeof c.router<T, string, GroupOptions>> {
+  return c.router<T, string, GroupOptions>(routes, GROUP_OPTIONS);
 }

@@ -48,15 +48,15 @@ describe('openapi.json', () => {
   });
 });
 
-/** `GET /v1/claims/{claimId}` -> its routes.tsv row: auth kind and scopes cell. */
-function readRows(): Map<string, { auth: string; scopes: string }> {
+/** `GET /v1/claims/{claimId}` -> its routes.tsv row: auth kind, scopes cell and operation. */
+function readRows(): Map<string, { auth: string; scopes: string; operation: string }> {
   const [header, ...lines] = readFileSync(TSV, 'utf8').trim().split('\n');
   const cols = header!.split('\t');
   return new Map(
     lines.map((line) => {
       const row = Object.fromEntries(cols.map((c, i) => [c, line.split('\t')[i] ?? ''])) as Record<string, string>;
       const key = `${row.method} ${row.path!.replace(/:(\w+)/g, '{$1}')}`;
-      return [key, { auth: row.auth!, scopes: row.scopes! }];
+      return [key, { auth: row.auth!, scopes: row.scopes!, operation: row.operation! }];
     }),
   );
 }
@@ -80,9 +80,12 @@ function scopesOfCell(cell: string): string[] {
 describe('the OpenAPI document', () => {
   const rows = readRows();
 
-  it('has one operation per row of routes.tsv, with its auth kind', () => {
+  it('has one operation per row of routes.tsv, with its auth kind and operation as operationId', () => {
     expect(operations).toHaveLength(rows.size);
-    for (const { id, op } of operations) expect(op['x-auth'], id).toBe(rows.get(id)?.auth);
+    for (const { id, op } of operations) {
+      expect(op['x-auth'], id).toBe(rows.get(id)?.auth);
+      expect(op.operationId, id).toBe(rows.get(id)?.operation);
+    }
   });
 
   it('lists the scopes of routes.tsv in the security of every token route', () => {

@@ -15,6 +15,8 @@ interface Row {
   success: string;
   body: string;
   source: string;
+  /** The contract key `group.name`: the route's handler is `name` in server/src/routes/<group>, and its operationId. */
+  operation: string;
 }
 
 function readRows(): Row[] {
@@ -26,8 +28,8 @@ function readRows(): Row[] {
   });
 }
 
-function contractRows(): (Row & { id: string })[] {
-  const out: (Row & { id: string })[] = [];
+function contractRows(): Row[] {
+  const out: Row[] = [];
   for (const [group, routes] of Object.entries(contract as unknown as Record<string, Record<string, AppRoute>>)) {
     for (const [name, route] of Object.entries(routes)) {
       const meta = route.metadata;
@@ -36,7 +38,6 @@ function contractRows(): (Row & { id: string })[] {
         .map(Number)
         .filter((s) => s >= 200 && s < 300);
       out.push({
-        id: `${group}.${name}`,
         method: route.method,
         path: route.path,
         auth: meta.auth,
@@ -44,6 +45,7 @@ function contractRows(): (Row & { id: string })[] {
         success: success.map(String).join(','),
         body: meta.body,
         source: meta.source,
+        operation: `${group}.${name}`,
       });
     }
   }
@@ -60,22 +62,23 @@ describe('contract == routes.tsv', () => {
     expect(rows).toHaveLength(63);
   });
 
+  it('has its columns in order, the operation last, and every row a cell in each', () => {
+    const [header, ...lines] = readFileSync(TSV, 'utf8').trim().split('\n');
+    const columns = ['method', 'path', 'auth', 'scopes', 'success', 'body', 'source', 'operation'];
+    expect(header!.split('\t')).toEqual(columns);
+    for (const line of lines) expect(line.split('\t'), line).toHaveLength(columns.length);
+  });
+
   it('defines exactly the routes of routes.tsv, each once', () => {
     expect(defined.map(key).sort()).toEqual(rows.map(key).sort());
     expect(new Set(defined.map(key)).size).toBe(defined.length);
   });
 
   for (const row of rows) {
-    it(`${row.method} ${row.path}: auth, scopes, success status, body, source`, () => {
+    it(`${row.method} ${row.path}: auth, scopes, success status, body, source, operation`, () => {
       const route = defined.find((d) => key(d) === key(row));
       expect(route, 'route missing from the contract').toBeDefined();
-      expect({
-        auth: route!.auth,
-        scopes: route!.scopes,
-        success: route!.success,
-        body: route!.body,
-        source: route!.source,
-      }).toEqual({ auth: row.auth, scopes: row.scopes, success: row.success, body: row.body, source: row.source });
+      expect(route).toEqual(row);
     });
   }
 

@@ -17,6 +17,7 @@ import { migrateToLatest } from '../../server/src/db/migrate';
 import { transact } from '../../server/src/db/transact';
 import { claimListBinding, claimPageQuery } from '../../server/src/domain/claims/read';
 import { CursorCodec, type Position } from '../../server/src/lib/cursor';
+import { positionTime } from '../../server/src/lib/pager';
 import { benchInstallation } from './install';
 import { benchDatabase, compare, type Measured, printTable, startService, stopProcess } from './lib';
 
@@ -76,7 +77,7 @@ async function explain(
   after: Position | undefined,
   filters: { updatedAtMin?: string } = {},
 ): Promise<string> {
-  const compiled = claimPageQuery(storeId, filters, { after }, 51, false).compile(db);
+  const compiled = claimPageQuery(storeId, filters, { after, limit: 51, backward: false }).compile(db);
   const plan = await db.executeQuery<{ 'QUERY PLAN': string }>(
     CompiledQuery.raw(`explain (analyze, buffers, costs off) ${compiled.sql}`, [...compiled.parameters]),
   );
@@ -97,7 +98,7 @@ export async function benchClaims(): Promise<Measured[]> {
     // The position of the DEPTH-th claim, found once (by OFFSET, here only) to mint its cursor.
     const deep = (
       await sql<{ id: string; at: string }>`
-        select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
+        select id, ${positionTime('created_at')} as at
         from claims where store_id = ${storeId} order by created_at, id offset ${DEPTH - 1} limit 1`.execute(db)
     ).rows[0]!;
     const position = { createdAt: deep.at, id: deep.id };

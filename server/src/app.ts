@@ -24,6 +24,7 @@ import { requestId } from './http/request-id';
 import { sequence } from './http/sequence';
 import { expressApp } from './http/server';
 import { unmatched } from './http/unmatched';
+import { KeysetPager } from './lib/pager';
 import { ServiceMetrics } from './metrics';
 import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
 import { mountedRoutes } from './routes/index';
@@ -79,6 +80,7 @@ export function createApp(deps: AppDeps): Express {
     settingsCache,
     auth,
     claimLinks: claimLinks(deps.config.secretKey, deps.config.publicBaseUrl),
+    pager: new KeysetPager(deps.config.secretKey),
   };
   const routes = mountedRoutes(context);
   const idempotencySweeper = new IdempotencySweeper(deps.db);

@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { dashboardErrors, ZError } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data, ZId } from '../schemas/common';
 import {
   ZApp,
@@ -15,9 +15,9 @@ import {
   ZWebhookTestRequest,
   ZWebhookTestResult,
 } from '../schemas/identity';
-import { noScope } from '../scopes';
 
 const c = initContract();
+const dashboardRoute = routeMeta('dashboard', 'data');
 
 const ZAppParams = z.object({ clientId: ZId });
 const ZAppEventParams = z.object({ clientId: ZId, eventId: ZId });
@@ -26,7 +26,7 @@ const ZAppEventParams = z.object({ clientId: ZId, eventId: ZId });
  * App registration (D9) and the app's webhook event log (D34). Dashboard JWT of the app's
  * owner; another user's app answers 404.
  */
-export const appRoutes = c.router({
+export const appRoutes = routeGroup({
   create: {
     method: 'POST',
     path: '/v1/apps',
@@ -36,14 +36,7 @@ export const appRoutes = c.router({
     description:
       'Registers an app owned by the dashboard user; the answer shows clientId, clientSecret and webhookSecret this once (D9). ' +
       'Pricing scopes are admin-gated: never granted to private apps, to public apps only after operator approval (D9).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'dashboard',
-      scopes: noScope,
-      body: 'data',
-      source: 'D9',
-      decisions: ['D5', 'D16', 'D32'],
-    } satisfies RouteMeta,
+    metadata: dashboardRoute('D9', ['D5', 'D16', 'D32']),
   },
   get: {
     method: 'GET',
@@ -52,8 +45,7 @@ export const appRoutes = c.router({
     responses: { 200: data(ZApp), ...dashboardErrors },
     summary: 'Read an app',
     description: "The app's registration, without secrets, including whether its pricing scopes are approved (D9).",
-    strictStatusCodes: true,
-    metadata: { auth: 'dashboard', scopes: noScope, body: 'data', source: 'D9' } satisfies RouteMeta,
+    metadata: dashboardRoute('D9'),
   },
   rotateSecret: {
     method: 'POST',
@@ -63,8 +55,7 @@ export const appRoutes = c.router({
     responses: { 200: data(ZRotatedClientSecret), ...dashboardErrors },
     summary: 'Rotate the client secret',
     description: 'Issues a new client secret, shown once; the previous secret stops working at once (D9, D5).',
-    strictStatusCodes: true,
-    metadata: { auth: 'dashboard', scopes: noScope, body: 'data', source: 'D9', decisions: ['D5'] } satisfies RouteMeta,
+    metadata: dashboardRoute('D9', ['D5']),
   },
   listEvents: {
     method: 'GET',
@@ -75,14 +66,7 @@ export const appRoutes = c.router({
     summary: "List the app's webhook events",
     description:
       "The app's events with their delivery attempts, cursor-paged as D24 and filterable by status pending, delivered or failed (D34).",
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'dashboard',
-      scopes: noScope,
-      body: 'data',
-      source: 'D34',
-      decisions: ['D24', 'D32'],
-    } satisfies RouteMeta,
+    metadata: dashboardRoute('D34', ['D24', 'D32']),
   },
   redeliverEvent: {
     method: 'POST',
@@ -94,14 +78,7 @@ export const appRoutes = c.router({
     description:
       'Queues the event for delivery again with the same id and body (D32) and answers it with status pending (D34). ' +
       '409 when the app has no webhook URL.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'dashboard',
-      scopes: noScope,
-      body: 'data',
-      source: 'D34',
-      decisions: ['D32'],
-    } satisfies RouteMeta,
+    metadata: dashboardRoute('D34', ['D32']),
   },
   testWebhook: {
     method: 'POST',
@@ -113,14 +90,7 @@ export const appRoutes = c.router({
     description:
       "Sends one signed sample event of the topic for a store the app is installed on to the app's URL and reports the attempt (D34). " +
       'Not retried and not logged; 409 when the app has no webhook URL.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'dashboard',
-      scopes: noScope,
-      body: 'data',
-      source: 'D34',
-      decisions: ['D32'],
-    } satisfies RouteMeta,
+    metadata: dashboardRoute('D34', ['D32']),
   },
   rotateWebhookSecret: {
     method: 'POST',
@@ -131,13 +101,6 @@ export const appRoutes = c.router({
     summary: 'Rotate the webhook secret',
     description:
       'Issues a new webhook secret, shown once; for 24 hours deliveries carry signatures of both secrets and x-webhook-secret carries the new one (D34).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'dashboard',
-      scopes: noScope,
-      body: 'data',
-      source: 'D34',
-      decisions: ['D5', 'D32'],
-    } satisfies RouteMeta,
+    metadata: dashboardRoute('D34', ['D5', 'D32']),
   },
 });

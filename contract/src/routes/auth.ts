@@ -1,14 +1,12 @@
-import { initContract } from '@ts-rest/core';
 import { errors } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data } from '../schemas/common';
 import { ZDashboardTokens, ZLoginRequest, ZLoginResponse, ZRefreshRequest } from '../schemas/identity';
-import { noScope } from '../scopes';
 
-const c = initContract();
+const publicRoute = routeMeta('public', 'data');
 
 /** Dashboard user login and refresh (spec, D8). */
-export const authRoutes = c.router({
+export const authRoutes = routeGroup({
   login: {
     method: 'POST',
     path: '/v1/auth/login',
@@ -18,14 +16,7 @@ export const authRoutes = c.router({
     description:
       'Logs a dashboard user in with e-mail and password and answers dashboard tokens and the user (D8). ' +
       'A failed login answers 401 with one message whether the e-mail is unknown or the password wrong; rate-limited per IP (D4).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'public',
-      scopes: noScope,
-      body: 'data',
-      source: 'spec',
-      decisions: ['D4', 'D8'],
-    } satisfies RouteMeta,
+    metadata: publicRoute('spec', ['D4', 'D8']),
   },
   refresh: {
     method: 'POST',
@@ -35,13 +26,6 @@ export const authRoutes = c.router({
     summary: 'Refresh dashboard tokens',
     description:
       'Rotates a dashboard refresh token into new dashboard tokens; a retired refresh token answers 401 and revokes its family (D8, D12).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'public',
-      scopes: noScope,
-      body: 'data',
-      source: 'spec',
-      decisions: ['D8', 'D12'],
-    } satisfies RouteMeta,
+    metadata: publicRoute('spec', ['D8', 'D12']),
   },
 });

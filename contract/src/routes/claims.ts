@@ -1,7 +1,6 @@
-import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { tokenErrors, ZError } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import {
   ZClaim,
   ZClaimApprove,
@@ -17,7 +16,7 @@ import {
 import { ZId, ZIdempotencyHeaders, ZStatusOk } from '../schemas/common';
 import { anyOf } from '../scopes';
 
-const c = initContract();
+const tokenRoute = routeMeta('token', 'plain');
 
 const ZClaimPath = z.object({ claimId: ZId });
 
@@ -25,7 +24,7 @@ const ZClaimPath = z.object({ claimId: ZId });
  * Claims (spec "Claims", D22-D26). Key order matters: `fileOffline`
  * (`/v1/claims/offline`) precedes `file` (`/v1/claims/:sourceOrderId`).
  */
-export const claimRoutes = c.router({
+export const claimRoutes = routeGroup({
   fileOffline: {
     method: 'POST',
     path: '/v1/claims/offline',
@@ -37,14 +36,7 @@ export const claimRoutes = c.router({
       'Creates an order with a generated `offline_…` sourceOrderId and a claim on its single item, and ' +
       "echoes the payload (D23). A body `storeId` other than the token's store answers 400. " +
       'Accepts an `Idempotency-Key` (D33).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D23', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:update', 'claim:manage'), 'spec', ['D23', 'D33']),
   },
   file: {
     method: 'POST',
@@ -58,14 +50,7 @@ export const claimRoutes = c.router({
       'Files a `NEW` claim linked to the order\'s active policy (or none), answers `{status:"ok"}` with a ' +
       '`Location: /v1/claims/<id>` header and emits `claim/created` (D22, D23). Issue quantities may not ' +
       'exceed the ordered quantity (400); an unknown order answers 404. Accepts an `Idempotency-Key` (D33).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D22', 'D23', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:update', 'claim:manage'), 'spec', ['D22', 'D23', 'D33']),
   },
   list: {
     method: 'GET',
@@ -77,14 +62,7 @@ export const claimRoutes = c.router({
       "Cursor-paged list of the store's claims ordered by `createdAt` then `id` (keyset paging): `first` " +
       '(1-250, default 50), `after`, `last`, `before`, filtered by `claimState`, `sourceOrderId`, ' +
       '`createdAtMin`, `createdAtMax`, `updatedAtMin` (D24).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:read', 'claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D24'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'spec', ['D24']),
   },
   get: {
     method: 'GET',
@@ -93,14 +71,7 @@ export const claimRoutes = c.router({
     responses: { 200: ZClaim, ...tokenErrors },
     summary: 'Get a claim',
     description: 'Answers one claim record in the spec shape (D24).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:read', 'claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'D24',
-      decisions: ['D24'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'D24'),
   },
   postMessage: {
     method: 'POST',
@@ -111,14 +82,7 @@ export const claimRoutes = c.router({
     responses: { 200: ZStatusOk, ...tokenErrors, 409: ZError },
     summary: 'Post a message on a claim',
     description: 'Adds a message to the claim and emits `message/created` (D25). Accepts an `Idempotency-Key` (D33).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'D25',
-      decisions: ['D25', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:update', 'claim:manage'), 'D25', ['D33']),
   },
   approve: {
     method: 'POST',
@@ -132,14 +96,7 @@ export const claimRoutes = c.router({
       'Moves the claim to `APPROVED` with its resolutions and emits `claim/approved`; a `STORE_CREDIT` ' +
       'resolution creates a claim store credit (D22, D26). A move D22 does not allow answers 409. ' +
       'Answers the updated claim record.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:manage'),
-      body: 'plain',
-      source: 'D22',
-      decisions: ['D22', 'D26', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:manage'), 'D22', ['D26', 'D33']),
   },
   deny: {
     method: 'POST',
@@ -152,14 +109,7 @@ export const claimRoutes = c.router({
     description:
       'Moves the claim to `DENIED` with a reason and emits `claim/denied` (D22). A move D22 does not ' +
       'allow answers 409. Answers the updated claim record.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:manage'),
-      body: 'plain',
-      source: 'D22',
-      decisions: ['D22', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:manage'), 'D22', ['D33']),
   },
   transition: {
     method: 'POST',
@@ -172,13 +122,6 @@ export const claimRoutes = c.router({
     description:
       'Every move other than approve and deny (D22); a move D22 does not allow answers 409 and ' +
       'changes nothing. Answers the updated claim record.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:manage'),
-      body: 'plain',
-      source: 'D22',
-      decisions: ['D22', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:manage'), 'D22', ['D33']),
   },
 });

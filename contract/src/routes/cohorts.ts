@@ -1,12 +1,11 @@
-import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { tokenErrors, ZError } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data, ZDeleted, ZId, ZIdempotencyHeaders, ZVariantKey } from '../schemas/common';
 import { ZCohortPriceSet, ZCohortPriceSetCreateBody, ZCohortPriceSetUpdateBody } from '../schemas/pricing';
 import { ZCohortWidgetConfig, ZCohortWidgetConfigCreateBody, ZCohortWidgetConfigUpdateBody } from '../schemas/widgets';
 
-const c = initContract();
+const tokenRoute = routeMeta('token', 'data');
 
 const ZContextParams = z.object({ contextId: ZId });
 const ZPriceSetParams = z.object({ contextId: ZId, priceSetId: ZId });
@@ -26,7 +25,7 @@ const WRITE_ONE = { kind: 'perType', action: 'update', requires: 'partner-contex
  * Cohort (A/B) price sets and widget configs under the app's partner context (D28).
  * One price set / widget config per (variantKey, type); type and variantKey are immutable.
  */
-export const cohortRoutes = c.router({
+export const cohortRoutes = routeGroup({
   createPriceSet: {
     method: 'POST',
     path: '/v2/settings/context/:contextId/pricing',
@@ -37,14 +36,7 @@ export const cohortRoutes = c.router({
     summary: 'Create a cohort price set',
     description:
       'Creates the price set of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs partner-context:update and the pricing update scope of the type named in the body (403 otherwise); rules follow D30.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { ...CREATE, family: 'pricing' },
-      body: 'data',
-      source: 'D28',
-      decisions: ['D30', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...CREATE, family: 'pricing' }, 'D28', ['D30', 'D33']),
   },
   listPriceSets: {
     method: 'GET',
@@ -55,13 +47,7 @@ export const cohortRoutes = c.router({
     summary: 'List cohort price sets',
     description:
       'Price sets of the context, optionally of one variantKey (D28). Types the token cannot read are filtered out; 403 when it holds no pricing read scope at all.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { ...READ_LIST, family: 'pricing' },
-      body: 'data',
-      source: 'D28',
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...READ_LIST, family: 'pricing' }, 'D28'),
   },
   getPriceSet: {
     method: 'GET',
@@ -70,13 +56,7 @@ export const cohortRoutes = c.router({
     responses: { 200: data(ZCohortPriceSet), ...tokenErrors },
     summary: 'Read a cohort price set',
     description: 'One price set; 404 when its type is not readable by the token (D28).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { ...READ_ONE, family: 'pricing' },
-      body: 'data',
-      source: 'D28',
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...READ_ONE, family: 'pricing' }, 'D28'),
   },
   updatePriceSet: {
     method: 'PATCH',
@@ -87,14 +67,7 @@ export const cohortRoutes = c.router({
     summary: 'Update a cohort price set',
     description:
       'Sparse update; omitted fields keep their values and rules replaces the list (D30). type and variantKey may only repeat the current values (400 otherwise, D28); 404 when the type is not writable.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { ...WRITE_ONE, family: 'pricing' },
-      body: 'data',
-      source: 'D28',
-      decisions: ['D30'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...WRITE_ONE, family: 'pricing' }, 'D28', ['D30']),
   },
   deletePriceSet: {
     method: 'DELETE',
@@ -104,14 +77,7 @@ export const cohortRoutes = c.router({
     summary: 'Delete a cohort price set',
     description:
       'Hard delete; the cohort falls back to the merchant rule set of that type (D28). 404 when the type is not writable.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { ...WRITE_ONE, family: 'pricing' },
-      body: 'data',
-      source: 'D28',
-      decisions: ['D1'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...WRITE_ONE, family: 'pricing' }, 'D28', ['D1']),
   },
   createWidget: {
     method: 'POST',
@@ -123,14 +89,7 @@ export const cohortRoutes = c.router({
     summary: 'Create a cohort widget config',
     description:
       'Creates the widget config of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs partner-context:update and the widget update scope of the type named in the body (403 otherwise).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { ...CREATE, family: 'widget' },
-      body: 'data',
-      source: 'D28',
-      decisions: ['D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...CREATE, family: 'widget' }, 'D28', ['D33']),
   },
   listWidgets: {
     method: 'GET',
@@ -141,13 +100,7 @@ export const cohortRoutes = c.router({
     summary: 'List cohort widget configs',
     description:
       'Widget configs of the context, optionally of one variantKey (D28). Types the token cannot read are filtered out; 403 when it holds no widget read scope at all.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { ...READ_LIST, family: 'widget' },
-      body: 'data',
-      source: 'D28',
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...READ_LIST, family: 'widget' }, 'D28'),
   },
   getWidget: {
     method: 'GET',
@@ -156,13 +109,7 @@ export const cohortRoutes = c.router({
     responses: { 200: data(ZCohortWidgetConfig), ...tokenErrors },
     summary: 'Read a cohort widget config',
     description: 'One widget config; 404 when its type is not readable by the token (D28).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { ...READ_ONE, family: 'widget' },
-      body: 'data',
-      source: 'D28',
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...READ_ONE, family: 'widget' }, 'D28'),
   },
   updateWidget: {
     method: 'PATCH',
@@ -173,13 +120,7 @@ export const cohortRoutes = c.router({
     summary: 'Update a cohort widget config',
     description:
       'Sparse update of status, variant, name and config; customizationValues is read-only and rejected. type and variantKey may only repeat the current values (400 otherwise, D28); 404 when the type is not writable.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { ...WRITE_ONE, family: 'widget' },
-      body: 'data',
-      source: 'D28',
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...WRITE_ONE, family: 'widget' }, 'D28'),
   },
   deleteWidget: {
     method: 'DELETE',
@@ -189,13 +130,6 @@ export const cohortRoutes = c.router({
     summary: 'Delete a cohort widget config',
     description:
       'Hard delete; the cohort falls back to the merchant widget config of that type (D28). 404 when the type is not writable.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { ...WRITE_ONE, family: 'widget' },
-      body: 'data',
-      source: 'D28',
-      decisions: ['D1'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute({ ...WRITE_ONE, family: 'widget' }, 'D28', ['D1']),
   },
 });

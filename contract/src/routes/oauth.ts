@@ -1,6 +1,5 @@
-import { initContract } from '@ts-rest/core';
 import { dashboardErrors, errors, oauthErrors } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data } from '../schemas/common';
 import {
   ZApproveRequest,
@@ -15,12 +14,13 @@ import {
   ZTokenRequest,
   ZTokenResponse,
 } from '../schemas/oauth';
-import { noScope } from '../scopes';
 
-const c = initContract();
+const clientRoute = routeMeta('client', 'plain');
+const publicRoute = routeMeta('public', 'plain');
+const dashboardRoute = routeMeta('dashboard', 'data');
 
 /** OAuth 2.0 and session routes (spec "OAuth and session", D10-D13, D15, D17). */
-export const oauthRoutes = c.router({
+export const oauthRoutes = routeGroup({
   token: {
     method: 'POST',
     path: '/v1/oauth/token',
@@ -32,14 +32,7 @@ export const oauthRoutes = c.router({
       'Accepts JSON or application/x-www-form-urlencoded (where scopes are one space-separated `scope`), ' +
       'client credentials in the body or as HTTP Basic but never both; answers carry Cache-Control: no-store (D11). ' +
       'Refresh tokens rotate and a reused one revokes its family (D12).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'client',
-      scopes: noScope,
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D2', 'D10', 'D11', 'D12'],
-    } satisfies RouteMeta,
+    metadata: clientRoute('spec', ['D2', 'D10', 'D11', 'D12']),
   },
   revoke: {
     method: 'POST',
@@ -51,14 +44,7 @@ export const oauthRoutes = c.router({
       'Revokes an access or refresh token (RFC 7009); answers 200 `{}` for an authenticated client whether or not ' +
       'the token was known, and revoking a refresh token revokes its access tokens (D13). ' +
       'Client credentials may come in the body or as HTTP Basic (D11).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'client',
-      scopes: noScope,
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D2', 'D11', 'D13'],
-    } satisfies RouteMeta,
+    metadata: clientRoute('spec', ['D2', 'D11', 'D13']),
   },
   sessionVerify: {
     method: 'POST',
@@ -69,14 +55,7 @@ export const oauthRoutes = c.router({
     description:
       'Checks the session token signature, audience, expiry (5 s leeway) and that the installation is active, ' +
       'and answers who is using the embedded app (D15). Limited to 30 requests per minute per IP (spec, D4).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'public',
-      scopes: noScope,
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D4', 'D15'],
-    } satisfies RouteMeta,
+    metadata: publicRoute('spec', ['D4', 'D15']),
   },
   authorize: {
     method: 'POST',
@@ -87,14 +66,7 @@ export const oauthRoutes = c.router({
     description:
       'Answers the consent preview for installing an app on a store the dashboard user belongs to: app, store, ' +
       'requested and grantable scopes (D10). The redirect URI must match a registered one exactly; only S256 PKCE is accepted.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'dashboard',
-      scopes: noScope,
-      body: 'data',
-      source: 'spec',
-      decisions: ['D9', 'D10', 'D16'],
-    } satisfies RouteMeta,
+    metadata: dashboardRoute('spec', ['D9', 'D10', 'D16']),
   },
   approve: {
     method: 'POST',
@@ -105,14 +77,7 @@ export const oauthRoutes = c.router({
     description:
       'Creates or updates the installation and issues a single-use authorization code valid 10 minutes; ' +
       '`redirectUri` is the registered URI with `code` and `state` added (D10).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'dashboard',
-      scopes: noScope,
-      body: 'data',
-      source: 'spec',
-      decisions: ['D9', 'D10', 'D16'],
-    } satisfies RouteMeta,
+    metadata: dashboardRoute('spec', ['D9', 'D10', 'D16']),
   },
   discovery: {
     method: 'GET',
@@ -120,13 +85,6 @@ export const oauthRoutes = c.router({
     responses: { 200: ZAuthorizationServerMetadata, ...errors(400, 429) },
     summary: 'Authorization server metadata',
     description: 'RFC 8414 metadata of the OAuth endpoints, scopes and methods (D17).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'public',
-      scopes: noScope,
-      body: 'plain',
-      source: 'D17',
-      decisions: ['D16'],
-    } satisfies RouteMeta,
+    metadata: publicRoute('D17', ['D16']),
   },
 });

@@ -1,19 +1,18 @@
-import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { tokenErrors } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { ZClaim } from '../schemas/claims';
 import { ZId, ZStatusOk } from '../schemas/common';
 import { ZFulfillment, ZFulfillmentWrite, ZOrder, ZOrderWrite } from '../schemas/orders';
 import { anyOf } from '../scopes';
 
-const c = initContract();
+const tokenRoute = routeMeta('token', 'plain');
 
 const ZOrderPath = z.object({ sourceOrderId: ZId });
 const ZFulfillmentPath = z.object({ sourceOrderId: ZId, sourceFulfillmentId: ZId });
 
 /** Orders and their fulfillments (spec "Orders", D18-D20). */
-export const orderRoutes = c.router({
+export const orderRoutes = routeGroup({
   upsert: {
     method: 'PUT',
     path: '/v1/orders/:sourceOrderId',
@@ -25,14 +24,7 @@ export const orderRoutes = c.router({
       'Creates the order or replaces it whole; omitted optional fields become null (D18). ' +
       'Answers 404 when `originalSourceOrderId` names an unknown order. Gaining or losing ' +
       'protection (premiumPaid > 0 and no policyCancelledAt) emits `protection/added` or `protection/removed` (D19).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:update'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D18', 'D19'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:update'), 'spec', ['D18', 'D19']),
   },
   get: {
     method: 'GET',
@@ -43,14 +35,7 @@ export const orderRoutes = c.router({
     description:
       'Answers the stored order plus `id`, `storeId`, `protection` ({status, policyId}), ' +
       '`createdAt` and `updatedAt` (D18). A deleted order answers 404.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:read', 'order:update'),
-      body: 'plain',
-      source: 'D18',
-      decisions: ['D18', 'D19'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:read', 'order:update'), 'D18', ['D19']),
   },
   remove: {
     method: 'DELETE',
@@ -61,14 +46,7 @@ export const orderRoutes = c.router({
     description:
       'Soft-deletes the order: later reads answer 404 and the id may be PUT again (D18). ' +
       'Active protection is removed and `protection/removed` emitted (D19).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:update'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D18', 'D19'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:update'), 'spec', ['D18', 'D19']),
   },
   listClaims: {
     method: 'GET',
@@ -77,14 +55,7 @@ export const orderRoutes = c.router({
     responses: { 200: z.array(ZClaim), ...tokenErrors },
     summary: "List an order's claims",
     description: 'Answers the array of claim records filed against the order; 404 when the order is unknown.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('claim:read', 'claim:update', 'claim:manage'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D24'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'spec', ['D24']),
   },
   listFulfillments: {
     method: 'GET',
@@ -95,14 +66,7 @@ export const orderRoutes = c.router({
     description:
       'Answers the array of fulfillments of the order, cancelled ones included with `cancelledAt` set (D20); ' +
       '404 when the order is unknown.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:read', 'order:update'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D20'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:read', 'order:update'), 'spec', ['D20']),
   },
   upsertFulfillment: {
     method: 'PUT',
@@ -115,14 +79,7 @@ export const orderRoutes = c.router({
       "Creates or replaces one fulfillment of the order; the body carries the spec's fields but " +
       '`sourceFulfillmentId`, which is the path (D20). `createdAt`/`updatedAt` are set when absent; ' +
       '404 when the order is unknown.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:update'),
-      body: 'plain',
-      source: 'D20',
-      decisions: ['D20'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:update'), 'D20'),
   },
   cancelFulfillment: {
     method: 'DELETE',
@@ -133,13 +90,6 @@ export const orderRoutes = c.router({
     description:
       'Marks the fulfillment cancelled by setting `cancelledAt`; it stays in the list (D20). ' +
       '404 when the order or fulfillment is unknown.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('order:update'),
-      body: 'plain',
-      source: 'spec',
-      decisions: ['D20'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('order:update'), 'spec', ['D20']),
   },
 });

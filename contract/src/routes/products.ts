@@ -1,12 +1,11 @@
-import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { tokenErrors, ZError } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data, ZId, ZIdempotencyHeaders, ZStatusOk } from '../schemas/common';
 import { ZBundleRemove, ZProductChildWrite, ZProductFamily, ZProductWrite } from '../schemas/products';
 import { anyOf } from '../scopes';
 
-const c = initContract();
+const tokenRoute = routeMeta('token', 'data');
 
 const ZProductPath = z.object({ productId: ZId });
 
@@ -14,7 +13,7 @@ const ZProductPath = z.object({ productId: ZId });
  * The product catalogue (spec "Products (v2)", D21). Success bodies are wrapped as
  * `{data: …}` (D1); deletes answer the spec's `{status: "ok"}` inside the envelope.
  */
-export const productRoutes = c.router({
+export const productRoutes = routeGroup({
   get: {
     method: 'GET',
     path: '/v2/products/:productId',
@@ -24,14 +23,7 @@ export const productRoutes = c.router({
     description:
       'Answers `[product, ...its children]`, each with the read fields of the spec and D21 (D1 envelope). ' +
       '404 when the product is unknown.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:read', 'product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:read', 'product:update'), 'spec', ['D1', 'D21']),
   },
   upsert: {
     method: 'PUT',
@@ -43,14 +35,7 @@ export const productRoutes = c.router({
     description:
       'Creates the product (name required, 400 otherwise) or updates the fields sent (D21). ' +
       '`productType` accepts FULL, SIMPLE and GROUPED.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:update'), 'spec', ['D1', 'D21']),
   },
   remove: {
     method: 'DELETE',
@@ -59,14 +44,7 @@ export const productRoutes = c.router({
     responses: { 200: data(ZStatusOk), ...tokenErrors },
     summary: 'Delete a product',
     description: 'Removes the product and all its children (D21).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:update'), 'spec', ['D1', 'D21']),
   },
   addChild: {
     method: 'POST',
@@ -79,14 +57,7 @@ export const productRoutes = c.router({
     description:
       'Creates a child of the product; `bundleProductIds` must name existing children (400 otherwise, D21). ' +
       'Accepts an `Idempotency-Key` (D33).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:update'), 'spec', ['D1', 'D21', 'D33']),
   },
   removeChild: {
     method: 'DELETE',
@@ -95,14 +66,7 @@ export const productRoutes = c.router({
     responses: { 200: data(ZStatusOk), ...tokenErrors },
     summary: 'Delete a child product',
     description: 'Removes one child of the product; a child of another parent answers 404 (D21).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:update'), 'spec', ['D1', 'D21']),
   },
   removeFromBundle: {
     method: 'DELETE',
@@ -112,13 +76,6 @@ export const productRoutes = c.router({
     responses: { 200: data(ZStatusOk), ...tokenErrors },
     summary: 'Remove products from a bundle',
     description: "Drops the named ids from the product's bundle; the request carries a JSON body `{productIds}` (D21).",
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('product:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D21'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('product:update'), 'spec', ['D1', 'D21']),
   },
 });

@@ -1,11 +1,10 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { publicErrors } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { VARIANT_KEY_PATTERN, ZId, ZQueryNumber, ZVariantKey } from '../schemas/common';
 import { ZInsuranceQuote } from '../schemas/quote';
 import { ZPublicWidgetConfig, ZWidgetType } from '../schemas/widgets';
-import { noScope } from '../scopes';
 
 const c = initContract();
 
@@ -69,16 +68,10 @@ const ZApplicationParams = z.object({
     .describe("The partner app's client id (D5); 400 when malformed (D43)"),
 });
 
-const PUBLIC = {
-  auth: 'public',
-  scopes: noScope,
-  body: 'plain',
-  source: 'spec',
-  decisions: ['D29'],
-} as const satisfies RouteMeta;
+const PUBLIC = routeMeta('public', 'plain')('spec', ['D29']);
 
 /** Unauthenticated storefront reads (spec "Public reads", D29); not wrapped (D1). */
-export const publicRoutes = c.router({
+export const publicRoutes = routeGroup({
   getInsurance: {
     method: 'GET',
     path: '/v1/quote/insurance',
@@ -88,7 +81,6 @@ export const publicRoutes = c.router({
     summary: "Read the shopper widget's shipping pricing",
     description:
       'The SHIPPING rule set of the store named by store_url or storeId; the x-svc-partner-app-id and x-svc-partner-variant headers pick a cohort and any problem with them falls back silently to merchant defaults (D29). Cached (Cache-Control public, max-age=60, ETag; 304 on If-None-Match); an unknown store answers 404.',
-    strictStatusCodes: true,
     metadata: PUBLIC,
   },
   getPartnerInsurance: {
@@ -101,7 +93,6 @@ export const publicRoutes = c.router({
     summary: "Read a cohort's shipping pricing",
     description:
       'Path-based cohort read: answers 400 for a malformed application id or key and 404 when the app, store, installation, context or cohort price set is missing, instead of falling back (D29, D43).',
-    strictStatusCodes: true,
     metadata: PUBLIC,
   },
   getPartnerWidgets: {
@@ -114,7 +105,6 @@ export const publicRoutes = c.router({
     summary: "Read a cohort's widget configs",
     description:
       'Path-based cohort widget read, optionally of one type: answers 400 for a malformed application id or key and 404 when the app, store, installation, context or cohort is missing, instead of falling back (D29, D43).',
-    strictStatusCodes: true,
     metadata: PUBLIC,
   },
 });

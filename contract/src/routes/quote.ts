@@ -1,14 +1,13 @@
-import { initContract } from '@ts-rest/core';
 import { tokenErrors, ZError } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data, ZIdempotencyHeaders } from '../schemas/common';
 import { ZQuote, ZQuoteRequest } from '../schemas/quote';
 import { anyOf } from '../scopes';
 
-const c = initContract();
+const tokenRoute = routeMeta('token', 'data');
 
 /** Stateless protection quote (spec "Quote", D31). */
-export const quoteRoutes = c.router({
+export const quoteRoutes = routeGroup({
   create: {
     method: 'POST',
     path: '/v2/quote',
@@ -18,13 +17,6 @@ export const quoteRoutes = c.router({
     summary: 'Compute a protection quote',
     description:
       "Prices a cart from lineItems (non-shippable items dropped for SHIPPING) or orderTotal; EXTENDED_WARRANTY needs a P1Y..P10Y duration, SHIPPING rejects one. An optional variantKey quotes the calling app's cohort price set (D31).",
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('quote:read'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D31', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('quote:read'), 'spec', ['D31', 'D33']),
   },
 });

@@ -1,7 +1,6 @@
-import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { tokenErrors, ZError } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data, ZDeleted, ZId, ZIdempotencyHeaders, ZVariantKey } from '../schemas/common';
 import {
   ZContextCreateBody,
@@ -12,7 +11,7 @@ import {
 } from '../schemas/settings';
 import { anyOf } from '../scopes';
 
-const c = initContract();
+const tokenRoute = routeMeta('token', 'data');
 
 const ZContextParams = z.object({ contextId: ZId });
 
@@ -24,7 +23,7 @@ export const ZContextViewQuery = z.object({
 });
 
 /** Merchant settings (read only in the later revision) and the app's partner context (spec, D27). */
-export const settingsRoutes = c.router({
+export const settingsRoutes = routeGroup({
   get: {
     method: 'GET',
     path: '/v2/settings',
@@ -32,14 +31,7 @@ export const settingsRoutes = c.router({
     summary: 'Read the merchant default settings',
     description:
       'The merchant default general settings of the store. Partners have no write path for merchant defaults in the later revision (D1 envelope).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('store:read'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1', 'D26'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('store:read'), 'spec', ['D1', 'D26']),
   },
   createContext: {
     method: 'POST',
@@ -50,14 +42,7 @@ export const settingsRoutes = c.router({
     summary: 'Create the partner context',
     description:
       'Creates the one partner context of this (store, app) with a name of 1-128 characters; a second create answers 409 (D27). Accepts an Idempotency-Key (D33).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('partner-context:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D27', 'D33'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('partner-context:update'), 'spec', ['D27', 'D33']),
   },
   listContexts: {
     method: 'GET',
@@ -65,14 +50,7 @@ export const settingsRoutes = c.router({
     responses: { 200: data(z.array(ZPartnerContext)), ...tokenErrors },
     summary: 'List partner contexts',
     description: 'The contexts owned by the calling app for this store (at most one in the later revision, D27).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('store:read'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D27'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('store:read'), 'spec', ['D27']),
   },
   getContext: {
     method: 'GET',
@@ -83,14 +61,7 @@ export const settingsRoutes = c.router({
     summary: 'Read a partner context with its resolved settings',
     description:
       'The context plus resolvedSettings (merchant settings with non-null overrides on top) and resolvedPricingRules for the cohort named by variantKey: its own price sets where it has them, otherwise the merchant rule sets. Does not consult the app-installation off-switch.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('store:read'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D28'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('store:read'), 'spec', ['D28']),
   },
   updateContext: {
     method: 'PATCH',
@@ -102,19 +73,16 @@ export const settingsRoutes = c.router({
     summary: 'Update the partner context overrides',
     description:
       'Sparse: omitted fields stay inherited, sent fields become overrides for the whole installation, null answers 400 (D27). Store-credit fields also need store-credit:update; variantKey only selects which cohort pricing is rendered.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: {
+    metadata: tokenRoute(
+      {
         kind: 'conditional',
         base: 'partner-context:update',
         extra: 'store-credit:update',
         when: 'store-credit fields',
       },
-      body: 'data',
-      source: 'spec',
-      decisions: ['D27'],
-    } satisfies RouteMeta,
+      'spec',
+      ['D27'],
+    ),
   },
   deleteContext: {
     method: 'DELETE',
@@ -123,13 +91,6 @@ export const settingsRoutes = c.router({
     responses: { 200: data(ZDeleted), ...tokenErrors },
     summary: 'Delete the partner context',
     description: 'Soft delete; later traffic falls back to merchant defaults. Answers {data:{ok:true}} (D1).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: anyOf('partner-context:update'),
-      body: 'data',
-      source: 'spec',
-      decisions: ['D1'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(anyOf('partner-context:update'), 'spec', ['D1']),
   },
 });

@@ -1,15 +1,15 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { dashboardErrors } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data, ZId } from '../schemas/common';
 import { ZInstallation, ZSessionTokenMint, ZUninstalled } from '../schemas/identity';
-import { noScope } from '../scopes';
 
 const c = initContract();
+const dashboardRoute = routeMeta('dashboard', 'data');
 
 /** A store's app installations (D14) and embedded-app session tokens (D15). Dashboard JWT of a store member. */
-export const storeRoutes = c.router({
+export const storeRoutes = routeGroup({
   listInstallations: {
     method: 'GET',
     path: '/v1/stores/:storeId/installations',
@@ -17,14 +17,7 @@ export const storeRoutes = c.router({
     responses: { 200: data(z.array(ZInstallation)), ...dashboardErrors },
     summary: "List the store's installations",
     description: 'The apps installed on the store, past installations included with uninstalledAt set (D14).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'dashboard',
-      scopes: noScope,
-      body: 'data',
-      source: 'D14',
-      decisions: ['D7'],
-    } satisfies RouteMeta,
+    metadata: dashboardRoute('D14', ['D7']),
   },
   uninstall: {
     method: 'DELETE',
@@ -35,14 +28,7 @@ export const storeRoutes = c.router({
     description:
       'Revokes every token of the installation, removes its webhook registration and soft-deletes its partner context; public reads fall back to merchant defaults (D14). ' +
       'Answers {data:{ok:true}} like the D1 deletes; 404 when the app is not installed.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'dashboard',
-      scopes: noScope,
-      body: 'data',
-      source: 'D14',
-      decisions: ['D1', 'D13'],
-    } satisfies RouteMeta,
+    metadata: dashboardRoute('D14', ['D1', 'D13']),
   },
   mintSessionToken: {
     method: 'POST',
@@ -53,7 +39,6 @@ export const storeRoutes = c.router({
     summary: 'Mint an embedded-app session token',
     description:
       'Mints the HS256 session token for the embedded app of an active installation, valid 60 seconds, signed with a per-app key (D15).',
-    strictStatusCodes: true,
-    metadata: { auth: 'dashboard', scopes: noScope, body: 'data', source: 'D15' } satisfies RouteMeta,
+    metadata: dashboardRoute('D15'),
   },
 });

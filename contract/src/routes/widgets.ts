@@ -1,14 +1,13 @@
-import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { tokenErrors } from '../errors';
-import type { RouteMeta } from '../meta';
+import { routeGroup, routeMeta } from '../meta';
 import { data, ZId } from '../schemas/common';
 import { ZWidgetConfig, ZWidgetConfigUpdateBody } from '../schemas/widgets';
 
-const c = initContract();
+const tokenRoute = routeMeta('token', 'data');
 
 /** Merchant default widget configs (spec "Widget config (v2, merchant defaults)"). */
-export const widgetRoutes = c.router({
+export const widgetRoutes = routeGroup({
   list: {
     method: 'GET',
     path: '/v2/widget/config',
@@ -16,14 +15,11 @@ export const widgetRoutes = c.router({
     summary: 'List merchant widget configs',
     description:
       'The configs of the widget types the token can read; others are silently filtered out. Each store starts with one config per type (D30).',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { kind: 'perType', family: 'widget', action: 'read', onMissing: 'filter', note: 'list filtered by type' },
-      body: 'data',
-      source: 'spec',
-      decisions: ['D30'],
-    } satisfies RouteMeta,
+    metadata: tokenRoute(
+      { kind: 'perType', family: 'widget', action: 'read', onMissing: 'filter', note: 'list filtered by type' },
+      'spec',
+      ['D30'],
+    ),
   },
   update: {
     method: 'PUT',
@@ -34,12 +30,9 @@ export const widgetRoutes = c.router({
     summary: 'Update a merchant widget config',
     description:
       'Sets status, variant, name or config; omitted fields keep their values and customizationValues is read-only (rejected). 404 when the type is not writable by the token.',
-    strictStatusCodes: true,
-    metadata: {
-      auth: 'token',
-      scopes: { kind: 'perType', family: 'widget', action: 'update', onMissing: '404', note: '404 when missing' },
-      body: 'data',
-      source: 'spec',
-    } satisfies RouteMeta,
+    metadata: tokenRoute(
+      { kind: 'perType', family: 'widget', action: 'update', onMissing: '404', note: '404 when missing' },
+      'spec',
+    ),
   },
 });

@@ -9,7 +9,7 @@ import type { GroupHandlers, RouteContext } from './context';
  * App registration and secret rotation (D9), the event log and replay (D34), for the app's
  * owner only: the domain answers another user's app exactly as a missing one (404).
  */
-export function appHandlers({ db, config }: RouteContext): GroupHandlers<Contract['apps']> {
+export function appHandlers({ db, config, pager }: RouteContext): GroupHandlers<Contract['apps']> {
   return {
     async create({ body, req }) {
       const { userId } = dashboardUserOf(req);
@@ -28,7 +28,7 @@ export function appHandlers({ db, config }: RouteContext): GroupHandlers<Contrac
       return { status: 200, body: { data: { clientId: params.clientId, clientSecret } } };
     },
     async listEvents({ params, query, req }) {
-      const page = await listAppEvents(db, params.clientId, dashboardUserOf(req).userId, query);
+      const page = await listAppEvents(db, pager, params.clientId, dashboardUserOf(req).userId, query);
       return { status: 200, body: { data: page } };
     },
     async redeliverEvent({ params, req }) {

@@ -3,14 +3,12 @@ import { fileClaim, fileOfflineClaim } from '../domain/claims/filing';
 import { approveClaim, denyClaim, postMessage, transitionClaim } from '../domain/claims/moves';
 import { listClaims, readClaim } from '../domain/claims/read';
 import { storeOf, tokenOf } from '../http/caller';
-import { CursorCodec } from '../lib/cursor';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
 
 /** Claims (D22-D26); the store and the acting app come from the token only (D7). */
-export function claimHandlers({ db, config, claimLinks }: RouteContext): GroupHandlers<Contract['claims']> {
-  const cursors = new CursorCodec(config.secretKey);
+export function claimHandlers({ db, pager, claimLinks }: RouteContext): GroupHandlers<Contract['claims']> {
   const actor = (req: Parameters<typeof tokenOf>[0]) => {
     const token = tokenOf(req);
     return { storeId: token.storeId, clientId: token.clientId };
@@ -31,7 +29,7 @@ export function claimHandlers({ db, config, claimLinks }: RouteContext): GroupHa
       return { status: 200, body: result.filed };
     },
     async list({ query, req }) {
-      return { status: 200, body: await listClaims(db, cursors, storeOf(req), query) };
+      return { status: 200, body: await listClaims(db, pager, storeOf(req), query) };
     },
     async get({ params, req }) {
       return record(storeOf(req), params.claimId);

@@ -7,6 +7,7 @@ import type { ClaimLinks } from '../domain/claims/links';
 import type { QuotePricing } from '../domain/partner/pricing-source';
 import type { AuthServices } from '../http/auth';
 import type { PublicReadCache } from '../http/public-cache';
+import type { KeysetPager } from '../lib/pager';
 
 /** The handlers of one contract group: every route of the group has one, or nothing compiles. */
 export type GroupHandlers<G extends AppRouter> = {
@@ -25,4 +26,6 @@ export interface RouteContext extends AppDeps {
   auth: AuthServices;
   /** Builds and checks the shoppers' claim links (D41), under a key derived once. */
   claimLinks: ClaimLinks;
+  /** Pages every cursor list (D24), its cursors signed under a key derived once. */
+  pager: KeysetPager;
 }

@@ -125,6 +125,39 @@ describe('event log and replay (D34)', () => {
     expect((await get(hook.clientId, '?status=lost')).status).toBe(400);
   });
 
+  it('refuses tampered, unsigned and carried-over cursors with the D2 400 of every D24 list', async () => {
+    const hook = await app('/cursors');
+    const other = await app('/cursors-other');
+    for (let n = 0; n < 3; n++) await emit(n);
+    const cursor = (await get(hook.clientId, '?first=1')).body.data.pageInfo.endCursor!;
+    const [text, mac] = cursor.split('.') as [string, string];
+    const position = JSON.parse(Buffer.from(text, 'base64url').toString()) as [string, string];
+    const moved = Buffer.from(JSON.stringify(['1970-01-01T00:00:00.000000Z', position[1]])).toString('base64url');
+    const flipped = mac.slice(0, -1) + (mac.endsWith('A') ? 'B' : 'A');
+    // `text` alone is a position without its signature.
+    for (const bad of [`${moved}.${mac}`, `${text}.${flipped}`, text, `${text}.${mac}.x`, 'garbage', '.']) {
+      for (const [side, query] of [
+        ['after', `?after=${encodeURIComponent(bad)}`],
+        ['before', `?last=1&before=${encodeURIComponent(bad)}`],
+      ]) {
+        const res = await get(hook.clientId, query);
+        expect(res.status, `${side} ${bad}`).toBe(400);
+        expect(res.body).toMatchObject({
+          statusCode: 400,
+          error: 'Bad Request',
+          message: `invalid request: ${side}: not a cursor of this list`,
+        });
+      }
+    }
+    // Bound to the app and the status filter.
+    const after = `?after=${encodeURIComponent(cursor)}`;
+    expect((await get(other.clientId, after)).status).toBe(400);
+    expect((await get(hook.clientId, `${after}&status=pending`)).status).toBe(400);
+    const next = await get(hook.clientId, after);
+    expect(next.status).toBe(200);
+    expect(next.body.data.edges).toHaveLength(2);
+  });
+
   it('redelivers a delivered and a failed event with the same id and body', async () => {
     const hook = await app('/again');
     let status = 200;

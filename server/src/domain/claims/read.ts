@@ -9,8 +9,8 @@ import type {
 } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
-import type { CursorCodec, Position } from '../../lib/cursor';
 import { roundMoney } from '../../lib/money';
+import { type KeysetPager, keyset, type PageRange } from '../../lib/pager';
 import { refuse } from '../../lib/refusal';
 import { type ClaimLinks, viewClaimUrl } from './links';
 
@@ -46,7 +46,7 @@ interface ClaimRow {
   updatedAt: Date;
   deletedAt: Date | null;
   linkId: string;
-  /** The row's keyset position with microseconds (cursor.ts). */
+  /** The row's keyset position with microseconds (lib/pager.ts). */
   keysetAt: string;
   items: Json[];
   messages: Json[];
@@ -55,6 +55,9 @@ interface ClaimRow {
   documents?: Json[];
   policy?: Json | null;
 }
+
+/** The keyset of claim lists (D24). */
+const CLAIMS = keyset('c.created_at', 'c.id');
 
 const times = (alias: string) =>
   sql.raw(`'createdAt', ${alias}.created_at, 'updatedAt', ${alias}.updated_at, 'deletedAt', ${alias}.deleted_at`);
@@ -94,7 +97,7 @@ function claimSelect(full: boolean, where: RawBuilder<unknown>, tail: RawBuilder
       o.source_order_number, o.currency, c.author_name, c.author_email, c.claim_description,
       c.resolution_requested, c.resolution_date, c.claim_state, c.claim_type, c.is_ota,
       c.ota_description, c.external_source, c.policy_id, c.created_at, c.updated_at, c.deleted_at, c.link_id,
-      to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as keyset_at,
+      ${CLAIMS.position} as keyset_at,
       coalesce((
         select json_agg(json_build_object(
           'id', i.id, 'claimId', i.claim_id, 'itemId', i.item_id, 'quantity', i.quantity, ${times('i')}
@@ -298,16 +301,13 @@ export async function readOrderClaims(
 }
 
 /**
- * The keyset query of one list page: `limit` rows of the store's claims matching the filters,
- * strictly after `after` and before `before` in `(created_at, id)` order (descending when
- * `backward`). Exported so the benchmark can EXPLAIN exactly what the list runs.
+ * The keyset query of one list page: the store's claims matching the filters in the range
+ * (lib/pager.ts). Exported so the benchmark can EXPLAIN exactly what the list runs.
  */
 export function claimPageQuery(
   storeId: string,
   q: Pick<TClaimListQuery, 'claimState' | 'sourceOrderId' | 'createdAtMin' | 'createdAtMax' | 'updatedAtMin'>,
-  { after, before }: { after?: Position; before?: Position },
-  limit: number,
-  backward: boolean,
+  range: PageRange,
 ) {
   const where = [sql`c.store_id = ${storeId}`];
   if (q.claimState) where.push(sql`c.claim_state = ${q.claimState}`);
@@ -315,14 +315,8 @@ export function claimPageQuery(
   if (q.createdAtMin) where.push(sql`c.created_at >= ${q.createdAtMin}::timestamptz`);
   if (q.createdAtMax) where.push(sql`c.created_at <= ${q.createdAtMax}::timestamptz`);
   if (q.updatedAtMin) where.push(sql`c.updated_at >= ${q.updatedAtMin}::timestamptz`);
-  if (after) where.push(sql`(c.created_at, c.id) > (${after.createdAt}::timestamptz, ${after.id})`);
-  if (before) where.push(sql`(c.created_at, c.id) < (${before.createdAt}::timestamptz, ${before.id})`);
-  const direction = sql.raw(backward ? 'desc' : 'asc');
-  return claimSelect(
-    false,
-    sql.join(where, sql` and `),
-    sql`order by c.created_at ${direction}, c.id ${direction} limit ${limit}`,
-  );
+  where.push(...CLAIMS.bounds(range));
+  return claimSelect(false, sql.join(where, sql` and `), CLAIMS.order(range));
 }
 
 /** What a list cursor is bound to (cursor.ts): this list, the store and every filter, normalised. */
@@ -340,49 +334,16 @@ export function claimListBinding(storeId: string, q: TClaimListQuery): string {
 }
 
 /**
- * `GET /v1/claims` (D24): one keyset page of the store's claims in `(createdAt, id)` order.
- * `first`/`after` read forward from a position, `last`/`before` backward from one (both
- * bounds may be given). A cursor is bound to the store and the filters; one that does not
- * verify is refused (400). Never OFFSET: a page is one range scan of an index
- * whose prefix is the store (and the filtered state or order), so it costs the same at any
- * depth. Rows filed while a client pages sort by their own creation time, so a client never
- * sees a claim twice and never misses one that existed when it started.
+ * `GET /v1/claims` (D24): one keyset page of the store's claims in `(createdAt, id)` order
+ * (lib/pager.ts), its cursors bound to the store and the filters. The index behind a page has
+ * the store (and the filtered state or order) as its prefix. Rows filed while a client pages
+ * sort by their own creation time, so a client never sees a claim twice and never misses one
+ * that existed when it started.
  */
-export async function listClaims(
-  db: Db,
-  cursors: CursorCodec,
-  storeId: string,
-  q: TClaimListQuery,
-): Promise<TClaimConnection> {
-  if (q.first !== undefined && q.last !== undefined)
-    throw refuse.invalid('invalid request: first and last cannot be combined');
-  const binding = claimListBinding(storeId, q);
-  const positions: { after?: Position; before?: Position } = {};
-  for (const side of ['after', 'before'] as const) {
-    const cursor = q[side];
-    if (cursor === undefined) continue;
-    const position = cursors.decode(cursor, binding);
-    if (!position) throw refuse.invalid(`invalid request: ${side}: not a cursor of this list`);
-    positions[side] = position;
-  }
-  const backward = q.last !== undefined;
-  const size = q.last ?? q.first ?? 50;
-  const { after, before } = positions;
-  const { rows } = await claimPageQuery(storeId, q, positions, size + 1, backward).execute(db);
-  const more = rows.length > size;
-  const page = rows.slice(0, size);
-  if (backward) page.reverse();
-  const edges = page.map((row) => ({
-    node: toListNode(row),
-    cursor: cursors.encode({ createdAt: row.keysetAt, id: row.id }, binding),
-  }));
-  return {
-    edges,
-    pageInfo: {
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-      hasNextPage: backward ? before !== undefined : more,
-      hasPreviousPage: backward ? more : after !== undefined,
-    },
-  };
+export function listClaims(db: Db, pager: KeysetPager, storeId: string, q: TClaimListQuery): Promise<TClaimConnection> {
+  return pager.page(q, claimListBinding(storeId, q), {
+    rows: async (range) => (await claimPageQuery(storeId, q, range).execute(db)).rows,
+    position: (row) => ({ createdAt: row.keysetAt, id: row.id }),
+    nodes: (rows) => rows.map(toListNode),
+  });
 }

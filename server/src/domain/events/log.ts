@@ -8,10 +8,11 @@ import {
   type WebhookBodies,
   type WebhookTopic,
 } from '@protection-service/contract';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
+import { type KeysetPager, keyset } from '../../lib/pager';
 import { refuse } from '../../lib/refusal';
 import { ownedApp } from '../identity/apps';
 import { signingSecrets } from './deliveries';
@@ -24,112 +25,64 @@ import type { WebhookSettings } from './settings';
  * sample send, all for the app's owner only: another user's app answers like a missing one.
  */
 
-export const DEFAULT_PAGE_SIZE = 50;
-
 interface Row {
   eventId: string;
   topic: string;
   storeId: string;
   body: unknown;
   createdAt: Date;
-  /** created_at as PostgreSQL text: microseconds survive the round trip through a cursor. */
-  createdAtText: string;
+  /** The delivery's keyset position with microseconds (lib/pager.ts). */
+  keysetAt: string;
   status: 'pending' | 'delivered' | 'failed';
   nextAttemptAt: Date | null;
 }
 
-function encodeCursor(row: Pick<Row, 'createdAtText' | 'eventId'>): string {
-  return Buffer.from(JSON.stringify([row.createdAtText, row.eventId])).toString('base64url');
-}
+/** The keyset of the event log: the app's deliveries by creation, then event id. */
+const EVENTS = keyset('d.created_at', 'd.event_id');
 
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (
-      Array.isArray(value) &&
-      value.length === 2 &&
-      typeof value[0] === 'string' &&
-      typeof value[1] === 'string' &&
-      !Number.isNaN(Date.parse(value[0]))
-    ) {
-      return [value[0], value[1]];
-    }
-  } catch {
-    // fall through
-  }
-  throw refuse.invalidAt('query', 'invalid cursor');
-}
+/** The select of an app's events with their deliveries; `where` and `tail` (order, limit) complete it. */
+const eventSelect = (where: RawBuilder<unknown>[], tail: RawBuilder<unknown> = sql``) => sql<Row>`
+  select d.event_id, e.topic, e.store_id, e.body, e.created_at, ${EVENTS.position} as keyset_at,
+    d.status, d.next_attempt_at
+  from webhook_deliveries d
+  join webhook_events e on e.id = d.event_id
+  where ${sql.join(where, sql` and `)}
+  ${tail}
+`;
 
 /**
- * One page of the app's events, ordered by creation then id (D24 keyset paging: a page costs
- * the same at any depth), optionally only those whose delivery has a given status.
+ * One page of the app's events, ordered by creation then id (D24 keyset paging, lib/pager.ts:
+ * a page costs the same at any depth), optionally only those whose delivery has a given
+ * status; its cursors are bound to the app and the status.
  */
 export async function listAppEvents(
   db: Db,
+  pager: KeysetPager,
   clientId: string,
   ownerUserId: string,
   query: TAppEventsQuery,
 ): Promise<TAppEventConnection> {
   await ownedApp(db, clientId, ownerUserId);
-  if (
-    (query.first !== undefined || query.after !== undefined) &&
-    (query.last !== undefined || query.before !== undefined)
-  ) {
-    throw refuse.invalidAt('query', 'page forward (first, after) or backward (last, before), not both');
-  }
-  const backward = query.last !== undefined || query.before !== undefined;
-  const size = (backward ? query.last : query.first) ?? DEFAULT_PAGE_SIZE;
-  const cursor = backward ? query.before : query.after;
-  const [cursorTime, cursorId] = cursor ? decodeCursor(cursor) : [null, null];
-  const rows = await sql<Row>`
-    select d.event_id, e.topic, e.store_id, e.body, e.created_at, d.created_at::text as created_at_text,
-      d.status, d.next_attempt_at
-    from webhook_deliveries d
-    join webhook_events e on e.id = d.event_id
-    where d.client_id = ${clientId}
-      ${query.status ? sql`and d.status = ${query.status}` : sql``}
-      ${
-        cursorTime === null
-          ? sql``
-          : backward
-            ? sql`and (d.created_at, d.event_id) < (${cursorTime}::timestamptz, ${cursorId})`
-            : sql`and (d.created_at, d.event_id) > (${cursorTime}::timestamptz, ${cursorId})`
-      }
-    order by d.created_at ${backward ? sql`desc` : sql`asc`}, d.event_id ${backward ? sql`desc` : sql`asc`}
-    limit ${size + 1}
-  `.execute(db);
-  const more = rows.rows.length > size;
-  const page = rows.rows.slice(0, size);
-  if (backward) page.reverse();
-  const attempts = await attemptsOf(
-    db,
-    clientId,
-    page.map((r) => r.eventId),
-  );
-  const edges = page.map((row) => ({
-    node: eventView(row, attempts.get(row.eventId) ?? []),
-    cursor: encodeCursor(row),
-  }));
-  return {
-    edges,
-    pageInfo: {
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-      hasNextPage: backward ? cursor !== undefined : more,
-      hasPreviousPage: backward ? more : cursor !== undefined,
+  const where = [sql`d.client_id = ${clientId}`];
+  if (query.status) where.push(sql`d.status = ${query.status}`);
+  return pager.page(query, JSON.stringify(['app-events', clientId, query.status ?? null]), {
+    rows: async (range) =>
+      (await eventSelect([...where, ...EVENTS.bounds(range)], EVENTS.order(range)).execute(db)).rows,
+    position: (row) => ({ createdAt: row.keysetAt, id: row.eventId }),
+    nodes: async (rows) => {
+      const attempts = await attemptsOf(
+        db,
+        clientId,
+        rows.map((r) => r.eventId),
+      );
+      return rows.map((row) => eventView(row, attempts.get(row.eventId) ?? []));
     },
-  };
+  });
 }
 
 /** One event of the app with its attempts; undefined when the app has no delivery of it. */
 export async function findAppEvent(db: Db, clientId: string, eventId: string): Promise<TAppEvent | undefined> {
-  const result = await sql<Row>`
-    select d.event_id, e.topic, e.store_id, e.body, e.created_at, d.created_at::text as created_at_text,
-      d.status, d.next_attempt_at
-    from webhook_deliveries d
-    join webhook_events e on e.id = d.event_id
-    where d.client_id = ${clientId} and d.event_id = ${eventId}
-  `.execute(db);
+  const result = await eventSelect([sql`d.client_id = ${clientId}`, sql`d.event_id = ${eventId}`]).execute(db);
   const row = result.rows[0];
   if (!row) return undefined;
   const attempts = await attemptsOf(db, clientId, [eventId]);
