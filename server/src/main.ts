@@ -6,13 +6,12 @@ import { type Config, loadConfig } from './config';
 import { batchesWritten } from './db/committed-batches';
 import { openDatabase } from './db/open';
 import { type Delivery, startDelivery } from './domain/events/queue';
-import { handleProcessFaults } from './faults';
 import { drainable } from './http/drain';
 import { createAppServer } from './http/server';
 import { setServerTimeouts } from './http/timeouts';
 import { createLogger } from './logger';
 import { ServiceMetrics } from './metrics';
-import { supervise, takeOverSignals } from './supervisor';
+import { stopOnce, supervise, takeOverSignals } from './supervisor';
 
 /** How long in-flight requests may take to finish after SIGTERM (D46). */
 const DRAIN_MS = 10_000;
@@ -72,8 +71,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
 
   // D46: /readyz answers 503 at once; the process serves on for SHUTDOWN_DELAY_MS while the
   // load balancer notices, then stops accepting and lets what is in flight finish.
-  const shutdown = async (reason: string, exitCode = 0) => {
-    if (shuttingDown) return;
+  stopOnce(logger, async (reason) => {
     shuttingDown = true;
     logger.info({ reason, delayMs: config.shutdownDelayMs }, 'shutting down: finishing in-flight requests');
     if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
@@ -82,13 +80,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     await batchesWritten(database.db);
     stopApp(app);
     await database.close().catch((err) => logger.warn({ err }, 'database did not close cleanly'));
-    logger.info({ reason }, 'stopped');
-    process.exit(exitCode);
-  };
-  handleProcessFaults(logger, (reason) => void shutdown(reason, 1));
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
-  // A worker whose supervisor is gone drains and leaves rather than serving on unsupervised.
-  process.on('disconnect', () => void shutdown('supervisor gone'));
+  });
 }
 
 main().catch((err) => {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import type { Config } from './config';
 import { openDatabase } from './db/open';
+import { handleProcessFaults } from './faults';
 import { registerQueueMetrics, serveMetrics } from './metrics';
 
 /** A child that dies younger than this is replaced after a pause, so a crash at start cannot spin. */
@@ -112,4 +113,23 @@ export async function supervise(
  */
 export function takeOverSignals(): void {
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.removeAllListeners(signal);
+}
+
+/**
+ * How a child ends (D46): on SIGTERM or SIGINT, when its supervisor is gone (it drains and
+ * leaves rather than running on unsupervised), or on a fault (./faults.ts, exit 1), `stop`
+ * runs once; then the child says so and exits.
+ */
+export function stopOnce(logger: Logger, stop: (reason: string) => Promise<void>): void {
+  let stopping = false;
+  const shutdown = async (reason: string, exitCode = 0) => {
+    if (stopping) return;
+    stopping = true;
+    await stop(reason);
+    logger.info({ reason }, 'stopped');
+    process.exit(exitCode);
+  };
+  handleProcessFaults(logger, (reason) => void shutdown(reason, 1));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
+  process.on('disconnect', () => void shutdown('supervisor gone'));
 }

@@ -2,9 +2,8 @@ import cluster from 'node:cluster';
 import { loadConfig } from './config';
 import { openDatabase } from './db/open';
 import { startDelivery } from './domain/events/queue';
-import { handleProcessFaults } from './faults';
 import { createLogger } from './logger';
-import { supervise, takeOverSignals } from './supervisor';
+import { stopOnce, supervise, takeOverSignals } from './supervisor';
 
 /** Past the longest an attempt may take, how long its record may take after SIGTERM. */
 const RECORD_MS = 10_000;
@@ -36,19 +35,11 @@ async function main(): Promise<void> {
       { workers: config.webhookWorkers, database: database.description, pid: process.pid },
       'delivering webhooks',
     );
-    let stopping = false;
-    const shutdown = async (reason: string, exitCode = 0) => {
-      if (stopping) return;
-      stopping = true;
+    stopOnce(logger, async (reason) => {
       logger.info({ reason }, 'shutting down: finishing attempts in flight');
       await delivery.stop();
       await database.close().catch((err) => logger.warn({ err }, 'database did not close cleanly'));
-      logger.info({ reason }, 'stopped');
-      process.exit(exitCode);
-    };
-    handleProcessFaults(logger, (reason) => void shutdown(reason, 1));
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
-    process.on('disconnect', () => void shutdown('supervisor gone'));
+    });
   }
 }
 
