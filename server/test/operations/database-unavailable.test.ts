@@ -1,0 +1,63 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db/database';
+import { isDatabaseUnavailable } from '../../src/db/unavailable';
+import { freePort } from '../../src/free-port';
+import { cloneDatabase } from '../harness/server';
+
+/** D46: which real failures mean "the database is out of reach" (503), and which do not (500 or 4xx). */
+describe('isDatabaseUnavailable', () => {
+  let database: Awaited<ReturnType<typeof cloneDatabase>>;
+  beforeAll(async () => {
+    database = await cloneDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  const failureOf = async (run: () => Promise<unknown>) => {
+    try {
+      await run();
+    } catch (err) {
+      return err;
+    }
+    throw new Error('did not fail');
+  };
+
+  it('is true for a refused connection and for a pool that cannot connect in time', async () => {
+    const closed = createDb(`postgres://postgres:postgres@127.0.0.1:${await freePort()}/none`, { max: 1 });
+    expect(isDatabaseUnavailable(await failureOf(() => closed.selectFrom('orders').selectAll().execute()))).toBe(true);
+    await closed.destroy();
+    const timeout = new pg.Pool({ connectionString: database.url, max: 1, connectionTimeoutMillis: 50 });
+    const held = await timeout.connect();
+    expect(isDatabaseUnavailable(await failureOf(() => timeout.query('select 1')))).toBe(true);
+    held.release();
+    await timeout.end();
+  });
+
+  it('is true for a session the server ends (57P01) and for the broken client afterwards', async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    client.on('error', () => {});
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const ended = client.query('select pg_sleep(5)');
+    await database.db.selectNoFrom((eb) => eb.fn('pg_terminate_backend', [eb.val(rows[0]!.pid)]).as('t')).execute();
+    expect(isDatabaseUnavailable(await failureOf(() => ended))).toBe(true);
+    expect(isDatabaseUnavailable(await failureOf(() => client.query('select 1')))).toBe(true);
+  });
+
+  it('is false for a statement PostgreSQL refuses, and for anything else', async () => {
+    const syntax = await failureOf(() =>
+      database.db.executeQuery({ sql: 'selec 1', parameters: [], query: {} as never }),
+    );
+    expect(isDatabaseUnavailable(syntax)).toBe(false);
+    const unique = await failureOf(() =>
+      database.db.executeQuery({ sql: `select 1/0`, parameters: [], query: {} as never }),
+    );
+    expect(isDatabaseUnavailable(unique)).toBe(false);
+    expect(isDatabaseUnavailable(new Error('boom'))).toBe(false);
+    expect(isDatabaseUnavailable(undefined)).toBe(false);
+    expect(isDatabaseUnavailable('Connection terminated')).toBe(false);
+  });
+});
