@@ -41,21 +41,17 @@ describe('isDatabaseUnavailable', () => {
     client.on('error', () => {});
     await client.connect();
     const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-    const ended = client.query('select pg_sleep(5)');
+    const ended = failureOf(() => client.query('select pg_sleep(5)'));
     await database.db.selectNoFrom((eb) => eb.fn('pg_terminate_backend', [eb.val(rows[0]!.pid)]).as('t')).execute();
-    expect(isDatabaseUnavailable(await failureOf(() => ended))).toBe(true);
+    expect(isDatabaseUnavailable(await ended)).toBe(true);
     expect(isDatabaseUnavailable(await failureOf(() => client.query('select 1')))).toBe(true);
   });
 
   it('is false for a statement PostgreSQL refuses, and for anything else', async () => {
-    const syntax = await failureOf(() =>
-      database.db.executeQuery({ sql: 'selec 1', parameters: [], query: {} as never }),
-    );
+    const syntax = await failureOf(() => sql`selec 1`.execute(database.db));
     expect(isDatabaseUnavailable(syntax)).toBe(false);
-    const unique = await failureOf(() =>
-      database.db.executeQuery({ sql: `select 1/0`, parameters: [], query: {} as never }),
-    );
-    expect(isDatabaseUnavailable(unique)).toBe(false);
+    const division = await failureOf(() => sql`select 1/0`.execute(database.db));
+    expect(isDatabaseUnavailable(division)).toBe(false);
     expect(isDatabaseUnavailable(new Error('boom'))).toBe(false);
     expect(isDatabaseUnavailable(undefined)).toBe(false);
     expect(isDatabaseUnavailable('Connection terminated')).toBe(false);
