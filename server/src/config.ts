@@ -128,7 +128,7 @@ export interface Config {
   rateLimits: RateLimits;
   /** Which peers may name the client in X-Forwarded-For. */
   trustProxy: TrustProxy;
-  /** HTTP worker processes; above 1, a supervisor runs them (main.ts). */
+  /** HTTP worker processes, run by the supervisor (supervisor.ts). */
   webConcurrency: number;
   /** Port of the Prometheus endpoint; absent: no metrics endpoint. */
   metricsPort: number | undefined;

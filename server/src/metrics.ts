@@ -98,9 +98,8 @@ interface QueueFigures {
 /**
  * The webhook queue as the tables show it (D32, D35), read when Prometheus scrapes: pending
  * deliveries, the age of the oldest, and deliveries by outcome; the mail outbox's figures
- * (D42) beside them. Registered once per
- * deployment view (the single process, or the supervisor of several), since every process
- * would report the same figures.
+ * (D42) beside them. Registered once, by the supervisor, since every process would report
+ * the same figures.
  */
 export function registerQueueMetrics(registry: Registry, db: Db): void {
   registerOutboxMetrics(registry, db, {
