@@ -121,3 +121,18 @@ export async function installedAppWithToken(
   });
   return { ...owner, app, installationId, token: issued.token, jti: issued.claims.jti };
 }
+
+/**
+ * The body of a typed client's answer, after checking its status: `answered(await
+ * server.api(token).apps.get(...), 200).data` is typed by the route's 200 answer.
+ */
+export function answered<R extends { status: number; body: unknown }, S extends R['status']>(
+  res: R,
+  status: S,
+): BodyAt<R, S> {
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body as BodyAt<R, S>;
+}
+
+/** The body type of the answers in `R` whose status may be `S` (errors share one answer type). */
+type BodyAt<R, S> = R extends { status: infer T; body: infer B } ? (S extends T ? B : never) : never;

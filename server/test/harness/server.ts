@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { sql } from 'kysely';
 import { inject } from 'vitest';
+import { type Client, createClient } from '../../../sdk/src/index';
 import { type AppDeps, createApp, stopApp } from '../../src/app';
 import type { Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/database';
@@ -23,6 +24,12 @@ export interface TestServer {
   config: Config;
   /** The app's request figures (serve them with `serveMetrics` to scrape them). */
   metrics: ServiceMetrics;
+  /**
+   * The typed client on the contract (the SDK's, without retries), as `token` (an access or
+   * dashboard token) or anonymous: checked bodies and status-discriminated answers. Raw
+   * `request` stays for what no client can send (hostile input, odd encodings).
+   */
+  api(token?: string): Client;
   /** fetch relative to the server, JSON body helper included. */
   request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   close(): Promise<void>;
@@ -110,6 +117,7 @@ export async function startTestServer(
     databaseUrl: database.url,
     config,
     metrics,
+    api: (token) => createClient({ baseUrl, accessToken: token, retry: false }),
     request(path, init = {}) {
       const { json, ...rest } = init;
       const headers = new Headers(rest.headers);

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TCreateAppRequest } from '../../../sdk/src/index';
 import { webhookUrlProblem } from '../../src/domain/events/webhook-urls';
 import { approvePricing, webhookSecretOf } from '../../src/domain/identity/apps';
 import { digest } from '../../src/lib/crypto';
-import { bearer, createOwner, dashboardTokenFor, type Owner } from '../harness/fixtures';
+import { answered, bearer, createOwner, dashboardTokenFor, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
-const registration = (overrides: Record<string, unknown> = {}) => ({
+const registration = (overrides: Partial<TCreateAppRequest> = {}): TCreateAppRequest => ({
   name: 'Partner App',
   redirectUris: ['https://partner.example.com/callback'],
   webhookUrl: 'https://hooks.partner.example.com/svc',
@@ -32,16 +33,14 @@ describe('apps (D9)', () => {
     await server.close();
   });
 
-  const create = (json: unknown, as = token) =>
-    server.request('/v1/apps', { method: 'POST', json, headers: bearer(as) });
-  const read = (clientId: string, as = token) => server.request(`/v1/apps/${clientId}`, { headers: bearer(as) });
-  const rotate = (clientId: string, as = token) =>
-    server.request(`/v1/apps/${clientId}/rotate-secret`, { method: 'POST', headers: bearer(as) });
+  const create = (body: TCreateAppRequest, as = token) => server.api(as).apps.create({ body });
+  /** A registration the client's types would refuse: sent raw. */
+  const createRaw = (json: unknown) => server.request('/v1/apps', { method: 'POST', json, headers: bearer(token) });
+  const read = (clientId: string, as = token) => server.api(as).apps.get({ params: { clientId } });
+  const rotate = (clientId: string, as = token) => server.api(as).apps.rotateSecret({ params: { clientId } });
 
   it('registers an app and shows its secrets once; GET never shows them; the database holds no usable secret', async () => {
-    const res = await create(registration());
-    expect(res.status).toBe(201);
-    const { data } = (await res.json()) as { data: Record<string, unknown> & { clientId: string } };
+    const { data } = answered(await create(registration()), 201);
     expect(data).toEqual({
       clientId: expect.stringMatching(/^svc_app_/),
       clientSecret: expect.stringMatching(/^svc_secret_[A-Za-z0-9_-]{43}$/),
@@ -57,12 +56,10 @@ describe('apps (D9)', () => {
       updatedAt: expect.stringMatching(/\.\d{3}Z$/),
     });
 
-    const got = await read(data.clientId);
-    expect(got.status).toBe(200);
-    const shown = ((await got.json()) as { data: Record<string, unknown> }).data;
+    const shown = answered(await read(data.clientId), 200).data;
     const { clientSecret, webhookSecret, ...publicPart } = data;
     expect(shown).toEqual(publicPart);
-    expect(JSON.stringify(shown)).not.toContain(clientSecret as string);
+    expect(JSON.stringify(shown)).not.toContain(clientSecret);
 
     // D5: a digest of the client secret and the webhook secret encrypted, never in plain text.
     const row = await server.db
@@ -71,20 +68,21 @@ describe('apps (D9)', () => {
       .where('clientId', '=', data.clientId)
       .executeTakeFirstOrThrow();
     expect(row.ownerUserId).toBe(owner.user.id);
-    expect(row.clientSecretHash).toBe(digest(clientSecret as string));
-    expect(JSON.stringify(row)).not.toContain(clientSecret as string);
-    expect(JSON.stringify(row)).not.toContain(webhookSecret as string);
+    expect(row.clientSecretHash).toBe(digest(clientSecret));
+    expect(JSON.stringify(row)).not.toContain(clientSecret);
+    expect(JSON.stringify(row)).not.toContain(webhookSecret);
     expect(webhookSecretOf(server.config.secretKey, row.webhookSecretCiphertext)).toBe(webhookSecret);
   });
 
   it('normalizes earlier-style scope aliases to the later style, without duplicates (D16)', async () => {
-    const res = await create(
-      registration({
-        requestedScopes: ['read_orders', 'order:read', 'write_claims', 'read_shipping_insurance_pricing'],
-      }),
+    const { data } = answered(
+      await create(
+        registration({
+          requestedScopes: ['read_orders', 'order:read', 'write_claims', 'read_shipping_insurance_pricing'],
+        }),
+      ),
+      201,
     );
-    expect(res.status).toBe(201);
-    const { data } = (await res.json()) as { data: { requestedScopes: string[] } };
     expect(data.requestedScopes).toEqual(['order:read', 'claim:update', 'pricing:shipping-insurance:read']);
   });
 
@@ -104,7 +102,7 @@ describe('apps (D9)', () => {
     ['an unknown property', { secret: 'x' }],
   ])('answers 400 for %s and registers nothing', async (_name, overrides) => {
     const before = await server.db.selectFrom('apps').select('clientId').execute();
-    const res = await create(registration(overrides));
+    const res = await createRaw({ ...registration(), ...overrides });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request' });
     expect(await server.db.selectFrom('apps').select('clientId').execute()).toHaveLength(before.length);
@@ -116,12 +114,12 @@ describe('apps (D9)', () => {
   });
 
   it("answers 404 for another user's app, exactly as for a missing one", async () => {
-    const { data } = (await (await create(registration())).json()) as { data: { clientId: string } };
+    const { data } = answered(await create(registration()), 201);
     const foreign = await read(data.clientId, otherToken);
     const missing = await read('svc_app_missing', otherToken);
     expect(foreign.status).toBe(404);
     expect(missing.status).toBe(404);
-    expect(await foreign.json()).toEqual(await missing.json());
+    expect(foreign.body).toEqual(missing.body);
     const foreignRotate = await rotate(data.clientId, otherToken);
     expect(foreignRotate.status).toBe(404);
     // The foreign rotation changed nothing.
@@ -130,16 +128,12 @@ describe('apps (D9)', () => {
       .select('updatedAt')
       .where('clientId', '=', data.clientId)
       .executeTakeFirstOrThrow();
-    expect(row.updatedAt.toISOString()).toBe((data as unknown as { updatedAt: string }).updatedAt);
+    expect(row.updatedAt.toISOString()).toBe(data.updatedAt);
   });
 
   it('rotates the client secret: a new one shown once, the old digest replaced', async () => {
-    const { data } = (await (await create(registration())).json()) as {
-      data: { clientId: string; clientSecret: string };
-    };
-    const res = await rotate(data.clientId);
-    expect(res.status).toBe(200);
-    const rotated = ((await res.json()) as { data: { clientId: string; clientSecret: string } }).data;
+    const { data } = answered(await create(registration()), 201);
+    const rotated = answered(await rotate(data.clientId), 200).data;
     expect(rotated).toEqual({ clientId: data.clientId, clientSecret: expect.stringMatching(/^svc_secret_/) });
     expect(rotated.clientSecret).not.toBe(data.clientSecret);
     const row = await server.db
@@ -152,19 +146,22 @@ describe('apps (D9)', () => {
   });
 
   it('shows pricingApproved once an operator approved a public app', async () => {
-    const { data } = (await (
-      await create(registration({ requestedScopes: ['pricing:shipping-insurance:read'] }))
-    ).json()) as { data: { clientId: string } };
+    const { data } = answered(
+      await create(registration({ requestedScopes: ['pricing:shipping-insurance:read'] })),
+      201,
+    );
     await approvePricing(server.db, data.clientId);
-    const shown = ((await (await read(data.clientId)).json()) as { data: { pricingApproved: boolean } }).data;
+    const shown = answered(await read(data.clientId), 200).data;
     expect(shown.pricingApproved).toBe(true);
   });
 
   it('answers the owner an empty D34 event log for a new app', async () => {
-    const { data } = (await (await create(registration())).json()) as { data: { clientId: string } };
-    const res = await server.request(`/v1/apps/${data.clientId}/events`, { headers: bearer(token) });
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as { data: { edges: unknown[] } }).data.edges).toEqual([]);
+    const { data } = answered(await create(registration()), 201);
+    const events = answered(
+      await server.api(token).apps.listEvents({ params: { clientId: data.clientId }, query: {} }),
+      200,
+    );
+    expect(events.data.edges).toEqual([]);
   });
 });
 
@@ -195,24 +192,14 @@ describe('webhook URLs outside development (D32: WEBHOOK_ALLOW_PRIVATE_URLS=fals
     'https://localhost/hook',
     'https://api.localhost/hook',
   ])('refuses %s with 400', async (webhookUrl) => {
-    const res = await server.request('/v1/apps', {
-      method: 'POST',
-      json: registration({ webhookUrl }),
-      headers: bearer(token),
-    });
-    expect(res.status).toBe(400);
-    const body = (await res.json()) as { issues: { path: string }[] };
+    const body = answered(await server.api(token).apps.create({ body: registration({ webhookUrl }) }), 400);
     expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
-    expect(body.issues[0]?.path).toBe('body.webhookUrl');
+    expect(body.issues?.[0]?.path).toBe('body.webhookUrl');
   });
 
   it('accepts a public https URL', async () => {
     for (const webhookUrl of ['https://hooks.partner.example.com/svc', 'https://93.184.216.34/hook']) {
-      const res = await server.request('/v1/apps', {
-        method: 'POST',
-        json: registration({ webhookUrl }),
-        headers: bearer(token),
-      });
+      const res = await server.api(token).apps.create({ body: registration({ webhookUrl }) });
       expect(res.status, webhookUrl).toBe(201);
     }
   });
