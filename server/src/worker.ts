@@ -1,8 +1,8 @@
 import cluster from 'node:cluster';
 import { loadConfig } from './config';
 import { openDatabase } from './db/open';
-import { startDelivery } from './domain/events/queue';
 import { handleProcessFaults } from './faults';
+import { startDelivery } from './job-runner';
 import { createLogger } from './logger';
 import { supervise, takeOverSignals } from './supervisor';
 
