@@ -6,13 +6,13 @@ import { createDb, handleConnectionErrors, POOL_WAIT_MS } from './db/database';
 import { queueLogger } from './db/queue-logger';
 import { isDatabaseUnavailable } from './db/unavailable';
 import { claimLinks } from './domain/claims/links';
-import { runDelivery, sweepExpiredLeases } from './domain/events/deliveries';
-import { DELIVER_TASK, type DeliveryKey } from './domain/events/enqueue';
-import type { WebhookSettings } from './domain/events/settings';
 import { runMail } from './domain/mail/deliver';
 import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
 import { createMailer } from './domain/mail/send';
 import type { MailSettings } from './domain/mail/settings';
+import { runDelivery, sweepExpiredLeases } from './domain/webhooks/deliveries';
+import { DELIVER_TASK, type DeliveryKey } from './domain/webhooks/enqueue';
+import type { WebhookSettings } from './domain/webhooks/settings';
 
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
 export const SWEEP_INTERVAL_MS = 1000;

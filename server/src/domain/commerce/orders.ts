@@ -6,7 +6,7 @@ import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
-import { eventSteps, queueAfterCommit, recordEvent } from '../events/record';
+import { eventSteps, queueAfterCommit, recordEvent } from '../webhooks/record';
 
 /** What `upsertOrder` and `deleteOrder` report; `missing` when there is nothing to act on. */
 
