@@ -214,9 +214,9 @@ async function storeRefreshToken(trx: Db, grantId: string, scopes: readonly Scop
 }
 
 /**
- * authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, D10, D11). The code is claimed
+ * authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, D10, D11). The code is taken
  * with one atomic UPDATE (`used_at IS NULL`), so of two concurrent exchanges exactly one gets
- * the row. A failed check rolls the claim back: a wrong redirect URI or verifier does not burn
+ * the row. A failed check rolls the taking back: a wrong redirect URI or verifier does not burn
  * the code. A code that was already used is a replay: `invalid_grant`, and the grant it
  * minted is revoked (RFC 6749 §4.1.2, D10).
  *
