@@ -10,8 +10,8 @@ import { clientIp } from '../http/client-ip';
 import { rateLimitHeaders } from '../http/rate-limit';
 import { Refusal } from '../lib/refusal';
 import type { RouteContext } from '../routes/context';
+import type { BrowserSession, BrowserSessions } from './browser-session';
 import { Hidden, Layout, MessagePage, sendPage, wrap } from './html';
-import type { PageSession, PageSessions } from './session';
 
 /**
  * The authorization endpoint in a browser (D40, RFC 6749 §4.1): `GET /v1/oauth/authorize`
@@ -140,7 +140,7 @@ function formTarget(redirectUri: string): string {
 // ---------------------------------------------------------------------------------------------
 // Views
 
-function SignOut(props: { session: PageSession; back: Record<string, string | undefined> }) {
+function SignOut(props: { session: BrowserSession; back: Record<string, string | undefined> }) {
   return (
     <form method="post" action={SIGN_OUT_PATH} class="signout">
       <Hidden values={{ csrf: props.session.csrf, continue: new URLSearchParams(defined(props.back)).toString() }} />
@@ -158,7 +158,7 @@ function defined(values: Record<string, string | undefined>): Record<string, str
 
 function SignInPage(props: {
   appName: string;
-  session: PageSession;
+  session: BrowserSession;
   back: Record<string, string | undefined>;
   email?: string;
   error?: string;
@@ -200,7 +200,7 @@ function SignInPage(props: {
 
 function StoreChoicePage(props: {
   request: AuthorizeRequest;
-  session: PageSession;
+  session: BrowserSession;
   stores: { id: string; name: string; domain: string }[];
 }) {
   const { store: _store, ...params } = props.request.params;
@@ -230,7 +230,7 @@ function StoreChoicePage(props: {
   );
 }
 
-function ConsentPage(props: { request: AuthorizeRequest; session: PageSession; preview: TConsentPreview }) {
+function ConsentPage(props: { request: AuthorizeRequest; session: BrowserSession; preview: TConsentPreview }) {
   const { preview, request } = props;
   return (
     <Layout title={`Install ${preview.app.name}`} aside={<SignOut session={props.session} back={request.params} />}>
@@ -294,7 +294,7 @@ function seeOther(res: Response, location: string): void {
 }
 
 /** The D40 pages and their form posts. */
-export function authorizePages(ctx: RouteContext, sessions: PageSessions): Router {
+export function authorizePages(ctx: RouteContext, sessions: BrowserSessions): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
   const pages = new AuthorizeFlow(ctx, sessions);
@@ -310,7 +310,7 @@ export function authorizePages(ctx: RouteContext, sessions: PageSessions): Route
 class AuthorizeFlow {
   constructor(
     private readonly ctx: RouteContext,
-    private readonly sessions: PageSessions,
+    private readonly sessions: BrowserSessions,
   ) {}
 
   /**
@@ -322,7 +322,7 @@ class AuthorizeFlow {
     req: Request,
     res: Response,
     fields: (body: Record<string, unknown>) => Record<string, unknown>,
-  ): Promise<{ session: PageSession; request: AuthorizeRequest; body: Record<string, unknown> } | undefined> {
+  ): Promise<{ session: BrowserSession; request: AuthorizeRequest; body: Record<string, unknown> } | undefined> {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const session = await this.sessions.read(req);
     if (!session || !this.sessions.csrfMatches(session, body.csrf)) {
