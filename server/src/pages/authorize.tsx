@@ -5,7 +5,7 @@ import { normalizeScope, SCOPE_DESCRIPTIONS, type Scope, type TConsentPreview } 
 import express, { type Request, type Response, Router } from 'express';
 import { storesOfUser } from '../domain/auth/browser-sessions';
 import { checkCredentials } from '../domain/auth/dashboard';
-import { approveInstall, authorizationTarget, previewInstall } from '../domain/auth/oauth';
+import { approveInstall, authorizationTarget, previewInstall } from '../domain/auth/install';
 import { clientIp } from '../http/client-ip';
 import { rateLimitHeaders } from '../http/rate-limit';
 import { Refusal } from '../lib/refusal';
