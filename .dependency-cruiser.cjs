@@ -17,30 +17,32 @@ module.exports = {
       name: 'domain-without-http',
       severity: 'error',
       comment:
-        'Domain rules know nothing of HTTP, the route handlers, the app or the process configuration: values are passed in.',
+        'Domain rules know nothing of HTTP, the route handlers, the app, the job runner or the process configuration: values are passed in.',
       from: { path: '^server/src/domain/' },
-      to: { path: '^server/src/(http|routes|pages)/|^server/src/(app|config|main|worker)\\.ts$' },
+      to: { path: '^server/src/(http|routes|pages)/|^server/src/(app|config|main|worker|job-runner)\\.ts$' },
     },
     {
       name: 'db-below-domain',
       severity: 'error',
       comment: 'The database layer serves the domain and never reaches up into it (or above it).',
       from: { path: '^server/src/db/' },
-      to: { path: '^server/src/(domain|cache|http|routes|pages)/|^server/src/(app|main|worker)\\.ts$' },
+      to: { path: '^server/src/(domain|cache|http|routes|pages)/|^server/src/(app|main|worker|job-runner)\\.ts$' },
     },
     {
       name: 'lib-stands-alone',
       severity: 'error',
       comment: 'Helpers shared by several areas depend on no area and no layer above them.',
       from: { path: '^server/src/lib/' },
-      to: { path: '^server/src/(domain|cache|db|http|routes|pages)/|^server/src/(app|config|main|worker)\\.ts$' },
+      to: {
+        path: '^server/src/(domain|cache|db|http|routes|pages)/|^server/src/(app|config|main|worker|job-runner)\\.ts$',
+      },
     },
     {
       name: 'cache-without-http',
       severity: 'error',
       comment: 'Caches and their invalidation are used by the pipeline and the domain, not the other way round.',
       from: { path: '^server/src/cache/' },
-      to: { path: '^server/src/(http|routes|pages)/|^server/src/(app|main|worker)\\.ts$' },
+      to: { path: '^server/src/(http|routes|pages)/|^server/src/(app|main|worker|job-runner)\\.ts$' },
     },
     {
       name: 'handlers-map-nothing',

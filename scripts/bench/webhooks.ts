@@ -14,11 +14,11 @@ import type { AddressInfo } from 'node:net';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { transact } from '../../server/src/db/transact';
-import { recordEvent } from '../../server/src/domain/events/record';
-import { signatureHeader, WEBHOOK_USER_AGENT, wireBody } from '../../server/src/domain/events/send';
 import { registerApp } from '../../server/src/domain/identity/apps';
 import { createStore } from '../../server/src/domain/identity/stores';
 import { createUser } from '../../server/src/domain/identity/users';
+import { recordEvent } from '../../server/src/domain/webhooks/record';
+import { signatureHeader, WEBHOOK_USER_AGENT, wireBody } from '../../server/src/domain/webhooks/send';
 import { newId } from '../../server/src/lib/ids';
 import { benchDatabase, DURATION_S, type Measured, printTable, startProcess, stopProcess } from './lib';
 

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { loadConfig } from './config';
 import { openDatabase } from './db/open';
-import { startDelivery } from './domain/events/queue';
+import { startDelivery } from './job-runner';
 import { createLogger } from './logger';
 import { stopOnce, supervise, takeOverSignals } from './supervisor';
 

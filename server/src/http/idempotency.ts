@@ -37,7 +37,7 @@ interface StoredAnswer {
 
 /**
  * The one Idempotency-Key mechanism (D33), installed after authentication (it keys by the
- * caller's installation) and before the handler. For a key seen for the first time it claims
+ * caller's installation) and before the handler. For a key seen for the first time it reserves
  * the key (state 'running'), lets the request run, and stores the final answer (status, the
  * headers that matter, the body bytes) before the answer leaves, so that a client that got
  * an answer can always get it again. Then, within 24 hours and for the same installation:
@@ -74,9 +74,9 @@ interface KeyRef {
 }
 
 async function handle(db: Db, logger: Logger, ref: KeyRef, res: Response, next: NextFunction): Promise<void> {
-  // Two tries: a stored answer may expire (and be swept) between the claim and the read.
+  // Two tries: a stored answer may expire (and be swept) between the reservation and the read.
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (await claim(db, ref)) {
+    if (await reserveKey(db, ref)) {
       captureAnswer(db, logger, ref, res);
       return next();
     }
@@ -94,10 +94,10 @@ async function handle(db: Db, logger: Logger, ref: KeyRef, res: Response, next: 
 }
 
 /**
- * Claims the key for this request: true when it was free, expired, or abandoned by a process
+ * Reserves the key for this request: true when it was free, expired, or abandoned by a process
  * that died mid-request. One statement, so of two twins exactly one wins.
  */
-async function claim(db: Db, ref: KeyRef): Promise<boolean> {
+async function reserveKey(db: Db, ref: KeyRef): Promise<boolean> {
   const result = await sql`
     insert into idempotency_keys as k (installation_id, key, route, request_digest)
     values (${ref.installationId}, ${ref.key}, ${ref.routeName}, ${ref.digest})

@@ -14,8 +14,8 @@ import {
 } from '../domain/claims/links';
 import { rateLimitHeaders } from '../http/rate-limit';
 import type { RouteContext } from '../routes/context';
+import type { BrowserSession, BrowserSessions } from './browser-session';
 import { Hidden, Layout, MessagePage, sendPage, wrap } from './html';
-import type { PageSession, PageSessions } from './session';
 
 /**
  * The shopper's claim page (D41): `GET /claims/view/:token` and its message form. The token is
@@ -56,7 +56,7 @@ const money = (value: number, currency: string | null) =>
 
 type ClaimViewProps = {
   view: ClaimPageView;
-  session: PageSession;
+  session: BrowserSession;
   action: string;
   draft?: string;
   error?: string;
@@ -181,7 +181,7 @@ function NotFoundPage() {
 }
 
 /** The D41 page and its form. */
-export function claimPages(ctx: RouteContext, sessions: PageSessions, links: ClaimLinks): Router {
+export function claimPages(ctx: RouteContext, sessions: BrowserSessions, links: ClaimLinks): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 10 });
   const pageOf = (req: Request) => `/claims/view/${req.params.token}`;

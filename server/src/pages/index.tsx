@@ -6,10 +6,11 @@ import { type ErrorRequestHandler, Router } from 'express';
 import { describeError, mapError } from '../http/errors';
 import { compilePaths } from '../http/unmatched';
 import type { RouteContext } from '../routes/context';
-import { AUTHORIZE_PATH, authorizePages, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH } from './authorize';
+import { authorizePages } from './authorize';
+import { AUTHORIZE_PATH, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH } from './authorize-request';
+import { BrowserSessions } from './browser-session';
 import { CLAIM_MESSAGE_PATH, CLAIM_PAGE_PATH, claimPages } from './claim';
 import { MessagePage, STYLESHEET_PATH, sendPage } from './html';
-import { PageSessions } from './session';
 
 /**
  * The pages people use in a browser (D40, D41), served by the same Express app as the API
@@ -41,7 +42,7 @@ const STYLESHEET = readFileSync(new URL('./style.css', import.meta.url), 'utf8')
 
 export function pages(ctx: RouteContext): Router {
   const router = Router();
-  const sessions = new PageSessions(ctx.db, ctx.config.secretKey, ctx.config.publicBaseUrl);
+  const sessions = new BrowserSessions(ctx.db, ctx.config.secretKey, ctx.config.publicBaseUrl);
   const patterns = PAGE_ROUTES.map((r) => ({ path: r.path, regex: compilePaths([r])[0]!.regex }));
 
   // The access log and the metrics label a page by its template, never by its path (D41),

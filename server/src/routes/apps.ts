@@ -1,7 +1,7 @@
 import type { Contract } from '@protection-service/contract';
-import { listAppEvents, redeliver, sendTestEvent } from '../domain/events/log';
-import { checkWebhookUrl } from '../domain/events/webhook-urls';
 import { ownedApp, registerApp, rotateClientSecret, rotateWebhookSecret } from '../domain/identity/apps';
+import { listAppEvents, redeliver, sendTestEvent } from '../domain/webhooks/log';
+import { checkWebhookUrl } from '../domain/webhooks/webhook-urls';
 import { dashboardUserOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 

@@ -11,14 +11,14 @@ import { pricingHandlers } from './pricing';
 import { productHandlers } from './products';
 import { publicHandlers } from './public';
 import { quoteHandlers } from './quote';
-import { sessionHandlers } from './session';
+import { sessionTokenHandlers } from './session-tokens';
 import { settingsHandlers } from './settings';
 import { storeHandlers } from './stores';
 import { widgetHandlers } from './widgets';
 
 function handlers(deps: RouteContext): Handlers {
   return {
-    oauth: { ...oauthHandlers(deps), ...sessionHandlers(deps) },
+    oauth: { ...oauthHandlers(deps), ...sessionTokenHandlers(deps) },
     auth: authHandlers(deps),
     apps: appHandlers(deps),
     stores: storeHandlers(deps),

@@ -10,11 +10,10 @@ import {
   type TTokenResponse,
 } from '@protection-service/contract';
 import type { Request } from 'express';
+import { approveInstall, previewInstall } from '../domain/auth/install';
 import {
-  approveInstall,
   clientCredentialsToken,
   exchangeAuthorizationCode,
-  previewInstall,
   refreshTokens,
   revokeToken,
   type TokenSet,

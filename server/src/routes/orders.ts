@@ -1,7 +1,8 @@
 import type { Contract } from '@protection-service/contract';
 import { readOrderClaims } from '../domain/claims/read';
 import { cancelFulfillment, listFulfillments, upsertFulfillment } from '../domain/commerce/fulfillments';
-import { deleteOrder, readOrder, upsertOrder } from '../domain/commerce/orders';
+import { readOrder } from '../domain/commerce/order-read';
+import { deleteOrder, upsertOrder } from '../domain/commerce/orders';
 import { storeOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { type Delivery, startDelivery } from '../../src/domain/events/queue';
 import type { MailSettings } from '../../src/domain/mail/settings';
+import { type Delivery, startDelivery } from '../../src/job-runner';
 import { createLogger } from '../../src/logger';
 import type { TestServer } from './server';
 

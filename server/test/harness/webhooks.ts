@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { WebhookBodies, WebhookTopic } from '@protection-service/contract';
 import type { Db } from '../../src/db/database';
 import { transact } from '../../src/db/transact';
-import { type RecordedEvent, recordEvent } from '../../src/domain/events/record';
+import { type RecordedEvent, recordEvent } from '../../src/domain/webhooks/record';
 import { type ServiceProcess, startServiceProcess } from './processes';
 import { startTestServer, type TestServer } from './server';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TCreateAppRequest } from '../../../sdk/src/index';
-import { webhookUrlProblem } from '../../src/domain/events/webhook-urls';
 import { approvePricing, webhookSecretOf } from '../../src/domain/identity/apps';
+import { webhookUrlProblem } from '../../src/domain/webhooks/webhook-urls';
 import { digest } from '../../src/lib/crypto';
 import { answered, bearer, createOwner, dashboardTokenFor, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';

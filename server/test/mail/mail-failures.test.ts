@@ -1,7 +1,7 @@
 import type { TClaim } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Delivery } from '../../src/domain/events/queue';
 import { writeClaimMail } from '../../src/domain/mail/outbox';
+import type { Delivery } from '../../src/job-runner';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
 import { type CapturedLogs, mailOf, type SmtpSink, startMailRunner, startSmtpSink } from '../harness/mail';
 import { startTestServer, type TestServer } from '../harness/server';

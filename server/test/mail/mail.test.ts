@@ -1,7 +1,7 @@
 import type { TClaim } from '@protection-service/contract';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Delivery } from '../../src/domain/events/queue';
+import type { Delivery } from '../../src/job-runner';
 import { registerQueueMetrics } from '../../src/metrics';
 import { CLAIM_TEST_SCOPES, type ClaimStore, claimBody, claimStore } from '../harness/claims';
 import { type CapturedLogs, mailOf, type SmtpSink, startMailRunner, startSmtpSink } from '../harness/mail';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent } from '../../src/domain/events/record';
+import { recordEvent } from '../../src/domain/webhooks/record';
 import { createLogger } from '../../src/logger';
 import { registerQueueMetrics, serveMetrics } from '../../src/metrics';
 import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';

@@ -1,13 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { normalizeScope, type Scope, type TConsentPreview } from '@protection-service/contract';
+import { normalizeScope, type Scope } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
-import { type AuthenticatedClient, grantableScopes } from '../identity/apps';
-import { findActiveInstallation, isStoreMember, upsertInstallation } from '../identity/installations';
-import { findStore } from '../identity/stores';
+import type { AuthenticatedClient } from '../identity/apps';
+import { findActiveInstallation } from '../identity/installations';
 import { recordRevocation, revokeFamily } from './revocations';
 import {
   issueAccessToken,
@@ -18,145 +17,17 @@ import {
 } from './tokens';
 
 /**
- * The OAuth 2.0 grants (RFC 6749, RFC 7636, D10-D13): install consent and approval, the
- * authorization-code, refresh-token and client-credentials grants, and revocation (RFC 7009).
- * No HTTP in here: failures are refusals (lib/refusal.ts), with their RFC 6749 code on the token and revoke paths,
- * which the route layer maps to status codes. No message ever carries a secret, code or token.
+ * The OAuth 2.0 grants (RFC 6749, RFC 7636, D10-D13): the authorization-code, refresh-token
+ * and client-credentials grants, and revocation (RFC 7009). The install that issues the codes
+ * (consent and approval, D10) is install.ts. No HTTP in here: failures are refusals
+ * (lib/refusal.ts), with their RFC 6749 code on the token and revoke paths, which
+ * http/errors.ts turns into answers. No message ever carries a secret, code or token.
  */
-
-/** Authorization codes live 10 minutes (D10). */
-export const AUTHORIZATION_CODE_TTL_S = 600;
-/** Codes carry 256 random bits behind this prefix (D5); only their digest is stored. */
-export const AUTHORIZATION_CODE_PREFIX = 'svc_ac_';
 
 export interface TokenSet {
   accessToken: string;
   refreshToken?: string;
   scopes: Scope[];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Install: consent preview and approval (D10).
-
-export interface InstallRequest {
-  userId: string;
-  clientId: string;
-  redirectUri: string;
-  storeId: string;
-  scopes?: string[] | undefined;
-}
-
-interface InstallPlan {
-  preview: TConsentPreview;
-  granted: Scope[];
-}
-
-/**
- * Everything an install needs checked, in the order a caller may learn it: the app and the
- * store (404 alike when unknown or not the user's), then the redirect URI and the scopes (400).
- * Requested scopes default to the app's registered ones; a known scope that cannot be granted
- * (pricing scopes of a private or unapproved app, or one the app never registered) is
- * withheld rather than refused, so the preview and the approval of the same body agree.
- */
-async function planInstall(db: Db, input: InstallRequest): Promise<InstallPlan> {
-  const app = await db
-    .selectFrom('apps')
-    .select(['clientId', 'name', 'distribution', 'pricingApproved', 'requestedScopes', 'redirectUris'])
-    .where('clientId', '=', input.clientId)
-    .executeTakeFirst();
-  if (!app) throw refuse.missing('app not found');
-  const store = await findStore(db, { id: input.storeId });
-  if (!store || !(await isStoreMember(db, input.userId, store.id))) throw refuse.missing('store not found');
-  // D10: exact string match, no normalization, no prefix match.
-  if (!app.redirectUris.includes(input.redirectUri)) {
-    throw refuse.invalid('redirectUri does not match a registered redirect URI');
-  }
-  const requested: Scope[] = [];
-  for (const name of input.scopes ?? app.requestedScopes) {
-    const scope = normalizeScope(name);
-    if (!scope) throw refuse.invalid(`unknown scope: ${name}`);
-    if (!requested.includes(scope)) requested.push(scope);
-  }
-  const grantable = new Set(grantableScopes({ ...app, requestedScopes: app.requestedScopes as Scope[] }));
-  const granted = requested.filter((s) => grantable.has(s));
-  const withheld = requested.filter((s) => !grantable.has(s));
-  if (granted.length === 0) throw refuse.invalid('none of the requested scopes can be granted');
-  const installed = await findActiveInstallation(db, store.id, app.clientId);
-  return {
-    granted,
-    preview: {
-      app: { clientId: app.clientId, name: app.name, distribution: app.distribution },
-      store: { id: store.id, name: store.name, domain: store.domain },
-      redirectUri: input.redirectUri,
-      requestedScopes: requested,
-      grantableScopes: granted,
-      withheldScopes: withheld,
-      installedScopes: installed ? installed.scopes : null,
-    },
-  };
-}
-
-/**
- * The app an authorization request names, when `redirectUri` is one of its registered URIs
- * exactly (D10, D40); undefined otherwise. Until this holds, the browser is never sent to the
- * URI (RFC 6749 §4.1.2.1).
- */
-export async function authorizationTarget(
-  db: Db,
-  clientId: string,
-  redirectUri: string,
-): Promise<{ clientId: string; name: string; requestedScopes: string[] } | undefined> {
-  const app = await db
-    .selectFrom('apps')
-    .select(['clientId', 'name', 'redirectUris', 'requestedScopes'])
-    .where('clientId', '=', clientId)
-    .executeTakeFirst();
-  if (!app?.redirectUris.includes(redirectUri)) return undefined;
-  return { clientId: app.clientId, name: app.name, requestedScopes: app.requestedScopes };
-}
-
-/** The consent preview (D10): nothing is written. */
-export async function previewInstall(db: Db, input: InstallRequest): Promise<TConsentPreview> {
-  return (await planInstall(db, input)).preview;
-}
-
-/**
- * Approves an install (D10): creates or updates the installation and issues a single-use
- * code valid 10 minutes, stored as a digest with its PKCE challenge. Answers the code and
- * the registered redirect URI with `code` and `state` added (its own query survives).
- */
-export async function approveInstall(
-  db: Db,
-  input: InstallRequest & { state?: string | undefined; codeChallenge?: string | undefined },
-): Promise<{ code: string; redirectUri: string }> {
-  return transact(db, async (trx) => {
-    const { granted } = await planInstall(trx, input);
-    const installation = await upsertInstallation(trx, {
-      storeId: input.storeId,
-      clientId: input.clientId,
-      scopes: granted,
-      userId: input.userId,
-    });
-    const code = randomCredential(AUTHORIZATION_CODE_PREFIX);
-    await trx
-      .insertInto('authorizationCodes')
-      .values({
-        codeHash: digest(code),
-        clientId: input.clientId,
-        storeId: input.storeId,
-        userId: input.userId,
-        installationId: installation.id,
-        redirectUri: input.redirectUri,
-        scopes: granted,
-        codeChallenge: input.codeChallenge ?? null,
-        expiresAt: new Date(Date.now() + AUTHORIZATION_CODE_TTL_S * 1000),
-      })
-      .execute();
-    const url = new URL(input.redirectUri);
-    url.searchParams.set('code', code);
-    if (input.state !== undefined) url.searchParams.set('state', input.state);
-    return { code, redirectUri: url.toString() };
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -214,9 +85,9 @@ async function storeRefreshToken(trx: Db, grantId: string, scopes: readonly Scop
 }
 
 /**
- * authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, D10, D11). The code is claimed
+ * authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, D10, D11). The code is taken
  * with one atomic UPDATE (`used_at IS NULL`), so of two concurrent exchanges exactly one gets
- * the row. A failed check rolls the claim back: a wrong redirect URI or verifier does not burn
+ * the row. A failed check rolls the taking back: a wrong redirect URI or verifier does not burn
  * the code. A code that was already used is a replay: `invalid_grant`, and the grant it
  * minted is revoked (RFC 6749 §4.1.2, D10).
  *

@@ -11,8 +11,8 @@ import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { lockLiveOrder } from '../commerce/live-order';
-import { recordEvent } from '../events/record';
 import { writeClaimMail } from '../mail/outbox';
+import { recordEvent } from '../webhooks/record';
 import type { Actor } from './moves';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */

@@ -11,9 +11,9 @@ import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
-import { recordEvent } from '../events/record';
 import { writeClaimMail } from '../mail/outbox';
 import { resolvedSettings } from '../partner/contexts';
+import { recordEvent } from '../webhooks/record';
 import { storeCredit, storeCreditCode } from './store-credit';
 
 interface LockedClaim {

@@ -7,8 +7,8 @@ import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { recordRevocation } from '../auth/revocations';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from '../auth/tokens';
-import { endPendingDeliveries } from '../events/deliveries';
 import { softDeleteContextOnUninstall } from '../partner/contexts';
+import { endPendingDeliveries } from '../webhooks/deliveries';
 
 /**
  * Installations of apps on stores (D10, D14). A store has at most one active installation of

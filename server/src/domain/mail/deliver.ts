@@ -44,7 +44,7 @@ interface FactsRow {
 }
 
 /** Takes the message's lease when it is due and nobody holds it; undefined otherwise. */
-async function lease(db: Db, id: string, token: string, ms: number): Promise<Leased | undefined> {
+async function takeLease(db: Db, id: string, token: string, ms: number): Promise<Leased | undefined> {
   const result = await sql<Leased>`
     update mail_messages
     set leased_until = now() + make_interval(secs => ${ms / 1000}), lease_token = ${token}
@@ -100,7 +100,7 @@ export async function runMail(
   id: string,
 ): Promise<void> {
   const token = crypto.randomUUID();
-  const leased = await lease(db, id, token, leaseMs(settings));
+  const leased = await takeLease(db, id, token, leaseMs(settings));
   if (!leased) return;
   const f = await facts(db, id, leased.kind, links);
   const result = await mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...renderMail(f) });

@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchesWritten } from '../../src/db/committed-batches';
 import { transact } from '../../src/db/transact';
-import { sweepExpiredLeases, UNQUEUED_S } from '../../src/domain/events/deliveries';
-import { recordEvent } from '../../src/domain/events/record';
+import { sweepExpiredLeases, UNQUEUED_S } from '../../src/domain/webhooks/deliveries';
+import { recordEvent } from '../../src/domain/webhooks/record';
 import { createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 

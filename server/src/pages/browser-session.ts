@@ -21,7 +21,7 @@ import { deriveKey, equalBytes, hmacSha256 } from '../lib/crypto';
 
 export const SESSION_COOKIE = 'ps_session';
 
-export interface PageSession {
+export interface BrowserSession {
   id: string;
   /** The dashboard user (D8), once signed in. */
   user?: { id: string; email: string };
@@ -29,7 +29,7 @@ export interface PageSession {
   csrf: string;
 }
 
-export class PageSessions {
+export class BrowserSessions {
   private readonly signing: Buffer;
   private readonly csrfKey: Buffer;
   private readonly secure: boolean;
@@ -49,13 +49,13 @@ export class PageSessions {
   }
 
   /** The request's session, if its cookie is genuine, unexpired and (signed in) not ended. */
-  async read(req: Request): Promise<PageSession | undefined> {
+  async read(req: Request): Promise<BrowserSession | undefined> {
     const value = cookieValue(req.headers.cookie, SESSION_COOKIE);
     if (!value) return undefined;
     const claims = verifyJwt(this.signing, value);
     if (!claims || typeof claims.sid !== 'string' || typeof claims.exp !== 'number') return undefined;
     if (claims.exp <= Date.now() / 1000) return undefined;
-    const session: PageSession = { id: claims.sid, csrf: this.csrfOf(claims.sid) };
+    const session: BrowserSession = { id: claims.sid, csrf: this.csrfOf(claims.sid) };
     if (claims.user === true) {
       const user = await browserSessionUser(this.db, claims.sid);
       if (!user) return undefined;
@@ -65,29 +65,29 @@ export class PageSessions {
   }
 
   /** The request's session, or a new anonymous one whose cookie goes out with the answer. */
-  async ensure(req: Request, res: Response): Promise<PageSession> {
+  async ensure(req: Request, res: Response): Promise<BrowserSession> {
     return (await this.read(req)) ?? this.issue(res, randomBytes(16).toString('base64url'), false);
   }
 
   /** Sign-in (D40): always a new session id, never the anonymous one (no fixation). */
-  async signIn(res: Response, userId: string, email: string): Promise<PageSession> {
+  async signIn(res: Response, userId: string, email: string): Promise<BrowserSession> {
     const id = await startBrowserSession(this.db, userId);
     return { ...this.issue(res, id, true), user: { id: userId, email } };
   }
 
   /** Sign-out (D40): ends the session for good and starts an anonymous one. */
-  async signOut(res: Response, session: PageSession): Promise<void> {
+  async signOut(res: Response, session: BrowserSession): Promise<void> {
     if (session.user) await endBrowserSession(this.db, session.id);
     this.issue(res, randomBytes(16).toString('base64url'), false);
   }
 
   /** Constant-time check of a form's CSRF token against the session's. */
-  csrfMatches(session: PageSession | undefined, presented: unknown): boolean {
+  csrfMatches(session: BrowserSession | undefined, presented: unknown): boolean {
     if (!session || typeof presented !== 'string') return false;
     return equalBytes(Buffer.from(presented), Buffer.from(session.csrf));
   }
 
-  private issue(res: Response, id: string, user: boolean): PageSession {
+  private issue(res: Response, id: string, user: boolean): BrowserSession {
     const exp = Math.floor(Date.now() / 1000) + BROWSER_SESSION_TTL_S;
     const value = signJwt(this.signing, { sid: id, exp, ...(user ? { user: true } : {}) });
     res.cookie(SESSION_COOKIE, value, {

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextDelaySeconds } from '../../src/domain/events/deliveries';
-import { EXCERPT_BYTES, parseRetryAfter, sendWebhook } from '../../src/domain/events/send';
+import { nextDelaySeconds } from '../../src/domain/webhooks/deliveries';
+import { EXCERPT_BYTES, parseRetryAfter, sendWebhook } from '../../src/domain/webhooks/send';
 
 /**
  * One attempt over real HTTP (D32, D35): the private-address refusal at delivery time, the

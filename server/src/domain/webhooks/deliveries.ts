@@ -24,7 +24,7 @@ export function leaseMs(config: Pick<WebhookSettings, 'webhookTimeoutMs'>): numb
   return config.webhookTimeoutMs + LEASE_MARGIN_MS;
 }
 
-interface Claimed {
+interface Leased {
   installationId: string;
   attemptCount: number;
   topic: WebhookTopic;
@@ -37,8 +37,8 @@ interface Claimed {
 }
 
 /** Takes the delivery's lease when it is due and nobody holds it; undefined otherwise. */
-async function claim(db: Db, key: DeliveryKey, token: string, lease: number): Promise<Claimed | undefined> {
-  const result = await sql<Claimed>`
+async function takeLease(db: Db, key: DeliveryKey, token: string, lease: number): Promise<Leased | undefined> {
+  const result = await sql<Leased>`
     update webhook_deliveries d
     set leased_until = now() + make_interval(secs => ${lease / 1000}), lease_token = ${token}
     from webhook_events e, apps a
@@ -55,7 +55,7 @@ async function claim(db: Db, key: DeliveryKey, token: string, lease: number): Pr
 /** The secrets a delivery is signed with: the current one, and for 24 h after a rotation the previous one (D34). */
 export function signingSecrets(
   secretKey: Buffer,
-  app: Pick<Claimed, 'webhookSecretCiphertext' | 'previousWebhookSecretCiphertext' | 'previousWebhookSecretExpiresAt'>,
+  app: Pick<Leased, 'webhookSecretCiphertext' | 'previousWebhookSecretCiphertext' | 'previousWebhookSecretExpiresAt'>,
   now = new Date(),
 ): string[] {
   const secrets = [webhookSecretOf(secretKey, app.webhookSecretCiphertext)];
@@ -89,13 +89,13 @@ export function nextDelaySeconds(
 /** Runs one job: one attempt of one delivery, if it is still due. */
 export async function runDelivery(db: Db, config: WebhookSettings, key: DeliveryKey): Promise<void> {
   const token = crypto.randomUUID();
-  const claimed = await claim(db, key, token, leaseMs(config));
-  if (!claimed) return;
-  const result: AttemptResult = claimed.webhookUrl
+  const leased = await takeLease(db, key, token, leaseMs(config));
+  if (!leased) return;
+  const result: AttemptResult = leased.webhookUrl
     ? await sendWebhook({
-        url: claimed.webhookUrl,
-        secrets: signingSecrets(config.secretKey, claimed),
-        event: { id: key.eventId, topic: claimed.topic, createdAt: claimed.createdAt, body: claimed.body },
+        url: leased.webhookUrl,
+        secrets: signingSecrets(config.secretKey, leased),
+        event: { id: key.eventId, topic: leased.topic, createdAt: leased.createdAt, body: leased.body },
         timeoutMs: config.webhookTimeoutMs,
         allowPrivate: config.webhookAllowPrivateUrls,
       })
@@ -107,18 +107,18 @@ export async function runDelivery(db: Db, config: WebhookSettings, key: Delivery
         response: null,
         retryAfterS: null,
       };
-  await recordOutcome(db, config, key, claimed, token, result);
+  await recordOutcome(db, config, key, leased, token, result);
 }
 
 async function recordOutcome(
   db: Db,
   config: WebhookSettings,
   key: DeliveryKey,
-  claimed: Claimed,
+  leased: Leased,
   token: string,
   result: AttemptResult,
 ): Promise<void> {
-  const attempts = claimed.attemptCount + 1;
+  const attempts = leased.attemptCount + 1;
   const ok = delivered(result);
   const gone = result.statusCode === 410;
   const delay = ok || gone ? null : nextDelaySeconds(config.webhookRetrySchedule, attempts, result.retryAfterS);

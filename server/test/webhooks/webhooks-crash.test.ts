@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent } from '../../src/domain/events/record';
+import { recordEvent } from '../../src/domain/webhooks/record';
 import { freePort } from '../../src/free-port';
 import { createApp, createOwner, installWithToken } from '../harness/fixtures';
 import type { ServiceProcess } from '../harness/processes';

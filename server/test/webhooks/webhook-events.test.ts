@@ -72,7 +72,7 @@ describe('event log and replay (D34)', () => {
     const ids: string[] = [];
     for (let n = 0; n < 5; n++) {
       const event = await server.db.transaction().execute(async (trx) => {
-        const { recordEvent } = await import('../../src/domain/events/record');
+        const { recordEvent } = await import('../../src/domain/webhooks/record');
         const recorded = await recordEvent(trx, {
           storeId: owner.store.id,
           topic: 'message/created',

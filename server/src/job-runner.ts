@@ -2,17 +2,17 @@ import { EventEmitter } from 'node:events';
 import { type Runner, run, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { createDb, handleConnectionErrors, POOL_WAIT_MS } from '../../db/database';
-import { queueLogger } from '../../db/queue-logger';
-import { isDatabaseUnavailable } from '../../db/unavailable';
-import { claimLinks } from '../claims/links';
-import { runMail } from '../mail/deliver';
-import { MAIL_TASK, sweepMail } from '../mail/outbox';
-import { createMailer } from '../mail/send';
-import type { MailSettings } from '../mail/settings';
-import { runDelivery, sweepExpiredLeases } from './deliveries';
-import { DELIVER_TASK, type DeliveryKey } from './enqueue';
-import type { WebhookSettings } from './settings';
+import { createDb, handleConnectionErrors, POOL_WAIT_MS } from './db/database';
+import { queueLogger } from './db/queue-logger';
+import { isDatabaseUnavailable } from './db/unavailable';
+import { claimLinks } from './domain/claims/links';
+import { runMail } from './domain/mail/deliver';
+import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
+import { createMailer } from './domain/mail/send';
+import type { MailSettings } from './domain/mail/settings';
+import { runDelivery, sweepExpiredLeases } from './domain/webhooks/deliveries';
+import { DELIVER_TASK, type DeliveryKey } from './domain/webhooks/enqueue';
+import type { WebhookSettings } from './domain/webhooks/settings';
 
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
 export const SWEEP_INTERVAL_MS = 1000;

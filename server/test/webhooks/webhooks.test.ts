@@ -112,7 +112,7 @@ describe('webhook delivery', () => {
     let rolledBack = '';
     await expect(
       server.db.transaction().execute(async (trx) => {
-        const { recordEvent } = await import('../../src/domain/events/record');
+        const { recordEvent } = await import('../../src/domain/webhooks/record');
         rolledBack = (
           await recordEvent(trx, {
             storeId: owner.store.id,
