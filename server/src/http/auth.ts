@@ -13,7 +13,7 @@ import {
 } from '../domain/auth/tokens';
 import type { ServiceMetrics } from '../metrics';
 import { clientIp, type TrustProxy } from './client-ip';
-import { HttpError } from './errors';
+import { HttpError, unavailable } from './errors';
 import { type RateLimiter, type RateLimits, rateLimitHeaders } from './rate-limit';
 
 /** Who is calling, as the auth middleware established it. */
@@ -149,7 +149,8 @@ async function identify(services: AuthServices, req: Request, meta: RouteMeta): 
   const token = bearer(req);
   if (token === null) throw unauthorized('missing bearer token');
   await services.revocations.ready;
-  if (!services.revocations.isFresh()) throw new HttpError(503, 'token revocation state unavailable');
+  // The revocation feed could not be read lately (the database out of reach, D46).
+  if (!services.revocations.isFresh()) throw unavailable('token revocation state unavailable');
   if (meta.auth === 'dashboard') {
     const claims = verifyDashboardToken(services.keys, token);
     if (!claims || services.revocations.isRevoked({ token: claims.jti, grant: claims.grantId })) {

@@ -110,6 +110,10 @@ export function refusalAnswer(err: Refusal): HttpError {
 /** Seconds a client is asked to wait while the database cannot be reached (D46). */
 export const UNAVAILABLE_RETRY_AFTER_S = 2;
 
+/** D46: a 503 the client may simply send again, a moment later. */
+export const unavailable = (message: string) =>
+  new HttpError(503, message, { headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) } });
+
 /**
  * Domain refusals, errors thrown by body-parser and friends, and the database being out of
  * reach (D46: 503 with Retry-After, never 500), mapped onto HttpError; null for the unknown.
@@ -117,10 +121,7 @@ export const UNAVAILABLE_RETRY_AFTER_S = 2;
 export function mapError(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof Refusal) return refusalAnswer(err);
-  if (isDatabaseUnavailable(err))
-    return new HttpError(503, 'the service cannot reach its database; try again shortly', {
-      headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) },
-    });
+  if (isDatabaseUnavailable(err)) return unavailable('the service cannot reach its database; try again shortly');
   if (typeof err !== 'object' || err === null) return null;
   const e = err as { type?: string; status?: number };
   switch (e.type) {

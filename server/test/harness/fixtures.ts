@@ -136,3 +136,12 @@ export function answered<R extends { status: number; body: unknown }, S extends 
 
 /** The body type of the answers in `R` whose status may be `S` (errors share one answer type). */
 type BodyAt<R, S> = R extends { status: infer T; body: infer B } ? (S extends T ? B : never) : never;
+
+/**
+ * Rate limits count per clock minute (D4): waits, when needed, so that the next `ms` fall
+ * inside one minute, and a test's requests are not split across two windows.
+ */
+export async function withinOneRateWindow(ms = 10_000): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 60_000 - ms) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+}

@@ -6,7 +6,7 @@ import { issueAccessToken, issueDashboardToken, tokenKeys } from '../../src/doma
 import { registerApp } from '../../src/domain/identity/apps';
 import { freePort } from '../../src/free-port';
 import { newId } from '../../src/lib/ids';
-import { installedAppWithToken } from '../harness/fixtures';
+import { installedAppWithToken, withinOneRateWindow } from '../harness/fixtures';
 import { type ServiceProcess, startServiceProcess } from '../harness/processes';
 import { cloneDatabase } from '../harness/server';
 
@@ -72,9 +72,7 @@ describe('two server processes on one database', () => {
   }, 20_000);
 
   it('count one per-IP limit across both (30/minute on session verify)', async () => {
-    // The limit counts per clock minute: start well inside one.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    await withinOneRateWindow(10_000);
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) {
       const res = await fetch(`${urls[i % 2]}/v1/oauth/session/verify`, {
@@ -92,8 +90,7 @@ describe('two server processes on one database', () => {
   }, 90_000);
 
   it('hold a token limit across both within the stated bound (600/minute, D4)', async () => {
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    await withinOneRateWindow(15_000);
     const own = await installedAppWithToken(database.db, secret, publicBaseUrl, 'limit');
     let admitted = 0;
     let refused = 0;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/domain/webhooks/record';
 import { createLogger } from '../../src/logger';
 import { registerQueueMetrics, serveMetrics } from '../../src/metrics';
-import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { bearer, createApp, createOwner, installWithToken, type Owner, withinOneRateWindow } from '../harness/fixtures';
 import { labelValues, sample, scrape } from '../harness/prometheus';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -81,9 +81,7 @@ describe('operating the service', () => {
       });
 
     it('count each client named by the proxy, and only by the hop the proxy appended', async () => {
-      // The limit counts per clock minute: start well inside one.
-      const intoMinute = Date.now() % 60_000;
-      if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+      await withinOneRateWindow(10_000);
       const a = '203.0.113.10';
       expect((await verify(a)).status).not.toBe(429);
       expect((await verify(a)).status).not.toBe(429);

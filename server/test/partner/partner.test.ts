@@ -1,7 +1,7 @@
 import { SCOPES, type Scope } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uninstall } from '../../src/domain/identity/installations';
-import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { bearer, createApp, createOwner, installWithToken, type Owner, withinOneRateWindow } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -556,6 +556,7 @@ describe('partner surface', () => {
 
     it('limits each address on the path reads too, from memory or not (D4)', async () => {
       const limited = await startTestServer({}, { rateLimits: { public: 3 } });
+      await withinOneRateWindow();
       try {
         const path = `/v2/widget/config/partner/svc_app_none?store_url=nowhere.example.com&key=k`;
         const statuses: number[] = [];
