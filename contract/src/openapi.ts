@@ -2,12 +2,67 @@ import { type AppRoute, extractZodObjectShape, isZodObject } from '@ts-rest/core
 import { generateOpenApi } from '@ts-rest/open-api';
 import { z } from 'zod';
 import { STATUS_NAMES, ZError, ZOAuthError } from './errors';
+import * as contractModule from './index';
 import { contract } from './index';
 import { isRouteMeta, type RouteMeta } from './meta';
 import { ZClaim } from './schemas/claims';
 import { acceptedFamilyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, type ScopeRule } from './scopes';
 
 export const API_VERSION = '1.0.0';
+
+/** The server named by the committed document; the live one names its own public address. */
+export const PLACEHOLDER_SERVER = 'https://protection.example.com';
+
+/**
+ * Operation ids whose contract name is not a verb followed by what it acts on, or reads
+ * better with another noun than its group's.
+ */
+const OPERATION_IDS: Record<string, string> = {
+  'oauth.token': 'requestToken',
+  'oauth.revoke': 'revokeToken',
+  'oauth.sessionVerify': 'verifySessionToken',
+  'oauth.authorize': 'previewConsent',
+  'oauth.approve': 'approveConsent',
+  'oauth.discovery': 'getAuthorizationServerMetadata',
+  'auth.login': 'logIn',
+  'auth.refresh': 'refreshDashboardTokens',
+  'settings.createContext': 'createPartnerContext',
+  'settings.listContexts': 'listPartnerContexts',
+  'settings.getContext': 'getPartnerContext',
+  'settings.updateContext': 'updatePartnerContext',
+  'settings.deleteContext': 'deletePartnerContext',
+};
+
+/** What a group's routes act on, singular and plural, for the operation ids. */
+const GROUP_NOUNS: Record<string, [string, string]> = {
+  apps: ['App', 'Apps'],
+  stores: ['Store', 'Stores'],
+  orders: ['Order', 'Orders'],
+  claims: ['Claim', 'Claims'],
+  products: ['Product', 'Products'],
+  settings: ['Settings', 'Settings'],
+  cohorts: ['Cohort', 'Cohorts'],
+  pricing: ['PricingRuleSet', 'PricingRuleSets'],
+  widgets: ['WidgetConfig', 'WidgetConfigs'],
+  quote: ['Quote', 'Quotes'],
+  public: ['Public', 'Public'],
+};
+
+/**
+ * The document's operationId of the contract route `group.name` (routes.tsv's `operation`):
+ * camelCase, verb first, then what it acts on (`orders.upsert` -> `upsertOrder`,
+ * `orders.listClaims` -> `listOrderClaims`, `claims.list` -> `listClaims`).
+ */
+export function operationIdOf(key: string): string {
+  const fixed = OPERATION_IDS[key];
+  if (fixed) return fixed;
+  const [group = '', name = ''] = key.split('.');
+  const nouns = GROUP_NOUNS[group];
+  const match = /^([a-z]+)(.*)$/.exec(name);
+  if (!nouns || !match) throw new Error(`no operationId for ${key}`);
+  const [, verb, rest] = match;
+  return `${verb}${rest === '' && verb === 'list' ? nouns[1] : nouns[0]}${rest}`;
+}
 
 /** Human names of the contract's route groups, used as OpenAPI tags. */
 const TAGS: Record<string, string> = {
@@ -52,8 +107,9 @@ function security(meta: RouteMeta): Record<string, string[]>[] {
     case 'public':
       return [];
     case 'client':
-      // HTTP Basic, or (the empty alternative) client_id and client_secret in the body.
-      return [{ clientBasic: [] }, {}];
+      // HTTP Basic, or client_id and client_secret in the body, which OpenAPI cannot name:
+      // the description says so. An empty alternative would read as "no authentication".
+      return [{ clientBasic: [] }];
     case 'dashboard':
       return [{ dashboardJwt: [] }];
     case 'token': {
@@ -72,7 +128,7 @@ function security(meta: RouteMeta): Record<string, string[]>[] {
  * The OpenAPI 3.0 document of the whole contract. Pure: the same contract gives the same
  * document, so the committed `openapi.json` can be compared with a fresh generation.
  */
-export function buildOpenApi(): Record<string, unknown> {
+export function buildOpenApi(options: { serverUrl?: string } = {}): Record<string, unknown> {
   // Component schemas met while mapping operations; filled by `mapOperation`.
   const schemas: Record<string, unknown> = {};
   const doc = generateOpenApi(
@@ -88,6 +144,12 @@ export function buildOpenApi(): Record<string, unknown> {
           '`Retry-After` and `RateLimit-*` headers. Token-authenticated POSTs accept an `Idempotency-Key` header (D33).',
         ].join(' '),
       },
+      servers: [
+        {
+          url: options.serverUrl ?? PLACEHOLDER_SERVER,
+          description: options.serverUrl ? 'This deployment' : 'Replace with the address of your deployment',
+        },
+      ],
       tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
       components: {
         securitySchemes: {
@@ -116,17 +178,132 @@ export function buildOpenApi(): Record<string, unknown> {
       },
     },
     {
-      setOperationId: 'concatenated-path',
+      setOperationId: 'concatenated-path', // `group.name`, mapped by `operationIdOf`
       operationMapper: ((operation: Record<string, any>, route: AppRoute) =>
         mapOperation(operation, route, schemas)) as never,
     },
   );
   const components = doc.components as Record<string, unknown>;
-  components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
-  // The same schemas nested elsewhere (for example a list of claims) become references too.
-  const refs = new Map(Object.entries(schemas).map(([name, schema]) => [JSON.stringify(schema), name]));
-  doc.paths = useRefs(doc.paths, refs) as typeof doc.paths;
-  return doc as unknown as Record<string, unknown>;
+  // Every schema the contract names becomes a component of that name (the SDK's type name
+  // without its `T`), and every copy of it in the operations a reference to it.
+  const named = namedSchemas();
+  for (const [name, schema] of Object.entries(schemas)) named.set(name, normalise(schema) as Record<string, unknown>);
+  const refs = new Map<string, string>();
+  for (const [name, schema] of named) {
+    const key = JSON.stringify(withoutDescription(schema));
+    if (!refs.has(key)) refs.set(key, name);
+  }
+  const used = new Set<string>();
+  doc.paths = useRefs(normalise(doc.paths), refs, used) as typeof doc.paths;
+  for (const match of JSON.stringify(doc.paths).matchAll(/"#\/components\/schemas\/(\w+)"/g)) used.add(match[1]!);
+  // Components refer to each other too; only those an operation reaches are kept.
+  const resolved = new Map<string, unknown>();
+  const queue = [...used];
+  while (queue.length) {
+    const name = queue.shift()!;
+    if (resolved.has(name)) continue;
+    const inner = new Set<string>();
+    const schema = named.get(name)!;
+    resolved.set(name, Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, useRefs(v, refs, inner)])));
+    queue.push(...inner);
+  }
+  components.schemas = Object.fromEntries([...resolved].sort(([a], [b]) => a.localeCompare(b)));
+  return { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
+}
+
+/**
+ * The JSON schema of every `Z…` schema the contract exports, named without its `Z`: the
+ * answer (output) form under the name, and the request (input) form, where it differs, under
+ * `…Input` (for a `…Input` schema the other way round, `…Output`).
+ */
+function namedSchemas(): Map<string, Record<string, unknown>> {
+  const entries = (Object.entries(contractModule) as [string, unknown][])
+    .filter((entry): entry is [string, z.ZodTypeAny] => /^Z[A-Z]/.test(entry[0]) && entry[1] instanceof z.ZodType)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const router = Object.fromEntries(
+    entries.map(([name, schema]) => [
+      name,
+      { method: 'POST', path: `/${name}`, body: schema, responses: { 200: schema } },
+    ]),
+  );
+  const generated = generateOpenApi(router as never, { info: { title: '', version: '' } });
+  const named = new Map<string, Record<string, unknown>>();
+  const seen = new Set<string>();
+  for (const [zName] of entries) {
+    const op = (generated.paths as Record<string, any>)[`/${zName}`].post;
+    const input = normalise(op.requestBody?.content?.['application/json']?.schema) as Record<string, unknown>;
+    const output = normalise(op.responses[200]?.content?.['application/json']?.schema) as Record<string, unknown>;
+    const name = zName.slice(1);
+    const inputFirst = name.endsWith('Input');
+    const [main, other] = inputFirst ? [input, output] : [output, input];
+    const forms: [string, Record<string, unknown> | undefined][] = [[name, main]];
+    if (JSON.stringify(other) !== JSON.stringify(main)) {
+      forms.push([inputFirst ? `${name.replace(/Input$/, '')}Output` : `${name}Input`, other]);
+    }
+    for (const [formName, schema] of forms) {
+      if (!schema || !isStructured(schema)) continue;
+      const key = JSON.stringify(withoutDescription(schema));
+      if (seen.has(key) || named.has(formName)) continue;
+      seen.add(key);
+      named.set(formName, schema);
+    }
+  }
+  return named;
+}
+
+/**
+ * The contract's texts cite the decisions of docs/decisions.md (`(D18)`), which a reader of
+ * the document cannot look up: the document leaves the citations out; the texts state the
+ * rules in words.
+ */
+const CITED = String.raw`(?:spec|D\d+(?:-D?\d+)?)`;
+const CITATIONS: [RegExp, string][] = [
+  [new RegExp(String.raw`\s*\(${CITED}(?:(?:,|;| and)\s*${CITED})*\)`, 'g'), ''],
+  [new RegExp(String.raw`(?:,|;)\s*${CITED}(?:(?:,|;| and)\s*${CITED})*(?=\))`, 'g'), ''],
+  [new RegExp(String.raw`\(${CITED}(?:,|;)\s*`, 'g'), '('],
+];
+
+function plainText(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') {
+    if (key !== 'description' && key !== 'summary') return value;
+    return CITATIONS.reduce((text, [pattern, by]) => text.replace(pattern, by), value);
+  }
+  if (!value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => plainText(v));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainText(v, k)]));
+}
+
+/**
+ * Objects and unions get a name; strings, numbers, enums and lists of them do not (two enums
+ * of the same values, `FundedBy` and `SenderType`, could not be told apart by their JSON).
+ */
+function isStructured(schema: Record<string, unknown>): boolean {
+  if (schema.type === 'object' || schema.properties || schema.oneOf || schema.anyOf || schema.allOf) return true;
+  if (schema.type === 'array') return isStructured((schema.items ?? {}) as Record<string, unknown>);
+  return false;
+}
+
+function withoutDescription(schema: Record<string, unknown>): Record<string, unknown> {
+  const { description: _, ...rest } = schema;
+  return rest;
+}
+
+/**
+ * A copy of `value` in which every schema equal to a named one is a reference to it: with its
+ * own description kept beside the reference (`allOf` of one, as OpenAPI 3.0 ignores anything
+ * beside a bare `$ref`). Nullable copies stay inline. Names referenced are added to `used`.
+ */
+function useRefs(value: unknown, refs: Map<string, string>, used: Set<string>): unknown {
+  if (!value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => useRefs(v, refs, used));
+  const record = value as Record<string, unknown>;
+  const name = refs.get(JSON.stringify(withoutDescription(record)));
+  if (name) {
+    used.add(name);
+    const $ref = `#/components/schemas/${name}`;
+    return typeof record.description === 'string' ? { description: record.description, allOf: [{ $ref }] } : { $ref };
+  }
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, useRefs(v, refs, used)]));
 }
 
 /**
@@ -141,15 +318,6 @@ const SHARED_RESPONSES = new Map<z.ZodTypeAny, string>([
   [ZClaim, 'Claim'],
 ]);
 
-/** A copy of `value` in which every schema identical to a component is a `$ref` to it. */
-function useRefs(value: unknown, refs: Map<string, string>): unknown {
-  if (!value || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => useRefs(v, refs));
-  const name = refs.get(JSON.stringify(value));
-  if (name) return { $ref: `#/components/schemas/${name}` };
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, useRefs(v, refs)]));
-}
-
 function mapOperation(
   generated: Record<string, any>,
   route: AppRoute,
@@ -159,8 +327,6 @@ function mapOperation(
   const meta = route.metadata;
   if (!isRouteMeta(meta)) throw new Error(`route ${route.method} ${route.path} has no metadata`);
   const scopeText = meta.scopes.kind === 'none' ? '' : ` Scopes: \`${formatScopeRule(meta.scopes)}\`.`;
-  const decisions = [meta.source, ...(meta.decisions ?? [])].filter((d) => d !== 'spec');
-  const cites = decisions.length ? ` Decisions: ${[...new Set(decisions)].join(', ')}.` : '';
   const responses = Object.fromEntries(
     Object.entries(operation.responses as Record<string, { description: string; content?: any }>).map(([status, r]) => {
       const described = {
@@ -180,14 +346,21 @@ function mapOperation(
       ];
     }),
   );
-  // Failures any operation can answer before its handler runs (a body the server cannot read)
-  // or when the service itself fails, documented once here rather than on every route.
+  // Failures any operation can answer before its handler runs (a body the server cannot read,
+  // only where the operation takes a body) or when the service itself fails, documented once
+  // here rather than on every route.
   const oauth = (route.responses as Record<number, unknown>)[400] === ZOAuthError;
-  for (const [status, schema] of [
-    [413, oauth ? 'OAuthError' : 'Error'],
-    [415, oauth ? 'OAuthError' : 'Error'],
+  const takesBody = route.method !== 'GET' && 'body' in route && typeof route.body !== 'symbol' && !!route.body;
+  const generic: (readonly [number, 'OAuthError' | 'Error'])[] = [
+    ...(takesBody
+      ? ([
+          [413, oauth ? 'OAuthError' : 'Error'],
+          [415, oauth ? 'OAuthError' : 'Error'],
+        ] as const)
+      : []),
     [500, 'Error'],
-  ] as const) {
+  ];
+  for (const [status, schema] of generic) {
     responses[status] ??= {
       description: describeStatus(status),
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
@@ -202,7 +375,8 @@ function mapOperation(
     ...operation,
     ...(operation.parameters ? { parameters: operation.parameters.map((p: any) => withQuerySchema(p, route)) } : {}),
     ...(requestBody ? { requestBody: { ...requestBody, description: undefined, required: true } } : {}),
-    description: `${operation.description ?? ''}\n\n${AUTH_TEXT[meta.auth]}${scopeText}${cites}`.trim(),
+    description: `${operation.description ?? ''}\n\n${AUTH_TEXT[meta.auth]}${scopeText}`.trim(),
+    operationId: operationIdOf(operation.operationId),
     responses,
     security: security(meta),
     'x-auth': meta.auth,
@@ -242,6 +416,26 @@ function numberSchema(type: z.ZodTypeAny): Record<string, unknown> | undefined {
   if (out.minValue !== null) schema.minimum = out.minValue;
   if (out.maxValue !== null) schema.maximum = out.maxValue;
   return schema;
+}
+
+/**
+ * A schema as strict OpenAPI 3.0 reads it: exclusive bounds as flags (`openApi30`), a
+ * nullable enum lists `null` among its values (a 3.0 validator checks `enum` first), and an
+ * untyped schema, which accepts `null` already, does not say `nullable` (3.0 gives
+ * `nullable` a meaning only beside `type`).
+ */
+function normalise(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(normalise);
+  const out = openApi30(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v)]))) as Record<
+    string,
+    unknown
+  >;
+  if (out.nullable === true) {
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    if (out.type === undefined && !out.oneOf && !out.anyOf && !out.allOf) delete out.nullable;
+  }
+  return out;
 }
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_FILE, renderOpenApi } from '../../scripts/openapi';
-import { buildOpenApi } from '../src/openapi';
+import { buildOpenApi, operationIdOf } from '../src/openapi';
 import { SCOPES } from '../src/scopes';
 
 /** routes.tsv is the product's list of every route; read it at test time, never copy it. */
@@ -80,12 +80,20 @@ function scopesOfCell(cell: string): string[] {
 describe('the OpenAPI document', () => {
   const rows = readRows();
 
-  it('has one operation per row of routes.tsv, with its auth kind and operation as operationId', () => {
+  it('has one operation per row of routes.tsv, with its auth kind and an operationId derived from its operation', () => {
     expect(operations).toHaveLength(rows.size);
     for (const { id, op } of operations) {
       expect(op['x-auth'], id).toBe(rows.get(id)?.auth);
-      expect(op.operationId, id).toBe(rows.get(id)?.operation);
+      expect(op.operationId, id).toBe(operationIdOf(rows.get(id)!.operation));
     }
+  });
+
+  it('names operations in camelCase, verb first', () => {
+    const verbs =
+      /^(request|revoke|verify|preview|approve|get|log|refresh|create|rotate|list|redeliver|test|mint|uninstall|upsert|remove|cancel|file|post|deny|transition|add|update|delete)[A-Z]/;
+    for (const { id, op } of operations) expect(op.operationId, id).toMatch(verbs);
+    expect(operationIdOf('orders.upsert')).toBe('upsertOrder');
+    expect(operationIdOf('claims.list')).toBe('listClaims');
   });
 
   it('lists the scopes of routes.tsv in the security of every token route', () => {

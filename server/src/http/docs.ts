@@ -34,16 +34,17 @@ const INIT_JS = `window.ui = SwaggerUIBundle({
 `;
 
 /**
- * `GET /openapi.json` (the contract's document) and `GET /docs`, an interactive reference
- * whose assets come from this server, not a CDN.
+ * `GET /openapi.json` (the contract's document, naming this deployment's public address as
+ * its server) and `GET /docs`, an interactive reference whose assets come from this server,
+ * not a CDN.
  */
-export function docs(): Router {
+export function docs(publicBaseUrl: string): Router {
   const router = Router();
   // Built on first request, not at start-up: most processes (and every test server) never serve it.
   let document: string | undefined;
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').setHeader('cache-control', 'public, max-age=300');
-    document ??= JSON.stringify(buildOpenApi());
+    document ??= JSON.stringify(buildOpenApi({ serverUrl: publicBaseUrl }));
     res.send(document);
   });
   const page = (_req: express.Request, res: express.Response) => {
