@@ -11,7 +11,7 @@ import { acceptedFamilyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, 
 export const API_VERSION = '1.0.0';
 
 /** The server named by the committed document; the live one names its own public address. */
-export const PLACEHOLDER_SERVER = 'https://protection.example.com';
+export const PLACEHOLDER_SERVER = 'https://protection-service.invalid';
 
 /**
  * Operation ids whose contract name is not a verb followed by what it acts on, or reads
@@ -26,11 +26,40 @@ const OPERATION_IDS: Record<string, string> = {
   'oauth.discovery': 'getAuthorizationServerMetadata',
   'auth.login': 'logIn',
   'auth.refresh': 'refreshDashboardTokens',
+  'stores.uninstall': 'uninstallApp',
   'settings.createContext': 'createPartnerContext',
   'settings.listContexts': 'listPartnerContexts',
   'settings.getContext': 'getPartnerContext',
   'settings.updateContext': 'updatePartnerContext',
   'settings.deleteContext': 'deletePartnerContext',
+};
+
+/**
+ * What a parameter means, for the parameters the contract does not describe itself (by where
+ * it is and its name).
+ */
+const PARAMETER_TEXT: Record<string, string> = {
+  'path:clientId': "The app's OAuth client id",
+  'path:eventId': 'The webhook event id',
+  'path:storeId': "The store's id",
+  'path:sourceOrderId': "The order's id in the merchant's platform, as the order was written with",
+  'path:sourceFulfillmentId': "The fulfillment's id in the merchant's platform",
+  'path:claimId': "The claim's id",
+  'path:productId': "The product's id",
+  'path:childId': "The child product's id",
+  'path:contextId': "The partner context's id",
+  'path:priceSetId': "The cohort price set's id",
+  'path:widgetConfigId': "The widget config's id",
+  'path:ruleSetId': "The pricing rule set's id",
+  'path:applicationId': "The partner app's client id",
+  'query:status': 'Only events in this delivery state',
+  'query:claimState': 'Only claims in this state',
+  'query:sourceOrderId': 'Only claims on this order',
+  'query:storeId': "The store's id (or name it by `store_url`)",
+  'query:type': 'Only the widget config of this type',
+  'header:idempotency-key':
+    'A key of your choosing (1-255 printable characters): within 24 hours the same key with the same request answers the first answer again, with `Idempotent-Replayed: true`, and changes nothing; with another request it answers 409',
+  'header:if-none-match': 'The `ETag` of an earlier answer: answers 304 with no body while it still matches',
 };
 
 /** What a group's routes act on, singular and plural, for the operation ids. */
@@ -194,7 +223,7 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
     if (!refs.has(key)) refs.set(key, name);
   }
   const used = new Set<string>();
-  doc.paths = useRefs(normalise(doc.paths), refs, used) as typeof doc.paths;
+  doc.paths = useRefs(normalise(mergeIdenticalPaths(doc.paths)), refs, used) as typeof doc.paths;
   for (const match of JSON.stringify(doc.paths).matchAll(/"#\/components\/schemas\/(\w+)"/g)) used.add(match[1]!);
   // Components refer to each other too; only those an operation reaches are kept.
   const resolved = new Map<string, unknown>();
@@ -207,6 +236,7 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
     resolved.set(name, Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, useRefs(v, refs, inner)])));
     queue.push(...inner);
   }
+  for (const schema of resolved.values()) withMapping(schema as Record<string, any>, named);
   components.schemas = Object.fromEntries([...resolved].sort(([a], [b]) => a.localeCompare(b)));
   return { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
 }
@@ -271,6 +301,68 @@ function plainText(value: unknown, key = ''): unknown {
   if (!value || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => plainText(v));
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainText(v, k)]));
+}
+
+/**
+ * OpenAPI forbids two templates that differ only in their parameters' names:
+ * `POST /v1/claims/{sourceOrderId}` (file a claim on an order) and `GET /v1/claims/{claimId}`
+ * are one path, `/v1/claims/{id}`, whose `id` each operation describes. The server matches
+ * them by method, as the document now does.
+ */
+function mergeIdenticalPaths<T extends Record<string, Record<string, any>>>(paths: T): T {
+  const shape = (template: string) => template.replace(/\{[^}]+\}/g, '{}');
+  const merged: Record<string, Record<string, any>> = {};
+  const templates = new Map<string, string>();
+  for (const [template, item] of Object.entries(paths)) {
+    const first = templates.get(shape(template));
+    if (first === undefined) {
+      templates.set(shape(template), template);
+      merged[template] = item;
+      continue;
+    }
+    const names = (t: string) => [...t.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    const [a, b] = [names(first), names(template)];
+    const renamed = new Map<string, string>();
+    a.forEach((name, i) => {
+      if (name !== b[i]) renamed.set(name, 'id').set(b[i]!, 'id');
+    });
+    const rename = (t: string) => t.replace(/\{([^}]+)\}/g, (_, n: string) => `{${renamed.get(n) ?? n}}`);
+    const withNames = (operations: Record<string, any>) =>
+      Object.fromEntries(
+        Object.entries(operations).map(([method, op]) => [
+          method,
+          {
+            ...op,
+            parameters: op.parameters?.map((p: Record<string, any>) =>
+              p.in === 'path' && renamed.has(p.name) ? { ...p, name: renamed.get(p.name) } : p,
+            ),
+          },
+        ]),
+      );
+    const target = rename(first);
+    const before = merged[first]!;
+    delete merged[first];
+    merged[target] = { ...withNames(before), ...withNames(item) };
+    templates.set(shape(template), target);
+  }
+  return merged as T;
+}
+
+/**
+ * A discriminated union of named schemas says which value of the discriminator selects which
+ * one: the values (`claim/created`) are not the schemas' names.
+ */
+function withMapping(schema: Record<string, any>, named: Map<string, Record<string, unknown>>): void {
+  const property = schema.discriminator?.propertyName;
+  if (typeof property !== 'string' || !Array.isArray(schema.oneOf)) return;
+  const mapping: Record<string, string> = {};
+  for (const member of schema.oneOf as { $ref?: string }[]) {
+    const target = member.$ref && named.get(member.$ref.replace('#/components/schemas/', ''));
+    const values = (target as Record<string, any> | undefined)?.properties?.[property]?.enum;
+    if (!member.$ref || !Array.isArray(values) || values.length !== 1) return;
+    mapping[values[0]] = member.$ref;
+  }
+  schema.discriminator = { ...schema.discriminator, mapping };
 }
 
 /**
@@ -373,7 +465,9 @@ function mapOperation(
       : operation.requestBody;
   return {
     ...operation,
-    ...(operation.parameters ? { parameters: operation.parameters.map((p: any) => withQuerySchema(p, route)) } : {}),
+    ...(operation.parameters
+      ? { parameters: operation.parameters.map((p: any) => described(withQuerySchema(p, route), route)) }
+      : {}),
     ...(requestBody ? { requestBody: { ...requestBody, description: undefined, required: true } } : {}),
     description: `${operation.description ?? ''}\n\n${AUTH_TEXT[meta.auth]}${scopeText}`.trim(),
     operationId: operationIdOf(operation.operationId),
@@ -382,6 +476,14 @@ function mapOperation(
     'x-auth': meta.auth,
     'x-scopes': formatScopeRule(meta.scopes),
   };
+}
+
+/** A parameter with its description beside it (not in its schema), from the contract or `PARAMETER_TEXT`. */
+function described(parameter: Record<string, any>, route: AppRoute): Record<string, any> {
+  const { description: inSchema, ...schema } = parameter.schema ?? {};
+  const description = parameter.description ?? inSchema ?? PARAMETER_TEXT[`${parameter.in}:${parameter.name}`];
+  if (!description) throw new Error(`${route.method} ${route.path}: parameter ${parameter.name} has no description`);
+  return { ...parameter, description, schema };
 }
 
 function describeStatus(status: number): string {

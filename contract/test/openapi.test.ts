@@ -32,7 +32,7 @@ const doc = buildOpenApi() as unknown as Doc;
 const operations = Object.entries(doc.paths).flatMap(([p, item]) =>
   Object.entries(item)
     .filter(([method]) => METHODS.includes(method))
-    .map(([method, op]) => ({ id: `${method.toUpperCase()} ${p}`, op })),
+    .map(([method, op]) => ({ id: `${method.toUpperCase()} ${p.replace(/\{\w+\}/g, '{}')}`, op })),
 );
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -55,7 +55,8 @@ function readRows(): Map<string, { auth: string; scopes: string; operation: stri
   return new Map(
     lines.map((line) => {
       const row = Object.fromEntries(cols.map((c, i) => [c, line.split('\t')[i] ?? ''])) as Record<string, string>;
-      const key = `${row.method} ${row.path!.replace(/:(\w+)/g, '{$1}')}`;
+      // Templates that differ only in their parameters' names are one path in the document.
+      const key = `${row.method} ${row.path!.replace(/:(\w+)/g, '{}')}`;
       return [key, { auth: row.auth!, scopes: row.scopes!, operation: row.operation! }];
     }),
   );

@@ -367,6 +367,21 @@ export interface TDeliveryAttempt {
   response: string | null;
 }
 
+export interface TClaimCreatedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'claim/created';
+  createdAt: string;
+  storeId: string;
+  /** claim/created body (D22) */
+  body: TClaimCreatedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
+}
+
 export type TResolutionType = 'REFUND' | 'RESHIP' | 'STORE_CREDIT';
 
 /** claim/approved body (spec) */
@@ -382,6 +397,21 @@ export interface TClaimApprovedBody {
   }[];
 }
 
+export interface TClaimApprovedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'claim/approved';
+  createdAt: string;
+  storeId: string;
+  /** claim/approved body (spec) */
+  body: TClaimApprovedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
+}
+
 export type TDenyReason = 'NOT_COVERED' | 'ADDRESS_TYPO' | 'CUSTOMER_RESPONDED' | 'EXPIRED30' | 'FOLLOW_UP' | 'INSUFFICIENT_SHIPPER' | 'NO_RESPONSE' | 'OTHER' | 'PACKAGE_ARRIVED' | 'PHOTO_VERIFIED' | 'THRESHOLD_REACHED' | 'ALREADY_REFUNDED' | 'ALREADY_REPLACED' | 'POTENTIAL_FRAUD';
 
 /** claim/denied body (D22) */
@@ -390,6 +420,21 @@ export interface TClaimDeniedBody {
   storeId: string;
   sourceOrderId: string;
   reason: TDenyReason;
+}
+
+export interface TClaimDeniedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'claim/denied';
+  createdAt: string;
+  storeId: string;
+  /** claim/denied body (D22) */
+  body: TClaimDeniedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
 }
 
 export type TSenderType = 'customer' | 'brand';
@@ -401,6 +446,21 @@ export interface TMessageCreatedBody {
   messageId: string;
   senderType: TSenderType;
   message: string;
+}
+
+export interface TMessageCreatedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'message/created';
+  createdAt: string;
+  storeId: string;
+  /** message/created body (D25) */
+  body: TMessageCreatedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
 }
 
 /** protection/added body (D19) */
@@ -415,6 +475,21 @@ export interface TProtectionAddedBody {
   premiumPaid: number;
   /** The order currency */
   currency: string;
+}
+
+export interface TProtectionAddedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'protection/added';
+  createdAt: string;
+  storeId: string;
+  /** protection/added body (D19) */
+  body: TProtectionAddedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
 }
 
 export type TProtectionRemovalReason = 'CANCELLED' | 'PREMIUM_REMOVED' | 'ORDER_DELETED';
@@ -435,73 +510,7 @@ export interface TProtectionRemovedBody {
   reason: TProtectionRemovalReason;
 }
 
-/** Webhook event and its delivery attempts (D34) */
-export type TAppEvent = {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'claim/created';
-  createdAt: string;
-  storeId: string;
-  /** claim/created body (D22) */
-  body: TClaimCreatedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
-} | {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'claim/approved';
-  createdAt: string;
-  storeId: string;
-  /** claim/approved body (spec) */
-  body: TClaimApprovedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
-} | {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'claim/denied';
-  createdAt: string;
-  storeId: string;
-  /** claim/denied body (D22) */
-  body: TClaimDeniedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
-} | {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'message/created';
-  createdAt: string;
-  storeId: string;
-  /** message/created body (D25) */
-  body: TMessageCreatedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
-} | {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'protection/added';
-  createdAt: string;
-  storeId: string;
-  /** protection/added body (D19) */
-  body: TProtectionAddedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
-} | {
+export interface TProtectionRemovedAppEvent {
   /** Event id; the same on every retry, receivers deduplicate by it (D32) */
   id: string;
   topic: 'protection/removed';
@@ -514,7 +523,10 @@ export type TAppEvent = {
   nextAttemptAt: string | null;
   /** Oldest first */
   attempts: TDeliveryAttempt[];
-};
+}
+
+/** Webhook event and its delivery attempts (D34) */
+export type TAppEvent = TClaimCreatedAppEvent | TClaimApprovedAppEvent | TClaimDeniedAppEvent | TMessageCreatedAppEvent | TProtectionAddedAppEvent | TProtectionRemovedAppEvent;
 
 export interface TPageInfo {
   startCursor: string | null;
