@@ -166,6 +166,10 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
       info: {
         title: 'Protection Service API',
         version: API_VERSION,
+        contact: {
+          name: 'The operator of this deployment',
+          url: `${options.serverUrl ?? PLACEHOLDER_SERVER}/docs`,
+        },
         description: [
           'Sells and administers purchase protection (shipping insurance and extended warranty) for merchant stores.',
           'Authenticated `/v2` success bodies are wrapped as `{"data": …}` (D1). Every failure is `{statusCode, message, error}`',
@@ -177,10 +181,13 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
         {
           url: options.serverUrl ?? PLACEHOLDER_SERVER,
           description: options.serverUrl ? 'This deployment' : 'Replace with the address of your deployment',
+          // The API is for partner apps and storefronts outside the operator's network.
+          'x-internal': false,
         },
       ],
       tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
       components: {
+        headers: RESPONSE_HEADERS,
         securitySchemes: {
           oauth2: {
             type: 'oauth2',
@@ -451,6 +458,7 @@ function mapOperation(
         ] as const)
       : []),
     [500, 'Error'],
+    [503, 'Error'],
   ];
   for (const [status, schema] of generic) {
     responses[status] ??= {
@@ -463,6 +471,13 @@ function mapOperation(
     body && (route.path === '/v1/oauth/token' || route.path === '/v1/oauth/revoke')
       ? { ...operation.requestBody, content: { 'application/json': body, 'application/x-www-form-urlencoded': body } }
       : operation.requestBody;
+  for (const [status, response] of Object.entries(responses)) {
+    const headers = headersOf(Number(status), operation.operationId, route);
+    (responses as Record<string, unknown>)[status] = {
+      ...response,
+      headers: Object.fromEntries(headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
+    };
+  }
   return {
     ...operation,
     ...(operation.parameters
@@ -484,6 +499,72 @@ function described(parameter: Record<string, any>, route: AppRoute): Record<stri
   const description = parameter.description ?? inSchema ?? PARAMETER_TEXT[`${parameter.in}:${parameter.name}`];
   if (!description) throw new Error(`${route.method} ${route.path}: parameter ${parameter.name} has no description`);
   return { ...parameter, description, schema };
+}
+
+/**
+ * The response headers a client relies on, declared once and referenced from each answer that
+ * may carry them. The test suite's answer check fails on an answer carrying one of them that
+ * the document does not declare for its operation and status.
+ */
+export const RESPONSE_HEADERS = {
+  'X-Request-Id': {
+    description:
+      "The request's id, as sent in `X-Request-Id` when it was a usable one; give it when asking about a request",
+    schema: { type: 'string', maxLength: 128 },
+  },
+  'RateLimit-Limit': {
+    description: 'Requests allowed in the current window for this caller (per token, or per IP where there is none)',
+    schema: { type: 'integer', format: 'int32', minimum: 0 },
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window',
+    schema: { type: 'integer', format: 'int32', minimum: 0 },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the window resets',
+    schema: { type: 'integer', format: 'int32', minimum: 0 },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before sending the request again',
+    schema: { type: 'integer', format: 'int32', minimum: 0 },
+  },
+  ETag: {
+    description: 'Names this version of the answer: send it as `If-None-Match` to get 304 while it still holds',
+    schema: { type: 'string', maxLength: 128 },
+  },
+  Location: {
+    description: 'The path of the claim filed: `/v1/claims/{claimId}`',
+    schema: { type: 'string', maxLength: 2048 },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`',
+    schema: { type: 'string', enum: ['true'] },
+  },
+} as const;
+export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+
+/** Operations whose success answer names what it created in `Location`. */
+const LOCATION_OPERATIONS = new Set(['claims.file', 'claims.fileOffline']);
+
+/**
+ * The headers an answer of `status` may carry. Every answer has a request id; every answer
+ * given once the rate limiter has counted the request has the rate-limit headers (a 401 of a
+ * bad login does, a 401 of a missing token does not; 413 and 415, answered while the body is
+ * read, never do), 429 and 503 say
+ * when to retry; conditional reads carry their ETag; a POST taking an `Idempotency-Key` may
+ * be a replay, whatever its status.
+ */
+function headersOf(status: number, key: string, route: AppRoute): ResponseHeader[] {
+  const headers: ResponseHeader[] = ['X-Request-Id'];
+  if (status !== 413 && status !== 415) {
+    headers.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+  }
+  if (status === 429 || status === 503) headers.push('Retry-After');
+  const requestHeaders = isZodObject(route.headers) ? Object.keys(extractZodObjectShape(route.headers)) : [];
+  if (requestHeaders.includes('if-none-match') && (status === 200 || status === 304)) headers.push('ETag');
+  if (LOCATION_OPERATIONS.has(key) && status >= 200 && status < 300) headers.push('Location');
+  if (requestHeaders.includes('idempotency-key')) headers.push('Idempotent-Replayed');
+  return headers;
 }
 
 function describeStatus(status: number): string {

@@ -131,10 +131,14 @@ describe('HTTP basics', () => {
     const doc = await server.request('/openapi.json');
     expect(doc.status).toBe(200);
     // The committed document, but for the server it names: this deployment's public address.
-    const committed = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as { servers: { url: string }[] };
-    const live = (await doc.json()) as typeof committed;
-    expect(live.servers).toEqual([{ url: server.config.publicBaseUrl, description: 'This deployment' }]);
-    expect({ ...live, servers: committed.servers }).toEqual(committed);
+    type Doc = { servers: { url: string }[]; info: { contact: { url: string } } };
+    const committed = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as Doc;
+    const live = (await doc.json()) as Doc;
+    expect(live.servers).toEqual([
+      { url: server.config.publicBaseUrl, description: 'This deployment', 'x-internal': false },
+    ]);
+    expect(live.info.contact.url).toBe(`${server.config.publicBaseUrl}/docs`);
+    expect({ ...live, servers: committed.servers, info: committed.info }).toEqual(committed);
     const page = await server.request('/docs');
     expect(page.status).toBe(200);
     const asset = await server.request('/docs/assets/swagger-ui-bundle.js');
