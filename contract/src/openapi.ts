@@ -5,6 +5,7 @@ import { STATUS_NAMES, ZError, ZOAuthError } from './errors';
 import * as contractModule from './index';
 import { contract } from './index';
 import { isRouteMeta, type RouteMeta } from './meta';
+import { withExamples } from './openapi-examples';
 import { ZClaim } from './schemas/claims';
 import { acceptedFamilyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, type ScopeRule } from './scopes';
 
@@ -245,7 +246,9 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
   }
   for (const schema of resolved.values()) withMapping(schema as Record<string, any>, named);
   components.schemas = Object.fromEntries([...resolved].sort(([a], [b]) => a.localeCompare(b)));
-  return { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
+  const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
+  withExamples(out);
+  return out;
 }
 
 /**
