@@ -169,7 +169,7 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
         version: API_VERSION,
         contact: {
           name: 'The operator of this deployment',
-          url: `${options.serverUrl ?? PLACEHOLDER_SERVER}/docs`,
+          url: `${PLACEHOLDER_SERVER}/docs`,
         },
         description: [
           'Sells and administers purchase protection (shipping insurance and extended warranty) for merchant stores.',
@@ -180,8 +180,8 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
       },
       servers: [
         {
-          url: options.serverUrl ?? PLACEHOLDER_SERVER,
-          description: options.serverUrl ? 'This deployment' : 'Replace with the address of your deployment',
+          url: PLACEHOLDER_SERVER,
+          description: 'Replace with the address of your deployment',
           // The API is for partner apps and storefronts outside the operator's network.
           'x-internal': false,
         },
@@ -248,7 +248,7 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
   components.schemas = Object.fromEntries([...resolved].sort(([a], [b]) => a.localeCompare(b)));
   const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
   withExamples(out);
-  return out;
+  return options.serverUrl ? forDeployment(out, options.serverUrl) : out;
 }
 
 /**
@@ -406,6 +406,18 @@ function useRefs(value: unknown, refs: Map<string, string>, used: Set<string>): 
     return typeof record.description === 'string' ? { description: record.description, allOf: [{ $ref }] } : { $ref };
   }
   return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, useRefs(v, refs, used)]));
+}
+
+/**
+ * The document as one deployment serves it: naming its own public address as the server and
+ * its reference page as the contact, and otherwise the committed one.
+ */
+export function forDeployment(doc: Record<string, any>, serverUrl: string): Record<string, unknown> {
+  return {
+    ...doc,
+    info: { ...doc.info, contact: { ...doc.info.contact, url: `${serverUrl}/docs` } },
+    servers: [{ url: serverUrl, description: 'This deployment', 'x-internal': false }],
+  };
 }
 
 /**
