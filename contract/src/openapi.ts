@@ -461,10 +461,10 @@ function mapOperation(
     }),
   );
   // Failures any operation can answer before its handler runs (a body the server cannot read,
-  // only where the operation takes a body) or when the service itself fails, documented once
-  // here rather than on every route.
+  // on every method but GET, whose body is never read, even where the operation takes none)
+  // or when the service itself fails, documented once here rather than on every route.
   const oauth = (route.responses as Record<number, unknown>)[400] === ZOAuthError;
-  const takesBody = route.method !== 'GET' && 'body' in route && typeof route.body !== 'symbol' && !!route.body;
+  const takesBody = route.method !== 'GET';
   const generic: (readonly [number, 'OAuthError' | 'Error'])[] = [
     ...(takesBody
       ? ([
