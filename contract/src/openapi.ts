@@ -2,12 +2,97 @@ import { type AppRoute, extractZodObjectShape, isZodObject } from '@ts-rest/core
 import { generateOpenApi } from '@ts-rest/open-api';
 import { z } from 'zod';
 import { STATUS_NAMES, ZError, ZOAuthError } from './errors';
+import * as contractModule from './index';
 import { contract } from './index';
 import { isRouteMeta, type RouteMeta } from './meta';
+import { withExamples } from './openapi-examples';
 import { ZClaim } from './schemas/claims';
 import { acceptedFamilyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, type ScopeRule } from './scopes';
 
 export const API_VERSION = '1.0.0';
+
+/** The server named by the committed document; the live one names its own public address. */
+export const PLACEHOLDER_SERVER = 'https://protection-service.invalid';
+
+/**
+ * Operation ids whose contract name is not a verb followed by what it acts on, or reads
+ * better with another noun than its group's.
+ */
+const OPERATION_IDS: Record<string, string> = {
+  'oauth.token': 'requestToken',
+  'oauth.revoke': 'revokeToken',
+  'oauth.sessionVerify': 'verifySessionToken',
+  'oauth.authorize': 'previewConsent',
+  'oauth.approve': 'approveConsent',
+  'oauth.discovery': 'getAuthorizationServerMetadata',
+  'auth.login': 'logIn',
+  'auth.refresh': 'refreshDashboardTokens',
+  'stores.uninstall': 'uninstallApp',
+  'settings.createContext': 'createPartnerContext',
+  'settings.listContexts': 'listPartnerContexts',
+  'settings.getContext': 'getPartnerContext',
+  'settings.updateContext': 'updatePartnerContext',
+  'settings.deleteContext': 'deletePartnerContext',
+};
+
+/**
+ * What a parameter means, for the parameters the contract does not describe itself (by where
+ * it is and its name).
+ */
+const PARAMETER_TEXT: Record<string, string> = {
+  'path:clientId': "The app's OAuth client id",
+  'path:eventId': 'The webhook event id',
+  'path:storeId': "The store's id",
+  'path:sourceOrderId': "The order's id in the merchant's platform, as the order was written with",
+  'path:sourceFulfillmentId': "The fulfillment's id in the merchant's platform",
+  'path:claimId': "The claim's id",
+  'path:productId': "The product's id",
+  'path:childId': "The child product's id",
+  'path:contextId': "The partner context's id",
+  'path:priceSetId': "The cohort price set's id",
+  'path:widgetConfigId': "The widget config's id",
+  'path:ruleSetId': "The pricing rule set's id",
+  'path:applicationId': "The partner app's client id",
+  'query:status': 'Only events in this delivery state',
+  'query:claimState': 'Only claims in this state',
+  'query:sourceOrderId': 'Only claims on this order',
+  'query:storeId': "The store's id (or name it by `store_url`)",
+  'query:type': 'Only the widget config of this type',
+  'header:idempotency-key':
+    'A key of your choosing (1-255 printable characters): within 24 hours the same key with the same request answers the first answer again, with `Idempotent-Replayed: true`, and changes nothing; with another request it answers 409',
+  'header:if-none-match': 'The `ETag` of an earlier answer: answers 304 with no body while it still matches',
+};
+
+/** What a group's routes act on, singular and plural, for the operation ids. */
+const GROUP_NOUNS: Record<string, [string, string]> = {
+  apps: ['App', 'Apps'],
+  stores: ['Store', 'Stores'],
+  orders: ['Order', 'Orders'],
+  claims: ['Claim', 'Claims'],
+  products: ['Product', 'Products'],
+  settings: ['Settings', 'Settings'],
+  cohorts: ['Cohort', 'Cohorts'],
+  pricing: ['PricingRuleSet', 'PricingRuleSets'],
+  widgets: ['WidgetConfig', 'WidgetConfigs'],
+  quote: ['Quote', 'Quotes'],
+  public: ['Public', 'Public'],
+};
+
+/**
+ * The document's operationId of the contract route `group.name` (routes.tsv's `operation`):
+ * camelCase, verb first, then what it acts on (`orders.upsert` -> `upsertOrder`,
+ * `orders.listClaims` -> `listOrderClaims`, `claims.list` -> `listClaims`).
+ */
+export function operationIdOf(key: string): string {
+  const fixed = OPERATION_IDS[key];
+  if (fixed) return fixed;
+  const [group = '', name = ''] = key.split('.');
+  const nouns = GROUP_NOUNS[group];
+  const match = /^([a-z]+)(.*)$/.exec(name);
+  if (!nouns || !match) throw new Error(`no operationId for ${key}`);
+  const [, verb, rest] = match;
+  return `${verb}${rest === '' && verb === 'list' ? nouns[1] : nouns[0]}${rest}`;
+}
 
 /** Human names of the contract's route groups, used as OpenAPI tags. */
 const TAGS: Record<string, string> = {
@@ -52,8 +137,9 @@ function security(meta: RouteMeta): Record<string, string[]>[] {
     case 'public':
       return [];
     case 'client':
-      // HTTP Basic, or (the empty alternative) client_id and client_secret in the body.
-      return [{ clientBasic: [] }, {}];
+      // HTTP Basic, or client_id and client_secret in the body, which OpenAPI cannot name:
+      // the description says so. An empty alternative would read as "no authentication".
+      return [{ clientBasic: [] }];
     case 'dashboard':
       return [{ dashboardJwt: [] }];
     case 'token': {
@@ -72,7 +158,7 @@ function security(meta: RouteMeta): Record<string, string[]>[] {
  * The OpenAPI 3.0 document of the whole contract. Pure: the same contract gives the same
  * document, so the committed `openapi.json` can be compared with a fresh generation.
  */
-export function buildOpenApi(): Record<string, unknown> {
+export function buildOpenApi(options: { serverUrl?: string } = {}): Record<string, unknown> {
   // Component schemas met while mapping operations; filled by `mapOperation`.
   const schemas: Record<string, unknown> = {};
   const doc = generateOpenApi(
@@ -81,6 +167,10 @@ export function buildOpenApi(): Record<string, unknown> {
       info: {
         title: 'Protection Service API',
         version: API_VERSION,
+        contact: {
+          name: 'The operator of this deployment',
+          url: `${PLACEHOLDER_SERVER}/docs`,
+        },
         description: [
           'Sells and administers purchase protection (shipping insurance and extended warranty) for merchant stores.',
           'Authenticated `/v2` success bodies are wrapped as `{"data": …}` (D1). Every failure is `{statusCode, message, error}`',
@@ -88,8 +178,17 @@ export function buildOpenApi(): Record<string, unknown> {
           '`Retry-After` and `RateLimit-*` headers. Token-authenticated POSTs accept an `Idempotency-Key` header (D33).',
         ].join(' '),
       },
+      servers: [
+        {
+          url: PLACEHOLDER_SERVER,
+          description: 'Replace with the address of your deployment',
+          // The API is for partner apps and storefronts outside the operator's network.
+          'x-internal': false,
+        },
+      ],
       tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
       components: {
+        headers: RESPONSE_HEADERS,
         securitySchemes: {
           oauth2: {
             type: 'oauth2',
@@ -116,17 +215,209 @@ export function buildOpenApi(): Record<string, unknown> {
       },
     },
     {
-      setOperationId: 'concatenated-path',
+      setOperationId: 'concatenated-path', // `group.name`, mapped by `operationIdOf`
       operationMapper: ((operation: Record<string, any>, route: AppRoute) =>
         mapOperation(operation, route, schemas)) as never,
     },
   );
   const components = doc.components as Record<string, unknown>;
-  components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
-  // The same schemas nested elsewhere (for example a list of claims) become references too.
-  const refs = new Map(Object.entries(schemas).map(([name, schema]) => [JSON.stringify(schema), name]));
-  doc.paths = useRefs(doc.paths, refs) as typeof doc.paths;
-  return doc as unknown as Record<string, unknown>;
+  // Every schema the contract names becomes a component of that name (the SDK's type name
+  // without its `T`), and every copy of it in the operations a reference to it.
+  const named = namedSchemas();
+  for (const [name, schema] of Object.entries(schemas)) named.set(name, normalise(schema) as Record<string, unknown>);
+  const refs = new Map<string, string>();
+  for (const [name, schema] of named) {
+    const key = JSON.stringify(withoutDescription(schema));
+    if (!refs.has(key)) refs.set(key, name);
+  }
+  const used = new Set<string>();
+  doc.paths = useRefs(normalise(mergeIdenticalPaths(doc.paths)), refs, used) as typeof doc.paths;
+  for (const match of JSON.stringify(doc.paths).matchAll(/"#\/components\/schemas\/(\w+)"/g)) used.add(match[1]!);
+  // Components refer to each other too; only those an operation reaches are kept.
+  const resolved = new Map<string, unknown>();
+  const queue = [...used];
+  while (queue.length) {
+    const name = queue.shift()!;
+    if (resolved.has(name)) continue;
+    const inner = new Set<string>();
+    const schema = named.get(name)!;
+    resolved.set(name, Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, useRefs(v, refs, inner)])));
+    queue.push(...inner);
+  }
+  for (const schema of resolved.values()) withMapping(schema as Record<string, any>, named);
+  components.schemas = Object.fromEntries([...resolved].sort(([a], [b]) => a.localeCompare(b)));
+  const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
+  withExamples(out);
+  return options.serverUrl ? forDeployment(out, options.serverUrl) : out;
+}
+
+/**
+ * The JSON schema of every `Z…` schema the contract exports, named without its `Z`: the
+ * answer (output) form under the name, and the request (input) form, where it differs, under
+ * `…Input` (for a `…Input` schema the other way round, `…Output`).
+ */
+function namedSchemas(): Map<string, Record<string, unknown>> {
+  const entries = (Object.entries(contractModule) as [string, unknown][])
+    .filter((entry): entry is [string, z.ZodTypeAny] => /^Z[A-Z]/.test(entry[0]) && entry[1] instanceof z.ZodType)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const router = Object.fromEntries(
+    entries.map(([name, schema]) => [
+      name,
+      { method: 'POST', path: `/${name}`, body: schema, responses: { 200: schema } },
+    ]),
+  );
+  const generated = generateOpenApi(router as never, { info: { title: '', version: '' } });
+  const named = new Map<string, Record<string, unknown>>();
+  const seen = new Set<string>();
+  for (const [zName] of entries) {
+    const op = (generated.paths as Record<string, any>)[`/${zName}`].post;
+    const input = normalise(op.requestBody?.content?.['application/json']?.schema) as Record<string, unknown>;
+    const output = normalise(op.responses[200]?.content?.['application/json']?.schema) as Record<string, unknown>;
+    const name = zName.slice(1);
+    const inputFirst = name.endsWith('Input');
+    const [main, other] = inputFirst ? [input, output] : [output, input];
+    const forms: [string, Record<string, unknown> | undefined][] = [[name, main]];
+    if (JSON.stringify(other) !== JSON.stringify(main)) {
+      forms.push([inputFirst ? `${name.replace(/Input$/, '')}Output` : `${name}Input`, other]);
+    }
+    for (const [formName, schema] of forms) {
+      if (!schema || !isStructured(schema)) continue;
+      const key = JSON.stringify(withoutDescription(schema));
+      if (seen.has(key) || named.has(formName)) continue;
+      seen.add(key);
+      named.set(formName, schema);
+    }
+  }
+  return named;
+}
+
+/**
+ * The contract's texts cite the decisions of docs/decisions.md (`(D18)`), which a reader of
+ * the document cannot look up: the document leaves the citations out; the texts state the
+ * rules in words.
+ */
+const CITED = String.raw`(?:spec|D\d+(?:-D?\d+)?)`;
+const CITATIONS: [RegExp, string][] = [
+  [new RegExp(String.raw`\s*\(${CITED}(?:(?:,|;| and)\s*${CITED})*\)`, 'g'), ''],
+  [new RegExp(String.raw`(?:,|;)\s*${CITED}(?:(?:,|;| and)\s*${CITED})*(?=\))`, 'g'), ''],
+  [new RegExp(String.raw`\(${CITED}(?:,|;)\s*`, 'g'), '('],
+];
+
+function plainText(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') {
+    if (key !== 'description' && key !== 'summary') return value;
+    return CITATIONS.reduce((text, [pattern, by]) => text.replace(pattern, by), value);
+  }
+  if (!value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => plainText(v));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainText(v, k)]));
+}
+
+/**
+ * OpenAPI forbids two templates that differ only in their parameters' names:
+ * `POST /v1/claims/{sourceOrderId}` (file a claim on an order) and `GET /v1/claims/{claimId}`
+ * are one path, `/v1/claims/{id}`, whose `id` each operation describes. The server matches
+ * them by method, as the document now does.
+ */
+function mergeIdenticalPaths<T extends Record<string, Record<string, any>>>(paths: T): T {
+  const shape = (template: string) => template.replace(/\{[^}]+\}/g, '{}');
+  const merged: Record<string, Record<string, any>> = {};
+  const templates = new Map<string, string>();
+  for (const [template, item] of Object.entries(paths)) {
+    const first = templates.get(shape(template));
+    if (first === undefined) {
+      templates.set(shape(template), template);
+      merged[template] = item;
+      continue;
+    }
+    const names = (t: string) => [...t.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    const [a, b] = [names(first), names(template)];
+    const renamed = new Map<string, string>();
+    a.forEach((name, i) => {
+      if (name !== b[i]) renamed.set(name, 'id').set(b[i]!, 'id');
+    });
+    const rename = (t: string) => t.replace(/\{([^}]+)\}/g, (_, n: string) => `{${renamed.get(n) ?? n}}`);
+    const withNames = (operations: Record<string, any>) =>
+      Object.fromEntries(
+        Object.entries(operations).map(([method, op]) => [
+          method,
+          {
+            ...op,
+            parameters: op.parameters?.map((p: Record<string, any>) =>
+              p.in === 'path' && renamed.has(p.name) ? { ...p, name: renamed.get(p.name) } : p,
+            ),
+          },
+        ]),
+      );
+    const target = rename(first);
+    const before = merged[first]!;
+    delete merged[first];
+    merged[target] = { ...withNames(before), ...withNames(item) };
+    templates.set(shape(template), target);
+  }
+  return merged as T;
+}
+
+/**
+ * A discriminated union of named schemas says which value of the discriminator selects which
+ * one: the values (`claim/created`) are not the schemas' names.
+ */
+function withMapping(schema: Record<string, any>, named: Map<string, Record<string, unknown>>): void {
+  const property = schema.discriminator?.propertyName;
+  if (typeof property !== 'string' || !Array.isArray(schema.oneOf)) return;
+  const mapping: Record<string, string> = {};
+  for (const member of schema.oneOf as { $ref?: string }[]) {
+    const target = member.$ref && named.get(member.$ref.replace('#/components/schemas/', ''));
+    const values = (target as Record<string, any> | undefined)?.properties?.[property]?.enum;
+    if (!member.$ref || !Array.isArray(values) || values.length !== 1) return;
+    mapping[values[0]] = member.$ref;
+  }
+  schema.discriminator = { ...schema.discriminator, mapping };
+}
+
+/**
+ * Objects and unions get a name; strings, numbers, enums and lists of them do not (two enums
+ * of the same values, `FundedBy` and `SenderType`, could not be told apart by their JSON).
+ */
+function isStructured(schema: Record<string, unknown>): boolean {
+  if (schema.type === 'object' || schema.properties || schema.oneOf || schema.anyOf || schema.allOf) return true;
+  if (schema.type === 'array') return isStructured((schema.items ?? {}) as Record<string, unknown>);
+  return false;
+}
+
+function withoutDescription(schema: Record<string, unknown>): Record<string, unknown> {
+  const { description: _, ...rest } = schema;
+  return rest;
+}
+
+/**
+ * A copy of `value` in which every schema equal to a named one is a reference to it: with its
+ * own description kept beside the reference (`allOf` of one, as OpenAPI 3.0 ignores anything
+ * beside a bare `$ref`). Nullable copies stay inline. Names referenced are added to `used`.
+ */
+function useRefs(value: unknown, refs: Map<string, string>, used: Set<string>): unknown {
+  if (!value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => useRefs(v, refs, used));
+  const record = value as Record<string, unknown>;
+  const name = refs.get(JSON.stringify(withoutDescription(record)));
+  if (name) {
+    used.add(name);
+    const $ref = `#/components/schemas/${name}`;
+    return typeof record.description === 'string' ? { description: record.description, allOf: [{ $ref }] } : { $ref };
+  }
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, useRefs(v, refs, used)]));
+}
+
+/**
+ * The document as one deployment serves it: naming its own public address as the server and
+ * its reference page as the contact, and otherwise the committed one.
+ */
+export function forDeployment(doc: Record<string, any>, serverUrl: string): Record<string, unknown> {
+  return {
+    ...doc,
+    info: { ...doc.info, contact: { ...doc.info.contact, url: `${serverUrl}/docs` } },
+    servers: [{ url: serverUrl, description: 'This deployment', 'x-internal': false }],
+  };
 }
 
 /**
@@ -141,15 +432,6 @@ const SHARED_RESPONSES = new Map<z.ZodTypeAny, string>([
   [ZClaim, 'Claim'],
 ]);
 
-/** A copy of `value` in which every schema identical to a component is a `$ref` to it. */
-function useRefs(value: unknown, refs: Map<string, string>): unknown {
-  if (!value || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => useRefs(v, refs));
-  const name = refs.get(JSON.stringify(value));
-  if (name) return { $ref: `#/components/schemas/${name}` };
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, useRefs(v, refs)]));
-}
-
 function mapOperation(
   generated: Record<string, any>,
   route: AppRoute,
@@ -159,8 +441,6 @@ function mapOperation(
   const meta = route.metadata;
   if (!isRouteMeta(meta)) throw new Error(`route ${route.method} ${route.path} has no metadata`);
   const scopeText = meta.scopes.kind === 'none' ? '' : ` Scopes: \`${formatScopeRule(meta.scopes)}\`.`;
-  const decisions = [meta.source, ...(meta.decisions ?? [])].filter((d) => d !== 'spec');
-  const cites = decisions.length ? ` Decisions: ${[...new Set(decisions)].join(', ')}.` : '';
   const responses = Object.fromEntries(
     Object.entries(operation.responses as Record<string, { description: string; content?: any }>).map(([status, r]) => {
       const described = {
@@ -180,14 +460,22 @@ function mapOperation(
       ];
     }),
   );
-  // Failures any operation can answer before its handler runs (a body the server cannot read)
+  // Failures any operation can answer before its handler runs (a body the server cannot read,
+  // on every method but GET, whose body is never read, even where the operation takes none)
   // or when the service itself fails, documented once here rather than on every route.
   const oauth = (route.responses as Record<number, unknown>)[400] === ZOAuthError;
-  for (const [status, schema] of [
-    [413, oauth ? 'OAuthError' : 'Error'],
-    [415, oauth ? 'OAuthError' : 'Error'],
+  const takesBody = route.method !== 'GET';
+  const generic: (readonly [number, 'OAuthError' | 'Error'])[] = [
+    ...(takesBody
+      ? ([
+          [413, oauth ? 'OAuthError' : 'Error'],
+          [415, oauth ? 'OAuthError' : 'Error'],
+        ] as const)
+      : []),
     [500, 'Error'],
-  ] as const) {
+    [503, 'Error'],
+  ];
+  for (const [status, schema] of generic) {
     responses[status] ??= {
       description: describeStatus(status),
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
@@ -198,16 +486,100 @@ function mapOperation(
     body && (route.path === '/v1/oauth/token' || route.path === '/v1/oauth/revoke')
       ? { ...operation.requestBody, content: { 'application/json': body, 'application/x-www-form-urlencoded': body } }
       : operation.requestBody;
+  for (const [status, response] of Object.entries(responses)) {
+    const headers = headersOf(Number(status), operation.operationId, route);
+    (responses as Record<string, unknown>)[status] = {
+      ...response,
+      headers: Object.fromEntries(headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
+    };
+  }
   return {
     ...operation,
-    ...(operation.parameters ? { parameters: operation.parameters.map((p: any) => withQuerySchema(p, route)) } : {}),
+    ...(operation.parameters
+      ? { parameters: operation.parameters.map((p: any) => described(withQuerySchema(p, route), route)) }
+      : {}),
     ...(requestBody ? { requestBody: { ...requestBody, description: undefined, required: true } } : {}),
-    description: `${operation.description ?? ''}\n\n${AUTH_TEXT[meta.auth]}${scopeText}${cites}`.trim(),
+    description: `${operation.description ?? ''}\n\n${AUTH_TEXT[meta.auth]}${scopeText}`.trim(),
+    operationId: operationIdOf(operation.operationId),
     responses,
     security: security(meta),
     'x-auth': meta.auth,
     'x-scopes': formatScopeRule(meta.scopes),
   };
+}
+
+/** A parameter with its description beside it (not in its schema), from the contract or `PARAMETER_TEXT`. */
+function described(parameter: Record<string, any>, route: AppRoute): Record<string, any> {
+  const { description: inSchema, ...schema } = parameter.schema ?? {};
+  const description = parameter.description ?? inSchema ?? PARAMETER_TEXT[`${parameter.in}:${parameter.name}`];
+  if (!description) throw new Error(`${route.method} ${route.path}: parameter ${parameter.name} has no description`);
+  return { ...parameter, description, schema };
+}
+
+/**
+ * The response headers a client relies on, declared once and referenced from each answer that
+ * may carry them. The test suite's answer check fails on an answer carrying one of them that
+ * the document does not declare for its operation and status.
+ */
+export const RESPONSE_HEADERS = {
+  'X-Request-Id': {
+    description:
+      "The request's id, as sent in `X-Request-Id` when it was a usable one; give it when asking about a request",
+    schema: { type: 'string', maxLength: 128 },
+  },
+  'RateLimit-Limit': {
+    description: 'Requests allowed in the current window for this caller (per token, or per IP where there is none)',
+    schema: { type: 'integer', format: 'int32', minimum: 0 },
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window',
+    schema: { type: 'integer', format: 'int32', minimum: 0 },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the window resets',
+    schema: { type: 'integer', format: 'int32', minimum: 0 },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before sending the request again',
+    schema: { type: 'integer', format: 'int32', minimum: 0 },
+  },
+  ETag: {
+    description: 'Names this version of the answer: send it as `If-None-Match` to get 304 while it still holds',
+    schema: { type: 'string', maxLength: 128 },
+  },
+  Location: {
+    description: 'The path of the claim filed: `/v1/claims/{claimId}`',
+    schema: { type: 'string', maxLength: 2048 },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`',
+    schema: { type: 'string', enum: ['true'] },
+  },
+} as const;
+export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+
+/** Operations whose success answer names what it created in `Location`. */
+const LOCATION_OPERATIONS = new Set(['claims.file', 'claims.fileOffline']);
+
+/**
+ * The headers an answer of `status` may carry. Every answer has a request id; every answer
+ * given once the rate limiter has counted the request has the rate-limit headers (a 401 of a
+ * bad login does, a 401 of a missing token does not; 413 and 415, answered while the body is
+ * read, never do), 429 and 503 say
+ * when to retry; conditional reads carry their ETag; a POST taking an `Idempotency-Key` may
+ * be a replay, whatever its status.
+ */
+function headersOf(status: number, key: string, route: AppRoute): ResponseHeader[] {
+  const headers: ResponseHeader[] = ['X-Request-Id'];
+  if (status !== 413 && status !== 415) {
+    headers.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+  }
+  if (status === 429 || status === 503) headers.push('Retry-After');
+  const requestHeaders = isZodObject(route.headers) ? Object.keys(extractZodObjectShape(route.headers)) : [];
+  if (requestHeaders.includes('if-none-match') && (status === 200 || status === 304)) headers.push('ETag');
+  if (LOCATION_OPERATIONS.has(key) && status >= 200 && status < 300) headers.push('Location');
+  if (requestHeaders.includes('idempotency-key')) headers.push('Idempotent-Replayed');
+  return headers;
 }
 
 function describeStatus(status: number): string {
@@ -242,6 +614,26 @@ function numberSchema(type: z.ZodTypeAny): Record<string, unknown> | undefined {
   if (out.minValue !== null) schema.minimum = out.minValue;
   if (out.maxValue !== null) schema.maximum = out.maxValue;
   return schema;
+}
+
+/**
+ * A schema as strict OpenAPI 3.0 reads it: exclusive bounds as flags (`openApi30`), a
+ * nullable enum lists `null` among its values (a 3.0 validator checks `enum` first), and an
+ * untyped schema, which accepts `null` already, does not say `nullable` (3.0 gives
+ * `nullable` a meaning only beside `type`).
+ */
+function normalise(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(normalise);
+  const out = openApi30(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v)]))) as Record<
+    string,
+    unknown
+  >;
+  if (out.nullable === true) {
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    if (out.type === undefined && !out.oneOf && !out.anyOf && !out.allOf) delete out.nullable;
+  }
+  return out;
 }
 
 /**

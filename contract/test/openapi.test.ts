@@ -1,9 +1,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { openapiSchemaToJsonSchema } from '@openapi-contrib/openapi-schema-to-json-schema';
+import type { AppRoute } from '@ts-rest/core';
+import Ajv from 'ajv-draft-04';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { OPENAPI_FILE, renderOpenApi } from '../../scripts/openapi';
-import { buildOpenApi } from '../src/openapi';
+import { contract } from '../src/index';
+import { buildOpenApi, operationIdOf } from '../src/openapi';
 import { SCOPES } from '../src/scopes';
 
 /** routes.tsv is the product's list of every route; read it at test time, never copy it. */
@@ -32,7 +38,7 @@ const doc = buildOpenApi() as unknown as Doc;
 const operations = Object.entries(doc.paths).flatMap(([p, item]) =>
   Object.entries(item)
     .filter(([method]) => METHODS.includes(method))
-    .map(([method, op]) => ({ id: `${method.toUpperCase()} ${p}`, op })),
+    .map(([method, op]) => ({ id: `${method.toUpperCase()} ${p.replace(/\{\w+\}/g, '{}')}`, op })),
 );
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -55,7 +61,8 @@ function readRows(): Map<string, { auth: string; scopes: string; operation: stri
   return new Map(
     lines.map((line) => {
       const row = Object.fromEntries(cols.map((c, i) => [c, line.split('\t')[i] ?? ''])) as Record<string, string>;
-      const key = `${row.method} ${row.path!.replace(/:(\w+)/g, '{$1}')}`;
+      // Templates that differ only in their parameters' names are one path in the document.
+      const key = `${row.method} ${row.path!.replace(/:(\w+)/g, '{}')}`;
       return [key, { auth: row.auth!, scopes: row.scopes!, operation: row.operation! }];
     }),
   );
@@ -80,12 +87,20 @@ function scopesOfCell(cell: string): string[] {
 describe('the OpenAPI document', () => {
   const rows = readRows();
 
-  it('has one operation per row of routes.tsv, with its auth kind and operation as operationId', () => {
+  it('has one operation per row of routes.tsv, with its auth kind and an operationId derived from its operation', () => {
     expect(operations).toHaveLength(rows.size);
     for (const { id, op } of operations) {
       expect(op['x-auth'], id).toBe(rows.get(id)?.auth);
-      expect(op.operationId, id).toBe(rows.get(id)?.operation);
+      expect(op.operationId, id).toBe(operationIdOf(rows.get(id)!.operation));
     }
+  });
+
+  it('names operations in camelCase, verb first', () => {
+    const verbs =
+      /^(request|revoke|verify|preview|approve|get|log|refresh|create|rotate|list|redeliver|test|mint|uninstall|upsert|remove|cancel|file|post|deny|transition|add|update|delete)[A-Z]/;
+    for (const { id, op } of operations) expect(op.operationId, id).toMatch(verbs);
+    expect(operationIdOf('orders.upsert')).toBe('upsertOrder');
+    expect(operationIdOf('claims.list')).toBe('listClaims');
   });
 
   it('lists the scopes of routes.tsv in the security of every token route', () => {
@@ -157,6 +172,73 @@ describe('the OpenAPI document', () => {
     const claims = doc.paths['/v1/claims']!.get!.parameters!;
     for (const name of ['first', 'last']) {
       expect(claims.find((p) => p.name === name)?.schema).toEqual({ type: 'integer', minimum: 1, maximum: 250 });
+    }
+  });
+});
+
+describe('the examples of the OpenAPI document', () => {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const ROOT = 'https://protection-service.invalid/openapi.json';
+  const jsonSchema = (schema: unknown) => {
+    const { $schema: _, ...converted } = openapiSchemaToJsonSchema(schema as object, { cloneSchema: true }) as Record<
+      string,
+      unknown
+    >;
+    return converted;
+  };
+  ajv.addSchema(
+    {
+      components: {
+        schemas: Object.fromEntries(Object.entries(doc.components.schemas).map(([n, s]) => [n, jsonSchema(s)])),
+      },
+    },
+    ROOT,
+  );
+  const validate = (schema: unknown, value: unknown) => {
+    const check = ajv.compile(
+      JSON.parse(JSON.stringify(jsonSchema(schema)).replaceAll('"#/components/', `"${ROOT}#/components/`)),
+    );
+    return check(value) ? [] : (check.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
+  };
+  const routes = new Map(
+    Object.entries(contract).flatMap(([group, routesOf]) =>
+      Object.entries(routesOf as Record<string, AppRoute>).map(([name, route]) => [
+        operationIdOf(`${group}.${name}`),
+        route,
+      ]),
+    ),
+  );
+
+  it('has an example on every request body and success answer, valid against its schema', () => {
+    let examples = 0;
+    for (const { id, op } of operations) {
+      const media = [
+        ['request', (op as any).requestBody?.content],
+        ...Object.entries(op.responses)
+          .filter(([status]) => status.startsWith('2'))
+          .map(([status, r]) => [status, r.content]),
+      ] as [string, Record<string, { schema?: unknown; example?: unknown }> | undefined][];
+      for (const [what, content] of media) {
+        for (const [type, m] of Object.entries(content ?? {})) {
+          if (!m.schema) continue;
+          expect(m.example, `${id} ${what} ${type}`).toBeDefined();
+          expect(validate(m.schema, m.example), `${id} ${what} ${type}`).toEqual([]);
+          examples++;
+        }
+      }
+    }
+    expect(examples).toBeGreaterThan(80);
+  });
+
+  it('gives request examples the server accepts', () => {
+    for (const { id, op } of operations) {
+      const example = (op as any).requestBody?.content?.['application/json']?.example;
+      if (example === undefined) continue;
+      const body = (routes.get(op.operationId!) as { body?: unknown } | undefined)?.body;
+      expect(body, id).toBeDefined();
+      const parsed = (body as z.ZodTypeAny).safeParse(example);
+      expect(parsed.success ? [] : parsed.error.issues, id).toEqual([]);
     }
   });
 });

@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps): Express {
   const pageRouter = pages(context);
 
   const operationalPaths = new Set(OPERATIONAL_ROUTES.map((r) => r.path));
-  const operational = sequence([health(deps.db, deps.isShuttingDown), docs()]);
+  const operational = sequence([health(deps.db, deps.isShuttingDown), docs(deps.config.publicBaseUrl)]);
   const publicPaths = routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path);
   // One Express layer for everything before the routes: each layer of its own costs the
   // router's matching and bookkeeping on every request.

@@ -65,7 +65,7 @@ export const appRoutes = routeGroup({
     responses: { 200: data(ZAppEventConnection), ...dashboardErrors },
     summary: "List the app's webhook events",
     description:
-      "The app's events with their delivery attempts, cursor-paged as D24 and filterable by status pending, delivered or failed (D34).",
+      "The app's events with their delivery attempts, cursor-paged as the claim list (D24) and filterable by status pending, delivered or failed (D34).",
     metadata: dashboardRoute('D34', ['D24', 'D32']),
   },
   redeliverEvent: {

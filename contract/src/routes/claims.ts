@@ -94,7 +94,7 @@ export const claimRoutes = routeGroup({
     summary: 'Approve a claim',
     description:
       'Moves the claim to `APPROVED` with its resolutions and emits `claim/approved`; a `STORE_CREDIT` ' +
-      'resolution creates a claim store credit (D22, D26). A move D22 does not allow answers 409. ' +
+      'resolution creates a claim store credit (D22, D26). A move the claim states do not allow answers 409. ' +
       'Answers the updated claim record.',
     metadata: tokenRoute(anyOf('claim:manage'), 'D22', ['D26', 'D33']),
   },
@@ -107,7 +107,7 @@ export const claimRoutes = routeGroup({
     responses: { 200: ZClaim, ...tokenErrors, 409: ZError },
     summary: 'Deny a claim',
     description:
-      'Moves the claim to `DENIED` with a reason and emits `claim/denied` (D22). A move D22 does not ' +
+      'Moves the claim to `DENIED` with a reason and emits `claim/denied` (D22). A move the claim states do not ' +
       'allow answers 409. Answers the updated claim record.',
     metadata: tokenRoute(anyOf('claim:manage'), 'D22', ['D33']),
   },
@@ -120,7 +120,7 @@ export const claimRoutes = routeGroup({
     responses: { 200: ZClaim, ...tokenErrors, 409: ZError },
     summary: 'Move a claim to another state',
     description:
-      'Every move other than approve and deny (D22); a move D22 does not allow answers 409 and ' +
+      'Every move other than approve and deny (D22); a move the claim states do not allow answers 409 and ' +
       'changes nothing. Answers the updated claim record.',
     metadata: tokenRoute(anyOf('claim:manage'), 'D22', ['D33']),
   },

@@ -35,7 +35,7 @@ export const cohortRoutes = routeGroup({
     responses: { 201: data(ZCohortPriceSet), ...tokenErrors, 409: ZError },
     summary: 'Create a cohort price set',
     description:
-      'Creates the price set of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs partner-context:update and the pricing update scope of the type named in the body (403 otherwise); rules follow D30.',
+      'Creates the price set of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs partner-context:update and the pricing update scope of the type named in the body (403 otherwise); rules are half-open ranges `[min, max)` that do not overlap, amounts >= 0 and percentages <= 100 (D30).',
     metadata: tokenRoute({ ...CREATE, family: 'pricing' }, 'D28', ['D30', 'D33']),
   },
   listPriceSets: {

@@ -21,7 +21,7 @@ export const productRoutes = routeGroup({
     responses: { 200: data(ZProductFamily), ...tokenErrors },
     summary: 'Get a product and its children',
     description:
-      'Answers `[product, ...its children]`, each with the read fields of the spec and D21 (D1 envelope). ' +
+      'Answers `[product, ...its children]`, each with the read fields of the spec (D21), wrapped in `data`. ' +
       '404 when the product is unknown.',
     metadata: tokenRoute(anyOf('product:read', 'product:update'), 'spec', ['D1', 'D21']),
   },

@@ -30,7 +30,9 @@ function exactlyOneStore(
   }
 }
 
-const ZSubtotal = ZQueryNumber.optional().describe('Cart subtotal; when given the answer carries a D31 quote');
+const ZSubtotal = ZQueryNumber.optional().describe(
+  'Cart subtotal; when given the answer carries the quote for that subtotal',
+);
 
 export const ZInsuranceQuery = z.object({ ...storeLocator, subtotal: ZSubtotal }).superRefine(exactlyOneStore);
 export const ZPartnerInsuranceQuery = z

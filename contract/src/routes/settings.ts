@@ -30,7 +30,7 @@ export const settingsRoutes = routeGroup({
     responses: { 200: data(ZMerchantSettings), ...tokenErrors },
     summary: 'Read the merchant default settings',
     description:
-      'The merchant default general settings of the store. Partners have no write path for merchant defaults in the later revision (D1 envelope).',
+      'The merchant default general settings of the store. Partners have no write path for merchant defaults in the later revision. Wrapped in `data`.',
     metadata: tokenRoute(anyOf('store:read'), 'spec', ['D1', 'D26']),
   },
   createContext: {

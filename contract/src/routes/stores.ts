@@ -27,7 +27,7 @@ export const storeRoutes = routeGroup({
     summary: 'Uninstall an app',
     description:
       'Revokes every token of the installation, removes its webhook registration and soft-deletes its partner context; public reads fall back to merchant defaults (D14). ' +
-      'Answers {data:{ok:true}} like the D1 deletes; 404 when the app is not installed.',
+      'Answers {data:{ok:true}} like the other deletes; 404 when the app is not installed.',
     metadata: dashboardRoute('D14', ['D1', 'D13']),
   },
   mintSessionToken: {

@@ -257,15 +257,23 @@ function logged<const T extends WebhookTopic>(topic: T) {
     .strict();
 }
 
+/** One topic's event in the app's event log, named so that clients can tell them apart. */
+export const ZClaimCreatedAppEvent = logged('claim/created');
+export const ZClaimApprovedAppEvent = logged('claim/approved');
+export const ZClaimDeniedAppEvent = logged('claim/denied');
+export const ZMessageCreatedAppEvent = logged('message/created');
+export const ZProtectionAddedAppEvent = logged('protection/added');
+export const ZProtectionRemovedAppEvent = logged('protection/removed');
+
 /** An event of the app with its delivery attempts (D34), discriminated by `topic`. */
 export const ZAppEvent = z
   .discriminatedUnion('topic', [
-    logged('claim/created'),
-    logged('claim/approved'),
-    logged('claim/denied'),
-    logged('message/created'),
-    logged('protection/added'),
-    logged('protection/removed'),
+    ZClaimCreatedAppEvent,
+    ZClaimApprovedAppEvent,
+    ZClaimDeniedAppEvent,
+    ZMessageCreatedAppEvent,
+    ZProtectionAddedAppEvent,
+    ZProtectionRemovedAppEvent,
   ])
   .describe('Webhook event and its delivery attempts (D34)');
 export type TAppEvent = z.infer<typeof ZAppEvent>;

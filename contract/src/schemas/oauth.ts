@@ -297,7 +297,7 @@ export const ZStoreSummary = z
   .object({
     id: ZId,
     name: z.string(),
-    domain: z.string().describe('The store domain (D7, `store_url` of D29)'),
+    domain: z.string().describe('The store domain (D7; the `store_url` of the public quote read)'),
   })
   .strict();
 export type TStoreSummary = z.infer<typeof ZStoreSummary>;

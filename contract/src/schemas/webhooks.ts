@@ -90,7 +90,7 @@ export const ZClaimApprovedBody = z
       z
         .object({
           type: ZResolutionType,
-          itemId: ZId.nullable().describe('Null when the resolution covers the whole claim (D22 `itemId?`)'),
+          itemId: ZId.nullable().describe('Null when the resolution covers the whole claim (no `itemId`)'),
           quantity: z.number().int().positive().nullable().describe('Null when not given on approval (D22)'),
         })
         .strict(),

@@ -160,7 +160,7 @@ export type TAppDistribution = 'public' | 'private';
 export interface TStoreSummary {
   id: string;
   name: string;
-  /** The store domain (D7, `store_url` of D29) */
+  /** The store domain (D7; the `store_url` of the public quote read) */
   domain: string;
 }
 
@@ -367,6 +367,21 @@ export interface TDeliveryAttempt {
   response: string | null;
 }
 
+export interface TClaimCreatedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'claim/created';
+  createdAt: string;
+  storeId: string;
+  /** claim/created body (D22) */
+  body: TClaimCreatedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
+}
+
 export type TResolutionType = 'REFUND' | 'RESHIP' | 'STORE_CREDIT';
 
 /** claim/approved body (spec) */
@@ -375,11 +390,26 @@ export interface TClaimApprovedBody {
   storeId: string;
   resolutions: {
     type: TResolutionType;
-    /** Null when the resolution covers the whole claim (D22 `itemId?`) */
+    /** Null when the resolution covers the whole claim (no `itemId`) */
     itemId: string | null;
     /** Null when not given on approval (D22) */
     quantity: number | null;
   }[];
+}
+
+export interface TClaimApprovedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'claim/approved';
+  createdAt: string;
+  storeId: string;
+  /** claim/approved body (spec) */
+  body: TClaimApprovedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
 }
 
 export type TDenyReason = 'NOT_COVERED' | 'ADDRESS_TYPO' | 'CUSTOMER_RESPONDED' | 'EXPIRED30' | 'FOLLOW_UP' | 'INSUFFICIENT_SHIPPER' | 'NO_RESPONSE' | 'OTHER' | 'PACKAGE_ARRIVED' | 'PHOTO_VERIFIED' | 'THRESHOLD_REACHED' | 'ALREADY_REFUNDED' | 'ALREADY_REPLACED' | 'POTENTIAL_FRAUD';
@@ -392,6 +422,21 @@ export interface TClaimDeniedBody {
   reason: TDenyReason;
 }
 
+export interface TClaimDeniedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'claim/denied';
+  createdAt: string;
+  storeId: string;
+  /** claim/denied body (D22) */
+  body: TClaimDeniedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
+}
+
 export type TSenderType = 'customer' | 'brand';
 
 /** message/created body (D25) */
@@ -401,6 +446,21 @@ export interface TMessageCreatedBody {
   messageId: string;
   senderType: TSenderType;
   message: string;
+}
+
+export interface TMessageCreatedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'message/created';
+  createdAt: string;
+  storeId: string;
+  /** message/created body (D25) */
+  body: TMessageCreatedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
 }
 
 /** protection/added body (D19) */
@@ -415,6 +475,21 @@ export interface TProtectionAddedBody {
   premiumPaid: number;
   /** The order currency */
   currency: string;
+}
+
+export interface TProtectionAddedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'protection/added';
+  createdAt: string;
+  storeId: string;
+  /** protection/added body (D19) */
+  body: TProtectionAddedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
 }
 
 export type TProtectionRemovalReason = 'CANCELLED' | 'PREMIUM_REMOVED' | 'ORDER_DELETED';
@@ -435,73 +510,7 @@ export interface TProtectionRemovedBody {
   reason: TProtectionRemovalReason;
 }
 
-/** Webhook event and its delivery attempts (D34) */
-export type TAppEvent = {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'claim/created';
-  createdAt: string;
-  storeId: string;
-  /** claim/created body (D22) */
-  body: TClaimCreatedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
-} | {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'claim/approved';
-  createdAt: string;
-  storeId: string;
-  /** claim/approved body (spec) */
-  body: TClaimApprovedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
-} | {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'claim/denied';
-  createdAt: string;
-  storeId: string;
-  /** claim/denied body (D22) */
-  body: TClaimDeniedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
-} | {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'message/created';
-  createdAt: string;
-  storeId: string;
-  /** message/created body (D25) */
-  body: TMessageCreatedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
-} | {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'protection/added';
-  createdAt: string;
-  storeId: string;
-  /** protection/added body (D19) */
-  body: TProtectionAddedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
-} | {
+export interface TProtectionRemovedAppEvent {
   /** Event id; the same on every retry, receivers deduplicate by it (D32) */
   id: string;
   topic: 'protection/removed';
@@ -514,7 +523,10 @@ export type TAppEvent = {
   nextAttemptAt: string | null;
   /** Oldest first */
   attempts: TDeliveryAttempt[];
-};
+}
+
+/** Webhook event and its delivery attempts (D34) */
+export type TAppEvent = TClaimCreatedAppEvent | TClaimApprovedAppEvent | TClaimDeniedAppEvent | TMessageCreatedAppEvent | TProtectionAddedAppEvent | TProtectionRemovedAppEvent;
 
 export interface TPageInfo {
   startCursor: string | null;
@@ -1572,7 +1584,7 @@ export interface TInsuranceQuery {
   /** The store's domain (D7), as the storefront knows it */
   store_url?: string;
   storeId?: string;
-  /** Cart subtotal; when given the answer carries a D31 quote */
+  /** Cart subtotal; when given the answer carries the quote for that subtotal */
   subtotal?: number;
 }
 
@@ -1602,7 +1614,7 @@ export interface TPartnerInsuranceQuery {
   storeId?: string;
   /** The cohort variant key (400 when malformed) */
   key: string;
-  /** Cart subtotal; when given the answer carries a D31 quote */
+  /** Cart subtotal; when given the answer carries the quote for that subtotal */
   subtotal?: number;
 }
 
@@ -1907,8 +1919,8 @@ export interface AppsRoutes {
   /**
    * List the app's webhook events — `GET /v1/apps/:clientId/events`
    *
-   * The app's events with their delivery attempts, cursor-paged as D24 and filterable by status
-   * pending, delivered or failed (D34).
+   * The app's events with their delivery attempts, cursor-paged as the claim list (D24) and
+   * filterable by status pending, delivered or failed (D34).
    */
   listEvents(args: {
     /** Path parameters. */
@@ -2024,7 +2036,7 @@ export interface StoresRoutes {
    *
    * Revokes every token of the installation, removes its webhook registration and soft-deletes
    * its partner context; public reads fall back to merchant defaults (D14). Answers
-   * {data:{ok:true}} like the D1 deletes; 404 when the app is not installed.
+   * {data:{ok:true}} like the other deletes; 404 when the app is not installed.
    */
   uninstall(args: {
     /** Path parameters. */
@@ -2311,8 +2323,8 @@ export interface ClaimsRoutes {
    * Approve a claim — `POST /v1/claims/:claimId/approve`
    *
    * Moves the claim to `APPROVED` with its resolutions and emits `claim/approved`; a
-   * `STORE_CREDIT` resolution creates a claim store credit (D22, D26). A move D22 does not allow
-   * answers 409. Answers the updated claim record.
+   * `STORE_CREDIT` resolution creates a claim store credit (D22, D26). A move the claim states
+   * do not allow answers 409. Answers the updated claim record.
    */
   approve(args: {
     /** Path parameters. */
@@ -2331,8 +2343,8 @@ export interface ClaimsRoutes {
   /**
    * Deny a claim — `POST /v1/claims/:claimId/deny`
    *
-   * Moves the claim to `DENIED` with a reason and emits `claim/denied` (D22). A move D22 does
-   * not allow answers 409. Answers the updated claim record.
+   * Moves the claim to `DENIED` with a reason and emits `claim/denied` (D22). A move the claim
+   * states do not allow answers 409. Answers the updated claim record.
    */
   deny(args: {
     /** Path parameters. */
@@ -2351,8 +2363,8 @@ export interface ClaimsRoutes {
   /**
    * Move a claim to another state — `POST /v1/claims/:claimId/transition`
    *
-   * Every move other than approve and deny (D22); a move D22 does not allow answers 409 and
-   * changes nothing. Answers the updated claim record.
+   * Every move other than approve and deny (D22); a move the claim states do not allow answers
+   * 409 and changes nothing. Answers the updated claim record.
    */
   transition(args: {
     /** Path parameters. */
@@ -2381,8 +2393,8 @@ export interface ProductsRoutes {
   /**
    * Get a product and its children — `GET /v2/products/:productId`
    *
-   * Answers `[product, ...its children]`, each with the read fields of the spec and D21 (D1
-   * envelope). 404 when the product is unknown.
+   * Answers `[product, ...its children]`, each with the read fields of the spec (D21), wrapped
+   * in `data`. 404 when the product is unknown.
    */
   get(args: {
     /** Path parameters. */
@@ -2515,7 +2527,7 @@ export interface SettingsRoutes {
    * Read the merchant default settings — `GET /v2/settings`
    *
    * The merchant default general settings of the store. Partners have no write path for merchant
-   * defaults in the later revision (D1 envelope).
+   * defaults in the later revision. Wrapped in `data`.
    */
   get(args?: {
     /** Extra request headers (lower case), on top of the client's. */
@@ -2642,7 +2654,8 @@ export interface CohortsRoutes {
    *
    * Creates the price set of one (variantKey, type) cohort; a duplicate answers 409 (D28). Needs
    * partner-context:update and the pricing update scope of the type named in the body (403
-   * otherwise); rules follow D30.
+   * otherwise); rules are half-open ranges `[min, max)` that do not overlap, amounts >= 0 and
+   * percentages <= 100 (D30).
    */
   createPriceSet(args: {
     /** Path parameters. */

@@ -1,10 +1,14 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { buildOpenApi } from '@protection-service/contract/openapi';
+import { buildOpenApi, forDeployment } from '@protection-service/contract/openapi';
 import express, { Router } from 'express';
 
 // The package's own entry point loads the whole 1.5 MB bundle into the server; only its
 // directory is needed, to serve the files.
+/** The committed document at the repository root. */
+const OPENAPI_FILE = path.resolve(import.meta.dirname, '../../../openapi.json');
+
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 const INDEX_HTML = `<!doctype html>
@@ -34,16 +38,23 @@ const INIT_JS = `window.ui = SwaggerUIBundle({
 `;
 
 /**
- * `GET /openapi.json` (the contract's document) and `GET /docs`, an interactive reference
- * whose assets come from this server, not a CDN.
+ * `GET /openapi.json` (the contract's document, naming this deployment's public address as
+ * its server) and `GET /docs`, an interactive reference whose assets come from this server,
+ * not a CDN.
  */
-export function docs(): Router {
+export function docs(publicBaseUrl: string): Router {
   const router = Router();
-  // Built on first request, not at start-up: most processes (and every test server) never serve it.
+  // Read on first request, not at start-up: most processes (and every test server) never serve
+  // it. The committed file is what the contract generates (CI checks it); generating it again
+  // here would hold the event loop for a second.
   let document: string | undefined;
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').setHeader('cache-control', 'public, max-age=300');
-    document ??= JSON.stringify(buildOpenApi());
+    document ??= JSON.stringify(
+      existsSync(OPENAPI_FILE)
+        ? forDeployment(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')), publicBaseUrl)
+        : buildOpenApi({ serverUrl: publicBaseUrl }),
+    );
     res.send(document);
   });
   const page = (_req: express.Request, res: express.Response) => {

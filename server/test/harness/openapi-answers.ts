@@ -34,7 +34,7 @@ interface Operation {
   method: string;
   pattern: RegExp;
   template: string;
-  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  responses: Record<string, { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> }>;
 }
 
 export interface Answer {
@@ -43,6 +43,8 @@ export interface Answer {
   status: number;
   contentType: string | undefined;
   body: Buffer;
+  /** The names of the headers sent, any case; unchecked when absent. */
+  headers?: string[];
 }
 
 /** Checks answers against one OpenAPI document; `check` says what is wrong, or undefined. */
@@ -50,9 +52,15 @@ export class AnswerChecker {
   private readonly ajv = new Ajv({ strict: false, allErrors: false });
   private readonly operations: Operation[] = [];
   private readonly validators = new Map<string, ValidateFunction>();
+  /**
+   * The response headers the document declares as components (lower case): the headers a
+   * client relies on. An answer carrying one its operation and status do not declare is refused.
+   */
+  private readonly relied: Set<string>;
 
   constructor(document: Record<string, any> = JSON.parse(readFileSync(DOCUMENT, 'utf8'))) {
     addFormats(this.ajv);
+    this.relied = new Set(Object.keys(document.components?.headers ?? {}).map((h) => h.toLowerCase()));
     const schemas = Object.fromEntries(
       Object.entries((document.components?.schemas ?? {}) as Record<string, unknown>).map(([name, s]) => [
         name,
@@ -81,11 +89,26 @@ export class AnswerChecker {
     if (!op) {
       // No operation has this method and path: only a D2 error can answer it.
       if (answer.status < 400) return `${where}: a success for a request no operation describes`;
-      return this.body(where, answer, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } });
+      return (
+        this.headers(where, answer, { 'x-request-id': {} }) ??
+        this.body(where, answer, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } })
+      );
     }
     const response = op.responses[String(answer.status)] ?? op.responses.default;
     if (!response) return `${where}: status ${answer.status} is not documented for ${method} ${op.template}`;
-    return this.body(where, answer, response.content, `${method} ${op.template} ${answer.status}`);
+    return (
+      this.headers(where, answer, response.headers ?? {}) ??
+      this.body(where, answer, response.content, `${method} ${op.template} ${answer.status}`)
+    );
+  }
+
+  /** The relied-on headers of the answer that the document does not declare for it. */
+  private headers(where: string, answer: Answer, declared: Record<string, unknown>): string | undefined {
+    const names = new Set(Object.keys(declared).map((h) => h.toLowerCase()));
+    const undeclared = (answer.headers ?? [])
+      .map((h) => h.toLowerCase())
+      .filter((h) => this.relied.has(h) && !names.has(h));
+    return undeclared.length ? `${where}: header ${[...new Set(undeclared)].join(', ')} not declared` : undefined;
   }
 
   private body(
@@ -178,6 +201,7 @@ export function checkingAnswers(
           status: res.statusCode,
           contentType: sentContentType(res),
           body: Buffer.concat(chunks),
+          headers: sentHeaderNames(res),
         });
       } catch (error) {
         problem = `${req.method} ${url}: the answer could not be checked: ${error}`;
@@ -194,6 +218,13 @@ function sentContentType(res: ServerResponse): string | undefined {
   if (typeof set === 'string') return set;
   const head = (res as unknown as { _header?: string })._header ?? '';
   return /^content-type:\s*(.+?)\r?$/im.exec(head)?.[1];
+}
+
+/** The names of the headers sent, also those passed to `writeHead`. */
+function sentHeaderNames(res: ServerResponse): string[] {
+  const head = (res as unknown as { _header?: string })._header ?? '';
+  const sent = [...head.matchAll(/^([!#$%&'*+.^_`|~0-9A-Za-z-]+):/gm)].map((m) => m[1]!);
+  return [...new Set([...sent, ...res.getHeaderNames()])];
 }
 
 /** Counts the run's checked answers and fails the run (exit code) on any the document does not describe. */

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENAPI_FILE } from '../../../scripts/openapi';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** Behaviour every route shares: D2 errors, request ids, 404/405/413/415, health. */
@@ -128,6 +130,15 @@ describe('HTTP basics', () => {
   it('serves the OpenAPI document and the docs page with its assets', async () => {
     const doc = await server.request('/openapi.json');
     expect(doc.status).toBe(200);
+    // The committed document, but for the server it names: this deployment's public address.
+    type Doc = { servers: { url: string }[]; info: { contact: { url: string } } };
+    const committed = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as Doc;
+    const live = (await doc.json()) as Doc;
+    expect(live.servers).toEqual([
+      { url: server.config.publicBaseUrl, description: 'This deployment', 'x-internal': false },
+    ]);
+    expect(live.info.contact.url).toBe(`${server.config.publicBaseUrl}/docs`);
+    expect({ ...live, servers: committed.servers, info: committed.info }).toEqual(committed);
     const page = await server.request('/docs');
     expect(page.status).toBe(200);
     const asset = await server.request('/docs/assets/swagger-ui-bundle.js');

@@ -35,6 +35,19 @@ describe('answers checked against openapi.json', () => {
     expect(checker.check(answer({ body: Buffer.from('not json') }))).toMatch(/not JSON/);
   });
 
+  it('refuses an answer carrying a relied-on header its operation and status do not declare', () => {
+    expect(checker.check(answer({ headers: ['X-Request-Id', 'Content-Type'] }))).toBeUndefined();
+    expect(checker.check(answer({ headers: ['x-request-id', 'location'] }))).toMatch(/header location not declared/);
+    // 415 is answered while the body is read, before the rate limiter counts the request.
+    expect(
+      checker.check(answer({ method: 'PUT', url: '/v1/orders/o-1', status: 415, headers: ['ratelimit-limit'] })),
+    ).toMatch(/header ratelimit-limit not declared/);
+    const ok = json({ statusCode: 404, message: 'no such route', error: 'Not Found' });
+    expect(checker.check(answer({ url: '/v1/nope', status: 404, body: ok, headers: ['etag'] }))).toMatch(
+      /header etag not declared/,
+    );
+  });
+
   it('refuses a success on a path no operation has, and accepts only a D2 error there', () => {
     expect(checker.check(answer({ url: '/v1/nope', status: 200, body: json({}) }))).toMatch(/no operation/);
     const notFound = { statusCode: 404, message: 'no such route', error: 'Not Found' };
@@ -52,6 +65,7 @@ describe('answers checked against openapi.json', () => {
         status: res.status,
         contentType: res.headers.get('content-type') ?? undefined,
         body: Buffer.from(body),
+        headers: [...res.headers.keys()],
       });
 
     beforeAll(async () => {
@@ -78,6 +92,7 @@ describe('answers checked against openapi.json', () => {
         const body = await res.text();
         expect(res.status, body).toBe(200);
         expect(JSON.parse(body).payload.warranty.dateOfPurchase).toBe(dateOfPurchase);
+        expect(res.headers.get('location')).toMatch(/^\/v1\/claims\//);
         expect(seen(res, 'POST', '/v1/claims/offline', body)).toBeUndefined();
       }
     });
