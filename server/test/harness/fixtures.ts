@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Scope, TCreatedApp } from '@protection-service/contract';
+import type { TError } from '../../../sdk/src/index';
 import type { Db } from '../../src/db/database';
 import { issueAccessToken, issueDashboardToken, tokenKeys } from '../../src/domain/auth/tokens';
 import { registerApp } from '../../src/domain/identity/apps';
@@ -136,3 +137,6 @@ export function answered<R extends { status: number; body: unknown }, S extends 
 
 /** The body type of the answers in `R` whose status may be `S` (errors share one answer type). */
 type BodyAt<R, S> = R extends { status: infer T; body: infer B } ? (S extends T ? B : never) : never;
+
+/** The error body of a raw answer (one a typed client could not have asked for). */
+export const errorOf = (res: Response): Promise<TError> => res.json();
