@@ -1,7 +1,7 @@
 import { SCOPES, type Scope } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TPricingRuleSetUpdateBodyInput, TWidgetConfigUpdateBody } from '../../../sdk/src/index';
-import { answered, bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { answered, bearer, createApp, createOwner, errorOf, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -148,7 +148,7 @@ describe('merchant pricing rules and widget configs', () => {
       ]) {
         const res = await putRaw(path, scopes, body);
         expect(res.status).toBe(400);
-        expect(((await res.json()) as { issues: unknown[] }).issues.length).toBeGreaterThan(0);
+        expect((await errorOf(res)).issues!.length).toBeGreaterThan(0);
       }
       const after = await server.db
         .selectFrom('pricingRuleSets')
