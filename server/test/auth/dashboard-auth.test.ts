@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../src/lib/crypto';
-import { bearer, createOwner, type Owner } from '../harness/fixtures';
+import { answered, createOwner, errorOf, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** POST /v1/auth/login and /v1/auth/refresh (D8, D12). */
@@ -15,30 +15,15 @@ describe('dashboard login and refresh (D8)', () => {
     await server.close();
   });
 
-  interface Tokens {
-    access_token: string;
-    refresh_token: string;
-    expires_in: number;
-    token_type: string;
-  }
-
-  const login = (email: string, password: string) =>
-    server.request('/v1/auth/login', { method: 'POST', json: { email, password } });
-  const refresh = (refreshToken: string) =>
-    server.request('/v1/auth/refresh', { method: 'POST', json: { refreshToken } });
-  const loggedIn = async (): Promise<Tokens> => {
-    const res = await login(owner.user.email, owner.password);
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { data: Tokens }).data;
-  };
+  const login = (email: string, password: string) => server.api().auth.login({ body: { email, password } });
+  const refresh = (refreshToken: string) => server.api().auth.refresh({ body: { refreshToken } });
+  const loggedIn = async () => answered(await login(owner.user.email, owner.password), 200).data;
   /** A dashboard route the owner may call: answers 200 while the token is good. */
   const dashboardCall = (accessToken: string) =>
-    server.request(`/v1/stores/${owner.store.id}/installations`, { headers: bearer(accessToken) });
+    server.api(accessToken).stores.listInstallations({ params: { storeId: owner.store.id } });
 
   it('logs in with e-mail and password and answers tokens and the user', async () => {
-    const res = await login(owner.user.email.toUpperCase(), owner.password);
-    expect(res.status).toBe(200);
-    const { data } = (await res.json()) as { data: Tokens & { user: unknown } };
+    const { data } = answered(await login(owner.user.email.toUpperCase(), owner.password), 200);
     expect(data).toEqual({
       access_token: expect.any(String),
       refresh_token: expect.stringMatching(/^svc_drt_[A-Za-z0-9_-]{43}$/),
@@ -74,7 +59,7 @@ describe('dashboard login and refresh (D8)', () => {
     const timed = async (email: string, password: string) => {
       const start = performance.now();
       const res = await login(email, password);
-      return { ms: performance.now() - start, status: res.status, body: await res.json() };
+      return { ms: performance.now() - start, status: res.status, body: res.body };
     };
     // Warm both paths (the dummy hash is computed once per process).
     await timed('nobody@example.com', 'whatever-password');
@@ -108,16 +93,14 @@ describe('dashboard login and refresh (D8)', () => {
   ])('answers 400 with issues for %s', async (_name, json) => {
     const res = await server.request('/v1/auth/login', { method: 'POST', json });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { issues: unknown[] };
+    const body = await errorOf(res);
     expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
-    expect(body.issues.length).toBeGreaterThan(0);
+    expect(body.issues!.length).toBeGreaterThan(0);
   });
 
   it('rotates the refresh token: a new pair, and the new access token works', async () => {
     const first = await loggedIn();
-    const res = await refresh(first.refresh_token);
-    expect(res.status).toBe(200);
-    const { data } = (await res.json()) as { data: Tokens };
+    const { data } = answered(await refresh(first.refresh_token), 200);
     expect(data).toEqual({
       access_token: expect.any(String),
       refresh_token: expect.stringMatching(/^svc_drt_/),
@@ -142,12 +125,11 @@ describe('dashboard login and refresh (D8)', () => {
 
   it('a retired refresh token presented again answers 401 and revokes the whole family (D12)', async () => {
     const first = await loggedIn();
-    const second = ((await (await refresh(first.refresh_token)).json()) as { data: Tokens }).data;
+    const second = answered(await refresh(first.refresh_token), 200).data;
     expect((await dashboardCall(second.access_token)).status).toBe(200);
 
     const replay = await refresh(first.refresh_token);
-    expect(replay.status).toBe(401);
-    expect(await replay.json()).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
+    expect(answered(replay, 401)).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
 
     // The latest refresh token of the family is dead too...
     expect((await refresh(second.refresh_token)).status).toBe(401);

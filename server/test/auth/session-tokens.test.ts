@@ -2,7 +2,15 @@ import { createHmac, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 import type { TCreatedApp } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionTokenKey } from '../../src/domain/auth/session-tokens';
-import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
+import {
+  answered,
+  bearer,
+  createApp,
+  createOwner,
+  dashboardTokenFor,
+  installWithToken,
+  type Owner,
+} from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -49,12 +57,9 @@ describe('embedded-app session tokens (D15)', () => {
   });
 
   const mint = (storeId: string, clientId: string, as = token) =>
-    server.request(`/v1/stores/${storeId}/apps/${clientId}/session-token`, { method: 'POST', headers: bearer(as) });
-  const minted = async (clientId = app.clientId) => {
-    const res = await mint(owner.store.id, clientId);
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { data: { session_token: string } }).data.session_token;
-  };
+    server.api(as).stores.mintSessionToken({ params: { storeId, clientId } });
+  const minted = async (clientId = app.clientId) =>
+    answered(await mint(owner.store.id, clientId), 200).data.session_token;
   const verify = (session_token: string) =>
     server.request('/v1/oauth/session/verify', { method: 'POST', json: { session_token } });
   const nowS = () => Math.floor(Date.now() / 1000);
@@ -193,7 +198,7 @@ describe('embedded-app session tokens (D15)', () => {
     const notInstalled = await mint(outsider.store.id, app.clientId, outsiderToken);
     const missing = await mint(owner.store.id, 'svc_app_missing');
     for (const res of [foreign, notInstalled, missing]) expect(res.status).toBe(404);
-    expect(await foreign.json()).toEqual(await missing.json());
+    expect(foreign.body).toEqual(missing.body);
     expect((await mint(owner.store.id, app.clientId, 'svc_at_nope')).status).toBe(401);
   });
 
@@ -201,7 +206,7 @@ describe('embedded-app session tokens (D15)', () => {
     const leaving = await createApp(server, owner.user.id, { name: 'Leaving' });
     await installWithToken(server, leaving.clientId, owner.store.id, ['store:read']);
     const res = await mint(owner.store.id, leaving.clientId);
-    const jwt = ((await res.json()) as { data: { session_token: string } }).data.session_token;
+    const jwt = answered(res, 200).data.session_token;
     expect((await verify(jwt)).status).toBe(200);
     const removed = await server.request(`/v1/stores/${owner.store.id}/installations/${leaving.clientId}`, {
       method: 'DELETE',

@@ -1,8 +1,8 @@
-import { CLAIM_STATES, type TClaim, type TClaimState } from '@protection-service/contract';
+import { CLAIM_STATES, type TClaimState } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClaimStore, claimEvents, claimStore } from '../harness/claims';
-import { createApp } from '../harness/fixtures';
+import { answered, createApp } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** D22 / D36 state machine: approve, deny, transition; D26 / D37 store credit on approval. */
@@ -29,9 +29,10 @@ describe('claim states (D22, D36) and store credit (D26)', () => {
   };
   /** The one route that makes a move to `to`: approve, deny, or transition (D22). */
   const moveTo = (id: string, to: TClaimState) => {
-    if (to === 'APPROVED') return s.post(`/v1/claims/${id}/approve`, { resolutions: [{ type: 'RESHIP' }] });
-    if (to === 'DENIED') return s.post(`/v1/claims/${id}/deny`, { reason: 'NOT_COVERED' });
-    return s.post(`/v1/claims/${id}/transition`, { claimState: to, note: 'moved by the test' });
+    const params = { claimId: id };
+    if (to === 'APPROVED') return s.api.claims.approve({ params, body: { resolutions: [{ type: 'RESHIP' }] } });
+    if (to === 'DENIED') return s.api.claims.deny({ params, body: { reason: 'NOT_COVERED' } });
+    return s.api.claims.transition({ params, body: { claimState: to, note: 'moved by the test' } });
   };
   /** Everything a move may write, for one claim. */
   const footprint = async (id: string) => {
@@ -59,7 +60,7 @@ describe('claim states (D22, D36) and store credit (D26)', () => {
       const label = `${from} -> ${to}`;
       if (res.status === 200) {
         allowed++;
-        const claim = (await res.json()) as TClaim;
+        const claim = res.body;
         expect(claim.claimState, label).toBe(to);
         const after = await footprint(id);
         expect(after.claimState, label).toBe(to);
@@ -74,7 +75,7 @@ describe('claim states (D22, D36) and store credit (D26)', () => {
         if (to === 'DENIED') expect(await eventsOf(id, 'claim/denied'), label).toHaveLength(1);
       } else {
         expect(res.status, label).toBe(409);
-        expect(await res.json()).toMatchObject({ statusCode: 409, error: 'Conflict' });
+        expect(res.body).toMatchObject({ statusCode: 409, error: 'Conflict' });
         expect(await footprint(id), label).toEqual(before);
       }
     }
@@ -93,14 +94,16 @@ describe('claim states (D22, D36) and store credit (D26)', () => {
 
   it('approve and deny carry the D22 event bodies; deny records its reason', async () => {
     const a = await claimIn('OPEN');
-    const approved = await s.post(`/v1/claims/${a}/approve`, {
-      resolutions: [
-        { type: 'REFUND', itemId: 'li-1', quantity: 2, paidValue: 10.005, paidCurrency: 'USD', details: 'refunded' },
-        { type: 'RESHIP', includeShipping: true, shippingAmount: 4.5 },
-      ],
+    const approved = await s.api.claims.approve({
+      params: { claimId: a },
+      body: {
+        resolutions: [
+          { type: 'REFUND', itemId: 'li-1', quantity: 2, paidValue: 10.005, paidCurrency: 'USD', details: 'refunded' },
+          { type: 'RESHIP', includeShipping: true, shippingAmount: 4.5 },
+        ],
+      },
     });
-    expect(approved.status).toBe(200);
-    const claim = (await approved.json()) as TClaim;
+    const claim = answered(approved, 200);
     expect(claim.claimState).toBe('APPROVED');
     expect(claim.resolutionDate).not.toBeNull();
     expect(claim.claimResolutions).toMatchObject([
@@ -125,19 +128,19 @@ describe('claim states (D22, D36) and store credit (D26)', () => {
         { type: 'RESHIP', itemId: null, quantity: null },
       ],
     });
-    const list = await s.get(`/v1/claims?claimState=APPROVED`);
-    const node = ((await list.json()) as { edges: { node: { id: string; claimResolutions: unknown[] } }[] }).edges.find(
-      (e) => e.node.id === a,
-    )!.node;
+    const list = answered(await s.api.claims.list({ query: { claimState: 'APPROVED' } }), 200);
+    const node = list.edges.find((e) => e.node.id === a)!.node;
     expect(node.claimResolutions).toMatchObject([
       { resolution: 'REFUND', claimState: 'APPROVED' },
       { resolution: 'RESHIP', claimState: 'APPROVED' },
     ]);
 
     const d = await claimIn('WAITING_FOR_BRAND');
-    const denied = await s.post(`/v1/claims/${d}/deny`, { reason: 'POTENTIAL_FRAUD', details: 'same address x5' });
-    expect(denied.status).toBe(200);
-    expect(((await denied.json()) as TClaim).claimState).toBe('DENIED');
+    const denied = await s.api.claims.deny({
+      params: { claimId: d },
+      body: { reason: 'POTENTIAL_FRAUD', details: 'same address x5' },
+    });
+    expect(answered(denied, 200).claimState).toBe('DENIED');
     expect((await eventsOf(d, 'claim/denied'))[0]!.body).toEqual({
       claimId: d,
       storeId: s.owner.store.id,
@@ -211,9 +214,11 @@ describe('claim states (D22, D36) and store credit (D26)', () => {
     }) => server.db.updateTable('merchantSettings').set(values).where('storeId', '=', s.owner.store.id).execute();
     const approveCredit = async (paidValue: number, sourceOrderId = 'o-states') => {
       const id = await claimIn('OPEN', sourceOrderId);
-      const res = await s.post(`/v1/claims/${id}/approve`, { resolutions: [{ type: 'STORE_CREDIT', paidValue }] });
-      expect(res.status, await res.clone().text()).toBe(200);
-      const claim = (await res.json()) as TClaim;
+      const res = await s.api.claims.approve({
+        params: { claimId: id },
+        body: { resolutions: [{ type: 'STORE_CREDIT', paidValue }] },
+      });
+      const claim = answered(res, 200);
       expect(claim.claimStoreCredits).toHaveLength(1);
       return { claim, credit: claim.claimStoreCredits[0]! };
     };

@@ -1,7 +1,7 @@
-import type { TError } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
+import { errorOf } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** D39: what an order's item can still be claimed for, and what a refusal gives back. */
@@ -40,7 +40,7 @@ describe('claimable quantity (D39)', () => {
     const before = await written();
     const res = await s.file('q-1', claiming('mug', 2));
     expect(res.status).toBe(400);
-    const body = (await res.json()) as TError;
+    const body = await errorOf(res);
     expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
     expect(body.issues).toEqual([
       {
@@ -55,7 +55,7 @@ describe('claimable quantity (D39)', () => {
     await s.fileId('q-1', claiming('mug', 1));
     await s.fileId('q-1', claiming('cap', 1));
     const none = await s.file('q-1', claiming('mug', 1));
-    expect(((await none.json()) as TError).issues?.[0]?.message).toBe(
+    expect((await errorOf(none)).issues?.[0]?.message).toBe(
       'exceeds what is left to claim of item mug: 0 of 3 ordered (D39)',
     );
   });
@@ -73,7 +73,7 @@ describe('claimable quantity (D39)', () => {
       }),
     );
     expect(res.status).toBe(400);
-    expect(((await res.json()) as TError).issues).toEqual([
+    expect((await errorOf(res)).issues).toEqual([
       {
         path: 'body.fulfillmentIssues.1.issues.0.quantity',
         message: 'exceeds what is left to claim of item mug: 1 of 2 ordered (D39)',

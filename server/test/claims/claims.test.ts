@@ -1,8 +1,8 @@
-import type { TClaim, TClaimConnection, TOfflineClaimFiled } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TClaimListQuery, TOfflineClaimFile } from '../../../sdk/src/index';
 import { type ClaimStore, claimBody, claimEvents, claimStore } from '../harness/claims';
-import { bearer } from '../harness/fixtures';
+import { answered, bearer, errorOf } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** Filing (D23), the claim record (D24), messages (D25) and the list with cursors (D24). */
@@ -19,11 +19,7 @@ describe('claims: filing, record, messages, list', () => {
     await server.close();
   });
 
-  const read = async (id: string, store = s) => {
-    const res = await store.get(`/v1/claims/${id}`);
-    expect(res.status).toBe(200);
-    return (await res.json()) as TClaim;
-  };
+  const read = async (id: string, store = s) => answered(await store.api.claims.get({ params: { claimId: id } }), 200);
   const events = (topic: string, claimId: string) => claimEvents(server.db, topic, claimId);
   const counts = async () => {
     const row = await sql<Record<string, number>>`
@@ -161,9 +157,7 @@ describe('claims: filing, record, messages, list', () => {
         claimBody({ fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1, sourceItemId: 'nope' }] }] }),
       );
       expect(unknown.status).toBe(400);
-      expect(((await unknown.json()) as { issues: { path: string }[] }).issues[0]!.path).toBe(
-        'body.fulfillmentIssues.0.issues.0.sourceItemId',
-      );
+      expect((await errorOf(unknown)).issues![0]!.path).toBe('body.fulfillmentIssues.0.issues.0.sourceItemId');
       for (const quantity of [0, -1, 1.5]) {
         const res = await s.file(
           'o-qty',
@@ -181,7 +175,7 @@ describe('claims: filing, record, messages, list', () => {
         const { [field]: _, ...rest } = full;
         const res = await s.file('o-req', rest);
         expect(res.status, field).toBe(400);
-        expect(((await res.json()) as { issues: { path: string }[] }).issues[0]!.path).toContain(field);
+        expect((await errorOf(res)).issues![0]!.path).toContain(field);
       }
       expect((await s.file('o-req', claimBody({ resolution: {} }))).status).toBe(400);
       expect((await s.file('o-req', claimBody({ fulfillmentIssues: [] }))).status).toBe(400);
@@ -200,7 +194,7 @@ describe('claims: filing, record, messages, list', () => {
   });
 
   describe('POST /v1/claims/offline (D23)', () => {
-    const offline = (overrides: Record<string, unknown> = {}) => ({
+    const offline = (overrides: Partial<TOfflineClaimFile> = {}): TOfflineClaimFile => ({
       customer: { email: 'walkin@example.com', phoneNumber: '+14155550100' },
       items: [
         { name: 'Blender', sku: 'BL-1', price: 89.99, sourceItemId: 'it-1', images: ['https://img.example.com/b.jpg'] },
@@ -216,9 +210,8 @@ describe('claims: filing, record, messages, list', () => {
     });
 
     it('creates an offline_… order and a claim on its one item, and echoes the payload', async () => {
-      const res = await s.post('/v1/claims/offline', offline({ storeId: s.owner.store.id }));
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as TOfflineClaimFiled;
+      const res = await s.api.claims.fileOffline({ body: offline({ storeId: s.owner.store.id }) });
+      const body = answered(res, 200);
       expect(body.status).toBe('ok');
       expect(body.payload.sourceOrderId).toMatch(/^offline_[a-z2-7]+$/);
       expect(body.payload).toMatchObject({
@@ -233,11 +226,10 @@ describe('claims: filing, record, messages, list', () => {
         issueType: 'DEFECTIVE_ITEM',
         resolution: 'REFUND',
       });
-      const order = await s.get(`/v1/orders/${body.payload.sourceOrderId}`);
-      expect(order.status).toBe(200);
-      expect(await order.json()).toMatchObject({ currency: 'USD', total: 89.99, customerEmail: 'walkin@example.com' });
-      const claims = await s.get(`/v1/orders/${body.payload.sourceOrderId}/claims`);
-      const [claim] = (await claims.json()) as TClaim[];
+      const params = { sourceOrderId: body.payload.sourceOrderId };
+      const order = answered(await s.api.orders.get({ params }), 200);
+      expect(order).toMatchObject({ currency: 'USD', total: 89.99, customerEmail: 'walkin@example.com' });
+      const [claim] = answered(await s.api.orders.listClaims({ params }), 200);
       expect(claim).toMatchObject({ claimState: 'NEW', claimType: 'DEFECTIVE_ITEM', resolutionRequested: 'REFUND' });
       expect(res.headers.get('location')).toBe(`/v1/claims/${claim!.id}`);
       expect(claim!.claimItems.map((i) => [i.itemId, i.quantity])).toEqual([['it-1', 1]]);
@@ -248,14 +240,14 @@ describe('claims: filing, record, messages, list', () => {
     it("refuses another store's storeId, zero or two items and a missing purchase date with 400, writing nothing", async () => {
       const other = await claimStore(server, 'claims-offline-other');
       const before = await counts();
-      const foreign = await s.post('/v1/claims/offline', offline({ storeId: other.owner.store.id }));
-      expect(foreign.status).toBe(400);
-      expect(((await foreign.json()) as { issues: { path: string }[] }).issues[0]!.path).toBe('body.storeId');
-      const item = offline().items[0];
+      const foreign = await s.api.claims.fileOffline({ body: offline({ storeId: other.owner.store.id }) });
+      expect(answered(foreign, 400).issues![0]!.path).toBe('body.storeId');
+      const item = offline().items[0]!;
       expect((await s.post('/v1/claims/offline', offline({ items: [] }))).status).toBe(400);
       expect((await s.post('/v1/claims/offline', offline({ items: [item, item] }))).status).toBe(400);
-      expect((await s.post('/v1/claims/offline', offline({ warranty: {} }))).status).toBe(400);
-      expect((await s.post('/v1/claims/offline', offline({ customer: {} }))).status).toBe(400);
+      // Bodies the client's types would refuse: sent raw.
+      expect((await s.post('/v1/claims/offline', { ...offline(), warranty: {} })).status).toBe(400);
+      expect((await s.post('/v1/claims/offline', { ...offline(), customer: {} })).status).toBe(400);
       expect(await counts()).toEqual(before);
     });
   });
@@ -313,14 +305,12 @@ describe('claims: filing, record, messages, list', () => {
       await s.putOrder('o-list');
       const first = await s.fileId('o-list');
       const second = await s.fileId('o-list');
-      const res = await s.get('/v1/orders/o-list/claims');
-      expect(res.status).toBe(200);
-      expect(((await res.json()) as TClaim[]).map((c) => c.id)).toEqual([first, second]);
+      const claimsOf = (sourceOrderId: string) => s.api.orders.listClaims({ params: { sourceOrderId } });
+      expect(answered(await claimsOf('o-list'), 200).map((c) => c.id)).toEqual([first, second]);
       await s.putOrder('o-none');
-      expect(await (await s.get('/v1/orders/o-none/claims')).json()).toEqual([]);
-      const missing = await s.get('/v1/orders/o-missing-x/claims');
-      expect(missing.status).toBe(404);
-      expect(await missing.json()).toMatchObject({ message: 'order not found' });
+      expect(answered(await claimsOf('o-none'), 200)).toEqual([]);
+      const missing = await claimsOf('o-missing-x');
+      expect(answered(missing, 404)).toMatchObject({ message: 'order not found' });
     });
   });
 
@@ -396,17 +386,14 @@ describe('claims: filing, record, messages, list', () => {
       ).map((r) => r.id);
     });
 
-    const list = async (query: string, store = lister) => {
-      const res = await store.get(`/v1/claims${query}`);
-      expect(res.status, await res.clone().text()).toBe(200);
-      return (await res.json()) as TClaimConnection;
-    };
-    const walk = async (size: number, filters = '') => {
+    const list = async (query: TClaimListQuery = {}, store = lister) =>
+      answered(await store.api.claims.list({ query }), 200);
+    const walk = async (size: number, filters: TClaimListQuery = {}) => {
       const seen: string[] = [];
-      let page = await list(`?first=${size}${filters}`);
+      let page = await list({ first: size, ...filters });
       seen.push(...page.edges.map((e) => e.node.id));
       while (page.pageInfo.hasNextPage) {
-        page = await list(`?first=${size}&after=${encodeURIComponent(page.pageInfo.endCursor!)}${filters}`);
+        page = await list({ first: size, after: page.pageInfo.endCursor!, ...filters });
         seen.push(...page.edges.map((e) => e.node.id));
       }
       return seen;
@@ -415,13 +402,13 @@ describe('claims: filing, record, messages, list', () => {
     it('pages forward by createdAt then id, and backward with last/before', async () => {
       expect(await walk(2)).toEqual(ids);
       expect(await walk(1)).toEqual(ids);
-      const all = await list('');
+      const all = await list();
       expect(all.edges.map((e) => e.node.id)).toEqual(ids);
       expect(all.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false });
-      const tail = await list('?last=3');
+      const tail = await list({ last: 3 });
       expect(tail.edges.map((e) => e.node.id)).toEqual(ids.slice(-3));
       expect(tail.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
-      const prev = await list(`?last=3&before=${encodeURIComponent(tail.pageInfo.startCursor!)}`);
+      const prev = await list({ last: 3, before: tail.pageInfo.startCursor! });
       expect(prev.edges.map((e) => e.node.id)).toEqual(ids.slice(1, 4));
       expect(prev.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true });
       const node = all.edges[0]!.node;
@@ -430,28 +417,28 @@ describe('claims: filing, record, messages, list', () => {
     });
 
     it('filters by claimState, sourceOrderId and times, with cursors bound to the filters', async () => {
-      const l2 = (await list('?sourceOrderId=L-2&first=250')).edges.map((e) => e.node);
+      const l2 = (await list({ sourceOrderId: 'L-2', first: 250 })).edges.map((e) => e.node);
       expect(l2.every((n) => n.sourceOrderId === 'L-2')).toBe(true);
       expect(l2).toHaveLength(3);
-      expect(await walk(2, '&sourceOrderId=L-2')).toEqual(l2.map((n) => n.id));
-      await lister.post(`/v1/claims/${ids[0]}/transition`, { claimState: 'OPEN' });
-      expect((await list('?claimState=OPEN')).edges.map((e) => e.node.id)).toEqual([ids[0]]);
-      expect((await list('?claimState=NEW')).edges).toHaveLength(6);
+      expect(await walk(2, { sourceOrderId: 'L-2' })).toEqual(l2.map((n) => n.id));
+      await lister.api.claims.transition({ params: { claimId: ids[0]! }, body: { claimState: 'OPEN' } });
+      expect((await list({ claimState: 'OPEN' })).edges.map((e) => e.node.id)).toEqual([ids[0]]);
+      expect((await list({ claimState: 'NEW' })).edges).toHaveLength(6);
       const future = new Date(Date.now() + 3600_000).toISOString();
-      expect((await list(`?createdAtMin=${future}`)).edges).toEqual([]);
-      expect((await list(`?createdAtMax=${future}`)).edges).toHaveLength(7);
-      expect((await list(`?updatedAtMin=${future}`)).edges).toEqual([]);
+      expect((await list({ createdAtMin: future })).edges).toEqual([]);
+      expect((await list({ createdAtMax: future })).edges).toHaveLength(7);
+      expect((await list({ updatedAtMin: future })).edges).toEqual([]);
       // A cursor of one filter set is refused by another, and by another store.
-      const page = await list('?first=2&sourceOrderId=L-1');
-      const cursor = encodeURIComponent(page.pageInfo.endCursor!);
-      expect((await lister.get(`/v1/claims?after=${cursor}&sourceOrderId=L-2`)).status).toBe(400);
-      expect((await lister.get(`/v1/claims?after=${cursor}`)).status).toBe(400);
-      expect((await s.get(`/v1/claims?after=${cursor}&sourceOrderId=L-1`)).status).toBe(400);
-      expect((await lister.get(`/v1/claims?after=${cursor}&sourceOrderId=L-1`)).status).toBe(200);
+      const page = await list({ first: 2, sourceOrderId: 'L-1' });
+      const after = page.pageInfo.endCursor!;
+      expect((await lister.api.claims.list({ query: { after, sourceOrderId: 'L-2' } })).status).toBe(400);
+      expect((await lister.api.claims.list({ query: { after } })).status).toBe(400);
+      expect((await s.api.claims.list({ query: { after, sourceOrderId: 'L-1' } })).status).toBe(400);
+      expect((await lister.api.claims.list({ query: { after, sourceOrderId: 'L-1' } })).status).toBe(200);
     });
 
     it('refuses tampered, forged and malformed cursors and bad paging with 400', async () => {
-      const page = await list('?first=2');
+      const page = await list({ first: 2 });
       const cursor = page.pageInfo.endCursor!;
       const [text, mac] = cursor.split('.') as [string, string];
       const position = JSON.parse(Buffer.from(text, 'base64url').toString()) as [string, string];
@@ -477,11 +464,11 @@ describe('claims: filing, record, messages, list', () => {
 
     it('never repeats or skips an existing claim while new ones are filed during paging', async () => {
       const seen: string[] = [];
-      let page = await list('?first=2');
+      let page = await list({ first: 2 });
       seen.push(...page.edges.map((e) => e.node.id));
       while (page.pageInfo.hasNextPage) {
         await lister.fileId('L-1');
-        page = await list(`?first=2&after=${encodeURIComponent(page.pageInfo.endCursor!)}`);
+        page = await list({ first: 2, after: page.pageInfo.endCursor! });
         seen.push(...page.edges.map((e) => e.node.id));
       }
       expect(new Set(seen).size).toBe(seen.length);
@@ -489,7 +476,7 @@ describe('claims: filing, record, messages, list', () => {
     });
 
     it('shows a store only its own claims (D7)', async () => {
-      const own = (await list('?first=250', s)).edges.map((e) => e.node.storeId);
+      const own = (await list({ first: 250 }, s)).edges.map((e) => e.node.storeId);
       expect(new Set(own)).toEqual(new Set([s.owner.store.id]));
     });
   });

@@ -1,7 +1,6 @@
-import type { TOrder } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { answered, bearer, createApp, createOwner, errorOf, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** Orders (D18), protection policies and their events (D19, D32), fulfillments (D20). */
@@ -31,14 +30,9 @@ describe('orders, policies and fulfillments', () => {
   });
   const put = (id: string, json: unknown, t = token) =>
     server.request(`/v1/orders/${encodeURIComponent(id)}`, { method: 'PUT', headers: bearer(t), json });
-  const get = (id: string, t = token) => server.request(`/v1/orders/${encodeURIComponent(id)}`, { headers: bearer(t) });
-  const del = (id: string, t = token) =>
-    server.request(`/v1/orders/${encodeURIComponent(id)}`, { method: 'DELETE', headers: bearer(t) });
-  const read = async (id: string) => {
-    const res = await get(id);
-    expect(res.status).toBe(200);
-    return (await res.json()) as TOrder;
-  };
+  const get = (id: string, t = token) => server.api(t).orders.get({ params: { sourceOrderId: id } });
+  const del = (id: string, t = token) => server.api(t).orders.remove({ params: { sourceOrderId: id } });
+  const read = async (id: string) => answered(await get(id), 200);
   const events = (sourceOrderId: string) =>
     server.db
       .selectFrom('webhookEvents')
@@ -145,9 +139,9 @@ describe('orders, policies and fulfillments', () => {
     it('requires sourceOrderNumber, currency, platformId, total and sourceCreatedAt (400 naming each)', async () => {
       const res = await put('o-required', {});
       expect(res.status).toBe(400);
-      const body = (await res.json()) as { statusCode: number; error: string; issues: { path: string }[] };
+      const body = await errorOf(res);
       expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
-      expect(body.issues.map((i) => i.path).sort()).toEqual(
+      expect(body.issues!.map((i) => i.path).sort()).toEqual(
         ['body.currency', 'body.platformId', 'body.sourceCreatedAt', 'body.sourceOrderNumber', 'body.total'].sort(),
       );
       expect((await get('o-required')).status).toBe(404);
@@ -164,8 +158,7 @@ describe('orders, policies and fulfillments', () => {
 
     it('answers 404 for an unknown order', async () => {
       const res = await get('never-put');
-      expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ statusCode: 404, message: 'order not found', error: 'Not Found' });
+      expect(answered(res, 404)).toEqual({ statusCode: 404, message: 'order not found', error: 'Not Found' });
     });
 
     it('soft-deletes: later reads answer 404, a second delete 404, and the id may be PUT again', async () => {
@@ -192,7 +185,7 @@ describe('orders, policies and fulfillments', () => {
       expect((await get('o-scope', reader)).status).toBe(200);
       const res = await put('o-scope', order(), reader);
       expect(res.status).toBe(403);
-      expect(((await res.json()) as { message: string }).message).toContain('order:update');
+      expect((await errorOf(res)).message).toContain('order:update');
       expect((await del('o-scope', reader)).status).toBe(403);
       // Restore the writer's scopes on the shared installation.
       token = (await installWithToken(server, clientId, owner.store.id, ['order:update'])).accessToken;
@@ -370,10 +363,10 @@ describe('orders, policies and fulfillments', () => {
     const fpath = (o: string, f: string) => `/v1/orders/${o}/fulfillments/${f}`;
     const putF = (o: string, f: string, json: unknown) =>
       server.request(fpath(o, f), { method: 'PUT', headers: bearer(token), json });
-    const list = async (o: string) => {
-      const res = await server.request(`/v1/orders/${o}/fulfillments`, { headers: bearer(token) });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown>[] };
-    };
+    const list = (o: string) => server.api(token).orders.listFulfillments({ params: { sourceOrderId: o } });
+    const fulfillments = async (o: string) => answered(await list(o), 200);
+    const cancelF = (o: string, f: string) =>
+      server.api(token).orders.cancelFulfillment({ params: { sourceOrderId: o, sourceFulfillmentId: f } });
 
     it('creates, lists, replaces and cancels a fulfillment; cancelled ones stay listed', async () => {
       await put(
@@ -395,7 +388,7 @@ describe('orders, policies and fulfillments', () => {
         createdAt: '2026-02-01T10:00:00+02:00',
       });
       expect(res.status).toBe(200);
-      let { body } = await list('f-1');
+      let body = await fulfillments('f-1');
       expect(body).toEqual([
         {
           sourceFulfillmentId: 'ful-1',
@@ -414,22 +407,20 @@ describe('orders, policies and fulfillments', () => {
         fulfillmentStatus: 'UNFULFILLED',
         sourceItemIds: [{ sourceItemId: 'i2', quantity: 1 }],
       });
-      ({ body } = await list('f-1'));
+      body = await fulfillments('f-1');
       expect(body.map((f) => [f.sourceFulfillmentId, f.fulfillmentStatus, f.trackingCompany])).toEqual([
         ['ful-1', 'DELIVERED', null],
         ['ful-2', 'UNFULFILLED', null],
       ]);
       // Replace without createdAt keeps the first one.
       expect(body[0]!.createdAt).toBe('2026-02-01T08:00:00.000Z');
-      const cancel = await server.request(fpath('f-1', 'ful-1'), { method: 'DELETE', headers: bearer(token) });
-      expect(cancel.status).toBe(200);
-      expect(await cancel.json()).toEqual({ status: 'ok' });
-      ({ body } = await list('f-1'));
-      const cancelledAt = body[0]!.cancelledAt as string;
+      expect(answered(await cancelF('f-1', 'ful-1'), 200)).toEqual({ status: 'ok' });
+      body = await fulfillments('f-1');
+      const cancelledAt = body[0]!.cancelledAt!;
       expect(cancelledAt).toMatch(/Z$/);
       // Cancelling again keeps the first time; the fulfillment stays in the list.
-      await server.request(fpath('f-1', 'ful-1'), { method: 'DELETE', headers: bearer(token) });
-      ({ body } = await list('f-1'));
+      await cancelF('f-1', 'ful-1');
+      body = await fulfillments('f-1');
       expect(body.map((f) => f.cancelledAt)).toEqual([cancelledAt, null]);
     });
 
@@ -443,8 +434,7 @@ describe('orders, policies and fulfillments', () => {
         ],
       });
       expect(res.status).toBe(400);
-      const body = (await res.json()) as { issues: { path: string }[] };
-      expect(body.issues.map((i) => i.path)).toEqual(['body.sourceItemIds.1.sourceItemId']);
+      expect((await errorOf(res)).issues!.map((i) => i.path)).toEqual(['body.sourceItemIds.1.sourceItemId']);
       expect((await list('f-items')).body).toEqual([]);
     });
 
@@ -461,8 +451,7 @@ describe('orders, policies and fulfillments', () => {
       expect((await list('f-missing')).status).toBe(404);
       expect((await putF('f-missing', 'a', { fulfillmentStatus: 'FULFILLED' })).status).toBe(404);
       await put('f-2', order());
-      const res = await server.request(fpath('f-2', 'nope'), { method: 'DELETE', headers: bearer(token) });
-      expect(res.status).toBe(404);
+      expect((await cancelF('f-2', 'nope')).status).toBe(404);
     });
 
     it('refuses an unknown status and an unknown property', async () => {

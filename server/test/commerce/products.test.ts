@@ -1,6 +1,5 @@
-import type { TProduct } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { answered, bearer, createApp, createOwner, errorOf, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** The product catalogue: products, children (variants), bundles (D21), in the D1 envelope. */
@@ -26,11 +25,10 @@ describe('products', () => {
   const put = (id: string, json: unknown) => server.request(path(id), { method: 'PUT', headers: bearer(token), json });
   const child = (parent: string, json: unknown) =>
     server.request(`${path(parent)}/children`, { method: 'POST', headers: bearer(token), json });
-  const family = async (id: string, t = token) => {
-    const res = await server.request(path(id), { headers: bearer(t) });
-    return { status: res.status, body: (await res.json()) as { data: TProduct[] } };
-  };
-  const ids = async (id: string) => (await family(id)).body.data.map((p) => p.productId);
+  const family = (id: string, t = token) => server.api(t).products.get({ params: { productId: id } });
+  /** The family of a product that must answer 200. */
+  const familyOf = async (id: string) => answered(await family(id), 200).data;
+  const ids = async (id: string) => (await familyOf(id)).map((p) => p.productId);
 
   it('creates a product (name required) and reads it with every D21 field', async () => {
     const res = await put('shirt', {
@@ -47,8 +45,7 @@ describe('products', () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: { status: 'ok' } });
-    const { status, body } = await family('shirt', reader);
-    expect(status).toBe(200);
+    const body = answered(await family('shirt', reader), 200);
     expect(body.data).toEqual([
       {
         productId: 'shirt',
@@ -71,17 +68,15 @@ describe('products', () => {
   });
 
   it('answers 400 naming body.name when a new product has no name, and creates nothing', async () => {
-    const res = await put('nameless', { sku: 'X' });
-    expect(res.status).toBe(400);
-    const body = (await res.json()) as { issues: { path: string }[] };
-    expect(body.issues.map((i) => i.path)).toEqual(['body.name']);
+    const res = await server.api(token).products.upsert({ params: { productId: 'nameless' }, body: { sku: 'X' } });
+    expect(answered(res, 400).issues!.map((i) => i.path)).toEqual(['body.name']);
     expect((await family('nameless')).status).toBe(404);
   });
 
   it('updates only the fields sent', async () => {
     await put('mug', { name: 'Mug', sku: 'MUG', inventoryType: 'SIMPLE', inStock: true });
     await put('mug', { inStock: false });
-    const [mug] = (await family('mug')).body.data;
+    const [mug] = await familyOf('mug');
     expect(mug).toMatchObject({ name: 'Mug', sku: 'MUG', inventoryType: 'SIMPLE', inStock: false });
   });
 
@@ -92,7 +87,7 @@ describe('products', () => {
     );
     expect((await child('tee', { productId: 'tee-m', name: 'Tee M' })).status).toBe(200);
     expect(await ids('tee')).toEqual(['tee', 'tee-s', 'tee-m']);
-    const [, small] = (await family('tee')).body.data;
+    const [, small] = await familyOf('tee');
     expect(small).toMatchObject({ parentProductId: 'tee', variantId: 'v-s', status: 'DRAFT' });
     const dup = await child('tee', { productId: 'tee-s', name: 'Again' });
     expect(dup.status).toBe(409);
@@ -115,7 +110,7 @@ describe('products', () => {
       bundleProductIds: ['kit-a', 'tee-s', 'nope'],
     });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual([
+    expect((await errorOf(bad)).issues!.map((i) => i.path)).toEqual([
       'body.bundleProductIds.1',
       'body.bundleProductIds.2',
     ]);
@@ -127,7 +122,7 @@ describe('products', () => {
       bundleProductIds: ['kit-a', 'kit-b'],
     });
     expect(ok.status).toBe(200);
-    const bundle = (await family('kit')).body.data.find((p) => p.productId === 'kit-bundle');
+    const bundle = (await familyOf('kit')).find((p) => p.productId === 'kit-bundle');
     expect(bundle?.bundleProductIds).toEqual(['kit-a', 'kit-b']);
   });
 
@@ -143,7 +138,7 @@ describe('products', () => {
       });
     expect((await remove()).status).toBe(200);
     expect((await remove()).status).toBe(200);
-    const [set] = (await family('box-set')).body.data;
+    const [set] = await familyOf('box-set');
     expect(set!.bundleProductIds).toEqual(['box-1', 'box-3']);
     const empty = await server.request(`${path('box-set')}/bundle/remove`, {
       method: 'DELETE',
@@ -173,7 +168,7 @@ describe('products', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: { status: 'ok' } });
     expect(await ids('lamp')).toEqual(['lamp', 'lamp-set']);
-    expect((await family('lamp-set')).body.data[0]!.bundleProductIds).toEqual([]);
+    expect((await familyOf('lamp-set'))[0]!.bundleProductIds).toEqual([]);
     expect((await through('lamp', 'lamp-red')).status).toBe(404);
   });
 
@@ -196,9 +191,8 @@ describe('products', () => {
   });
 
   it('product:read reads but cannot write (403 naming product:update)', async () => {
-    const res = await server.request(path('shirt'), { method: 'PUT', headers: bearer(reader), json: { name: 'x' } });
-    expect(res.status).toBe(403);
-    expect(((await res.json()) as { message: string }).message).toContain('product:update');
+    const res = await server.api(reader).products.upsert({ params: { productId: 'shirt' }, body: { name: 'x' } });
+    expect(answered(res, 403).message).toContain('product:update');
   });
 
   it('two racing creates of one product make one row', async () => {

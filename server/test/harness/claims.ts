@@ -1,5 +1,6 @@
 import type { Scope } from '@protection-service/contract';
 import { sql } from 'kysely';
+import type { Client } from '../../../sdk/src/index';
 import type { Db } from '../../src/db/database';
 import { bearer, createApp, createOwner, installWithToken, type Owner } from './fixtures';
 import type { TestServer } from './server';
@@ -12,6 +13,8 @@ export interface ClaimStore {
   owner: Owner;
   clientId: string;
   token: string;
+  /** The typed client, as this store's app. */
+  api: Client;
   putOrder(sourceOrderId: string, overrides?: Record<string, unknown>): Promise<void>;
   file(sourceOrderId: string, body?: Record<string, unknown>, headers?: Record<string, string>): Promise<Response>;
   /** Files a claim and answers its id (from the Location header). */
@@ -54,6 +57,7 @@ export async function claimStore(
     owner,
     clientId,
     token,
+    api: server.api(token),
     async putOrder(sourceOrderId, overrides = {}) {
       const res = await server.request(`/v1/orders/${encodeURIComponent(sourceOrderId)}`, {
         method: 'PUT',

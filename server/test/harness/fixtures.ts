@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Scope, TCreatedApp } from '@protection-service/contract';
+import type { TError } from '../../../sdk/src/index';
 import type { Db } from '../../src/db/database';
 import { issueAccessToken, issueDashboardToken, tokenKeys } from '../../src/domain/auth/tokens';
 import { registerApp } from '../../src/domain/identity/apps';
@@ -145,3 +146,6 @@ export async function withinOneRateWindow(ms = 10_000): Promise<void> {
   const intoMinute = Date.now() % 60_000;
   if (intoMinute > 60_000 - ms) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
 }
+
+/** The error body of a raw answer (one a typed client could not have asked for). */
+export const errorOf = (res: Response): Promise<TError> => res.json();

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStoreMember, upsertInstallation } from '../../src/domain/identity/installations';
 import { digest } from '../../src/lib/crypto';
 import { newId } from '../../src/lib/ids';
-import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
+import {
+  answered,
+  bearer,
+  createApp,
+  createOwner,
+  dashboardTokenFor,
+  installWithToken,
+  type Owner,
+} from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** GET /v1/stores/:storeId/installations and DELETE .../installations/:clientId (D14). */
@@ -23,8 +31,7 @@ describe('installations (D14)', () => {
     await server.close();
   });
 
-  const list = (storeId: string, as = token) =>
-    server.request(`/v1/stores/${storeId}/installations`, { headers: bearer(as) });
+  const list = (storeId: string, as = token) => server.api(as).stores.listInstallations({ params: { storeId } });
   const remove = (storeId: string, clientId: string, as = token) =>
     server.request(`/v1/stores/${storeId}/installations/${clientId}`, { method: 'DELETE', headers: bearer(as) });
   /** A token route: a good token gets past the gate, a revoked one answers 401. */
@@ -33,9 +40,7 @@ describe('installations (D14)', () => {
   it('lists the store installations for a member', async () => {
     const app = await createApp(server, owner.user.id, { name: 'Listed App' });
     const installed = await installWithToken(server, app.clientId, owner.store.id, ['order:read', 'store:read']);
-    const res = await list(owner.store.id);
-    expect(res.status).toBe(200);
-    const { data } = (await res.json()) as { data: unknown[] };
+    const { data } = answered(await list(owner.store.id), 200);
     expect(data).toContainEqual({
       id: installed.installationId,
       storeId: owner.store.id,
@@ -49,7 +54,7 @@ describe('installations (D14)', () => {
     // Another store's installations are not listed.
     const foreignApp = await createApp(server, outsider.user.id);
     await installWithToken(server, foreignApp.clientId, outsider.store.id, ['order:read']);
-    expect(data.some((i) => (i as { clientId: string }).clientId === foreignApp.clientId)).toBe(false);
+    expect(data.some((i) => i.clientId === foreignApp.clientId)).toBe(false);
   });
 
   it('answers 404 to a non-member, exactly as for a missing store (D7)', async () => {
@@ -57,7 +62,7 @@ describe('installations (D14)', () => {
     const missing = await list('st_missing', outsiderToken);
     expect(foreign.status).toBe(404);
     expect(missing.status).toBe(404);
-    expect(await foreign.json()).toEqual(await missing.json());
+    expect(foreign.body).toEqual(missing.body);
   });
 
   it('uninstalls: revokes every token of the installation in one go, keeps it listed as uninstalled', async () => {
@@ -119,8 +124,7 @@ describe('installations (D14)', () => {
     // Remembered at least as long as an access token can live (3600 s).
     expect(revocation.expiresAt.getTime()).toBeGreaterThanOrEqual(Date.now() + 3_590_000);
 
-    const listed = ((await (await list(owner.store.id)).json()) as { data: { id: string; uninstalledAt: string }[] })
-      .data;
+    const listed = answered(await list(owner.store.id), 200).data;
     expect(listed.find((i) => i.id === installed.installationId)?.uninstalledAt).toMatch(/\.\d{3}Z$/);
 
     // Not installed any more: a second uninstall answers 404.

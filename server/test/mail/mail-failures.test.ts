@@ -1,8 +1,8 @@
-import type { TClaim } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeClaimMail } from '../../src/domain/mail/outbox';
 import type { Delivery } from '../../src/job-runner';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
+import { answered } from '../harness/fixtures';
 import { type CapturedLogs, mailOf, type SmtpSink, startMailRunner, startSmtpSink } from '../harness/mail';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -38,7 +38,7 @@ describe('e-mail to shoppers: failures and retries (D42)', () => {
     const claimId = await s.fileId(`o-fail-${n}`, claimBody({ email }));
     return { claimId, email };
   }
-  const record = async (claimId: string) => (await (await s.get(`/v1/claims/${claimId}`)).json()) as TClaim;
+  const record = async (claimId: string) => answered(await s.api.claims.get({ params: { claimId } }), 200);
   const creditStatus = async (claimId: string) => (await record(claimId)).claimStoreCredits[0]!.emailStatus;
   const approveCredit = async (claimId: string) =>
     expect(

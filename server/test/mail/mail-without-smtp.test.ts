@@ -1,12 +1,12 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { TClaim } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
+import { answered } from '../harness/fixtures';
 import { mailOf, startMailRunner } from '../harness/mail';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -30,7 +30,7 @@ describe('e-mail without an SMTP server (D42)', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const record = async (claimId: string) => (await (await s.get(`/v1/claims/${claimId}`)).json()) as TClaim;
+  const record = async (claimId: string) => answered(await s.api.claims.get({ params: { claimId } }), 200);
 
   async function approvedCredit(sourceOrderId: string, email: string) {
     await s.putOrder(sourceOrderId, { sourceOrderNumber: `#${sourceOrderId}` });

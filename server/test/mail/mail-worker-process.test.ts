@@ -1,6 +1,6 @@
-import type { TClaim } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
+import { answered } from '../harness/fixtures';
 import { type SmtpSink, startSmtpSink } from '../harness/mail';
 import { type ServiceProcess, startServiceProcess } from '../harness/processes';
 import { startTestServer, type TestServer } from '../harness/server';
@@ -49,7 +49,7 @@ describe('e-mail from a delivering process configured by SMTP_URL (D42)', () => 
     });
     expect(approved.status).toBe(200);
     const started = Date.now();
-    const read = async () => (await (await s.get(`/v1/claims/${claimId}`)).json()) as TClaim;
+    const read = async () => answered(await s.api.claims.get({ params: { claimId } }), 200);
     await expect
       .poll(async () => (await read()).claimStoreCredits[0]!.emailStatus, { timeout: 15_000, interval: 100 })
       .toBe('SENT');

@@ -1,9 +1,9 @@
-import type { TClaim } from '@protection-service/contract';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../src/job-runner';
 import { registerQueueMetrics } from '../../src/metrics';
 import { CLAIM_TEST_SCOPES, type ClaimStore, claimBody, claimStore } from '../harness/claims';
+import { answered } from '../harness/fixtures';
 import { type CapturedLogs, mailOf, type SmtpSink, startMailRunner, startSmtpSink } from '../harness/mail';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -43,7 +43,7 @@ describe('e-mail to shoppers over SMTP (D42)', () => {
     return { claimId, email, orderNumber };
   }
 
-  const record = async (claimId: string) => (await (await s.get(`/v1/claims/${claimId}`)).json()) as TClaim;
+  const record = async (claimId: string) => answered(await s.api.claims.get({ params: { claimId } }), 200);
   const arrivals = (email: string, count: number) =>
     expect.poll(() => sink.to(email).length, { timeout: 15_000, interval: 100 }).toBe(count);
   const subjects = (email: string) => sink.to(email).map((a) => a.mail.subject);
@@ -70,11 +70,11 @@ describe('e-mail to shoppers over SMTP (D42)', () => {
 
   it('approving a STORE_CREDIT claim: the notice and the credit arrive, and the record shows SENT within seconds', async () => {
     const { claimId, email, orderNumber } = await filed();
-    const approved = await s.post(`/v1/claims/${claimId}/approve`, {
-      resolutions: [{ type: 'STORE_CREDIT', paidValue: 40 }],
+    const approved = await s.api.claims.approve({
+      params: { claimId },
+      body: { resolutions: [{ type: 'STORE_CREDIT', paidValue: 40 }] },
     });
-    expect(approved.status).toBe(200);
-    const credit = ((await approved.json()) as TClaim).claimStoreCredits[0]!;
+    const credit = answered(approved, 200).claimStoreCredits[0]!;
     // D42: PENDING until the SMTP server accepts the message.
     expect(credit).toMatchObject({ emailStatus: 'PENDING', emailTime: null });
     const started = Date.now();
@@ -138,15 +138,10 @@ describe('e-mail to shoppers over SMTP (D42)', () => {
   });
 
   it("a partner context's sendConfirmationEmail false (D37) does the same for its app", async () => {
-    const created = await s.post('/v2/settings/context', { name: 'quiet' });
-    expect(created.status).toBe(201);
-    const contextId = ((await created.json()) as { data: { id: string } }).data.id;
+    const created = await s.api.settings.createContext({ body: { name: 'quiet' } });
+    const contextId = answered(created, 201).data.id;
     const patch = (value: boolean) =>
-      server.request(`/v2/settings/context/${contextId}`, {
-        method: 'PATCH',
-        headers: { authorization: `Bearer ${s.token}` },
-        json: { sendConfirmationEmail: value },
-      });
+      s.api.settings.updateContext({ params: { contextId }, body: { sendConfirmationEmail: value } });
     expect((await patch(false)).status).toBe(200);
     try {
       const { claimId, email } = await filed();

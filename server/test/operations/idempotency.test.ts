@@ -3,7 +3,7 @@ import type { AppRoute } from '@ts-rest/core';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencySweeper, takesIdempotencyKey } from '../../src/http/idempotency';
-import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { bearer, createApp, createOwner, errorOf, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -118,9 +118,7 @@ describe('Idempotency-Key (D33)', () => {
         .toBe('running');
       const twin = await addChild('key-4', body);
       expect(twin.status).toBe(409);
-      expect(((await twin.json()) as { message: string }).message).toBe(
-        'a request with this Idempotency-Key is still in flight',
-      );
+      expect((await errorOf(twin)).message).toBe('a request with this Idempotency-Key is still in flight');
     });
     expect((await first!).status).toBe(200);
     expect((await addChild('key-4', body)).headers.get('idempotent-replayed')).toBe('true');
@@ -170,9 +168,9 @@ describe('Idempotency-Key (D33)', () => {
     for (const key of ['k'.repeat(256), 'with space', 'tab\there', '']) {
       const res = await addChild(key, body);
       expect(res.status, JSON.stringify(key)).toBe(400);
-      const err = (await res.json()) as { error: string; issues: { path: string }[] };
+      const err = await errorOf(res);
       expect(err.error).toBe('Bad Request');
-      expect(err.issues.map((i) => i.path)).toEqual(['headers.idempotency-key']);
+      expect(err.issues!.map((i) => i.path)).toEqual(['headers.idempotency-key']);
     }
     expect(await children()).not.toContain('bag-badkey');
     expect((await addChild('k'.repeat(255), body)).status).toBe(200);
@@ -226,7 +224,7 @@ describe('Idempotency-Key (D33)', () => {
         json: {},
       });
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { issues: { path: string }[] }).issues[0]!.path).toBe('headers.idempotency-key');
+      expect((await errorOf(res)).issues![0]!.path).toBe('headers.idempotency-key');
     });
 
     it.each(

@@ -15,7 +15,7 @@ import { RevocationFeed, recordRevocation } from '../../src/domain/auth/revocati
 import { createStore } from '../../src/domain/identity/stores';
 import { PublicReadCache } from '../../src/http/public-cache';
 import type { ServiceMetrics } from '../../src/metrics';
-import { bearer, createApp, createOwner, installWithToken } from '../harness/fixtures';
+import { answered, createApp, createOwner, installWithToken } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -50,11 +50,8 @@ describe('change announcements', () => {
   async function pricedStore(domain: string) {
     const store = await createStore(server.db, { name: domain, domain });
     const premium = async () =>
-      (
-        (await (await server.request(`/v1/quote/insurance?storeId=${store.id}&subtotal=100`)).json()) as {
-          quote: { premium: number };
-        }
-      ).quote.premium;
+      answered(await server.api().public.getInsurance({ query: { storeId: store.id, subtotal: 100 } }), 200).quote
+        ?.premium;
     const setPrice = (trx: Db, amount: number) =>
       trx
         .updateTable('pricingRuleSets')
@@ -254,9 +251,7 @@ describe('the merchant settings answer, cached', () => {
     const app = await createApp(server, owner.user.id, { requestedScopes: ['store:read'] });
     const { accessToken } = await installWithToken(server, app.clientId, owner.store.id, ['store:read']);
     const bonus = async () => {
-      const res = await server.request('/v2/settings', { headers: bearer(accessToken) });
-      expect(res.status).toBe(200);
-      return ((await res.json()) as { data: { storeCreditBonus: number } }).data.storeCreditBonus;
+      return answered(await server.api(accessToken).settings.get(), 200).data.storeCreditBonus;
     };
     expect(await bonus()).toBe(0);
     await server.db

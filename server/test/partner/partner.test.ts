@@ -1,7 +1,16 @@
 import { SCOPES, type Scope } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client, TCohortPriceSetCreateBodyInput, TQuoteRequestInput } from '../../../sdk/src/index';
 import { uninstall } from '../../src/domain/identity/installations';
-import { bearer, createApp, createOwner, installWithToken, type Owner, withinOneRateWindow } from '../harness/fixtures';
+import {
+  answered,
+  bearer,
+  createApp,
+  createOwner,
+  installWithToken,
+  type Owner,
+  withinOneRateWindow,
+} from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -20,11 +29,13 @@ describe('partner surface', () => {
   const ALL = [...SCOPES] as Scope[];
   const token = async (scopes: Scope[], app = clientId, storeId = owner.store.id) =>
     (await installWithToken(server, app, storeId, scopes)).accessToken;
-  const call = (method: string, path: string, tok: string, json?: unknown) =>
+  /** A request the client's types would refuse (or a path it cannot spell): sent raw. */
+  const raw = (method: string, path: string, tok: string, json?: unknown) =>
     server.request(path, { method, headers: bearer(tok), ...(json !== undefined ? { json } : {}) });
-  const dataOf = async <T = any>(res: Response) => ((await res.json()) as { data: T }).data;
+  const settings = (tok: string) => server.api(tok).settings;
+  const cohorts = (tok: string) => server.api(tok).cohorts;
 
-  const shippingRules = [
+  const shippingRules: TCohortPriceSetCreateBodyInput['rules'] = [
     { min: 0, max: 100, terms: { customer: { amount: 4, type: 'flat' } } },
     {
       min: 100,
@@ -47,9 +58,7 @@ describe('partner surface', () => {
 
   describe('contexts', () => {
     it('creates the one context of (store, app): 201, then 409', async () => {
-      const res = await call('POST', '/v2/settings/context', all, { name: 'Experiments' });
-      expect(res.status).toBe(201);
-      const ctx = await dataOf(res);
+      const ctx = answered(await settings(all).createContext({ body: { name: 'Experiments' } }), 201).data;
       expect(ctx).toEqual({
         id: expect.stringMatching(/^ctx_/),
         applicationId: clientId,
@@ -58,48 +67,43 @@ describe('partner surface', () => {
         updatedAt: null,
       });
       contextId = ctx.id;
-      const again = await call('POST', '/v2/settings/context', all, { name: 'Again' });
+      const again = await settings(all).createContext({ body: { name: 'Again' } });
       expect(again.status).toBe(409);
-      expect(await again.json()).toMatchObject({ statusCode: 409, error: 'Conflict' });
+      expect(again.body).toMatchObject({ statusCode: 409, error: 'Conflict' });
     });
 
     it('refuses a name outside 1-128 characters and unknown fields (400)', async () => {
       for (const body of [{ name: '' }, { name: 'x'.repeat(129) }, { name: 'ok', variantKey: 'a' }, {}]) {
-        expect((await call('POST', '/v2/settings/context', all, body)).status).toBe(400);
+        expect((await raw('POST', '/v2/settings/context', all, body)).status).toBe(400);
       }
     });
 
     it("lists only the calling app's context", async () => {
-      expect(await dataOf(await call('GET', '/v2/settings/context', all))).toEqual([
+      expect(answered(await settings(all).listContexts(), 200).data).toEqual([
         expect.objectContaining({ id: contextId, applicationId: clientId }),
       ]);
       const otherApp = await token(ALL, otherClientId);
-      expect(await dataOf(await call('GET', '/v2/settings/context', otherApp))).toEqual([]);
+      expect(answered(await settings(otherApp).listContexts(), 200).data).toEqual([]);
     });
 
     it('resolves merchant settings and pricing, filtered to the readable pricing types (D16, D37)', async () => {
-      const res = await call('GET', `/v2/settings/context/${contextId}`, all);
-      expect(res.status).toBe(200);
-      const view = await dataOf(res);
+      const view = answered(await settings(all).getContext({ params: { contextId } }), 200).data;
       expect(view.overrides.storeCreditBonus).toBeNull();
       expect(view.resolvedSettings).toMatchObject({ storeCreditBonus: 0, sendSmsUpdates: false });
       expect(view.resolvedVariantKey).toBeNull();
-      expect(view.resolvedPricingRules.map((s: any) => [s.type, s.source, s.variantKey])).toEqual([
+      expect(view.resolvedPricingRules.map((s) => [s.type, s.source, s.variantKey])).toEqual([
         ['SHIPPING', 'merchant', null],
         ['EXTENDED_WARRANTY', 'merchant', null],
       ]);
       const storeOnly = await token(['store:read']);
-      const narrow = await dataOf(await call('GET', `/v2/settings/context/${contextId}`, storeOnly));
+      const narrow = answered(await settings(storeOnly).getContext({ params: { contextId } }), 200).data;
       expect(narrow.resolvedPricingRules).toEqual([]);
     });
 
     it('PATCH is sparse: sent fields become overrides, omitted ones stay inherited, null is 400', async () => {
-      const res = await call('PATCH', `/v2/settings/context/${contextId}`, all, {
-        sendSmsUpdates: true,
-        storeCreditBonus: 7.5,
-      });
-      expect(res.status).toBe(200);
-      const view = await dataOf(res);
+      const update = (tok: string, body: Parameters<ReturnType<typeof settings>['updateContext']>[0]['body']) =>
+        settings(tok).updateContext({ params: { contextId }, body });
+      const view = answered(await update(all, { sendSmsUpdates: true, storeCreditBonus: 7.5 }), 200).data;
       expect(view.updatedAt).toMatch(/Z$/);
       expect(view.overrides).toMatchObject({
         sendSmsUpdates: true,
@@ -111,52 +115,58 @@ describe('partner surface', () => {
         storeCreditBonus: 7.5,
         sendConfirmationEmail: true,
       });
-      const renamed = await dataOf(await call('PATCH', `/v2/settings/context/${contextId}`, all, { name: 'Renamed' }));
+      const renamed = answered(await update(all, { name: 'Renamed' }), 200).data;
       expect(renamed.name).toBe('Renamed');
       expect(renamed.overrides.storeCreditBonus).toBe(7.5);
       for (const body of [{ sendSmsUpdates: null }, { storeCreditMaxPercentage: 101 }, { name: null }]) {
-        const bad = await call('PATCH', `/v2/settings/context/${contextId}`, all, body);
+        const bad = await raw('PATCH', `/v2/settings/context/${contextId}`, all, body);
         expect(bad.status).toBe(400);
       }
     });
 
     it('PATCH of store-credit fields needs store-credit:update; other fields do not', async () => {
       const noCredit = await token(['partner-context:update', 'store:read']);
-      expect((await call('PATCH', `/v2/settings/context/${contextId}`, noCredit, { storeCreditBonus: 1 })).status).toBe(
-        403,
-      );
-      expect(
-        (await call('PATCH', `/v2/settings/context/${contextId}`, noCredit, { sendSmsUpdates: false })).status,
-      ).toBe(200);
+      const update = (body: { storeCreditBonus: number } | { sendSmsUpdates: boolean }) =>
+        settings(noCredit).updateContext({ params: { contextId }, body });
+      expect((await update({ storeCreditBonus: 1 })).status).toBe(403);
+      expect((await update({ sendSmsUpdates: false })).status).toBe(200);
     });
 
     it("another app's or another store's token gets 404 for the context, exactly like a missing one (D7)", async () => {
       const otherApp = await token(ALL, otherClientId);
       const otherStore = await token(ALL, clientId, other.store.id);
       for (const tok of [otherApp, otherStore]) {
-        for (const [method, body] of [['GET'], ['PATCH', { name: 'x' }], ['DELETE']] as const) {
-          const res = await call(method, `/v2/settings/context/${contextId}`, tok, body);
-          const missing = await call(method, '/v2/settings/context/ctx_missing', tok, body);
+        const calls = [
+          (id: string) => settings(tok).getContext({ params: { contextId: id } }),
+          (id: string) => settings(tok).updateContext({ params: { contextId: id }, body: { name: 'x' } }),
+          (id: string) => settings(tok).deleteContext({ params: { contextId: id } }),
+        ];
+        for (const send of calls) {
+          const res = await send(contextId);
+          const missing = await send('ctx_missing');
           expect(res.status).toBe(404);
-          expect(await res.json()).toEqual(await missing.json());
+          expect(res.body).toEqual(missing.body);
         }
-        expect((await call('GET', `/v2/settings/context/${contextId}/pricing`, tok)).status).toBe(404);
+        expect((await cohorts(tok).listPriceSets({ params: { contextId } })).status).toBe(404);
       }
     });
   });
 
   describe('cohort price sets', () => {
     let priceSetId: string;
+    const create = (tok: string, body: TCohortPriceSetCreateBodyInput) =>
+      cohorts(tok).createPriceSet({ params: { contextId }, body });
 
     it('creates one per (variantKey, type); flat is stored as fixed; a duplicate is 409', async () => {
-      const res = await call('POST', `/v2/settings/context/${contextId}/pricing`, all, {
-        variantKey: 'test-a',
-        type: 'SHIPPING',
-        rules: shippingRules,
-        autoAddCountryBlockList: ['us'],
-      });
-      expect(res.status).toBe(201);
-      const set = await dataOf(res);
+      const set = answered(
+        await create(all, {
+          variantKey: 'test-a',
+          type: 'SHIPPING',
+          rules: shippingRules,
+          autoAddCountryBlockList: ['us'],
+        }),
+        201,
+      ).data;
       priceSetId = set.id;
       expect(set).toMatchObject({
         contextId,
@@ -167,17 +177,13 @@ describe('partner surface', () => {
         autoAddStateBlockList: [],
         updatedByApplicationId: clientId,
       });
-      expect(set.rules.map((r: any) => [r.min, r.max, r.minValue, r.terms.customer.type])).toEqual([
+      expect(set.rules.map((r) => [r.min, r.max, r.minValue, r.terms.customer?.type])).toEqual([
         [0, 100, 0, 'fixed'],
         [100, 100_000, 100, 'percentage'],
       ]);
-      const dup = await call('POST', `/v2/settings/context/${contextId}/pricing`, all, {
-        variantKey: 'test-a',
-        type: 'SHIPPING',
-        rules: [],
-      });
+      const dup = await create(all, { variantKey: 'test-a', type: 'SHIPPING', rules: [] });
       expect(dup.status).toBe(409);
-      const ew = await call('POST', `/v2/settings/context/${contextId}/pricing`, all, {
+      const ew = await create(all, {
         variantKey: 'test-a',
         type: 'EXTENDED_WARRANTY',
         rules: [{ min: 0, max: 1000, terms: { customer: { amount: 10, type: 'percentage' } } }],
@@ -196,7 +202,7 @@ describe('partner surface', () => {
         [{ min: 0, max: 10, terms: { brand: { amount: -1, type: 'fixed' } } }],
       ];
       for (const rules of bad) {
-        const res = await call('POST', `/v2/settings/context/${contextId}/pricing`, all, {
+        const res = await raw('POST', `/v2/settings/context/${contextId}/pricing`, all, {
           variantKey: 'bad',
           type: 'SHIPPING',
           rules,
@@ -207,87 +213,94 @@ describe('partner surface', () => {
 
     it('a create naming a type the token cannot write answers 403 naming the scope', async () => {
       const shippingOnly = await token(['partner-context:update', 'pricing:shipping-insurance:update']);
-      const res = await call('POST', `/v2/settings/context/${contextId}/pricing`, shippingOnly, {
-        variantKey: 'b',
-        type: 'EXTENDED_WARRANTY',
-        rules: [],
-      });
-      expect(res.status).toBe(403);
-      expect(((await res.json()) as { message: string }).message).toContain('pricing:extended-warranty:update');
+      const res = await create(shippingOnly, { variantKey: 'b', type: 'EXTENDED_WARRANTY', rules: [] });
+      expect(answered(res, 403).message).toContain('pricing:extended-warranty:update');
     });
 
     it('lists filtered by variantKey and by the readable types; 403 with no pricing read scope', async () => {
-      expect((await dataOf(await call('GET', `/v2/settings/context/${contextId}/pricing`, all))).length).toBe(2);
-      expect(
-        await dataOf(await call('GET', `/v2/settings/context/${contextId}/pricing?variantKey=other`, all)),
-      ).toEqual([]);
+      const list = (tok: string, variantKey?: string) =>
+        cohorts(tok).listPriceSets({
+          params: { contextId },
+          ...(variantKey !== undefined ? { query: { variantKey } } : {}),
+        });
+      expect(answered(await list(all), 200).data.length).toBe(2);
+      expect(answered(await list(all, 'other'), 200).data).toEqual([]);
       const shippingRead = await token(['pricing:shipping-insurance:read']);
-      const list = await dataOf(
-        await call('GET', `/v2/settings/context/${contextId}/pricing?variantKey=test-a`, shippingRead),
-      );
-      expect(list.map((s: any) => s.type)).toEqual(['SHIPPING']);
-      expect((await call('GET', `/v2/settings/context/${contextId}/pricing`, await token(['store:read']))).status).toBe(
-        403,
-      );
-      expect((await call('GET', `/v2/settings/context/${contextId}/pricing?variantKey=bad%20key`, all)).status).toBe(
-        400,
-      );
+      const sets = answered(await list(shippingRead, 'test-a'), 200).data;
+      expect(sets.map((s) => s.type)).toEqual(['SHIPPING']);
+      expect((await list(await token(['store:read']))).status).toBe(403);
+      expect((await list(all, 'bad key')).status).toBe(400);
     });
 
     it('hides a set of an unreadable type (404), as a missing one', async () => {
       const ewRead = await token(['pricing:extended-warranty:read']);
-      expect((await call('GET', `/v2/settings/context/${contextId}/pricing/${priceSetId}`, ewRead)).status).toBe(404);
-      expect((await call('GET', `/v2/settings/context/${contextId}/pricing/${priceSetId}`, all)).status).toBe(200);
-      expect((await call('GET', `/v2/settings/context/${contextId}/pricing/ps_missing`, all)).status).toBe(404);
+      const get = (tok: string, id: string) => cohorts(tok).getPriceSet({ params: { contextId, priceSetId: id } });
+      expect((await get(ewRead, priceSetId)).status).toBe(404);
+      expect((await get(all, priceSetId)).status).toBe(200);
+      expect((await get(all, 'ps_missing')).status).toBe(404);
     });
 
     it('PATCH keeps omitted fields, may repeat type and variantKey unchanged, and refuses changing them (400)', async () => {
-      const url = `/v2/settings/context/${contextId}/pricing/${priceSetId}`;
-      const res = await call('PATCH', url, all, {
-        type: 'SHIPPING',
-        variantKey: 'test-a',
-        automaticallyAddToCart: true,
-      });
-      expect(res.status).toBe(200);
-      const set = await dataOf(res);
+      const params = { contextId, priceSetId };
+      const set = answered(
+        await cohorts(all).updatePriceSet({
+          params,
+          body: { type: 'SHIPPING', variantKey: 'test-a', automaticallyAddToCart: true },
+        }),
+        200,
+      ).data;
       expect(set).toMatchObject({ automaticallyAddToCart: true, autoAddCountryBlockList: ['US'] });
       expect(set.rules).toHaveLength(2);
-      for (const body of [{ type: 'EXTENDED_WARRANTY' }, { variantKey: 'test-b' }]) {
-        const bad = await call('PATCH', url, all, body);
+      for (const body of [{ type: 'EXTENDED_WARRANTY' as const }, { variantKey: 'test-b' }]) {
+        const bad = await cohorts(all).updatePriceSet({ params, body });
         expect(bad.status).toBe(400);
-        expect(await bad.json()).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+        expect(bad.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
       }
       const ewWrite = await token(['partner-context:update', 'pricing:extended-warranty:update']);
-      expect((await call('PATCH', url, ewWrite, { automaticallyAddToCart: false })).status).toBe(404);
-      expect(await dataOf(await call('GET', url, all))).toMatchObject({ automaticallyAddToCart: true });
+      expect((await cohorts(ewWrite).updatePriceSet({ params, body: { automaticallyAddToCart: false } })).status).toBe(
+        404,
+      );
+      expect(answered(await cohorts(all).getPriceSet({ params }), 200).data).toMatchObject({
+        automaticallyAddToCart: true,
+      });
     });
 
     it('keeps the ids of rules sent back, and refuses an id the set does not have (400)', async () => {
-      const url = `/v2/settings/context/${contextId}/pricing/${priceSetId}`;
-      const current = await dataOf(await call('GET', url, all));
+      const params = { contextId, priceSetId };
+      const current = answered(await cohorts(all).getPriceSet({ params }), 200).data;
       const [first, second] = current.rules;
-      const res = await call('PATCH', url, all, {
-        rules: [
-          { id: first.id, min: first.min, max: first.max, terms: { customer: { amount: 4, type: 'fixed' } } },
-          { id: second.id, min: second.min, max: second.max, terms: shippingRules[1]!.terms },
-        ],
+      const updated = answered(
+        await cohorts(all).updatePriceSet({
+          params,
+          body: {
+            rules: [
+              { id: first!.id, min: first!.min, max: first!.max, terms: { customer: { amount: 4, type: 'fixed' } } },
+              { id: second!.id, min: second!.min, max: second!.max, terms: shippingRules[1]!.terms },
+            ],
+          },
+        }),
+        200,
+      ).data;
+      expect(updated.rules.map((r) => r.id)).toEqual([first!.id, second!.id]);
+      const bad = await cohorts(all).updatePriceSet({
+        params,
+        body: { rules: [{ id: 'ru_foreign', min: 0, max: 1, terms: {} }] },
       });
-      expect(res.status).toBe(200);
-      expect((await dataOf(res)).rules.map((r: any) => r.id)).toEqual([first.id, second.id]);
-      const bad = await call('PATCH', url, all, { rules: [{ id: 'ru_foreign', min: 0, max: 1, terms: {} }] });
       expect(bad.status).toBe(400);
-      expect(await bad.json()).toMatchObject({ issues: [{ path: 'body.rules' }] });
+      expect(bad.body).toMatchObject({ issues: [{ path: 'body.rules' }] });
     });
 
     it('the resolved view renders the cohort its price sets, the merchant set otherwise', async () => {
-      const view = await dataOf(await call('GET', `/v2/settings/context/${contextId}?variantKey=test-a`, all));
+      const resolved = async (variantKey: string) =>
+        answered(await settings(all).getContext({ params: { contextId }, query: { variantKey } }), 200).data;
+      const view = await resolved('test-a');
       expect(view.resolvedVariantKey).toBe('test-a');
-      expect(view.resolvedPricingRules.map((s: any) => [s.type, s.source, s.variantKey])).toEqual([
+      expect(view.resolvedPricingRules.map((s) => [s.type, s.source, s.variantKey])).toEqual([
         ['SHIPPING', 'partner', 'test-a'],
         ['EXTENDED_WARRANTY', 'partner', 'test-a'],
       ]);
-      const unknown = await dataOf(await call('GET', `/v2/settings/context/${contextId}?variantKey=nobody`, all));
-      expect(unknown.resolvedPricingRules.map((s: any) => s.source)).toEqual(['merchant', 'merchant']);
+      const unknown = await resolved('nobody');
+      expect(unknown.resolvedPricingRules.map((s) => s.source)).toEqual(['merchant', 'merchant']);
     });
   });
 
@@ -295,14 +308,13 @@ describe('partner surface', () => {
     let widgetId: string;
 
     it('creates, mirrors config as customizationValues, and refuses customizationValues on write', async () => {
-      const res = await call('POST', `/v2/settings/context/${contextId}/widgets`, all, {
-        variantKey: 'test-a',
-        type: 'CART',
-        name: 'Cart A',
-        config: { color: 'green' },
-      });
-      expect(res.status).toBe(201);
-      const w = await dataOf(res);
+      const w = answered(
+        await cohorts(all).createWidget({
+          params: { contextId },
+          body: { variantKey: 'test-a', type: 'CART', name: 'Cart A', config: { color: 'green' } },
+        }),
+        201,
+      ).data;
       widgetId = w.id;
       expect(w).toMatchObject({
         variantKey: 'test-a',
@@ -313,16 +325,12 @@ describe('partner surface', () => {
         customizationValues: { color: 'green' },
       });
       expect(
-        (
-          await call('POST', `/v2/settings/context/${contextId}/widgets`, all, {
-            variantKey: 'test-a',
-            type: 'CART',
-          })
-        ).status,
+        (await cohorts(all).createWidget({ params: { contextId }, body: { variantKey: 'test-a', type: 'CART' } }))
+          .status,
       ).toBe(409);
       expect(
         (
-          await call('POST', `/v2/settings/context/${contextId}/widgets`, all, {
+          await raw('POST', `/v2/settings/context/${contextId}/widgets`, all, {
             variantKey: 'test-b',
             type: 'CHECKOUT',
             customizationValues: {},
@@ -330,35 +338,39 @@ describe('partner surface', () => {
         ).status,
       ).toBe(400);
       expect(
-        (await call('PATCH', `/v2/settings/context/${contextId}/widgets/${widgetId}`, all, { customizationValues: {} }))
+        (await raw('PATCH', `/v2/settings/context/${contextId}/widgets/${widgetId}`, all, { customizationValues: {} }))
           .status,
       ).toBe(400);
     });
 
     it('updates sparsely, refuses a type change, hides unwritable types and deletes for good', async () => {
-      const url = `/v2/settings/context/${contextId}/widgets/${widgetId}`;
-      const updated = await dataOf(await call('PATCH', url, all, { status: 'INACTIVE', type: 'CART' }));
+      const params = { contextId, widgetConfigId: widgetId };
+      const updated = answered(
+        await cohorts(all).updateWidget({ params, body: { status: 'INACTIVE', type: 'CART' } }),
+        200,
+      ).data;
       expect(updated).toMatchObject({ status: 'INACTIVE', name: 'Cart A', config: { color: 'green' } });
-      expect((await call('PATCH', url, all, { type: 'CHECKOUT' })).status).toBe(400);
+      expect((await cohorts(all).updateWidget({ params, body: { type: 'CHECKOUT' } })).status).toBe(400);
       const checkoutOnly = await token(['partner-context:update', 'widget:checkout:update', 'widget:checkout:read']);
-      expect((await call('GET', url, checkoutOnly)).status).toBe(404);
-      expect((await call('DELETE', url, checkoutOnly)).status).toBe(404);
-      expect(await dataOf(await call('GET', `/v2/settings/context/${contextId}/widgets`, checkoutOnly))).toEqual([]);
-      expect((await call('DELETE', url, all)).status).toBe(200);
-      expect((await call('GET', url, all)).status).toBe(404);
-      expect((await call('DELETE', url, all)).status).toBe(404);
+      expect((await cohorts(checkoutOnly).getWidget({ params })).status).toBe(404);
+      expect((await cohorts(checkoutOnly).deleteWidget({ params })).status).toBe(404);
+      expect(answered(await cohorts(checkoutOnly).listWidgets({ params: { contextId } }), 200).data).toEqual([]);
+      expect((await cohorts(all).deleteWidget({ params })).status).toBe(200);
+      expect((await cohorts(all).getWidget({ params })).status).toBe(404);
+      expect((await cohorts(all).deleteWidget({ params })).status).toBe(404);
     });
   });
 
   describe('POST /v2/quote', () => {
-    const quote = async (body: unknown, scopes: Scope[] = ['quote:read']) =>
-      call('POST', '/v2/quote', await token(scopes), body);
+    const quote = async (body: TQuoteRequestInput, scopes: Scope[] = ['quote:read']) =>
+      server.api(await token(scopes)).quote.create({ body });
+    const quoted = async (body: TQuoteRequestInput) => answered(await quote(body), 201).data;
+    /** A quote request the client's types would refuse: sent raw. */
+    const quoteRaw = async (body: unknown) => raw('POST', '/v2/quote', await token(['quote:read']), body);
 
     it('prices with the merchant rule set by default, in the store currency (D31)', async () => {
-      const res = await quote({ orderTotal: 100.5 });
-      expect(res.status).toBe(201);
       // merchant default: 2% of 100.50 = 2.01
-      expect(await dataOf(res)).toEqual({
+      expect(await quoted({ orderTotal: 100.5 })).toEqual({
         policyType: 'SHIPPING',
         currency: 'USD',
         subtotal: 100.5,
@@ -377,19 +389,21 @@ describe('partner surface', () => {
     });
 
     it('accepts an unknown currency as informational and rounds it to 2 minor units (D43, D6)', async () => {
-      const zzz = await quote({ orderTotal: 100.555, currency: 'ZZZ' });
-      expect(zzz.status).toBe(201);
-      expect(await dataOf(zzz)).toMatchObject({ currency: 'ZZZ', subtotal: 100.56, premium: 2.01 });
+      expect(await quoted({ orderTotal: 100.555, currency: 'ZZZ' })).toMatchObject({
+        currency: 'ZZZ',
+        subtotal: 100.56,
+        premium: 2.01,
+      });
       // A known code keeps its own minor units: JPY has none.
-      expect(await dataOf(await quote({ orderTotal: 100.5, currency: 'JPY' }))).toMatchObject({ subtotal: 101 });
+      expect(await quoted({ orderTotal: 100.5, currency: 'JPY' })).toMatchObject({ subtotal: 101 });
       // The form is still checked.
       for (const currency of ['zzz', 'ZZ', 'ZZZZ', '12A'])
-        expect((await quote({ orderTotal: 1, currency })).status).toBe(400);
+        expect((await quoteRaw({ orderTotal: 1, currency })).status).toBe(400);
     });
 
     it("quotes the calling app's cohort by variantKey, and the merchant set for an unknown key", async () => {
       // cohort test-a: [100, 100000): 1% + fixed 1 → 267.50 × 1% = 2.675 → 2.68; brand 1; premium 3.68
-      const res = await quote({
+      const cohort = await quoted({
         variantKey: 'test-a',
         currency: 'EUR',
         lineItems: [
@@ -398,7 +412,7 @@ describe('partner surface', () => {
           { price: 999, quantity: 1, isShippable: false },
         ],
       });
-      expect(await dataOf(res)).toMatchObject({
+      expect(cohort).toMatchObject({
         subtotal: 267.5,
         currency: 'EUR',
         customerAmount: 2.68,
@@ -407,7 +421,7 @@ describe('partner surface', () => {
         source: 'partner',
         partnerVariantKey: 'test-a',
       });
-      expect(await dataOf(await quote({ variantKey: 'nobody', orderTotal: 50 }))).toMatchObject({
+      expect(await quoted({ variantKey: 'nobody', orderTotal: 50 })).toMatchObject({
         source: 'merchant',
         partnerVariantKey: null,
         premium: 1,
@@ -416,11 +430,12 @@ describe('partner surface', () => {
 
     it('multiplies extended warranty by the years and rounds per currency', async () => {
       // merchant EW default 10%: 10.05 → 1.005 × 3 = 3.015 → 3.02
-      expect(
-        await dataOf(await quote({ policyType: 'EXTENDED_WARRANTY', duration: 'P3Y', orderTotal: 10.05 })),
-      ).toMatchObject({ premium: 3.02, duration: 'P3Y' });
+      expect(await quoted({ policyType: 'EXTENDED_WARRANTY', duration: 'P3Y', orderTotal: 10.05 })).toMatchObject({
+        premium: 3.02,
+        duration: 'P3Y',
+      });
       // JPY: 1234 × 2% = 24.68 → 25
-      expect(await dataOf(await quote({ orderTotal: 1234, currency: 'JPY' }))).toMatchObject({ premium: 25 });
+      expect(await quoted({ orderTotal: 1234, currency: 'JPY' })).toMatchObject({ premium: 25 });
     });
 
     it('refuses bad bodies with 400', async () => {
@@ -435,24 +450,25 @@ describe('partner surface', () => {
         { orderTotal: 10, currency: 'usd' },
         { orderTotal: 10, variantKey: 'bad key' },
       ]) {
-        expect((await quote(body)).status, JSON.stringify(body).slice(0, 80)).toBe(400);
+        expect((await quoteRaw(body)).status, JSON.stringify(body).slice(0, 80)).toBe(400);
       }
       expect((await quote({ lineItems: Array.from({ length: 500 }, () => item) })).status).toBe(201);
     });
   });
 
   describe('public reads (D29)', () => {
-    const insurance = (headers: Record<string, string> = {}, query = '') =>
-      server.request(`/v1/quote/insurance?store_url=${owner.store.domain}${query}`, { headers });
+    const insurance = (headers: Record<string, string> = {}, subtotal?: number) =>
+      server.api().public.getInsurance({
+        query: { store_url: owner.store.domain, ...(subtotal !== undefined ? { subtotal } : {}) },
+        headers,
+      });
     const cohortHeaders = (app = clientId, key = 'test-a') => ({
       'x-svc-partner-app-id': app,
       'x-svc-partner-variant': key,
     });
 
     it('answers the cohort selected by the headers, with source and partner fields, and quotes with it', async () => {
-      const res = await insurance(cohortHeaders(), '&subtotal=267.5');
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as any;
+      const body = answered(await insurance(cohortHeaders(), 267.5), 200);
       expect(body).toMatchObject({
         source: 'partner',
         partnerApplicationId: clientId,
@@ -461,7 +477,7 @@ describe('partner surface', () => {
         autoAddCountryBlockList: ['US'],
         quote: { premium: 3.68, source: 'partner', partnerVariantKey: 'test-a' },
       });
-      expect(body.rules.map((r: any) => r.min)).toEqual([0, 100]);
+      expect(body.rules.map((r) => r.min)).toEqual([0, 100]);
     });
 
     it('falls back silently on a missing, malformed or unknown app or key', async () => {
@@ -475,33 +491,31 @@ describe('partner surface', () => {
         cohortHeaders(otherClientId),
         cohortHeaders(clientId, 'no-such-cohort'),
       ]) {
-        const res = await insurance(headers);
-        expect(res.status).toBe(200);
-        const body = (await res.json()) as Record<string, unknown>;
+        const body = answered(await insurance(headers), 200);
         expect(body.source).toBe('merchant');
         expect(body).not.toHaveProperty('partnerApplicationId');
       }
     });
 
     it('serves path-based cohort reads, answering 400 or 404 instead of falling back', async () => {
-      const base = `/v2/quote/insurance/partner/${clientId}?store_url=${owner.store.domain}`;
-      const ok = await server.request(`${base}&key=test-a&subtotal=50`);
-      expect(ok.status).toBe(200);
-      expect(await ok.json()).toMatchObject({ source: 'partner', partnerVariantKey: 'test-a', quote: { premium: 4 } });
-      expect((await server.request(`${base}&key=bad%20key`)).status).toBe(400);
-      expect((await server.request(`${base}`)).status).toBe(400);
-      expect((await server.request(`${base}&key=nobody`)).status).toBe(404);
+      const read = (
+        key: string,
+        { app = clientId, store = owner.store.domain, subtotal = undefined as number | undefined } = {},
+      ) =>
+        server.api().public.getPartnerInsurance({
+          params: { applicationId: app },
+          query: { store_url: store, key, ...(subtotal !== undefined ? { subtotal } : {}) },
+        });
+      const ok = answered(await read('test-a', { subtotal: 50 }), 200);
+      expect(ok).toMatchObject({ source: 'partner', partnerVariantKey: 'test-a', quote: { premium: 4 } });
+      expect((await read('bad key')).status).toBe(400);
+      // Without the required key: sent raw.
       expect(
-        (
-          await server.request(
-            `/v2/quote/insurance/partner/${otherClientId}?store_url=${owner.store.domain}&key=test-a`,
-          )
-        ).status,
-      ).toBe(404);
-      expect(
-        (await server.request(`/v2/quote/insurance/partner/${clientId}?store_url=nowhere.example.com&key=test-a`))
-          .status,
-      ).toBe(404);
+        (await server.request(`/v2/quote/insurance/partner/${clientId}?store_url=${owner.store.domain}`)).status,
+      ).toBe(400);
+      expect((await read('nobody')).status).toBe(404);
+      expect((await read('test-a', { app: otherClientId })).status).toBe(404);
+      expect((await read('test-a', { store: 'nowhere.example.com' })).status).toBe(404);
     });
 
     it('answers 400 for a malformed application id or key on the path reads, 404 for a well-formed unknown one (D43)', async () => {
@@ -521,21 +535,24 @@ describe('partner surface', () => {
     });
 
     it('serves cohort widget configs by path, with a type filter, ETag and 304', async () => {
-      await call('POST', `/v2/settings/context/${contextId}/widgets`, all, {
-        variantKey: 'test-a',
-        type: 'CHECKOUT',
-        config: { copy: 'Protect it' },
+      await cohorts(all).createWidget({
+        params: { contextId },
+        body: { variantKey: 'test-a', type: 'CHECKOUT', config: { copy: 'Protect it' } },
       });
-      await call('POST', `/v2/settings/context/${contextId}/widgets`, all, {
-        variantKey: 'test-a',
-        type: 'INFO_MODAL',
-      });
-      const base = `/v2/widget/config/partner/${clientId}?storeId=${owner.store.id}&key=test-a`;
-      const res = await server.request(base, { headers: { origin: 'https://shop.example.com' } });
-      expect(res.status).toBe(200);
+      await cohorts(all).createWidget({ params: { contextId }, body: { variantKey: 'test-a', type: 'INFO_MODAL' } });
+      const widgets = (
+        query: Partial<Parameters<Client['public']['getPartnerWidgets']>[0]['query']> = {},
+        headers: Record<string, string> = {},
+      ) =>
+        server.api().public.getPartnerWidgets({
+          params: { applicationId: clientId },
+          query: { storeId: owner.store.id, key: 'test-a', ...query },
+          headers,
+        });
+      const res = await widgets({}, { origin: 'https://shop.example.com' });
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('cache-control')).toBe('public, max-age=60');
-      const list = (await res.json()) as any[];
+      const list = answered(res, 200);
       expect(list.map((w) => w.type)).toEqual(['CHECKOUT', 'INFO_MODAL']);
       expect(list[0]).toMatchObject({
         source: 'partner',
@@ -544,23 +561,27 @@ describe('partner surface', () => {
         customizationValues: { copy: 'Protect it' },
       });
       const etag = res.headers.get('etag')!;
-      expect((await server.request(base, { headers: { 'if-none-match': etag } })).status).toBe(304);
-      const one = (await (await server.request(`${base}&type=INFO_MODAL`)).json()) as any[];
+      expect((await widgets({}, { 'if-none-match': etag })).status).toBe(304);
+      const one = answered(await widgets({ type: 'INFO_MODAL' }), 200);
       expect(one.map((w) => w.type)).toEqual(['INFO_MODAL']);
-      expect((await server.request(`${base}&type=CART`)).status).toBe(404);
+      expect((await widgets({ type: 'CART' })).status).toBe(404);
+      // A type the contract does not know: sent raw.
+      const base = `/v2/widget/config/partner/${clientId}?storeId=${owner.store.id}&key=test-a`;
       expect((await server.request(`${base}&type=NOPE`)).status).toBe(400);
-      expect(
-        (await server.request(`/v2/widget/config/partner/${clientId}?storeId=${owner.store.id}&key=nobody`)).status,
-      ).toBe(404);
+      expect((await widgets({ key: 'nobody' })).status).toBe(404);
     });
 
     it('limits each address on the path reads too, from memory or not (D4)', async () => {
       const limited = await startTestServer({}, { rateLimits: { public: 3 } });
       await withinOneRateWindow();
       try {
-        const path = `/v2/widget/config/partner/svc_app_none?store_url=nowhere.example.com&key=k`;
+        const read = () =>
+          limited.api().public.getPartnerWidgets({
+            params: { applicationId: 'svc_app_none' },
+            query: { store_url: 'nowhere.example.com', key: 'k' },
+          });
         const statuses: number[] = [];
-        for (let i = 0; i < 5; i++) statuses.push((await limited.request(path)).status);
+        for (let i = 0; i < 5; i++) statuses.push((await read()).status);
         expect(statuses).toEqual([404, 404, 404, 429, 429]);
       } finally {
         await limited.close();
@@ -568,30 +589,29 @@ describe('partner surface', () => {
     });
 
     it('a cohort write shows in the cached public read and in quotes within 2 s', async () => {
-      const read = async () => ((await (await insurance(cohortHeaders(), '&subtotal=50')).json()) as any).quote.premium;
+      const read = async () => answered(await insurance(cohortHeaders(), 50), 200).quote?.premium;
       const quoted = async () =>
-        (await dataOf(await call('POST', '/v2/quote', all, { orderTotal: 50, variantKey: 'test-a' }))).premium;
+        answered(await server.api(all).quote.create({ body: { orderTotal: 50, variantKey: 'test-a' } }), 201).data
+          .premium;
       expect(await read()).toBe(4);
       expect(await quoted()).toBe(4);
-      const set = (
-        await dataOf(await call('GET', `/v2/settings/context/${contextId}/pricing?variantKey=test-a`, all))
-      ).find((s: any) => s.type === 'SHIPPING');
-      await call('PATCH', `/v2/settings/context/${contextId}/pricing/${set.id}`, all, {
-        rules: [{ min: 0, max: 100, terms: { customer: { amount: 6, type: 'fixed' } } }],
+      const set = answered(
+        await cohorts(all).listPriceSets({ params: { contextId }, query: { variantKey: 'test-a' } }),
+        200,
+      ).data.find((s) => s.type === 'SHIPPING');
+      await cohorts(all).updatePriceSet({
+        params: { contextId, priceSetId: set!.id },
+        body: { rules: [{ min: 0, max: 100, terms: { customer: { amount: 6, type: 'fixed' } } }] },
       });
       await expect.poll(read, { timeout: 2_000, interval: 20 }).toBe(6);
       await expect.poll(quoted, { timeout: 2_000, interval: 20 }).toBe(6);
     });
 
     it('an uninstall soft-deletes the context (D14): reads fall back, the context is gone on reinstall', async () => {
-      expect(((await (await insurance(cohortHeaders())).json()) as any).source).toBe('partner');
+      const source = async () => answered(await insurance(cohortHeaders()), 200).source;
+      expect(await source()).toBe('partner');
       await expect(uninstall(server.db, owner.user.id, owner.store.id, clientId)).resolves.toBeUndefined();
-      await expect
-        .poll(async () => ((await (await insurance(cohortHeaders())).json()) as any).source, {
-          timeout: 2_000,
-          interval: 20,
-        })
-        .toBe('merchant');
+      await expect.poll(source, { timeout: 2_000, interval: 20 }).toBe('merchant');
       const row = await server.db
         .selectFrom('partnerContexts')
         .select('deletedAt')
@@ -599,20 +619,19 @@ describe('partner surface', () => {
         .executeTakeFirstOrThrow();
       expect(row.deletedAt).toBeInstanceOf(Date);
       const fresh = await token(ALL);
-      expect(await dataOf(await call('GET', '/v2/settings/context', fresh))).toEqual([]);
-      expect((await call('GET', `/v2/settings/context/${contextId}`, fresh)).status).toBe(404);
+      expect(answered(await settings(fresh).listContexts(), 200).data).toEqual([]);
+      expect((await settings(fresh).getContext({ params: { contextId } })).status).toBe(404);
       // A deleted context does not block a new one.
-      expect((await call('POST', '/v2/settings/context', fresh, { name: 'Second' })).status).toBe(201);
+      expect((await settings(fresh).createContext({ body: { name: 'Second' } })).status).toBe(201);
     });
 
     it('DELETE soft-deletes a context', async () => {
       const fresh = await token(ALL);
-      const [ctx] = await dataOf(await call('GET', '/v2/settings/context', fresh));
-      expect(await (await call('DELETE', `/v2/settings/context/${ctx.id}`, fresh)).json()).toEqual({
-        data: { ok: true },
-      });
-      expect((await call('GET', `/v2/settings/context/${ctx.id}`, fresh)).status).toBe(404);
-      expect((await call('DELETE', `/v2/settings/context/${ctx.id}`, fresh)).status).toBe(404);
+      const [ctx] = answered(await settings(fresh).listContexts(), 200).data;
+      const params = { contextId: ctx!.id };
+      expect(answered(await settings(fresh).deleteContext({ params }), 200)).toEqual({ data: { ok: true } });
+      expect((await settings(fresh).getContext({ params })).status).toBe(404);
+      expect((await settings(fresh).deleteContext({ params })).status).toBe(404);
     });
   });
 });

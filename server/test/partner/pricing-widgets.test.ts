@@ -1,6 +1,7 @@
 import { SCOPES, type Scope } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import type { TPricingRuleSetUpdateBodyInput, TWidgetConfigUpdateBody } from '../../../sdk/src/index';
+import { answered, bearer, createApp, createOwner, errorOf, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -32,35 +33,39 @@ describe('merchant pricing rules and widget configs', () => {
 
   const token = async (scopes: Scope[]) =>
     (await installWithToken(server, clientId, owner.store.id, scopes)).accessToken;
-  const get = async (path: string, scopes: Scope[]) => server.request(path, { headers: bearer(await token(scopes)) });
-  const put = async (path: string, scopes: Scope[], json: unknown) =>
+  const api = async (scopes: Scope[]) => server.api(await token(scopes));
+  const updateRules = async (ruleSetId: string | undefined, scopes: Scope[], body: TPricingRuleSetUpdateBodyInput) =>
+    (await api(scopes)).pricing.update({ params: { ruleSetId: ruleSetId! }, body });
+  const updateWidget = async (widgetConfigId: string | undefined, scopes: Scope[], body: TWidgetConfigUpdateBody) =>
+    (await api(scopes)).widgets.update({ params: { widgetConfigId: widgetConfigId! }, body });
+  /** A body the client's types would refuse: sent raw. */
+  const putRaw = async (path: string, scopes: Scope[], json: unknown) =>
     server.request(path, { method: 'PUT', headers: bearer(await token(scopes)), json });
 
   describe('GET /v2/pricing/rules', () => {
     it('answers every rule set the token may read', async () => {
-      const res = await get('/v2/pricing/rules', ['pricing:shipping-insurance:read', 'pricing:extended-warranty:read']);
-      expect(res.status).toBe(200);
-      const { data } = (await res.json()) as { data: { id: string; type: string }[] };
+      const { data } = answered(
+        await (await api(['pricing:shipping-insurance:read', 'pricing:extended-warranty:read'])).pricing.list(),
+        200,
+      );
       expect(data.map((s) => s.type).sort()).toEqual(['EXTENDED_WARRANTY', 'SHIPPING']);
       expect(data.map((s) => s.id).sort()).toEqual([ids['own:EXTENDED_WARRANTY'], ids['own:SHIPPING']].sort());
     });
 
     it('silently filters out types the token cannot read; an update scope reads too (group rule)', async () => {
-      const { data } = (await (await get('/v2/pricing/rules', ['pricing:shipping-insurance:update'])).json()) as {
-        data: { type: string }[];
-      };
+      const { data } = answered(await (await api(['pricing:shipping-insurance:update'])).pricing.list(), 200);
       expect(data.map((s) => s.type)).toEqual(['SHIPPING']);
     });
 
     it('answers 403 when the token holds no pricing read scope at all', async () => {
-      const res = await get('/v2/pricing/rules', ['store:read']);
+      const res = await (await api(['store:read'])).pricing.list();
       expect(res.status).toBe(403);
     });
   });
 
   describe('PUT /v2/pricing/rules/:ruleSetId', () => {
     it('replaces rules, upper-cases block lists, keeps omitted fields and answers the set in an array', async () => {
-      const res = await put(`/v2/pricing/rules/${ids['own:SHIPPING']}`, ['pricing:shipping-insurance:update'], {
+      const res = await updateRules(ids['own:SHIPPING'], ['pricing:shipping-insurance:update'], {
         rules: [
           {
             min: 100,
@@ -71,8 +76,7 @@ describe('merchant pricing rules and widget configs', () => {
         ],
         autoAddCountryBlockList: ['us', 'Ca'],
       });
-      expect(res.status).toBe(200);
-      const { data } = (await res.json()) as { data: any[] };
+      const { data } = answered(res, 200);
       expect(data).toHaveLength(1);
       expect(data[0]).toMatchObject({
         id: ids['own:SHIPPING'],
@@ -82,22 +86,22 @@ describe('merchant pricing rules and widget configs', () => {
         autoAddStateBlockList: [],
         updatedByApplicationId: clientId,
       });
-      expect(data[0].rules.map((r: any) => [r.min, r.max, r.minValue, r.maxValue])).toEqual([
+      expect(data[0]!.rules.map((r) => [r.min, r.max, r.minValue, r.maxValue])).toEqual([
         [0, 100, 0, 100],
         [100, 1000, 100, 1000],
       ]);
-      expect(data[0].rules[1].terms).toEqual({
+      expect(data[0]!.rules[1]!.terms).toEqual({
         paidBy: null,
         operator: 'AND',
         customer: { amount: 5, type: 'fixed' },
         brand: { amount: 1, type: 'percentage' },
       });
-      const again = await put(`/v2/pricing/rules/${ids['own:SHIPPING']}`, ['pricing:shipping-insurance:update'], {
+      const again = await updateRules(ids['own:SHIPPING'], ['pricing:shipping-insurance:update'], {
         automaticallyAddToCart: true,
       });
-      const kept = ((await again.json()) as { data: any[] }).data[0];
+      const kept = answered(again, 200).data[0]!;
       expect(kept.automaticallyAddToCart).toBe(true);
-      expect(kept.rules).toEqual(data[0].rules);
+      expect(kept.rules).toEqual(data[0]!.rules);
       expect(kept.autoAddCountryBlockList).toEqual(['US', 'CA']);
     });
 
@@ -107,17 +111,12 @@ describe('merchant pricing rules and widget configs', () => {
         .select('rules')
         .where('id', '=', ids['own:EXTENDED_WARRANTY']!)
         .executeTakeFirstOrThrow();
-      const hidden = await put(
-        `/v2/pricing/rules/${ids['own:EXTENDED_WARRANTY']}`,
-        ['pricing:shipping-insurance:update'],
-        { rules: [] },
-      );
-      const foreign = await put(`/v2/pricing/rules/${ids['other:SHIPPING']}`, ['pricing:shipping-insurance:update'], {
-        rules: [],
-      });
-      const missing = await put('/v2/pricing/rules/rs_missing', ['pricing:shipping-insurance:update'], { rules: [] });
+      const scopes: Scope[] = ['pricing:shipping-insurance:update'];
+      const hidden = await updateRules(ids['own:EXTENDED_WARRANTY'], scopes, { rules: [] });
+      const foreign = await updateRules(ids['other:SHIPPING'], scopes, { rules: [] });
+      const missing = await updateRules('rs_missing', scopes, { rules: [] });
       for (const res of [hidden, foreign, missing]) expect(res.status).toBe(404);
-      const bodies = await Promise.all([hidden, foreign, missing].map((r) => r.json()));
+      const bodies = [hidden, foreign, missing].map((r) => r.body);
       expect(bodies[0]).toEqual(bodies[2]);
       expect(bodies[1]).toEqual(bodies[2]);
       const after = await server.db
@@ -147,9 +146,9 @@ describe('merchant pricing rules and widget configs', () => {
         { rules: [{ id: 'ru_nope', min: 0, max: 1, terms: {} }] },
         { autoAddStateBlockList: Array(101).fill('NY') },
       ]) {
-        const res = await put(path, scopes, body);
+        const res = await putRaw(path, scopes, body);
         expect(res.status).toBe(400);
-        expect(((await res.json()) as { issues: unknown[] }).issues.length).toBeGreaterThan(0);
+        expect((await errorOf(res)).issues!.length).toBeGreaterThan(0);
       }
       const after = await server.db
         .selectFrom('pricingRuleSets')
@@ -160,15 +159,14 @@ describe('merchant pricing rules and widget configs', () => {
     });
 
     it('is what the shopper read prices from (within the public cache lifetime)', async () => {
-      await put(`/v2/pricing/rules/${ids['own:SHIPPING']}`, ['pricing:shipping-insurance:update'], {
+      await updateRules(ids['own:SHIPPING'], ['pricing:shipping-insurance:update'], {
         rules: [{ min: 0, max: 10_000, terms: { customer: { amount: 7, type: 'fixed' } } }],
       });
       await expect
         .poll(
-          async () => {
-            const res = await server.request(`/v1/quote/insurance?storeId=${owner.store.id}&subtotal=50`);
-            return ((await res.json()) as { quote: { premium: number } }).quote.premium;
-          },
+          async () =>
+            answered(await server.api().public.getInsurance({ query: { storeId: owner.store.id, subtotal: 50 } }), 200)
+              .quote?.premium,
           { timeout: 7_000, interval: 250 },
         )
         .toBe(7);
@@ -177,22 +175,18 @@ describe('merchant pricing rules and widget configs', () => {
 
   describe('GET and PUT /v2/widget/config', () => {
     it('lists only the widget types the token can read', async () => {
-      const res = await get('/v2/widget/config', ['widget:cart:read', 'widget:checkout:update']);
-      const { data } = (await res.json()) as {
-        data: { type: string; customizationValues: unknown; config: unknown }[];
-      };
+      const { data } = answered(await (await api(['widget:cart:read', 'widget:checkout:update'])).widgets.list(), 200);
       expect(data.map((w) => w.type).sort()).toEqual(['CART', 'CHECKOUT']);
       for (const w of data) expect(w.customizationValues).toEqual(w.config);
-      expect((await get('/v2/widget/config', ['store:read'])).status).toBe(403);
+      expect((await (await api(['store:read'])).widgets.list()).status).toBe(403);
     });
 
     it('updates a writable config and keeps omitted fields', async () => {
-      const res = await put(`/v2/widget/config/${ids['own:CART']}`, ['widget:cart:update'], {
+      const res = await updateWidget(ids['own:CART'], ['widget:cart:update'], {
         config: { color: '#123456', position: 'bottom' },
         status: 'INACTIVE',
       });
-      expect(res.status).toBe(200);
-      const { data } = (await res.json()) as { data: Record<string, unknown> };
+      const { data } = answered(res, 200);
       expect(data).toMatchObject({
         id: ids['own:CART'],
         type: 'CART',
@@ -205,13 +199,9 @@ describe('merchant pricing rules and widget configs', () => {
     });
 
     it('hides configs of unwritable types and other stores as 404, and refuses customizationValues', async () => {
-      expect(
-        (await put(`/v2/widget/config/${ids['own:CHECKOUT']}`, ['widget:cart:update'], { name: 'x' })).status,
-      ).toBe(404);
-      expect((await put(`/v2/widget/config/${ids['other:CART']}`, ['widget:cart:update'], { name: 'x' })).status).toBe(
-        404,
-      );
-      const legacy = await put(`/v2/widget/config/${ids['own:CART']}`, ['widget:cart:update'], {
+      expect((await updateWidget(ids['own:CHECKOUT'], ['widget:cart:update'], { name: 'x' })).status).toBe(404);
+      expect((await updateWidget(ids['other:CART'], ['widget:cart:update'], { name: 'x' })).status).toBe(404);
+      const legacy = await putRaw(`/v2/widget/config/${ids['own:CART']}`, ['widget:cart:update'], {
         customizationValues: {},
       });
       expect(legacy.status).toBe(400);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TInsuranceQuery } from '../../../sdk/src/index';
 import { createStore } from '../../src/domain/identity/stores';
 import { updateRuleSet } from '../../src/domain/partner/pricing';
+import { answered, errorOf } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** GET /v1/quote/insurance (D29) for merchant defaults. */
@@ -15,13 +17,14 @@ describe('GET /v1/quote/insurance', () => {
     await server.close();
   });
 
+  const insurance = (query: TInsuranceQuery, headers: Record<string, string> = {}) =>
+    server.api().public.getInsurance({ query, headers });
+  /** Raw, for queries the contract refuses and for the exact bytes and headers on the wire. */
   const read = (query: string, headers: Record<string, string> = {}) =>
     server.request(`/v1/quote/insurance?${query}`, { headers });
 
   it('finds the store by store_url (case-insensitive domain) and answers the merchant SHIPPING rule set', async () => {
-    const res = await read('store_url=shop.example.com');
-    expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = answered(await insurance({ store_url: 'shop.example.com' }), 200);
     const ruleSet = await server.db
       .selectFrom('pricingRuleSets')
       .select('id')
@@ -46,15 +49,14 @@ describe('GET /v1/quote/insurance', () => {
   });
 
   it('finds the store by storeId, and accepts a URL-shaped store_url', async () => {
-    expect((await read(`storeId=${store.id}`)).status).toBe(200);
-    expect((await read('store_url=https://SHOP.example.com/')).status).toBe(200);
+    expect((await insurance({ storeId: store.id })).status).toBe(200);
+    expect((await insurance({ store_url: 'https://SHOP.example.com/' })).status).toBe(200);
   });
 
   it('answers 404 for an unknown store, in the D2 shape', async () => {
-    const res = await read('store_url=unknown.example.com');
-    expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
-    expect((await read('storeId=st_nope')).status).toBe(404);
+    const res = await insurance({ store_url: 'unknown.example.com' });
+    expect(answered(res, 404)).toMatchObject({ statusCode: 404, error: 'Not Found' });
+    expect((await insurance({ storeId: 'st_nope' })).status).toBe(404);
   });
 
   it.each([
@@ -66,13 +68,13 @@ describe('GET /v1/quote/insurance', () => {
   ])('answers 400 with issues for %s', async (_name, query) => {
     const res = await read(query);
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { issues: unknown[] };
+    const body = await errorOf(res);
     expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
-    expect(body.issues.length).toBeGreaterThan(0);
+    expect(body.issues!.length).toBeGreaterThan(0);
   });
 
   it('adds a D31 quote, rounded to the store currency, when a subtotal is given', async () => {
-    const body = (await (await read('store_url=shop.example.com&subtotal=123.45')).json()) as { quote: unknown };
+    const body = answered(await insurance({ store_url: 'shop.example.com', subtotal: 123.45 }), 200);
     expect(body.quote).toEqual({
       policyType: 'SHIPPING',
       currency: 'EUR',
@@ -92,9 +94,7 @@ describe('GET /v1/quote/insurance', () => {
   });
 
   it('quotes a subtotal outside every rule as not eligible with zero amounts', async () => {
-    const body = (await (await read('store_url=shop.example.com&subtotal=2000000')).json()) as {
-      quote: Record<string, unknown>;
-    };
+    const body = answered(await insurance({ store_url: 'shop.example.com', subtotal: 2_000_000 }), 200);
     expect(body.quote).toMatchObject({ eligible: false, premium: 0, customerAmount: 0, brandAmount: 0, ruleId: null });
   });
 
@@ -118,17 +118,14 @@ describe('GET /v1/quote/insurance', () => {
       { 'x-svc-partner-app-id': 'bad value!', 'x-svc-partner-variant': 'x'.repeat(300) },
       { 'x-svc-partner-variant': 'only-variant' },
     ]) {
-      const res = await read('store_url=shop.example.com', headers);
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as Record<string, unknown>;
+      const body = answered(await insurance({ store_url: 'shop.example.com' }, headers), 200);
       expect(body.source).toBe('merchant');
       expect(body).not.toHaveProperty('partnerApplicationId');
     }
   });
 
   it('shows a pricing change within 2 s although answers are cached for an hour (D29 LISTEN/NOTIFY)', async () => {
-    const premium = async () =>
-      ((await (await read(`storeId=${store.id}&subtotal=100`)).json()) as { quote: { premium: number } }).quote.premium;
+    const premium = async () => answered(await insurance({ storeId: store.id, subtotal: 100 }), 200).quote?.premium;
     expect(await premium()).toBe(2);
     expect(await premium()).toBe(2);
     const ruleSet = await server.db

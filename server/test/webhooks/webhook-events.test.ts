@@ -1,6 +1,15 @@
-import { type TAppEvent, type TAppEventConnection, WEBHOOK_TOPICS, ZWebhookEvent } from '@protection-service/contract';
+import { type TAppEvent, WEBHOOK_TOPICS, ZWebhookEvent } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
+import type { TAppEventsQuery, TWebhookTestRequest } from '../../../sdk/src/index';
+import {
+  answered,
+  bearer,
+  createApp,
+  createOwner,
+  dashboardTokenFor,
+  installWithToken,
+  type Owner,
+} from '../harness/fixtures';
 import type { TestServer } from '../harness/server';
 import { answer, type DeliveryRig, type Receiver, record, signatureOf, startDeliveryRig } from '../harness/webhooks';
 
@@ -47,19 +56,23 @@ describe('event log and replay (D34)', () => {
   });
   const emit = (n: number) => record(server.db, owner.store.id, 'message/created', message(n));
 
-  const get = async (clientId: string, query = '', as = token) => {
-    const res = await server.request(`/v1/apps/${clientId}/events${query}`, { headers: bearer(as) });
-    return { status: res.status, body: (await res.json()) as { data: TAppEventConnection } };
-  };
-  const post = (path: string, json?: unknown, as = token) =>
-    server.request(path, { method: 'POST', headers: bearer(as), ...(json === undefined ? {} : { json }) });
+  const list = (clientId: string, query: TAppEventsQuery = {}, as = token) =>
+    server.api(as).apps.listEvents({ params: { clientId }, query });
+  /** The events page of a list that must answer 200. */
+  const page = async (clientId: string, query: TAppEventsQuery = {}) => answered(await list(clientId, query), 200).data;
+  const redeliver = (clientId: string, eventId: string, as = token) =>
+    server.api(as).apps.redeliverEvent({ params: { clientId, eventId } });
+  const testSend = (clientId: string, body: TWebhookTestRequest, as = token) =>
+    server.api(as).apps.testWebhook({ params: { clientId }, body });
+  const rotateWebhookSecret = (clientId: string, as = token) =>
+    server.api(as).apps.rotateWebhookSecret({ params: { clientId } });
 
   async function eventually(clientId: string, eventId: string, status: TAppEvent['status']) {
     await expect
-      .poll(
-        async () => (await get(clientId, '?first=250')).body.data.edges.find((e) => e.node.id === eventId)?.node.status,
-        { timeout: 20_000, interval: 150 },
-      )
+      .poll(async () => (await page(clientId, { first: 250 })).edges.find((e) => e.node.id === eventId)?.node.status, {
+        timeout: 20_000,
+        interval: 150,
+      })
       .toBe(status);
   }
 
@@ -85,31 +98,30 @@ describe('event log and replay (D34)', () => {
     }
     for (const [i, id] of ids.entries()) await eventually(hook.clientId, id, i >= 3 ? 'failed' : 'delivered');
 
-    const all = await get(hook.clientId);
-    expect(all.status).toBe(200);
-    expect(all.body.data.edges.map((e) => e.node.id)).toEqual(ids);
-    const first = all.body.data.edges[0]!.node;
+    const all = await page(hook.clientId);
+    expect(all.edges.map((e) => e.node.id)).toEqual(ids);
+    const first = all.edges[0]!.node;
     expect(first).toMatchObject({ topic: 'message/created', storeId: owner.store.id, body: message(0) });
     expect(first.status).toBe('delivered');
     expect(first.nextAttemptAt).toBeNull();
     expect(first.attempts).toHaveLength(1);
     expect(first.attempts[0]).toMatchObject({ statusCode: 200, error: null, response: 'nope' });
 
-    const p1 = (await get(hook.clientId, '?first=2')).body.data;
+    const p1 = await page(hook.clientId, { first: 2 });
     expect(p1.edges.map((e) => e.node.id)).toEqual(ids.slice(0, 2));
     expect(p1.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
-    const p2 = (await get(hook.clientId, `?first=2&after=${p1.pageInfo.endCursor}`)).body.data;
+    const p2 = await page(hook.clientId, { first: 2, after: p1.pageInfo.endCursor! });
     expect(p2.edges.map((e) => e.node.id)).toEqual(ids.slice(2, 4));
-    const p3 = (await get(hook.clientId, `?first=2&after=${p2.pageInfo.endCursor}`)).body.data;
+    const p3 = await page(hook.clientId, { first: 2, after: p2.pageInfo.endCursor! });
     expect(p3.edges.map((e) => e.node.id)).toEqual(ids.slice(4));
     expect(p3.pageInfo.hasNextPage).toBe(false);
-    const back = (await get(hook.clientId, '?last=2')).body.data;
+    const back = await page(hook.clientId, { last: 2 });
     expect(back.edges.map((e) => e.node.id)).toEqual(ids.slice(3));
     expect(back.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
-    const back2 = (await get(hook.clientId, `?last=2&before=${back.pageInfo.startCursor}`)).body.data;
+    const back2 = await page(hook.clientId, { last: 2, before: back.pageInfo.startCursor! });
     expect(back2.edges.map((e) => e.node.id)).toEqual(ids.slice(1, 3));
 
-    const failed = (await get(hook.clientId, '?status=failed')).body.data.edges.map((e) => e.node);
+    const failed = (await page(hook.clientId, { status: 'failed' })).edges.map((e) => e.node);
     expect(failed.map((e) => e.id)).toEqual(ids.slice(3));
     for (const e of failed) {
       // Schedule 1,1,1: four attempts, each logged with its answer.
@@ -117,19 +129,21 @@ describe('event log and replay (D34)', () => {
       expect(e.attempts[0]).toMatchObject({ error: 'answered 500', response: 'nope' });
       expect(e.attempts[0]!.durationMs).toBeGreaterThanOrEqual(0);
     }
-    expect((await get(hook.clientId, '?status=delivered')).body.data.edges).toHaveLength(3);
-    expect((await get(hook.clientId, '?status=pending')).body.data.edges).toEqual([]);
+    expect((await page(hook.clientId, { status: 'delivered' })).edges).toHaveLength(3);
+    expect((await page(hook.clientId, { status: 'pending' })).edges).toEqual([]);
 
-    expect((await get(hook.clientId, '?after=not-a-cursor')).status).toBe(400);
-    expect((await get(hook.clientId, '?first=2&last=2')).status).toBe(400);
-    expect((await get(hook.clientId, '?status=lost')).status).toBe(400);
+    expect((await list(hook.clientId, { after: 'not-a-cursor' })).status).toBe(400);
+    expect((await list(hook.clientId, { first: 2, last: 2 })).status).toBe(400);
+    // A status the contract does not know: sent raw.
+    const lost = await server.request(`/v1/apps/${hook.clientId}/events?status=lost`, { headers: bearer(token) });
+    expect(lost.status).toBe(400);
   });
 
   it('refuses tampered, unsigned and carried-over cursors with the D2 400 of every D24 list', async () => {
     const hook = await app('/cursors');
     const other = await app('/cursors-other');
     for (let n = 0; n < 3; n++) await emit(n);
-    const cursor = (await get(hook.clientId, '?first=1')).body.data.pageInfo.endCursor!;
+    const cursor = (await page(hook.clientId, { first: 1 })).pageInfo.endCursor!;
     const [text, mac] = cursor.split('.') as [string, string];
     const position = JSON.parse(Buffer.from(text, 'base64url').toString()) as [string, string];
     const moved = Buffer.from(JSON.stringify(['1970-01-01T00:00:00.000000Z', position[1]])).toString('base64url');
@@ -137,10 +151,10 @@ describe('event log and replay (D34)', () => {
     // `text` alone is a position without its signature.
     for (const bad of [`${moved}.${mac}`, `${text}.${flipped}`, text, `${text}.${mac}.x`, 'garbage', '.']) {
       for (const [side, query] of [
-        ['after', `?after=${encodeURIComponent(bad)}`],
-        ['before', `?last=1&before=${encodeURIComponent(bad)}`],
-      ]) {
-        const res = await get(hook.clientId, query);
+        ['after', { after: bad }],
+        ['before', { last: 1, before: bad }],
+      ] as const) {
+        const res = await list(hook.clientId, query);
         expect(res.status, `${side} ${bad}`).toBe(400);
         expect(res.body).toMatchObject({
           statusCode: 400,
@@ -150,12 +164,10 @@ describe('event log and replay (D34)', () => {
       }
     }
     // Bound to the app and the status filter.
-    const after = `?after=${encodeURIComponent(cursor)}`;
-    expect((await get(other.clientId, after)).status).toBe(400);
-    expect((await get(hook.clientId, `${after}&status=pending`)).status).toBe(400);
-    const next = await get(hook.clientId, after);
-    expect(next.status).toBe(200);
-    expect(next.body.data.edges).toHaveLength(2);
+    expect((await list(other.clientId, { after: cursor })).status).toBe(400);
+    expect((await list(hook.clientId, { after: cursor, status: 'pending' })).status).toBe(400);
+    const next = await page(hook.clientId, { after: cursor });
+    expect(next.edges).toHaveLength(2);
   });
 
   it('redelivers a delivered and a failed event with the same id and body', async () => {
@@ -164,10 +176,8 @@ describe('event log and replay (D34)', () => {
     receiver.respond('/again', (req, res) => answer(status)(req, res));
     const ok = await emit(1);
     await eventually(hook.clientId, ok.id, 'delivered');
-    const res = await post(`/v1/apps/${hook.clientId}/events/${ok.id}/redeliver`);
-    expect(res.status).toBe(200);
-    const answered = ((await res.json()) as { data: TAppEvent }).data;
-    expect(answered).toMatchObject({ id: ok.id, status: 'pending' });
+    const redelivered = answered(await redeliver(hook.clientId, ok.id), 200).data;
+    expect(redelivered).toMatchObject({ id: ok.id, status: 'pending' });
     await eventually(hook.clientId, ok.id, 'delivered');
     await expect.poll(() => receiver.at('/again').length, { timeout: 20_000 }).toBe(2);
     const [a, b] = receiver.at('/again');
@@ -178,13 +188,13 @@ describe('event log and replay (D34)', () => {
     const bad = await emit(2);
     await eventually(hook.clientId, bad.id, 'failed');
     status = 200;
-    expect((await post(`/v1/apps/${hook.clientId}/events/${bad.id}/redeliver`)).status).toBe(200);
+    expect((await redeliver(hook.clientId, bad.id)).status).toBe(200);
     await eventually(hook.clientId, bad.id, 'delivered');
 
-    expect((await post(`/v1/apps/${hook.clientId}/events/evt_missing/redeliver`)).status).toBe(404);
+    expect((await redeliver(hook.clientId, 'evt_missing')).status).toBe(404);
     // An event of another app answers as a missing one (D7).
     const other = await app('/again-other');
-    expect((await post(`/v1/apps/${other.clientId}/events/${ok.id}/redeliver`)).status).toBe(404);
+    expect((await redeliver(other.clientId, ok.id)).status).toBe(404);
 
     // Nothing is delivered to a store the app left (D14).
     await server.db
@@ -192,21 +202,16 @@ describe('event log and replay (D34)', () => {
       .set({ uninstalledAt: new Date() })
       .where('clientId', '=', hook.clientId)
       .execute();
-    const refused = await post(`/v1/apps/${hook.clientId}/events/${ok.id}/redeliver`);
-    expect(refused.status).toBe(409);
-    expect(((await refused.json()) as { message: string }).message).toMatch(/no longer installed/);
+    const refused = await redeliver(hook.clientId, ok.id);
+    expect(answered(refused, 409).message).toMatch(/no longer installed/);
   });
 
   it('test-sends a signed sample of each topic and reports the attempt; not logged', async () => {
     const hook = await app('/sample');
     for (const topic of WEBHOOK_TOPICS) {
-      const res = await post(`/v1/apps/${hook.clientId}/webhooks/test`, { topic, storeId: owner.store.id });
-      expect(res.status).toBe(200);
-      const result = (
-        (await res.json()) as { data: { id: string; delivered: boolean; attempt: { statusCode: number } } }
-      ).data;
+      const result = answered(await testSend(hook.clientId, { topic, storeId: owner.store.id }), 200).data;
       expect(result).toMatchObject({ topic, storeId: owner.store.id, delivered: true });
-      expect(result.attempt.statusCode).toBe(200);
+      expect(result.attempt?.statusCode).toBe(200);
       const got = receiver.at('/sample').at(-1)!;
       expect(ZWebhookEvent.parse(JSON.parse(got.raw))).toMatchObject({ id: result.id, topic });
       expect(got.headers['x-webhook-signature']).toBe(`v1,${signatureOf(hook.webhookSecret, got)}`);
@@ -214,37 +219,30 @@ describe('event log and replay (D34)', () => {
       expect(logged).toEqual([]);
     }
     receiver.respond('/sample', answer(500, 'down'));
-    const failed = await post(`/v1/apps/${hook.clientId}/webhooks/test`, {
-      topic: 'claim/denied',
-      storeId: owner.store.id,
-    });
-    expect(((await failed.json()) as { data: unknown }).data).toMatchObject({
+    const failed = await testSend(hook.clientId, { topic: 'claim/denied', storeId: owner.store.id });
+    expect(answered(failed, 200).data).toMatchObject({
       delivered: false,
       attempt: { statusCode: 500, error: 'answered 500', response: 'down' },
     });
 
     const elsewhere = await createOwner(server.db, 'log-elsewhere');
-    const notInstalled = await post(`/v1/apps/${hook.clientId}/webhooks/test`, {
-      topic: 'claim/denied',
-      storeId: elsewhere.store.id,
-    });
+    const notInstalled = await testSend(hook.clientId, { topic: 'claim/denied', storeId: elsewhere.store.id });
     expect(notInstalled.status).toBe(404);
     const noUrl = await createApp(server, owner.user.id, {});
     await installWithToken(server, noUrl.clientId, owner.store.id, ['order:read']);
-    expect(
-      (await post(`/v1/apps/${noUrl.clientId}/webhooks/test`, { topic: 'claim/denied', storeId: owner.store.id }))
-        .status,
-    ).toBe(409);
-    expect(
-      (await post(`/v1/apps/${hook.clientId}/webhooks/test`, { topic: 'claim/nope', storeId: owner.store.id })).status,
-    ).toBe(400);
+    expect((await testSend(noUrl.clientId, { topic: 'claim/denied', storeId: owner.store.id })).status).toBe(409);
+    // A topic the contract does not know: sent raw.
+    const nope = await server.request(`/v1/apps/${hook.clientId}/webhooks/test`, {
+      method: 'POST',
+      headers: bearer(token),
+      json: { topic: 'claim/nope', storeId: owner.store.id },
+    });
+    expect(nope.status).toBe(400);
   });
 
   it('rotates the webhook secret: 24 h of dual signatures, the new secret in x-webhook-secret', async () => {
     const hook = await app('/rotate');
-    const res = await post(`/v1/apps/${hook.clientId}/webhooks/rotate-secret`);
-    expect(res.status).toBe(200);
-    const rotated = ((await res.json()) as { data: { webhookSecret: string; previousSecretExpiresAt: string } }).data;
+    const rotated = answered(await rotateWebhookSecret(hook.clientId), 200).data;
     expect(rotated.webhookSecret).toMatch(/^svc_whsec_/);
     expect(rotated.webhookSecret).not.toBe(hook.webhookSecret);
     const expiresIn = Date.parse(rotated.previousSecretExpiresAt) - Date.now();
@@ -279,23 +277,15 @@ describe('event log and replay (D34)', () => {
       .select('webhookSecretCiphertext')
       .where('clientId', '=', hook.clientId)
       .executeTakeFirstOrThrow();
-    expect((await get(hook.clientId, '', stranger)).status).toBe(404);
-    expect((await post(`/v1/apps/${hook.clientId}/events/${event.id}/redeliver`, undefined, stranger)).status).toBe(
+    expect((await list(hook.clientId, {}, stranger)).status).toBe(404);
+    expect((await redeliver(hook.clientId, event.id, stranger)).status).toBe(404);
+    expect((await testSend(hook.clientId, { topic: 'claim/denied', storeId: owner.store.id }, stranger)).status).toBe(
       404,
     );
-    expect(
-      (
-        await post(
-          `/v1/apps/${hook.clientId}/webhooks/test`,
-          { topic: 'claim/denied', storeId: owner.store.id },
-          stranger,
-        )
-      ).status,
-    ).toBe(404);
-    expect((await post(`/v1/apps/${hook.clientId}/webhooks/rotate-secret`, undefined, stranger)).status).toBe(404);
+    expect((await rotateWebhookSecret(hook.clientId, stranger)).status).toBe(404);
     // Exactly what a missing app answers (D7).
-    const missing = await get('svc_app_missing', '', stranger);
-    const foreign = await get(hook.clientId, '', stranger);
+    const missing = await list('svc_app_missing', {}, stranger);
+    const foreign = await list(hook.clientId, {}, stranger);
     expect(foreign.body).toEqual(missing.body);
     const after = await server.db
       .selectFrom('apps')
@@ -304,6 +294,6 @@ describe('event log and replay (D34)', () => {
       .executeTakeFirstOrThrow();
     expect(after).toEqual(before);
     expect(receiver.at('/private')).toHaveLength(1);
-    expect((await get(hook.clientId)).body.data.edges[0]!.node.status).toBe('delivered');
+    expect((await page(hook.clientId)).edges[0]!.node.status).toBe('delivered');
   });
 });

@@ -1,7 +1,15 @@
 import { ZWebhookEvent } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/free-port';
-import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
+import {
+  answered,
+  bearer,
+  createApp,
+  createOwner,
+  dashboardTokenFor,
+  installWithToken,
+  type Owner,
+} from '../harness/fixtures';
 import type { TestServer } from '../harness/server';
 import {
   answer,
@@ -213,13 +221,11 @@ describe('webhook delivery', () => {
     expect(whileDisabled.subscribers).not.toContain(app.clientId);
 
     receiver.respond('/gone', answer(200));
-    const test = await server.request(`/v1/apps/${app.clientId}/webhooks/test`, {
-      method: 'POST',
-      headers: bearer(dashboard),
-      json: { topic: 'claim/denied', storeId: owner.store.id },
+    const test = await server.api(dashboard).apps.testWebhook({
+      params: { clientId: app.clientId },
+      body: { topic: 'claim/denied', storeId: owner.store.id },
     });
-    expect(test.status).toBe(200);
-    expect(((await test.json()) as { data: { delivered: boolean } }).data.delivered).toBe(true);
+    expect(answered(test, 200).data.delivered).toBe(true);
     const after = await record(server.db, owner.store.id, 'claim/denied', deniedBody(owner.store.id));
     expect(after.subscribers).toContain(app.clientId);
     await settled(after.id, app.clientId, 'delivered');
