@@ -35,7 +35,6 @@ export const MALFORMED_BODY = 'malformed JSON body';
 export const INCOMPLETE_BODY = 'incomplete request body';
 
 export const badRequest = (message: string, issues?: Issue[]) => new HttpError(400, message, { issues });
-export const notFound = (message = 'not found') => new HttpError(404, message);
 
 /** D2 body for a status. */
 export function errorBody(status: ErrorStatus, message: string, issues?: Issue[]): TError {
