@@ -40,13 +40,15 @@ export function requestLog(logger: Logger, metrics: ServiceMetrics): RequestLog 
     metrics.request(method, route, status, ms / 1000);
     // A 503 is the database out of reach (D46) or shutting down: expected, and counted by the
     // thousand during an outage, so it is a warning; any other 5xx is a fault.
-    const level = status >= 500 && status !== 503 ? 'error' : status === 503 || ms > SLOW_REQUEST_MS ? 'warn' : 'info';
+    const unavailable = status === 503;
+    const slow = ms > SLOW_REQUEST_MS;
+    const level = status >= 500 && !unavailable ? 'error' : unavailable || slow ? 'warn' : 'info';
     if (!logger.isLevelEnabled(level)) return;
     const line = { requestId, method, path, status, ms: Math.round(ms * 10) / 10 };
     if (error) {
       logger[level]({ ...line, err: scrubError(error) }, 'request failed');
     } else {
-      logger[level](line, level === 'warn' && status !== 503 ? 'slow request' : 'request');
+      logger[level](line, slow && level === 'warn' ? 'slow request' : 'request');
     }
   };
 }
