@@ -1,40 +1,4 @@
-import { initContract } from '@ts-rest/core';
-import { appRoutes } from './routes/apps';
-import { authRoutes } from './routes/auth';
-import { claimRoutes } from './routes/claims';
-import { cohortRoutes } from './routes/cohorts';
-import { oauthRoutes } from './routes/oauth';
-import { orderRoutes } from './routes/orders';
-import { pricingRoutes } from './routes/pricing';
-import { productRoutes } from './routes/products';
-import { publicRoutes } from './routes/public';
-import { quoteRoutes } from './routes/quote';
-import { settingsRoutes } from './routes/settings';
-import { storeRoutes } from './routes/stores';
-import { widgetRoutes } from './routes/widgets';
-
-const c = initContract();
-
-/**
- * The whole API. Group order matters where paths overlap: Express tries routes in this
- * order, so literal segments (`/v1/claims/offline`) come before parameters.
- */
-export const contract = c.router({
-  oauth: oauthRoutes,
-  auth: authRoutes,
-  apps: appRoutes,
-  stores: storeRoutes,
-  orders: orderRoutes,
-  claims: claimRoutes,
-  products: productRoutes,
-  settings: settingsRoutes,
-  cohorts: cohortRoutes,
-  pricing: pricingRoutes,
-  widgets: widgetRoutes,
-  quote: quoteRoutes,
-  public: publicRoutes,
-});
-export type Contract = typeof contract;
+export { type Contract, contract } from './contract';
 
 export * from './errors';
 export * from './meta';
@@ -51,3 +15,4 @@ export * from './schemas/settings';
 export * from './schemas/webhooks';
 export * from './schemas/widgets';
 export * from './scopes';
+export * from './versions/index';

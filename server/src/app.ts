@@ -1,5 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contract, type RouteMeta, type TMerchantSettings } from '@protection-service/contract';
+import {
+  API_VERSIONS,
+  type ApiVersion,
+  contract,
+  contractFor,
+  LATEST_API_VERSION,
+  type RouteMeta,
+  type TMerchantSettings,
+} from '@protection-service/contract';
+import type { AppRoute } from '@ts-rest/core';
 import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
 import express, { type Express, type RequestHandler } from 'express';
 import type { AppDeps } from './app-deps';
@@ -10,7 +19,7 @@ import { tokenKeys } from './domain/auth/tokens';
 import { claimLinks } from './domain/claims/links';
 import type { QuotePricing } from './domain/partner/pricing-source';
 import { accessLog, requestLog } from './http/access-log';
-import { type AuthServices, authenticate, verifiedTokens } from './http/auth';
+import { type AuthServices, authenticate, tokenClientOf, verifiedTokens } from './http/auth';
 import { bodyParser, refuseNulInUrl } from './http/body';
 import { clientIp } from './http/client-ip';
 import { publicCors } from './http/cors';
@@ -24,6 +33,7 @@ import { requestId } from './http/request-id';
 import { sequence } from './http/sequence';
 import { expressApp } from './http/server';
 import { unmatched } from './http/unmatched';
+import { chooseVersion, type PinSource, versionData, versionedHandler, versionGate } from './http/versions';
 import { KeysetPager } from './lib/pager';
 import { ServiceMetrics } from './metrics';
 import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
@@ -83,6 +93,7 @@ export function createApp(deps: AppDeps): Express {
     pager: new KeysetPager(deps.config.secretKey),
   };
   const routes = mountedRoutes(context);
+  const pins: PinSource = { pinOf: () => undefined };
   const idempotencySweeper = new IdempotencySweeper(deps.db);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES, ...PAGE_ROUTES]);
   const pageRouter = pages(context);
@@ -113,6 +124,8 @@ export function createApp(deps: AppDeps): Express {
       // only requests to a page's path enter their router.
       (req, res, next) => (isPagePath(req.path) ? pageRouter(req, res, next) : next()),
       bodyParser(OAUTH_PATHS),
+      // D44: the version picks the router, so it is chosen before the routes match.
+      chooseVersion(pins, tokenClientOf(auth)),
     ]),
   );
   app.use(contractRoutes(routes, deps, auth));
@@ -163,6 +176,52 @@ function prefixOf(path: string): string {
  * prefix (`/v1/orders`), not against all of them in turn.
  */
 function contractRoutes(routes: ReturnType<typeof mountedRoutes>, deps: AppDeps, auth: AuthServices): RequestHandler {
+  const newest = new Map(routes.map((r) => [`${r.group}.${r.name}`, r]));
+  const data = versionData(deps.db);
+  // D44 first (the version marks every answer of a versioned route, auth failures included),
+  // then D33 after authentication, since an Idempotency-Key belongs to the caller's
+  // installation. One step of ts-rest's route for all three.
+  const globalMiddleware = [
+    sequence([
+      versionGate(deps.config.publicBaseUrl) as RequestHandler,
+      authenticate(auth) as RequestHandler,
+      idempotency(deps.db, deps.logger),
+    ]) as never,
+  ];
+  // One set of routers per version: the newest contract with its handlers, and each older
+  // version's contract (contractFor) with the newest handlers behind its changes.
+  const byVersion = new Map<ApiVersion, Map<string, express.Router>>();
+  for (const version of API_VERSIONS) {
+    const mounted =
+      version === LATEST_API_VERSION
+        ? routes.map((r) => ({ group: r.group, name: r.name, route: r.route, implementation: r.implementation }))
+        : [...contractFor(version).routes.values()].map((r) => {
+            const [group, name] = r.key.split('.') as [string, string];
+            return {
+              group,
+              name,
+              route: r.route,
+              implementation: versionedHandler(r, newest.get(r.key)?.implementation, data),
+            };
+          });
+    byVersion.set(version, prefixRouters(mounted, deps, globalMiddleware));
+  }
+  return (req, res, next) => {
+    const router = byVersion.get(req.apiVersion ?? LATEST_API_VERSION)!.get(prefixOf(req.path));
+    if (router) router(req, res, next);
+    else next();
+  };
+}
+
+/**
+ * The routes of one version mounted by ts-rest, one router per path prefix: a request is matched
+ * against the few routes of its prefix (`/v1/orders`), not against all of them in turn.
+ */
+function prefixRouters(
+  routes: readonly { group: string; name: string; route: AppRoute; implementation: unknown }[],
+  deps: AppDeps,
+  globalMiddleware: never[],
+): Map<string, express.Router> {
   const byPrefix = new Map<string, { contract: Record<string, Record<string, unknown>>; handlers: typeof contract }>();
   for (const r of routes) {
     const prefix = prefixOf(r.route.path);
@@ -172,11 +231,6 @@ function contractRoutes(routes: ReturnType<typeof mountedRoutes>, deps: AppDeps,
     entry.contract[r.group] = { ...entry.contract[r.group], [r.name]: r.route };
     handlers[r.group] = { ...handlers[r.group], [r.name]: r.implementation };
   }
-  // D33: after authentication, since an Idempotency-Key belongs to the caller's installation.
-  // One step of ts-rest's route for both.
-  const globalMiddleware = [
-    sequence([authenticate(auth) as RequestHandler, idempotency(deps.db, deps.logger)]) as never,
-  ];
   const routers = new Map<string, express.Router>();
   for (const [prefix, entry] of byPrefix) {
     const router = express.Router();
@@ -193,11 +247,7 @@ function contractRoutes(routes: ReturnType<typeof mountedRoutes>, deps: AppDeps,
     });
     routers.set(prefix, router);
   }
-  return (req, res, next) => {
-    const router = routers.get(prefixOf(req.path));
-    if (router) router(req, res, next);
-    else next();
-  };
+  return routers;
 }
 
 /** Stops what createApp started (revocation feed, rate-limit flushes, change listener) before the database closes. */

@@ -198,6 +198,8 @@ export interface WebhookDeliveriesTable {
   queuedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   createdAt: Date;
   updatedAt: Timestamp;
+  /** The receiver's pinned API version when recorded (D44); null renders as the latest. */
+  apiVersion: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface WebhookAttemptsTable {
@@ -231,6 +233,17 @@ export interface PartnerContextsTable {
   createdAt: Timestamp;
   updatedAt: Date | null;
   deletedAt: Date | null;
+  /** D44: the `variantKey` a 2025-01-01 client created the context with (the version layer's, never the domain's). */
+  legacyVariantKey: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** D44: calls per app, version and UTC day, for the API health report. */
+export interface ApiVersionCallsTable {
+  clientId: string;
+  apiVersion: string;
+  day: ColumnType<string, string, never>;
+  calls: ColumnType<string, number, never>;
+  lastCallAt: ColumnType<Date, Date, Date>;
 }
 
 /** A cohort's price set: a merchant rule set's columns, owned by a context and a variantKey. */
@@ -528,6 +541,7 @@ export interface Database {
   webhookDeliveries: WebhookDeliveriesTable;
   webhookAttempts: WebhookAttemptsTable;
   partnerContexts: PartnerContextsTable;
+  apiVersionCalls: ApiVersionCallsTable;
   cohortPriceSets: CohortPriceSetsTable;
   cohortWidgetConfigs: CohortWidgetConfigsTable;
   orders: OrdersTable;

@@ -69,6 +69,20 @@ function verifyAccess(services: AuthServices, token: string): VerifiedToken | nu
   return verified;
 }
 
+/**
+ * The client id of a request's access token when this process can verify it (kept tokens first,
+ * no database query), else undefined: what picks an app's pinned version (D44) before the
+ * route runs. Revocation and scopes are the gate's, later.
+ */
+export function tokenClientOf(services: AuthServices): (req: Request) => string | undefined {
+  return (req) => {
+    const header = req.headers.authorization;
+    if (header === undefined) return undefined;
+    const match = /^Bearer +(svc_at_[\x21-\x7e]+) *$/i.exec(header);
+    return match ? verifyAccess(services, match[1]!)?.claims.clientId : undefined;
+  };
+}
+
 /** RFC 6750 §3: what a 401 or 403 says in WWW-Authenticate. */
 function unauthorized(message: string, error?: 'invalid_token'): HttpError {
   const challenge = error ? `Bearer ${REALM}, error="${error}", error_description="${message}"` : `Bearer ${REALM}`;

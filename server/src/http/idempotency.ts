@@ -170,10 +170,13 @@ function captureAnswer(db: Db, logger: Logger, ref: KeyRef, res: Response): void
 
 /**
  * What makes two requests "the same" (D33): the path with its query and the body, with
- * object keys in a canonical order so formatting and key order do not matter.
+ * object keys in a canonical order so formatting and key order do not matter, and the API
+ * version that serves it (D44: the same key at another version is another request).
  */
 function requestDigest(req: Request): string {
   return createHash('sha256')
+    .update(req.apiVersion ?? '')
+    .update('\n')
     .update(req.originalUrl)
     .update('\n')
     .update(canonicalJson(req.body ?? null))

@@ -1,0 +1,167 @@
+import {
+  API_VERSIONS,
+  type ApiVersion,
+  deprecationHeaders,
+  downAnswer,
+  downError,
+  isApiVersion,
+  LATEST_API_VERSION,
+  type TError,
+  upRequest,
+  type VersionData,
+  type VersionedRoute,
+} from '@protection-service/contract';
+import type { AppRoute } from '@ts-rest/core';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Db } from '../db/database';
+import { HttpError } from './errors';
+
+/** The request header a client names its version with, and the answer header naming the one that served (D44). */
+export const API_VERSION_HEADER = 'api-version';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** The version that serves this request if its route is versioned (D44): header, pin, latest. */
+      apiVersion?: ApiVersion;
+      /** An `Api-Version` header that names no supported version (answered 400 on a versioned route). */
+      apiVersionRefused?: boolean;
+    }
+  }
+}
+
+/** Where a calling app's pinned version comes from (the apps cache); undefined when it has none. */
+export interface PinSource {
+  pinOf(clientId: string): ApiVersion | undefined | Promise<ApiVersion | undefined>;
+}
+
+/** The client id of a request's access token when it is one this process can verify, else undefined. */
+export type TokenClient = (req: Request) => string | undefined;
+
+const SUPPORTED = `Api-Version must be one of: ${API_VERSIONS.join(', ')} (the newest first)`;
+
+/**
+ * D44, choosing the version, before the routers run (the version picks the router): the
+ * `Api-Version` header when there is one; otherwise the calling app's pin; otherwise the
+ * latest. A header naming no supported version leaves the latest router to match the route and
+ * marks the request, so that a versioned route refuses it (`versionGate`) and an unversioned one
+ * ignores the header.
+ */
+export function chooseVersion(pins: PinSource, tokenClient: TokenClient): RequestHandler {
+  return (req, _res, next) => {
+    const header = req.headers[API_VERSION_HEADER];
+    if (header !== undefined) {
+      const value = Array.isArray(header) ? undefined : header.trim();
+      if (isApiVersion(value)) req.apiVersion = value;
+      else {
+        req.apiVersion = LATEST_API_VERSION;
+        req.apiVersionRefused = true;
+      }
+      return next();
+    }
+    const clientId = tokenClient(req);
+    if (clientId === undefined) {
+      req.apiVersion = LATEST_API_VERSION;
+      return next();
+    }
+    const pin = pins.pinOf(clientId);
+    if (pin === undefined || !(pin instanceof Promise)) {
+      req.apiVersion = pin ?? LATEST_API_VERSION;
+      return next();
+    }
+    pin.then(
+      (v) => {
+        req.apiVersion = v ?? LATEST_API_VERSION;
+        next();
+      },
+      (err: unknown) => next(err),
+    );
+  };
+}
+
+/**
+ * The first step of every contract route (D44): on a versioned route (app access token) it
+ * refuses an unknown version (400 listing the supported ones, without `Api-Version`), and
+ * otherwise marks the answer, errors included, with `Api-Version` and, for a deprecated
+ * version, `Deprecation`, `Sunset` and `Link`. An older version's D2 errors are rendered by
+ * its changes (`downError`) as they are written.
+ */
+export function versionGate(publicBaseUrl: string, onServed?: (req: Request, version: ApiVersion) => void) {
+  const headers = new Map(API_VERSIONS.map((v) => [v, Object.entries(deprecationHeaders(v, publicBaseUrl))]));
+  return (req: Request & { tsRestRoute?: AppRoute }, res: Response, next: NextFunction): void => {
+    const meta = req.tsRestRoute?.metadata as { auth?: string } | undefined;
+    if (meta?.auth !== 'token') {
+      // Unversioned: the version has no say in what it answers.
+      req.apiVersion = undefined;
+      next();
+      return;
+    }
+    if (req.apiVersionRefused) {
+      req.apiVersion = undefined;
+      next(new HttpError(400, SUPPORTED));
+      return;
+    }
+    const version = req.apiVersion ?? LATEST_API_VERSION;
+    res.setHeader('api-version', version);
+    for (const [name, value] of headers.get(version) ?? []) res.setHeader(name, value);
+    res.locals.apiVersion = version;
+    onServed?.(req, version);
+    if (version !== LATEST_API_VERSION) {
+      const json = res.json.bind(res);
+      res.json = (body: unknown) =>
+        json(res.statusCode >= 400 ? downError(version, { status: res.statusCode, body: body as TError }).body : body);
+    }
+    next();
+  };
+}
+
+type Handler = (input: any) => Promise<{ status: number; body: unknown }>;
+
+/**
+ * The handler of a route of an older version: its (already validated) request made into the
+ * newest one by the changes' `up`, the newest handler, and its answer made old by their
+ * `down`. A route of older versions only answers what its change says, once authenticated.
+ */
+export function versionedHandler(route: VersionedRoute, newest: Handler | undefined, data: VersionData): Handler {
+  const added = route.added;
+  if (added) {
+    return async () => {
+      throw new HttpError(added.refuse.status, added.refuse.message);
+    };
+  }
+  if (!newest) throw new Error(`route ${route.key} has no handler`);
+  if (route.steps.length === 0) return newest;
+  return async (input) => {
+    const { request, states } = upRequest(route, {
+      params: input.params,
+      query: input.query,
+      body: input.body,
+      headers: input.headers,
+    });
+    const answer = await newest({ ...input, ...request });
+    return downAnswer(route, answer, data, states) as Promise<{ status: number; body: unknown }>;
+  };
+}
+
+/** What the older versions remember beside the newest data: a context's 2025-01-01 `variantKey`. */
+export function versionData(db: Db): VersionData {
+  return {
+    async contextVariantKeys(ids) {
+      if (ids.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('partnerContexts')
+        .select(['id', 'legacyVariantKey'])
+        .where('id', 'in', [...ids])
+        .where('legacyVariantKey', 'is not', null)
+        .execute();
+      return new Map(rows.map((r) => [r.id, r.legacyVariantKey!]));
+    },
+    async rememberContextVariantKey(contextId, variantKey) {
+      await db
+        .updateTable('partnerContexts')
+        .set({ legacyVariantKey: variantKey })
+        .where('id', '=', contextId)
+        .execute();
+    },
+  };
+}
