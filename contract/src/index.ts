@@ -15,4 +15,5 @@ export * from './schemas/settings';
 export * from './schemas/webhooks';
 export * from './schemas/widgets';
 export * from './scopes';
+export * from './versions/changelog';
 export * from './versions/index';

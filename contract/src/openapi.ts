@@ -3,13 +3,18 @@ import { generateOpenApi } from '@ts-rest/open-api';
 import { z } from 'zod';
 import { STATUS_NAMES, ZError, ZOAuthError } from './errors';
 import * as contractModule from './index';
-import { contract } from './index';
 import { isRouteMeta, type RouteMeta } from './meta';
 import { withExamples } from './openapi-examples';
 import { ZClaim } from './schemas/claims';
 import { acceptedFamilyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, type ScopeRule } from './scopes';
-
-export const API_VERSION = '1.0.0';
+import {
+  API_VERSIONS,
+  type ApiVersion,
+  contractFor,
+  isVersionedRoute,
+  LATEST_API_VERSION,
+  VERSION_LIFECYCLE,
+} from './versions/index';
 
 /** The server named by the committed document; the live one names its own public address. */
 export const PLACEHOLDER_SERVER = 'https://protection-service.invalid';
@@ -158,15 +163,16 @@ function security(meta: RouteMeta): Record<string, string[]>[] {
  * The OpenAPI 3.0 document of the whole contract. Pure: the same contract gives the same
  * document, so the committed `openapi.json` can be compared with a fresh generation.
  */
-export function buildOpenApi(options: { serverUrl?: string } = {}): Record<string, unknown> {
+export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion } = {}): Record<string, unknown> {
+  const version = options.version ?? LATEST_API_VERSION;
   // Component schemas met while mapping operations; filled by `mapOperation`.
   const schemas: Record<string, unknown> = {};
   const doc = generateOpenApi(
-    contract,
+    contractFor(version).router as never,
     {
       info: {
         title: 'Protection Service API',
-        version: API_VERSION,
+        version,
         contact: {
           name: 'The operator of this deployment',
           url: `${PLACEHOLDER_SERVER}/docs`,
@@ -176,6 +182,7 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
           'Authenticated `/v2` success bodies are wrapped as `{"data": …}` (D1). Every failure is `{statusCode, message, error}`',
           '(D2), with `issues` on validation failures; every response carries `x-request-id`. Rate limits (D4) answer 429 with',
           '`Retry-After` and `RateLimit-*` headers. Token-authenticated POSTs accept an `Idempotency-Key` header (D33).',
+          ...versionText(version),
         ].join(' '),
       },
       servers: [
@@ -188,7 +195,9 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
       ],
       tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
       components: {
-        headers: RESPONSE_HEADERS,
+        headers: VERSION_LIFECYCLE[version].deprecated
+          ? { ...RESPONSE_HEADERS, ...DEPRECATION_HEADERS }
+          : RESPONSE_HEADERS,
         securitySchemes: {
           oauth2: {
             type: 'oauth2',
@@ -217,7 +226,7 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
     {
       setOperationId: 'concatenated-path', // `group.name`, mapped by `operationIdOf`
       operationMapper: ((operation: Record<string, any>, route: AppRoute) =>
-        mapOperation(operation, route, schemas)) as never,
+        mapOperation(operation, route, schemas, version)) as never,
     },
   );
   const components = doc.components as Record<string, unknown>;
@@ -436,6 +445,7 @@ function mapOperation(
   generated: Record<string, any>,
   route: AppRoute,
   schemas: Record<string, unknown>,
+  version: ApiVersion,
 ): Record<string, any> {
   const operation = openApi30(generated) as Record<string, any>;
   const meta = route.metadata;
@@ -487,17 +497,19 @@ function mapOperation(
       ? { ...operation.requestBody, content: { 'application/json': body, 'application/x-www-form-urlencoded': body } }
       : operation.requestBody;
   for (const [status, response] of Object.entries(responses)) {
-    const headers = headersOf(Number(status), operation.operationId, route);
+    const headers = headersOf(Number(status), operation.operationId, route, version);
     (responses as Record<string, unknown>)[status] = {
       ...response,
       headers: Object.fromEntries(headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
     };
   }
+  const parameters = [
+    ...(operation.parameters ?? []).map((p: any) => described(withQuerySchema(p, route), route)),
+    ...(isVersionedRoute(route) ? [apiVersionParameter(version)] : []),
+  ];
   return {
     ...operation,
-    ...(operation.parameters
-      ? { parameters: operation.parameters.map((p: any) => described(withQuerySchema(p, route), route)) }
-      : {}),
+    ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody: { ...requestBody, description: undefined, required: true } } : {}),
     description: `${operation.description ?? ''}\n\n${AUTH_TEXT[meta.auth]}${scopeText}`.trim(),
     operationId: operationIdOf(operation.operationId),
@@ -555,8 +567,53 @@ export const RESPONSE_HEADERS = {
     description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`',
     schema: { type: 'string', enum: ['true'] },
   },
+  'Api-Version': {
+    description: 'The dated API version that served the request',
+    schema: { type: 'string', enum: [...API_VERSIONS] },
+  },
 } as const;
 export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+
+/** What the answers of a deprecated version carry besides (RFC 9745, RFC 8594). */
+export const DEPRECATION_HEADERS = {
+  Deprecation: {
+    description: 'This version is deprecated: `@` and the Unix time it was deprecated at',
+    schema: { type: 'string', pattern: '^@[0-9]+$', maxLength: 24 },
+  },
+  Sunset: {
+    description: 'When this version stops being served, as an HTTP date',
+    schema: { type: 'string', maxLength: 64 },
+  },
+  Link: {
+    description: 'The changelog entry of this version, `rel="deprecation"`: what changed and how to upgrade',
+    schema: { type: 'string', maxLength: 2048 },
+  },
+} as const;
+
+/** The `Api-Version` request header of a versioned operation. */
+function apiVersionParameter(version: ApiVersion): Record<string, unknown> {
+  return {
+    name: 'Api-Version',
+    in: 'header',
+    required: false,
+    description: `The dated API version to answer in: ${API_VERSIONS.join(', ')}. Without it, the version the app is pinned to (its \`apiVersion\`), else the latest; an unknown version answers 400. This document describes ${version}.`,
+    schema: { type: 'string', enum: [...API_VERSIONS] },
+  };
+}
+
+/** The document's words on its version: which one, and for a deprecated one, until when. */
+function versionText(version: ApiVersion): string[] {
+  const life = VERSION_LIFECYCLE[version];
+  const text = [
+    `This document describes API version ${version}: send \`Api-Version: ${version}\` on calls with an app access token, or pin the app to it; every such answer names its version in \`Api-Version\`.`,
+  ];
+  if (life.deprecated && life.sunset) {
+    text.push(
+      `This version is deprecated and is served until ${life.sunset.slice(0, 10)}: its answers carry \`Deprecation\`, \`Sunset\` and a \`Link\` to the changelog at \`/docs/versions#${version}\`.`,
+    );
+  }
+  return text;
+}
 
 /** Operations whose success answer names what it created in `Location`. */
 const LOCATION_OPERATIONS = new Set(['claims.file', 'claims.fileOffline']);
@@ -569,8 +626,13 @@ const LOCATION_OPERATIONS = new Set(['claims.file', 'claims.fileOffline']);
  * when to retry; conditional reads carry their ETag; a POST taking an `Idempotency-Key` may
  * be a replay, whatever its status.
  */
-function headersOf(status: number, key: string, route: AppRoute): ResponseHeader[] {
-  const headers: ResponseHeader[] = ['X-Request-Id'];
+function headersOf(status: number, key: string, route: AppRoute, version: ApiVersion): string[] {
+  const headers: string[] = ['X-Request-Id'];
+  // D44: every answer of a versioned route names its version (the refusal of an unknown one aside).
+  if (isVersionedRoute(route)) {
+    headers.push('Api-Version');
+    if (VERSION_LIFECYCLE[version].deprecated) headers.push(...Object.keys(DEPRECATION_HEADERS));
+  }
   if (status !== 413 && status !== 415) {
     headers.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
   }

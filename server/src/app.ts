@@ -33,6 +33,7 @@ import { requestId } from './http/request-id';
 import { sequence } from './http/sequence';
 import { expressApp } from './http/server';
 import { unmatched } from './http/unmatched';
+import { versionDocs } from './http/version-docs';
 import { chooseVersion, type PinSource, versionData, versionedHandler, versionGate } from './http/versions';
 import { KeysetPager } from './lib/pager';
 import { ServiceMetrics } from './metrics';
@@ -59,7 +60,15 @@ const nosniff: RequestHandler = (_req, res, next) => {
 };
 
 /** Routes served outside the contract, known to the 405 answer. */
-const OPERATIONAL_ROUTES = ['/healthz', '/readyz', '/openapi.json', '/docs', '/docs/init.js'].map((path) => ({
+const OPERATIONAL_ROUTES = [
+  '/healthz',
+  '/readyz',
+  '/openapi.json',
+  ...API_VERSIONS.map((v) => `/openapi/${v}.json`),
+  '/docs',
+  '/docs/init.js',
+  '/docs/versions',
+].map((path) => ({
   method: 'GET',
   path,
 }));
@@ -99,7 +108,11 @@ export function createApp(deps: AppDeps): Express {
   const pageRouter = pages(context);
 
   const operationalPaths = new Set(OPERATIONAL_ROUTES.map((r) => r.path));
-  const operational = sequence([health(deps.db, deps.isShuttingDown), docs(deps.config.publicBaseUrl)]);
+  const operational = sequence([
+    health(deps.db, deps.isShuttingDown),
+    docs(deps.config.publicBaseUrl),
+    versionDocs(deps.config.publicBaseUrl),
+  ]);
   const publicPaths = routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path);
   // One Express layer for everything before the routes: each layer of its own costs the
   // router's matching and bookkeeping on every request.

@@ -37,6 +37,8 @@ export interface VersionChange {
 export interface RouteChange {
   /** Metadata that reads differently in the older version (`body: 'plain'` for an unwrapped answer). */
   metadata?: Partial<RouteMeta>;
+  /** The route's description as the older version's document words it. */
+  description?(newer: string): string;
   /** The old request body (what the older version's clients send). */
   body?: z.ZodTypeAny;
   /** The old answers, by status; `null` removes a status the newer version answers. */

@@ -20,8 +20,14 @@ import { unwrappedAnswers } from './changes/unwrapped-answers';
 import { API_VERSIONS, type ApiVersion, VERSION_LIFECYCLE } from './list';
 
 export * from './change';
-export { DEFAULT_CONTEXT_VARIANT_KEY } from './changes/context-variant-key';
+export {
+  DEFAULT_CONTEXT_VARIANT_KEY,
+  ZContextCreateBodyKeyed,
+  ZPartnerContextKeyed,
+  ZPartnerContextResolvedKeyed,
+} from './changes/context-variant-key';
 export { MERCHANT_SETTINGS_GONE } from './changes/merchant-settings-write';
+export { ZPriceTermFlat } from './changes/price-rule-type-flat';
 export * from './list';
 
 /**
@@ -120,6 +126,7 @@ function applyStep(route: AppRoute, step: RouteChange): AppRoute {
   return {
     ...route,
     ...(step.body ? { body: step.body } : {}),
+    ...(step.description ? { description: step.description(route.description ?? '') } : {}),
     ...(step.metadata ? { metadata: { ...(route.metadata as object), ...step.metadata } } : {}),
     responses: ordered,
   } as AppRoute;

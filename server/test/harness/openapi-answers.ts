@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { openapiSchemaToJsonSchema } from '@openapi-contrib/openapi-schema-to-json-schema';
+import { isApiVersion, LATEST_API_VERSION } from '@protection-service/contract';
 import type { ValidateFunction } from 'ajv';
 import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
@@ -18,6 +19,8 @@ import { PAGE_ROUTES } from '../../src/pages/index';
  */
 
 const DOCUMENT = path.resolve(import.meta.dirname, '../../../openapi.json');
+/** D44: the committed document of each older version; an answer is checked against the one its `Api-Version` names. */
+const documentOf = (version: string) => path.resolve(import.meta.dirname, `../../../openapi/${version}.json`);
 const ROOT_ID = 'https://protection-service.invalid/openapi.json';
 
 /**
@@ -25,7 +28,11 @@ const ROOT_ID = 'https://protection-service.invalid/openapi.json';
  * document itself and its reference page), CORS preflights (answered from the contract), and
  * the human pages that are not part of the JSON API.
  */
-const OUTSIDE_THE_DOCUMENT = [/^\/(healthz|readyz|openapi\.json|metrics)$/, /^\/docs(\/.*)?$/];
+const OUTSIDE_THE_DOCUMENT = [
+  /^\/(healthz|readyz|openapi\.json|metrics)$/,
+  /^\/openapi\/[^/]+\.json$/,
+  /^\/docs(\/.*)?$/,
+];
 /** The HTML pages (D40, D41), by method: `POST /v1/oauth/authorize` is the contract's JSON route. */
 const PAGES = PAGE_ROUTES.map((r) => ({ method: r.method, regex: compilePaths([r])[0]!.regex }));
 const isPage = (method: string, pathname: string) => PAGES.some((p) => p.method === method && p.regex.test(pathname));
@@ -161,7 +168,20 @@ function paramCount(template: string): number {
   return (template.match(/\{/g) ?? []).length;
 }
 
-let checker: AnswerChecker | undefined;
+/** One checker per document: the latest's (`openapi.json`) and each older version's, made when first needed. */
+const checkers = new Map<string, AnswerChecker>();
+
+/** The checker of the document of the version an answer names in `Api-Version` (the latest without one). */
+export function checkerFor(version: string | undefined): AnswerChecker {
+  const key = version && version !== LATEST_API_VERSION && isApiVersion(version) ? version : LATEST_API_VERSION;
+  let checker = checkers.get(key);
+  if (!checker) {
+    const file = key === LATEST_API_VERSION ? DOCUMENT : documentOf(key);
+    checker = new AnswerChecker(JSON.parse(readFileSync(file, 'utf8')));
+    checkers.set(key, checker);
+  }
+  return checker;
+}
 
 /**
  * Wraps a request listener so that each answer, once sent, is checked; what the document does
@@ -173,8 +193,6 @@ export function checkingAnswers(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${process.pid}-${threadId}.log`);
-  checker ??= new AnswerChecker();
-  const check = checker;
   return (req, res) => {
     const chunks: Buffer[] = [];
     const keep = (chunk: unknown, encoding: unknown) => {
@@ -195,7 +213,8 @@ export function checkingAnswers(
       const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
       let problem: string | undefined;
       try {
-        problem = check.check({
+        const version = res.getHeader('api-version');
+        problem = checkerFor(typeof version === 'string' ? version : undefined).check({
           method: req.method ?? 'GET',
           url,
           status: res.statusCode,
@@ -239,7 +258,7 @@ export function reportUndescribedAnswers(dir: string): void {
     }
   }
   process.stdout.write(
-    `[harness] OpenAPI answers: ${checked} answers checked against openapi.json, ${problems.length} not described\n`,
+    `[harness] OpenAPI answers: ${checked} answers checked against the document of their version, ${problems.length} not described\n`,
   );
   if (problems.length) {
     const distinct = [...new Set(problems)];

@@ -23,6 +23,7 @@ export const unwrappedAnswers: VersionChange = {
     }
     return {
       metadata: { body: 'plain' },
+      description: (newer) => newer.replace(' Wrapped in `data`.', '').replace('{data:{ok:true}}', '{ok:true}'),
       responses,
       down: (answer: Answer): Answer =>
         isSuccess(answer.status) && typeof answer.body === 'object' && answer.body !== null && 'data' in answer.body

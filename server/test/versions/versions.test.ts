@@ -1,0 +1,199 @@
+import { SCOPES, type Scope } from '@protection-service/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { startTestServer, type TestServer } from '../harness/server';
+
+/**
+ * D44 through real HTTP: choosing the version (header, latest), the headers every versioned
+ * answer carries, the unknown version, and each change of 2025-01-01 on the wire. Every
+ * answer is also checked against the document of the version it names (the harness).
+ */
+describe('dated API versions (D44)', () => {
+  let server: TestServer;
+  let owner: Owner;
+  let clientId: string;
+  let all: string;
+  const OLD = '2025-01-01';
+  const LATEST = '2026-12-01';
+
+  const token = async (scopes: Scope[]) =>
+    (await installWithToken(server, clientId, owner.store.id, scopes)).accessToken;
+  const call = (method: string, path: string, tok: string | undefined, version?: string, json?: unknown) =>
+    server.request(path, {
+      method,
+      headers: { ...(tok ? bearer(tok) : {}), ...(version ? { 'api-version': version } : {}) },
+      ...(json !== undefined ? { json } : {}),
+    });
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    owner = await createOwner(server.db, 'versions');
+    clientId = (await createApp(server, owner.user.id, { requestedScopes: [...SCOPES] })).clientId;
+    all = await token([...SCOPES]);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  describe('choosing the version', () => {
+    it('answers the latest without a header, naming it, with no deprecation headers', async () => {
+      const res = await call('GET', '/v2/settings', all);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('api-version')).toBe(LATEST);
+      expect(res.headers.get('deprecation')).toBeNull();
+      expect(res.headers.get('sunset')).toBeNull();
+      expect(Object.keys(await res.json())).toEqual(['data']);
+    });
+
+    it('answers the version the header names, with RFC 9745 / RFC 8594 deprecation headers on 2025-01-01', async () => {
+      const res = await call('GET', '/v2/settings', all, OLD);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('api-version')).toBe(OLD);
+      expect(res.headers.get('deprecation')).toBe('@1796083200');
+      expect(res.headers.get('sunset')).toBe('Wed, 01 Dec 2027 00:00:00 GMT');
+      expect(res.headers.get('link')).toBe(`<${server.baseUrl}/docs/versions#2025-01-01>; rel="deprecation"`);
+      const body = await res.json();
+      expect(body).not.toHaveProperty('data');
+      expect(body).toHaveProperty('storeCreditType');
+    });
+
+    it('refuses an unknown or malformed version with 400 in the D2 shape listing the supported ones, without Api-Version', async () => {
+      for (const version of ['2024-01-01', 'latest', '2025-1-1', `${OLD}, ${LATEST}`]) {
+        const res = await call('GET', '/v2/settings', all, version);
+        expect(res.status).toBe(400);
+        expect(res.headers.get('api-version')).toBeNull();
+        const body = await res.json();
+        expect(body).toEqual({
+          statusCode: 400,
+          error: 'Bad Request',
+          message: expect.stringContaining('2026-12-01, 2025-01-01'),
+        });
+      }
+    });
+
+    it('marks errors of versioned routes too (401, 404), and leaves unversioned routes alone', async () => {
+      const missing = await call('GET', '/v2/settings', undefined, OLD);
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get('api-version')).toBe(OLD);
+      expect(missing.headers.get('deprecation')).toBe('@1796083200');
+      const notFound = await call('GET', '/v2/settings/context/ctx_nope', all, OLD);
+      expect(notFound.status).toBe(404);
+      expect(notFound.headers.get('api-version')).toBe(OLD);
+      // A public read and a dashboard route have no version: a header is ignored, even a bad one.
+      const pub = await call('GET', `/v1/quote/insurance?store_url=${owner.store.domain}&subtotal=10`, undefined, 'x');
+      expect(pub.status).toBe(200);
+      expect(pub.headers.get('api-version')).toBeNull();
+      const dash = await call('GET', `/v1/apps/${clientId}`, undefined, 'nonsense');
+      expect(dash.status).toBe(401);
+      expect(dash.headers.get('api-version')).toBeNull();
+    });
+  });
+
+  describe('what 2025-01-01 differs in', () => {
+    it('POST /v2/quote answers 200 with the bare quote; the latest 201 with {data}', async () => {
+      const old = await call('POST', '/v2/quote', all, OLD, { orderTotal: 100.5 });
+      expect(old.status).toBe(200);
+      const oldBody = await old.json();
+      expect(oldBody).toMatchObject({ policyType: 'SHIPPING', premium: 2.01 });
+      const latest = await call('POST', '/v2/quote', all, undefined, { orderTotal: 100.5 });
+      expect(latest.status).toBe(201);
+      expect((await latest.json()).data).toEqual(oldBody);
+    });
+
+    it('price rule terms read flat on 2025-01-01 and fixed on the latest; both are accepted on write (D30)', async () => {
+      const list = await (await call('GET', '/v2/pricing/rules', all, LATEST)).json();
+      const set = list.data.find((s: { type: string }) => s.type === 'SHIPPING');
+      const rules = [{ min: 0, max: 100, terms: { customer: { amount: 3, type: 'flat' } } }];
+      const old = await call('PUT', `/v2/pricing/rules/${set.id}`, all, OLD, { rules });
+      expect(old.status).toBe(200);
+      // The update answers every readable rule set, unwrapped.
+      const oldBody = await old.json();
+      const updated = oldBody.find((s: { id: string }) => s.id === set.id);
+      expect(updated.rules[0].terms.customer).toEqual({ amount: 3, type: 'flat' });
+      const latest = await (await call('GET', '/v2/pricing/rules', all)).json();
+      const same = latest.data.find((s: { id: string }) => s.id === set.id);
+      expect(same.rules[0].terms.customer).toEqual({ amount: 3, type: 'fixed' });
+      const oldList = await (await call('GET', '/v2/pricing/rules', all, OLD)).json();
+      expect(Array.isArray(oldList)).toBe(true);
+      expect(oldList.find((s: { id: string }) => s.id === set.id).rules[0].terms.customer.type).toBe('flat');
+    });
+
+    it('403 messages name the earlier scope names on 2025-01-01 only', async () => {
+      const weak = await token(['store:read']);
+      const old = await call('PUT', '/v1/orders/o-403', weak, OLD, {});
+      expect(old.status).toBe(403);
+      expect((await old.json()).message).toBe('insufficient scope: requires write_orders');
+      const latest = await call('PUT', '/v1/orders/o-403', weak, undefined, {});
+      expect((await latest.json()).message).toBe('insufficient scope: requires order:update');
+    });
+
+    it('contexts: created with variantKey and name, carrying the key; one per app and store (409)', async () => {
+      const other = await createOwner(server.db, 'versions-ctx');
+      const tok = (await installWithToken(server, clientId, other.store.id, [...SCOPES])).accessToken;
+      const missingKey = await call('POST', '/v2/settings/context', tok, OLD, { name: 'A' });
+      expect(missingKey.status).toBe(400);
+      expect((await missingKey.json()).issues).toEqual([{ path: 'body.variantKey', message: 'Required' }]);
+      const badKey = await call('POST', '/v2/settings/context', tok, OLD, { name: 'A', variantKey: 'no spaces' });
+      expect(badKey.status).toBe(400);
+      const created = await call('POST', '/v2/settings/context', tok, OLD, { name: 'A', variantKey: 'test-a' });
+      expect(created.status).toBe(201);
+      const ctx = await created.json();
+      expect(ctx).toEqual({
+        id: expect.stringMatching(/^ctx_/),
+        applicationId: clientId,
+        variantKey: 'test-a',
+        name: 'A',
+        createdAt: expect.any(String),
+        updatedAt: null,
+      });
+      const again = await call('POST', '/v2/settings/context', tok, OLD, { name: 'B', variantKey: 'test-b' });
+      expect(again.status).toBe(409);
+      const list = await (await call('GET', '/v2/settings/context', tok, OLD)).json();
+      expect(list).toEqual([ctx]);
+      const view = await (await call('GET', `/v2/settings/context/${ctx.id}`, tok, OLD)).json();
+      expect(view).toMatchObject({ id: ctx.id, variantKey: 'test-a' });
+      // The latest version never shows it.
+      const latest = await (await call('GET', `/v2/settings/context/${ctx.id}`, tok)).json();
+      expect(latest.data).not.toHaveProperty('variantKey');
+      // Deleting answers {"ok": true} on 2025-01-01.
+      const deleted = await call('DELETE', `/v2/settings/context/${ctx.id}`, tok, OLD);
+      expect(await deleted.json()).toEqual({ ok: true });
+      // A context created on the latest reads "default" on 2025-01-01.
+      const fresh = await (await call('POST', '/v2/settings/context', tok, LATEST, { name: 'C' })).json();
+      const read = await (await call('GET', `/v2/settings/context/${fresh.data.id}`, tok, OLD)).json();
+      expect(read.variantKey).toBe('default');
+    });
+
+    it('PUT /v2/settings answers 410 on 2025-01-01 once authenticated, and is an unknown method on the latest', async () => {
+      const gone = await call('PUT', '/v2/settings', all, OLD, { sendSmsUpdates: true });
+      expect(gone.status).toBe(410);
+      expect(await gone.json()).toEqual({
+        statusCode: 410,
+        error: 'Gone',
+        message: expect.stringContaining('partners no longer write merchant default settings'),
+      });
+      expect((await call('PUT', '/v2/settings', undefined, OLD, {})).status).toBe(401);
+      expect((await call('PUT', '/v2/settings', all, LATEST, {})).status).toBe(405);
+    });
+  });
+
+  it('binds an Idempotency-Key to the version that served it (D33): the same key at another version is 409', async () => {
+    const headers = { ...bearer(all), 'idempotency-key': 'versioned-key-1' };
+    const body = JSON.stringify({ orderTotal: 20 });
+    const send = (version: string) =>
+      server.request('/v2/quote', {
+        method: 'POST',
+        headers: { ...headers, 'api-version': version, 'content-type': 'application/json' },
+        body,
+      });
+    const first = await send(OLD);
+    expect(first.status).toBe(200);
+    const replay = await send(OLD);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.text()).toBe(await first.text());
+    const other = await send(LATEST);
+    expect(other.status).toBe(409);
+    expect(other.headers.get('api-version')).toBe(LATEST);
+  });
+});
