@@ -51,3 +51,4 @@ export * from './schemas/settings';
 export * from './schemas/webhooks';
 export * from './schemas/widgets';
 export * from './scopes';
+export * from './versions';
