@@ -12,6 +12,7 @@ import type { AppRoute } from '@ts-rest/core';
 import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
 import express, { type Express, type RequestHandler } from 'express';
 import type { AppDeps } from './app-deps';
+import { AppPins } from './cache/app-pins';
 import { followChanges } from './cache/listener';
 import { StoreCache } from './cache/store-cache';
 import { RevocationFeed } from './domain/auth/revocations';
@@ -102,7 +103,7 @@ export function createApp(deps: AppDeps): Express {
     pager: new KeysetPager(deps.config.secretKey),
   };
   const routes = mountedRoutes(context);
-  const pins: PinSource = { pinOf: () => undefined };
+  const pins: PinSource = new AppPins(deps.db);
   const idempotencySweeper = new IdempotencySweeper(deps.db);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES, ...PAGE_ROUTES]);
   const pageRouter = pages(context);

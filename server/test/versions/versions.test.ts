@@ -1,6 +1,6 @@
 import { SCOPES, type Scope } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -55,6 +55,44 @@ describe('dated API versions (D44)', () => {
       const body = await res.json();
       expect(body).not.toHaveProperty('data');
       expect(body).toHaveProperty('storeCreditType');
+    });
+
+    it("serves the app's pin without a header, the header over the pin, and a changed pin within 1 s", async () => {
+      const pinned = await createApp(server, owner.user.id, { requestedScopes: ['store:read'] });
+      const tok = (await installWithToken(server, pinned.clientId, owner.store.id, ['store:read'])).accessToken;
+      const dashboard = await dashboardTokenFor(server, owner.user.id);
+      const pin = async (apiVersion: string) => {
+        const res = await server.request(`/v1/apps/${pinned.clientId}`, {
+          method: 'PATCH',
+          headers: bearer(dashboard),
+          json: { apiVersion },
+        });
+        expect(res.status).toBe(200);
+        // The dashboard route itself has no version.
+        expect(res.headers.get('api-version')).toBeNull();
+        expect((await res.json()).data.apiVersion).toBe(apiVersion);
+      };
+      expect((await call('GET', '/v2/settings', tok)).headers.get('api-version')).toBe(LATEST);
+      await pin(OLD);
+      const started = Date.now();
+      let served: string | null = null;
+      while (Date.now() - started < 1500) {
+        served = (await call('GET', '/v2/settings', tok)).headers.get('api-version');
+        if (served === OLD) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(served).toBe(OLD);
+      expect(Date.now() - started).toBeLessThan(1200);
+      const pinnedAnswer = await call('GET', '/v2/settings', tok);
+      expect(pinnedAnswer.headers.get('deprecation')).toBe('@1796083200');
+      expect(await pinnedAnswer.json()).not.toHaveProperty('data');
+      // The header wins over the pin.
+      const header = await call('GET', '/v2/settings', tok, LATEST);
+      expect(header.headers.get('api-version')).toBe(LATEST);
+      expect(await header.json()).toHaveProperty('data');
+      await pin(LATEST);
+      await new Promise((r) => setTimeout(r, 1100));
+      expect((await call('GET', '/v2/settings', tok)).headers.get('api-version')).toBe(LATEST);
     });
 
     it('refuses an unknown or malformed version with 400 in the D2 shape listing the supported ones, without Api-Version', async () => {
