@@ -1,11 +1,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  API_VERSIONS,
+  type ApiVersion,
   acceptedFamilyScopes,
   contract,
+  contractFor,
   familyScopes,
   isRouteMeta,
+  LATEST_API_VERSION,
   type RouteMeta,
+  SCOPE_ALIASES,
   SCOPES,
   type Scope,
 } from '@protection-service/contract';
@@ -20,7 +25,8 @@ import { startTestServer, type TestServer } from '../harness/server';
 /**
  * The shared security suite (D7, D13, D16, RFC 6750): every token route of routes.tsv and
  * every dashboard route, against missing, malformed, expired, revoked, wrong-kind and
- * under-scoped credentials.
+ * under-scoped credentials. The token routes run in every dated version (D44), each with its
+ * own routes (2025-01-01 has `PUT /v2/settings`) and its own 403 wording.
  */
 const TSV = path.resolve(import.meta.dirname, '../../../docs/routes.tsv');
 const tsvRows = readFileSync(TSV, 'utf8')
@@ -37,6 +43,15 @@ const metaOf = (r: AppRoute) => {
   return r.metadata as RouteMeta;
 };
 const tokenRoutes = routes.filter((r) => metaOf(r).auth === 'token');
+/** The token routes of one version's contract. */
+const tokenRoutesOf = (version: ApiVersion) =>
+  Object.values(contractFor(version).router)
+    .flatMap((g) => Object.values(g))
+    .filter((r) => metaOf(r).auth === 'token');
+/** D16 reversed: the earlier name a 2025-01-01 403 message gives a scope, where it has one. */
+const EARLIER = new Map(Object.entries(SCOPE_ALIASES).flatMap(([old, later]) => (later ? [[later, old]] : [])));
+const named = (version: ApiVersion, scope: Scope) =>
+  version === LATEST_API_VERSION ? scope : (EARLIER.get(scope) ?? scope);
 const dashboardRoutes = routes.filter((r) => metaOf(r).auth === 'dashboard');
 
 /** Scopes that satisfy a route's rule, and the ones a token must lack to fail it. */
@@ -79,11 +94,17 @@ describe('security suite', () => {
     await server.close();
   });
 
-  const call = (r: AppRoute, headers: Record<string, string>) =>
-    server.request(urlOf(r), { method: r.method, headers, ...(r.method === 'GET' ? {} : { json: {} }) });
+  const call = (r: AppRoute, headers: Record<string, string>, version?: ApiVersion) =>
+    server.request(urlOf(r), {
+      method: r.method,
+      headers: { ...headers, ...(version ? { 'api-version': version } : {}) },
+      ...(r.method === 'GET' ? {} : { json: {} }),
+    });
 
-  const expect401 = async (res: Response, invalidToken: boolean) => {
+  const expect401 = async (res: Response, invalidToken: boolean, version?: ApiVersion) => {
     expect(res.status).toBe(401);
+    // D44: a versioned route's failures name the version too (none asked: the latest).
+    if (version) expect(res.headers.get('api-version')).toBe(version);
     expect(await res.json()).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
     const challenge = res.headers.get('www-authenticate') ?? '';
     expect(challenge).toMatch(/^Bearer /);
@@ -92,12 +113,12 @@ describe('security suite', () => {
   };
 
   /** Waits until the revocation feed has carried a revocation to this process (D13: < 1 s). */
-  const untilRefused = async (r: AppRoute, token: string) => {
+  const untilRefused = async (r: AppRoute, token: string, version?: ApiVersion) => {
     const deadline = Date.now() + 1500;
-    let res = await call(r, bearer(token));
+    let res = await call(r, bearer(token), version);
     while (res.status !== 401 && Date.now() < deadline) {
       await new Promise((ok) => setTimeout(ok, 100));
-      res = await call(r, bearer(token));
+      res = await call(r, bearer(token), version);
     }
     return res;
   };
@@ -113,25 +134,27 @@ describe('security suite', () => {
     );
   });
 
-  describe.each(tokenRoutes.map((r) => [label(r), r] as const))('%s', (_name, route) => {
+  describe.each(
+    API_VERSIONS.flatMap((v) => tokenRoutesOf(v).map((r) => [v, label(r), r] as const)),
+  )('%s %s', (version, _name, route) => {
     const meta = metaOf(route);
     const { enough, forbidden } = scopesFor(meta);
 
     it('accepts a token with the scope it needs (answers past authentication)', async () => {
       const { accessToken } = await freshToken(enough);
-      const res = await call(route, bearer(accessToken));
+      const res = await call(route, bearer(accessToken), version);
       expect([401, 403, 429]).not.toContain(res.status);
       expect(res.status < 500, `status ${res.status}`).toBe(true);
     });
 
     it('refuses no token with 401 and a bare Bearer challenge', async () => {
-      await expect401(await call(route, {}), false);
+      await expect401(await call(route, {}, version), false, version);
     });
 
     it('refuses garbage, malformed headers and non-Bearer schemes as invalid_token', async () => {
-      await expect401(await call(route, bearer('svc_at_garbage')), true);
-      await expect401(await call(route, { authorization: 'Bearer' }), true);
-      await expect401(await call(route, { authorization: 'Basic dXNlcjpwYXNz' }), true);
+      await expect401(await call(route, bearer('svc_at_garbage'), version), true, version);
+      await expect401(await call(route, { authorization: 'Bearer' }, version), true, version);
+      await expect401(await call(route, { authorization: 'Basic dXNlcjpwYXNz' }, version), true, version);
     });
 
     it('refuses an expired token', async () => {
@@ -150,7 +173,7 @@ describe('security suite', () => {
         iat: past - 3600,
         exp: past,
       });
-      await expect401(await call(route, bearer(`svc_at_${jwt}`)), true);
+      await expect401(await call(route, bearer(`svc_at_${jwt}`), version), true, version);
     });
 
     it('refuses a token signed with another key, and one with alg none', async () => {
@@ -168,43 +191,52 @@ describe('security suite', () => {
         iat: Math.floor(Date.now() / 1000),
         exp: Math.floor(Date.now() / 1000) + 600,
       };
-      await expect401(await call(route, bearer(`svc_at_${signJwt(other.access, claims)}`)), true);
+      await expect401(await call(route, bearer(`svc_at_${signJwt(other.access, claims)}`), version), true, version);
       const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
-      await expect401(await call(route, bearer(`svc_at_${none}`)), true);
+      await expect401(await call(route, bearer(`svc_at_${none}`), version), true, version);
     });
 
     it('refuses a revoked token within a second', async () => {
       const { accessToken, jti } = await freshToken(enough);
       await recordRevocation(server.db, 'token', jti, new Date(Date.now() + 3600_000));
-      await expect401(await untilRefused(route, accessToken), true);
+      await expect401(await untilRefused(route, accessToken, version), true, version);
     });
 
     it('refuses a token of an uninstalled app within a second', async () => {
       const { accessToken, installationId } = await freshToken(enough);
       await recordRevocation(server.db, 'installation', installationId, new Date(Date.now() + 3600_000));
-      await expect401(await untilRefused(route, accessToken), true);
+      await expect401(await untilRefused(route, accessToken, version), true, version);
     });
 
     it('refuses refresh, dashboard and session-style tokens where an access token is due', async () => {
-      await expect401(await call(route, bearer(`svc_rt_${'a'.repeat(43)}`)), true);
-      await expect401(await call(route, bearer(await dashboardTokenFor(server, owner.user.id))), true);
+      await expect401(await call(route, bearer(`svc_rt_${'a'.repeat(43)}`), version), true, version);
+      await expect401(
+        await call(route, bearer(await dashboardTokenFor(server, owner.user.id)), version),
+        true,
+        version,
+      );
     });
 
     it('refuses a token without the scope with 403 naming it', async () => {
       const held = SCOPES.filter((s) => !forbidden.includes(s));
       const { accessToken } = await freshToken(held);
-      const res = await call(route, bearer(accessToken));
+      const res = await call(route, bearer(accessToken), version);
+      // A route that needs no scope (2025-01-01's PUT /v2/settings) never answers 403.
+      if (meta.scopes.kind === 'none') {
+        expect(res.status).not.toBe(403);
+        return;
+      }
       expect(res.status).toBe(403);
       const body = (await res.json()) as { message: string; error: string };
       expect(body.error).toBe('Forbidden');
-      for (const scope of forbidden) expect(body.message).toContain(scope);
+      for (const scope of forbidden) expect(body.message).toContain(named(version, scope));
       expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
       if (meta.scopes.kind === 'perType' && meta.scopes.requires) {
         const withoutBase = SCOPES.filter((s) => s !== (meta.scopes as { requires: Scope }).requires);
         const other = await freshToken(withoutBase);
-        const res2 = await call(route, bearer(other.accessToken));
+        const res2 = await call(route, bearer(other.accessToken), version);
         expect(res2.status).toBe(403);
-        expect(((await res2.json()) as { message: string }).message).toContain(meta.scopes.requires);
+        expect(((await res2.json()) as { message: string }).message).toContain(named(version, meta.scopes.requires));
       }
     });
   });
@@ -246,19 +278,29 @@ describe('security suite', () => {
 
   // The shared tenant-isolation test (another app on another store) covers these routes too;
   // this one installs the SAME app on two stores, since a context is keyed by (store, app).
-  it('a partner context and its cohorts of another store answer exactly like missing ones, for the same app (D7)', async () => {
+  it.each(
+    API_VERSIONS,
+  )('a partner context and its cohorts of another store answer exactly like missing ones, for the same app (D7), on %s', async (version) => {
+    // D44: 2025-01-01 answers without the envelope and creates contexts with a variantKey.
+    const old = version !== LATEST_API_VERSION;
+    const v = { 'api-version': version };
+    const bare = <T>(body: unknown) => (old ? { data: body as T } : (body as { data: T }));
     const a = await freshToken([...SCOPES]);
     const post = (path: string, json: unknown) =>
-      server.request(path, { method: 'POST', headers: bearer(a.accessToken), json });
-    const ctx = (await (await post('/v2/settings/context', { name: 'A' })).json()) as { data: { id: string } };
-    const set = (await (
-      await post(`/v2/settings/context/${ctx.data.id}/pricing`, { variantKey: 'iso', type: 'SHIPPING', rules: [] })
-    ).json()) as { data: { id: string } };
-    const widget = (await (
-      await post(`/v2/settings/context/${ctx.data.id}/widgets`, { variantKey: 'iso', type: 'CART' })
-    ).json()) as { data: { id: string } };
+      server.request(path, { method: 'POST', headers: { ...bearer(a.accessToken), ...v }, json });
+    const ctx = bare<{ id: string }>(
+      await (await post('/v2/settings/context', old ? { name: 'A', variantKey: 'iso' } : { name: 'A' })).json(),
+    );
+    const set = bare<{ id: string }>(
+      await (
+        await post(`/v2/settings/context/${ctx.data.id}/pricing`, { variantKey: 'iso', type: 'SHIPPING', rules: [] })
+      ).json(),
+    );
+    const widget = bare<{ id: string }>(
+      await (await post(`/v2/settings/context/${ctx.data.id}/widgets`, { variantKey: 'iso', type: 'CART' })).json(),
+    );
     // The same app installed on another store: its token must not reach store A's rows.
-    const otherStore = await createOwner(server.db, 'sec-iso');
+    const otherStore = await createOwner(server.db, `sec-iso-${version}`);
     const b = await installWithToken(server, a.clientId, otherStore.store.id, [...SCOPES]);
     const bodies: Record<string, unknown> = {
       createPriceSet: { variantKey: 'iso2', type: 'SHIPPING', rules: [] },
@@ -278,7 +320,7 @@ describe('security suite', () => {
           route.path.replace(/:(\w+)/g, (_m, p: string) => ids[p]!),
           {
             method: route.method,
-            headers: bearer(b.accessToken),
+            headers: { ...bearer(b.accessToken), ...v },
             ...(bodies[name] !== undefined ? { json: bodies[name] } : {}),
           },
         );
@@ -289,13 +331,15 @@ describe('security suite', () => {
     }
     // Store A's cohort is untouched and still quotes for A only.
     const quote = async (tok: string) =>
-      (await (
-        await server.request('/v2/quote', {
-          method: 'POST',
-          headers: bearer(tok),
-          json: { orderTotal: 1, variantKey: 'iso' },
-        })
-      ).json()) as { data: { source: string } };
+      bare<{ source: string }>(
+        await (
+          await server.request('/v2/quote', {
+            method: 'POST',
+            headers: { ...bearer(tok), ...v },
+            json: { orderTotal: 1, variantKey: 'iso' },
+          })
+        ).json(),
+      );
     expect((await quote(a.accessToken)).data.source).toBe('partner');
     expect((await quote(b.accessToken)).data.source).toBe('merchant');
   });
