@@ -1,4 +1,9 @@
-import { WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_VERSION, ZWebhookEvent } from '@protection-service/contract';
+import {
+  type ApiVersion,
+  WEBHOOK_HEADERS,
+  WEBHOOK_SIGNATURE_VERSION,
+  ZWebhookEvent,
+} from '@protection-service/contract';
 // The generated type, not the contract's z.infer: the published declarations stay free of zod.
 import type { TWebhookEvent } from './generated/client';
 
@@ -8,7 +13,7 @@ import type { TWebhookEvent } from './generated/client';
  * @example
  * const stale = (reason: WebhookVerificationReason) => reason === 'timestamp';
  */
-export type WebhookVerificationReason = 'missing-header' | 'timestamp' | 'signature' | 'body';
+export type WebhookVerificationReason = 'missing-header' | 'timestamp' | 'signature' | 'body' | 'version';
 
 /**
  * A delivery that is not provably from the service, or not a webhook this SDK knows. Answer it
@@ -47,6 +52,12 @@ export interface VerifyWebhookOptions {
   body: string | Uint8Array;
   /** How far the signed timestamp may be from now, in seconds (default 300). */
   toleranceSeconds?: number;
+  /**
+   * The dated API version your code reads webhook bodies in (your app's pinned version, D44):
+   * a delivery rendered in another version (recorded before you changed the pin) is refused
+   * with reason `version`, so you can handle it apart. Unchecked when left out.
+   */
+  apiVersion?: ApiVersion;
 }
 
 /**
@@ -97,7 +108,9 @@ async function hmac(secret: string, message: Uint8Array): Promise<Uint8Array> {
  * `x-webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` must match
  * one of the secrets (after a rotation the service sends two signatures, space-separated);
  * the timestamp must be within `toleranceSeconds` of now, so a captured delivery cannot be
- * replayed later. Throws {@link WebhookVerificationError} otherwise. Deduplicate by `event.id`:
+ * replayed later; the body is rendered in the dated API version `event.apiVersion` names (the
+ * app's pin when the event was recorded, also sent as `webhook-api-version`), checked against
+ * `apiVersion` when given. Throws {@link WebhookVerificationError} otherwise. Deduplicate by `event.id`:
  * a delivery may arrive more than once.
  *
  * @example
@@ -151,6 +164,17 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<TWeb
   const event = ZWebhookEvent.safeParse(parsed);
   if (!event.success || event.data.id !== id) {
     throw new WebhookVerificationError('the body is not a webhook event of this version', 'body');
+  }
+  // D44: the signed body names the version it is rendered in; the header, when sent, agrees.
+  const versionHeader = header(options.headers, WEBHOOK_HEADERS.apiVersion);
+  if (versionHeader !== undefined && versionHeader !== event.data.apiVersion) {
+    throw new WebhookVerificationError(`${WEBHOOK_HEADERS.apiVersion} disagrees with the body`, 'body');
+  }
+  if (options.apiVersion !== undefined && event.data.apiVersion !== options.apiVersion) {
+    throw new WebhookVerificationError(
+      `the delivery is rendered in API version ${event.data.apiVersion}, not ${options.apiVersion}`,
+      'version',
+    );
   }
   return event.data;
 }

@@ -105,6 +105,19 @@ describe('verifyWebhook', () => {
     ).resolves.toMatchObject({ topic: 'claim/denied' });
   });
 
+  it('knows the API version a delivery is rendered in (D44): checks it when asked, and the header against the body', async () => {
+    const delivered = await firstDelivery();
+    const headers = headersOf(delivered);
+    expect(headers['webhook-api-version']).toBe('2026-12-01');
+    const event = await verifyWebhook({ secret, headers, body: delivered.raw, apiVersion: '2026-12-01' });
+    expect(event.apiVersion).toBe('2026-12-01');
+    expect(await refusal(verifyWebhook({ secret, headers, body: delivered.raw, apiVersion: '2025-01-01' }))).toBe(
+      'version',
+    );
+    const lying = { ...headers, 'webhook-api-version': '2025-01-01' };
+    expect(await refusal(verifyWebhook({ secret, headers: lying, body: delivered.raw }))).toBe('body');
+  });
+
   it('verifies with either secret while a rotation signs under both (D34)', async () => {
     const rotated = await rotateWebhookSecret(server.db, rig.secretKey, clientId, ownerId);
     const after = await deliver('cl_rotated');

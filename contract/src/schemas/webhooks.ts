@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZApiVersion } from '../versions/list';
 import { ZClaimState, ZClaimType, ZDenyReason, ZIssueType, ZResolutionType, ZSenderType } from './claims';
 import { ZAmount, ZCurrency, ZId, ZText, ZTimestamp } from './common';
 
@@ -34,6 +35,8 @@ export const WEBHOOK_HEADERS = {
    * for 24 h after a rotation two such entries separated by a space (D32, D34).
    */
   signature: 'x-webhook-signature',
+  /** The dated API version the body is rendered in: the receiving app's pin when the event was recorded (D44). */
+  apiVersion: 'webhook-api-version',
 } as const;
 
 /** Version tag of the signature scheme in `x-webhook-signature` (D32). */
@@ -167,7 +170,7 @@ export const WEBHOOK_BODY_SCHEMAS = {
 export type WebhookBodies = { [T in WebhookTopic]: z.infer<(typeof WEBHOOK_BODY_SCHEMAS)[T]> };
 
 // ---------------------------------------------------------------------------------------------
-// The delivered envelope (D32): {id, topic, createdAt, body}.
+// The delivered envelope (D32, D44): {id, topic, apiVersion, createdAt, body}.
 
 export const ZWebhookEventId = ZId.describe('Event id; the same on every retry, receivers deduplicate by it (D32)');
 
@@ -176,6 +179,9 @@ function envelope<const T extends WebhookTopic>(topic: T) {
     .object({
       id: ZWebhookEventId,
       topic: z.literal(topic),
+      apiVersion: ZApiVersion.describe(
+        "The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44)",
+      ),
       createdAt: ZTimestamp,
       body: WEBHOOK_BODY_SCHEMAS[topic],
     })
@@ -199,7 +205,7 @@ export const ZWebhookEvent = z
     ZProtectionAddedEvent,
     ZProtectionRemovedEvent,
   ])
-  .describe('Webhook delivery body {id, topic, createdAt, body} (D32)');
+  .describe('Webhook delivery body {id, topic, apiVersion, createdAt, body} (D32, D44)');
 export type TWebhookEvent = z.infer<typeof ZWebhookEvent>;
 /** The delivered envelope of one topic. */
 export type TWebhookEventOf<T extends WebhookTopic> = Extract<TWebhookEvent, { topic: T }>;

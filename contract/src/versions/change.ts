@@ -29,6 +29,8 @@ export interface VersionChange {
   route?(key: string, route: AppRoute): RouteChange | undefined;
   /** Routes that exist only in the older version, by contract key (`group.name`). */
   addedRoutes?: Record<string, AddedRoute>;
+  /** A webhook body of `topic` as the older version renders it (D44: bodies follow the receiver's pin). */
+  webhook?(topic: string, body: unknown): unknown;
   /** A D2 error answer of a versioned route, made old (messages only: errors keep their shape). */
   error?(answer: Answer): Answer;
 }

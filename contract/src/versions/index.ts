@@ -170,6 +170,20 @@ export function downError(version: ApiVersion, answer: Answer): Answer {
   return out;
 }
 
+/**
+ * A webhook's delivered envelope in `version` (D32, D44): the newest body rendered by the
+ * changes between the newest version and `version`, in the order they apply. None of the
+ * changes of 2025-01-01 touches a webhook body, so there only the envelope's `apiVersion` differs.
+ */
+export function webhookEnvelope(
+  version: ApiVersion,
+  event: { id: string; topic: string; createdAt: string; body: unknown },
+): { id: string; topic: string; apiVersion: ApiVersion; createdAt: string; body: unknown } {
+  let body = event.body;
+  for (const change of changesFor(version)) if (change.webhook) body = change.webhook(event.topic, body);
+  return { id: event.id, topic: event.topic, apiVersion: version, createdAt: event.createdAt, body };
+}
+
 /** The routes each change touches in its version, by contract key. */
 export function touchedRoutes(change: VersionChange): string[] {
   const versioned = contractFor(change.version);

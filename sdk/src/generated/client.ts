@@ -1668,6 +1668,8 @@ export interface TClaimCreatedEvent {
   /** Event id; the same on every retry, receivers deduplicate by it (D32) */
   id: string;
   topic: 'claim/created';
+  /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
+  apiVersion: TApiVersion;
   createdAt: string;
   /** claim/created body (D22) */
   body: TClaimCreatedBody;
@@ -1677,6 +1679,8 @@ export interface TClaimApprovedEvent {
   /** Event id; the same on every retry, receivers deduplicate by it (D32) */
   id: string;
   topic: 'claim/approved';
+  /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
+  apiVersion: TApiVersion;
   createdAt: string;
   /** claim/approved body (spec) */
   body: TClaimApprovedBody;
@@ -1686,6 +1690,8 @@ export interface TClaimDeniedEvent {
   /** Event id; the same on every retry, receivers deduplicate by it (D32) */
   id: string;
   topic: 'claim/denied';
+  /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
+  apiVersion: TApiVersion;
   createdAt: string;
   /** claim/denied body (D22) */
   body: TClaimDeniedBody;
@@ -1695,6 +1701,8 @@ export interface TMessageCreatedEvent {
   /** Event id; the same on every retry, receivers deduplicate by it (D32) */
   id: string;
   topic: 'message/created';
+  /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
+  apiVersion: TApiVersion;
   createdAt: string;
   /** message/created body (D25) */
   body: TMessageCreatedBody;
@@ -1704,6 +1712,8 @@ export interface TProtectionAddedEvent {
   /** Event id; the same on every retry, receivers deduplicate by it (D32) */
   id: string;
   topic: 'protection/added';
+  /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
+  apiVersion: TApiVersion;
   createdAt: string;
   /** protection/added body (D19) */
   body: TProtectionAddedBody;
@@ -1713,12 +1723,14 @@ export interface TProtectionRemovedEvent {
   /** Event id; the same on every retry, receivers deduplicate by it (D32) */
   id: string;
   topic: 'protection/removed';
+  /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
+  apiVersion: TApiVersion;
   createdAt: string;
   /** protection/removed body (D19) */
   body: TProtectionRemovedBody;
 }
 
-/** Webhook delivery body {id, topic, createdAt, body} (D32) */
+/** Webhook delivery body {id, topic, apiVersion, createdAt, body} (D32, D44) */
 export type TWebhookEvent = TClaimCreatedEvent | TClaimApprovedEvent | TClaimDeniedEvent | TMessageCreatedEvent | TProtectionAddedEvent | TProtectionRemovedEvent;
 
 /**

@@ -86,10 +86,12 @@ describe('webhook delivery', () => {
       JSON.stringify({
         id: event.id,
         topic: 'claim/denied',
+        apiVersion: '2026-12-01',
         createdAt: event.createdAt.toISOString(),
         body: deniedBody(owner.store.id),
       }),
     );
+    expect(got!.headers['webhook-api-version']).toBe('2026-12-01');
     expect(ZWebhookEvent.parse(JSON.parse(got!.raw)).topic).toBe('claim/denied');
     expect(got!.headers['content-type']).toBe('application/json');
     expect(got!.headers['user-agent']).toMatch(/^protection-service-webhooks\//);
@@ -102,6 +104,37 @@ describe('webhook delivery', () => {
     const logged = await attempts(event.id, app.clientId);
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ statusCode: 200, error: null, responseExcerpt: 'ok' });
+  });
+
+  it("renders a delivery in the receiver's pin when recorded, byte for byte on every retry even after the pin changes (D44)", async () => {
+    const app = await subscribedApp('/pinned');
+    const pin = (apiVersion: string) =>
+      server.request(`/v1/apps/${app.clientId}`, { method: 'PATCH', headers: bearer(dashboard), json: { apiVersion } });
+    expect((await pin('2025-01-01')).status).toBe(200);
+    let calls = 0;
+    receiver.respond('/pinned', (req, res) => answer(++calls === 1 ? 500 : 200)(req, res));
+    const event = await record(server.db, owner.store.id, 'claim/denied', deniedBody(owner.store.id, 'cl_pin'));
+    expect((await delivery(event.id, app.clientId)).apiVersion).toBe('2025-01-01');
+    // The pin moves on before the retry: the retry still carries what was recorded.
+    await expect.poll(() => receiver.at('/pinned').length, { timeout: 20_000, interval: 50 }).toBeGreaterThan(0);
+    expect((await pin('2026-12-01')).status).toBe(200);
+    await settled(event.id, app.clientId, 'delivered');
+    const got = receiver.at('/pinned');
+    expect(got).toHaveLength(2);
+    expect(got[1]!.raw).toBe(got[0]!.raw);
+    expect(JSON.parse(got[0]!.raw)).toMatchObject({ id: event.id, apiVersion: '2025-01-01' });
+    for (const r of got) expect(r.headers['webhook-api-version']).toBe('2025-01-01');
+    // A redelivery (D34) is the same bytes again.
+    const redeliver = await server.api(dashboard).apps.redeliverEvent({
+      params: { clientId: app.clientId, eventId: event.id },
+    });
+    expect(redeliver.status).toBe(200);
+    await expect.poll(() => receiver.at('/pinned').length, { timeout: 20_000, interval: 50 }).toBe(3);
+    expect(receiver.at('/pinned')[2]!.raw).toBe(got[0]!.raw);
+    // The next event is recorded under the new pin.
+    const next = await record(server.db, owner.store.id, 'claim/denied', deniedBody(owner.store.id, 'cl_pin2'));
+    await settled(next.id, app.clientId, 'delivered');
+    expect(JSON.parse(receiver.at('/pinned')[3]!.raw).apiVersion).toBe('2026-12-01');
   });
 
   it('delivers nothing for a rolled-back change, and only to subscribed, installed apps of the store', async () => {

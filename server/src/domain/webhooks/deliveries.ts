@@ -1,4 +1,4 @@
-import type { WebhookTopic } from '@protection-service/contract';
+import { type ApiVersion, isApiVersion, LATEST_API_VERSION, type WebhookTopic } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
@@ -30,6 +30,8 @@ interface Leased {
   topic: WebhookTopic;
   body: unknown;
   createdAt: Date;
+  /** The receiver's pin when the event was recorded (D44); null for deliveries recorded before versions. */
+  apiVersion: string | null;
   webhookUrl: string | null;
   webhookSecretCiphertext: string;
   previousWebhookSecretCiphertext: string | null;
@@ -46,7 +48,7 @@ async function takeLease(db: Db, key: DeliveryKey, token: string, lease: number)
       and d.status = 'pending' and d.next_attempt_at <= now()
       and (d.leased_until is null or d.leased_until < now())
       and e.id = d.event_id and a.client_id = d.client_id
-    returning d.installation_id, d.attempt_count, e.topic, e.body, e.created_at, a.webhook_url,
+    returning d.installation_id, d.attempt_count, e.topic, e.body, e.created_at, d.api_version, a.webhook_url,
       a.webhook_secret_ciphertext, a.previous_webhook_secret_ciphertext, a.previous_webhook_secret_expires_at
   `.execute(db);
   return result.rows[0];
@@ -86,6 +88,11 @@ export function nextDelaySeconds(
   return Math.min(Math.max(jittered, retryAfterS ?? 0), MAX_RETRY_AFTER_S);
 }
 
+/** D44: the version a delivery's body is rendered in; one recorded before versions, the latest. */
+function renderedIn(recorded: string | null): ApiVersion {
+  return isApiVersion(recorded) ? recorded : LATEST_API_VERSION;
+}
+
 /** Runs one job: one attempt of one delivery, if it is still due. */
 export async function runDelivery(db: Db, config: WebhookSettings, key: DeliveryKey): Promise<void> {
   const token = crypto.randomUUID();
@@ -95,7 +102,13 @@ export async function runDelivery(db: Db, config: WebhookSettings, key: Delivery
     ? await sendWebhook({
         url: leased.webhookUrl,
         secrets: signingSecrets(config.secretKey, leased),
-        event: { id: key.eventId, topic: leased.topic, createdAt: leased.createdAt, body: leased.body },
+        event: {
+          id: key.eventId,
+          topic: leased.topic,
+          createdAt: leased.createdAt,
+          body: leased.body,
+          apiVersion: renderedIn(leased.apiVersion),
+        },
         timeoutMs: config.webhookTimeoutMs,
         allowPrivate: config.webhookAllowPrivateUrls,
       })

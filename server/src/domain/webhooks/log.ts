@@ -1,4 +1,6 @@
 import {
+  isApiVersion,
+  LATEST_API_VERSION,
   type TAppEvent,
   type TAppEventConnection,
   type TAppEventsQuery,
@@ -196,6 +198,7 @@ export async function sendTestEvent(
     .select([
       'i.id as installationId',
       'a.webhookUrl',
+      'a.apiVersion',
       'a.webhookSecretCiphertext',
       'a.previousWebhookSecretCiphertext',
       'a.previousWebhookSecretExpiresAt',
@@ -210,7 +213,14 @@ export async function sendTestEvent(
   const result = await sendWebhook({
     url: target.webhookUrl,
     secrets: signingSecrets(config.secretKey, target),
-    event: { id, topic, createdAt: new Date(), body: sampleBody(topic, storeId) },
+    // D44: a test send is rendered in the app's pin of this moment.
+    event: {
+      id,
+      topic,
+      createdAt: new Date(),
+      body: sampleBody(topic, storeId),
+      apiVersion: isApiVersion(target.apiVersion) ? target.apiVersion : LATEST_API_VERSION,
+    },
     timeoutMs: config.webhookTimeoutMs,
     allowPrivate: config.webhookAllowPrivateUrls,
   });

@@ -22,7 +22,8 @@ export interface RecordedEvent {
  * The two steps of a statement that record an event (D32, D35): CTE `event` writes it, CTE
  * `fanned` its deliveries, one for every active installation of the store whose app has a
  * webhook URL, subscribes to the topic and is not disabled by a 410. `when` names a CTE of
- * the same statement: the event is written only if it has a row (the order write records
+ * the same statement: each delivery keeps the app's pinned API version of this moment, which its
+ * body is rendered in on every attempt (D44). The event is written only if it has a row (the order write records
  * its event only when it inserted a policy). The body must fit the contract's schema of the
  * topic; one that does not is a bug, and throws (rolling the change back with it).
  */
@@ -39,8 +40,8 @@ export function eventSteps<T extends WebhookTopic>(
       ${when ? sql`where exists (select 1 from ${when})` : sql``}
       returning id, created_at
     ), fanned as (
-      insert into webhook_deliveries (event_id, client_id, installation_id, created_at)
-      select event.id, i.client_id, i.id, event.created_at
+      insert into webhook_deliveries (event_id, client_id, installation_id, created_at, api_version)
+      select event.id, i.client_id, i.id, event.created_at, a.api_version
       from event
       cross join installations i
       join apps a on a.client_id = i.client_id

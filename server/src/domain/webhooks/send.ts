@@ -3,7 +3,14 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_VERSION, type WebhookTopic } from '@protection-service/contract';
+import {
+  type ApiVersion,
+  LATEST_API_VERSION,
+  WEBHOOK_HEADERS,
+  WEBHOOK_SIGNATURE_VERSION,
+  type WebhookTopic,
+  webhookEnvelope,
+} from '@protection-service/contract';
 import { isNonPublicAddress } from './webhook-urls';
 
 /** The user-agent of every delivery (D32). */
@@ -20,6 +27,8 @@ export interface WireEvent {
   topic: WebhookTopic;
   createdAt: Date;
   body: unknown;
+  /** The version the body is rendered in: the receiver's pin when the event was recorded (D44); the latest when not given. */
+  apiVersion?: ApiVersion;
 }
 
 /** One attempt as the D34 log shows it. */
@@ -38,14 +47,20 @@ export interface AttemptResult {
 
 export const delivered = (r: AttemptResult): boolean => r.error === null;
 
-/** The delivered body (D32): `{id, topic, createdAt, body}`, the same bytes on every retry. */
+/**
+ * The delivered body (D32, D44): `{id, topic, apiVersion, createdAt, body}`, the body rendered
+ * in the version recorded with the delivery, so the same bytes on every retry and redelivery,
+ * whatever the app's pin has become since.
+ */
 export function wireBody(event: WireEvent): string {
-  return JSON.stringify({
-    id: event.id,
-    topic: event.topic,
-    createdAt: event.createdAt.toISOString(),
-    body: event.body,
-  });
+  return JSON.stringify(
+    webhookEnvelope(event.apiVersion ?? LATEST_API_VERSION, {
+      id: event.id,
+      topic: event.topic,
+      createdAt: event.createdAt.toISOString(),
+      body: event.body,
+    }),
+  );
 }
 
 /**
@@ -162,6 +177,7 @@ function signedHeaders(options: SendOptions, raw: string): Record<string, string
     [WEBHOOK_HEADERS.secret]: options.secrets[0]!,
     [WEBHOOK_HEADERS.id]: options.event.id,
     [WEBHOOK_HEADERS.topic]: options.event.topic,
+    [WEBHOOK_HEADERS.apiVersion]: options.event.apiVersion ?? LATEST_API_VERSION,
     [WEBHOOK_HEADERS.timestamp]: String(timestamp),
     [WEBHOOK_HEADERS.signature]: signatureHeader(options.secrets, options.event.id, timestamp, raw),
   };
