@@ -165,10 +165,10 @@ describe('version changes (D44)', () => {
     expect(Object.keys(old.body as object)).toEqual([
       'id',
       'applicationId',
-      'variantKey',
       'name',
       'createdAt',
       'updatedAt',
+      'variantKey',
     ]);
     const list = contractFor(OLD).routes.get('settings.listContexts')!;
     const other = { ...newest.body.data, id: 'ctx_2' };

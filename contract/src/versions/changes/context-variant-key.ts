@@ -51,12 +51,8 @@ export const contextVariantKey: VersionChange = {
         const body = JSON.parse(JSON.stringify(answer.body)) as unknown;
         const contexts = SWAPS.flatMap(([from]) => valuesAt(schema, body, from)) as Record<string, unknown>[];
         const keys = await data.contextVariantKeys(contexts.map((c) => String(c.id)));
-        // `variantKey` comes right after `applicationId`, where the earlier revision had it.
-        const keyed = contexts.map((c) => withKey(c, keys.get(String(c.id)) ?? DEFAULT_CONTEXT_VARIANT_KEY));
-        contexts.forEach((c, i) => {
-          for (const k of Object.keys(c)) delete c[k];
-          Object.assign(c, keyed[i]);
-        });
+        // Added last, where the old schema (an extension of the newest) has it.
+        for (const c of contexts) c.variantKey = keys.get(String(c.id)) ?? DEFAULT_CONTEXT_VARIANT_KEY;
         return { status: answer.status, body };
       },
     };
@@ -79,13 +75,3 @@ export const contextVariantKey: VersionChange = {
     };
   },
 };
-
-function withKey(context: Record<string, unknown>, key: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(context)) {
-    out[k] = v;
-    if (k === 'applicationId') out.variantKey = key;
-  }
-  if (!('variantKey' in out)) out.variantKey = key;
-  return out;
-}
