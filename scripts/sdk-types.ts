@@ -22,6 +22,11 @@ import * as contractModule from '@protection-service/contract';
 import { writeOrCheck } from './generated-file';
 
 export const SDK_TYPES_FILE = path.resolve(import.meta.dirname, '../sdk/src/generated/client.ts');
+/** The types of an older dated version (D44): `sdk/src/generated/<version>.ts`. */
+export const sdkTypesFileOf = (version: contractModule.ApiVersion) =>
+  version === contractModule.LATEST_API_VERSION
+    ? SDK_TYPES_FILE
+    : path.resolve(import.meta.dirname, `../sdk/src/generated/${version}.ts`);
 const ROUTES_DIR = path.resolve(import.meta.dirname, '../contract/src/routes');
 
 type Mode = 'input' | 'output' | 'query';
@@ -392,7 +397,9 @@ export interface Reply<S extends number, B> {
   headers: Headers;
 }`;
 
-export async function renderSdkTypes(): Promise<string> {
+export async function renderSdkTypes(
+  version: contractModule.ApiVersion = contractModule.LATEST_API_VERSION,
+): Promise<string> {
   const named: [string, unknown][] = Object.entries(contractModule);
   for (const file of readdirSync(ROUTES_DIR).sort()) {
     named.push(...Object.entries(await import(pathToFileURL(path.join(ROUTES_DIR, file)).href)));
@@ -400,7 +407,12 @@ export async function renderSdkTypes(): Promise<string> {
   const gen = new Generator(named);
   const groups: string[] = [];
   const members: string[] = [];
-  for (const [group, router] of Object.entries(contractModule.contract)) {
+  // D44: an older version's routes are the contract's with its version changes applied.
+  const contract =
+    version === contractModule.LATEST_API_VERSION
+      ? contractModule.contract
+      : contractModule.contractFor(version).router;
+  for (const [group, router] of Object.entries(contract)) {
     const methods: string[] = [];
     for (const [name, route] of Object.entries(router as Record<string, unknown>)) {
       if (!isRoute(route)) throw new Error(`sdk-types: ${group}.${name} is not a route`);
@@ -419,9 +431,13 @@ export async function renderSdkTypes(): Promise<string> {
   }
   // Not a route body, but what the SDK's webhook verification answers.
   for (const schema of EXTRA_OUTPUTS) gen.type(schema, 'output');
+  const versionNote =
+    version === contractModule.LATEST_API_VERSION
+      ? ''
+      : `\n *\n * Typed for API version ${version}: made by \`createClient\` of \`@protection-service/sdk/versions/${version}\`,\n * which sends \`Api-Version: ${version}\`.`;
   const client = `/**
  * Every route of the API, grouped as in the contract: \`client.<group>.<operation>(args)\`.
- * Made by \`createClient\`.
+ * Made by \`createClient\`.${versionNote}
  *
  * @example
  * const client = createClient({ baseUrl: 'https://api.example.com', accessToken });
@@ -434,5 +450,7 @@ ${members.join('\n')}
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
-  writeOrCheck(SDK_TYPES_FILE, await renderSdkTypes(), 'pnpm sdk-types');
+  for (const version of contractModule.API_VERSIONS) {
+    writeOrCheck(sdkTypesFileOf(version), await renderSdkTypes(version), 'pnpm sdk-types');
+  }
 }

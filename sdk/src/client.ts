@@ -1,4 +1,4 @@
-import { contract, isRouteMeta } from '@protection-service/contract';
+import { type ApiVersion, contractFor, isRouteMeta, LATEST_API_VERSION } from '@protection-service/contract';
 import { type ApiFetcher, type AppRoute, initClient } from '@ts-rest/core';
 import { version } from '../package.json';
 import { ProtectionApiError } from './errors';
@@ -19,6 +19,15 @@ export const USER_AGENT = `protection-service-sdk/${version}`;
  * const patient = createClient({ baseUrl, timeoutMs: 2 * DEFAULT_TIMEOUT_MS });
  */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * The dated API version this SDK was built against (D44): what `createClient` asks for unless
+ * told otherwise, so that upgrading the service never changes what an installed SDK reads.
+ *
+ * @example
+ * const client = createClient({ baseUrl, apiVersion: SDK_API_VERSION });
+ */
+export const SDK_API_VERSION: ApiVersion = LATEST_API_VERSION;
 
 /**
  * The one request shape the client sends: an absolute URL and a `RequestInit`. Pass your own
@@ -81,6 +90,13 @@ export interface ClientOptions {
    * `accessToken`, not with it.
    */
   auth?: AuthProvider;
+  /**
+   * The dated API version to call in (D44), sent as `Api-Version` on every route that takes an
+   * app access token: {@link SDK_API_VERSION} (the latest when this SDK was built) by default;
+   * `null` sends none, so the app's pinned version answers. For the types of an older version,
+   * use the `createClient` of `@protection-service/sdk/versions/<version>`.
+   */
+  apiVersion?: ApiVersion | null;
   /** Headers sent with every request; they override the SDK's own (`user-agent`, `authorization`). */
   headers?: Record<string, string>;
   /** A fetch implementation; the global one by default. */
@@ -123,9 +139,14 @@ export function createClient(options: ClientOptions): Client {
   const sendWithToken = options.auth ? options.auth.attach(createClient({ ...options, auth: undefined }))(send) : send;
 
   const retried = withRetries(options.retry);
+  const apiVersion = options.apiVersion === undefined ? SDK_API_VERSION : options.apiVersion;
 
   const api: ApiFetcher = async ({ route, path, method, headers, body, fetchOptions }) => {
     const fetcher = takesAccessToken(route) ? sendWithToken : send;
+    // D44: the version is asked for on the versioned routes only (those of an access token).
+    if (apiVersion !== null && takesAccessToken(route) && headers['api-version'] === undefined) {
+      headers = { ...headers, 'api-version': apiVersion };
+    }
     // D33: a POST that accepts an Idempotency-Key gets one, the same for all its attempts, so
     // that a retry after a lost answer replays the first answer instead of acting twice.
     if (method === 'POST' && takesIdempotencyKey(route) && headers['idempotency-key'] === undefined) {
@@ -162,7 +183,8 @@ export function createClient(options: ClientOptions): Client {
   } as const;
   // The generated `Client` interface describes exactly what ts-rest builds from the contract
   // (sdk/test/generated.test.ts keeps the two in step), in types a consumer checks cheaply.
-  return initClient(contract, args) as unknown as Client;
+  // An older version's routes (its statuses, its own routes) are its contract's (contractFor).
+  return initClient(contractFor(apiVersion ?? LATEST_API_VERSION).router as never, args) as unknown as Client;
 }
 
 /** JSON when the answer says so, `undefined` when empty (204, 304), text otherwise. */

@@ -25,6 +25,7 @@ export {
   DEFAULT_TIMEOUT_MS,
   type Fetch,
   type FetchMiddleware,
+  SDK_API_VERSION,
   USER_AGENT,
 } from './client';
 export {

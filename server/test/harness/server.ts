@@ -117,7 +117,8 @@ export async function startTestServer(
     databaseUrl: database.url,
     config,
     metrics,
-    api: (token) => createClient({ baseUrl, accessToken: token, retry: false }),
+    // No Api-Version: the calling app's pin answers (the latest unless a test pins it, D44).
+    api: (token) => createClient({ baseUrl, accessToken: token, retry: false, apiVersion: null }),
     request(path, init = {}) {
       const { json, ...rest } = init;
       const headers = new Headers(rest.headers);
