@@ -329,6 +329,7 @@ describe('webhooks (D32, D34)', () => {
     const approved = {
       id: 'evt_1',
       topic: 'claim/approved',
+      apiVersion: '2026-12-01',
       createdAt: TS,
       body: { claimId: 'cl_1', storeId: 'st_1', resolutions: [{ type: 'RESHIP', itemId: 'it_1', quantity: 1 }] },
     };
@@ -338,9 +339,13 @@ describe('webhooks (D32, D34)', () => {
     expect(ZWebhookEvent.safeParse({ ...approved, topic: 'order/created' }).success).toBe(false);
     expect(ZWebhookEvent.safeParse({ ...approved, body: { ...approved.body, extra: 1 } }).success).toBe(false);
     expect(ZWebhookEvent.safeParse({ ...approved, createdAt: '2026-01-31' }).success).toBe(false);
+    // D44: the envelope names the version its body is rendered in, a known one.
+    expect(ZWebhookEvent.safeParse({ ...approved, apiVersion: undefined }).success).toBe(false);
+    expect(ZWebhookEvent.safeParse({ ...approved, apiVersion: '2024-01-01' }).success).toBe(false);
     const denied = {
       id: 'evt_2',
       topic: 'claim/denied',
+      apiVersion: '2025-01-01',
       createdAt: TS,
       body: { claimId: 'cl_1', storeId: 'st_1', sourceOrderId: 'o1', reason: 'NOT_COVERED' },
     };
@@ -402,6 +407,7 @@ describe('routes', () => {
         'POST /v1/apps',
         'GET /v1/apps/:clientId',
         'PATCH /v1/apps/:clientId',
+        'GET /v1/apps/:clientId/api-health',
         'POST /v1/apps/:clientId/rotate-secret',
         'GET /v1/stores/:storeId/installations',
         'DELETE /v1/stores/:storeId/installations/:clientId',

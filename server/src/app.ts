@@ -20,6 +20,7 @@ import { tokenKeys } from './domain/auth/tokens';
 import { claimLinks } from './domain/claims/links';
 import type { QuotePricing } from './domain/partner/pricing-source';
 import { accessLog, requestLog } from './http/access-log';
+import { ApiUsage } from './http/api-usage';
 import { type AuthServices, authenticate, tokenClientOf, verifiedTokens } from './http/auth';
 import { bodyParser, refuseNulInUrl } from './http/body';
 import { clientIp } from './http/client-ip';
@@ -101,6 +102,7 @@ export function createApp(deps: AppDeps): Express {
     auth,
     claimLinks: claimLinks(deps.config.secretKey, deps.config.publicBaseUrl),
     pager: new KeysetPager(deps.config.secretKey),
+    apiUsage: new ApiUsage(deps.db, deps.logger),
   };
   const routes = mountedRoutes(context);
   const pins: PinSource = new AppPins(deps.db);
@@ -142,7 +144,7 @@ export function createApp(deps: AppDeps): Express {
       chooseVersion(pins, tokenClientOf(auth)),
     ]),
   );
-  app.use(contractRoutes(routes, deps, auth));
+  app.use(contractRoutes(routes, deps, auth, served(context.apiUsage, metrics)));
   app.use(fallback);
   app.use(errorHandler(deps.logger, OAUTH_PATHS));
 
@@ -159,9 +161,24 @@ export function createApp(deps: AppDeps): Express {
       auth.limiter.stop();
       void listener.stop();
       idempotencySweeper.stop();
+      void context.apiUsage.stop();
     },
   };
   return app;
+}
+
+/**
+ * D44 usage: once a versioned answer is sent, the version that served it is counted, by app
+ * for its API health report (the calling app as its verified token names it) and in the
+ * process's figures.
+ */
+function served(usage: ApiUsage, metrics: ServiceMetrics) {
+  return (req: express.Request, res: express.Response, version: ApiVersion) => {
+    res.on('finish', () => {
+      metrics.apiVersionAnswer(version);
+      if (req.caller?.kind === 'token') usage.record(req.caller.claims.clientId, version);
+    });
+  };
 }
 
 /** What the auth gate works with: keys, kept tokens, the revocation feed, the limits (D4, D13). */
@@ -189,7 +206,12 @@ function prefixOf(path: string): string {
  * handler. One router per path prefix: a request is matched against the few routes of its
  * prefix (`/v1/orders`), not against all of them in turn.
  */
-function contractRoutes(routes: ReturnType<typeof mountedRoutes>, deps: AppDeps, auth: AuthServices): RequestHandler {
+function contractRoutes(
+  routes: ReturnType<typeof mountedRoutes>,
+  deps: AppDeps,
+  auth: AuthServices,
+  onServed: (req: express.Request, res: express.Response, version: ApiVersion) => void,
+): RequestHandler {
   const newest = new Map(routes.map((r) => [`${r.group}.${r.name}`, r]));
   const data = versionData(deps.db);
   // D44 first (the version marks every answer of a versioned route, auth failures included),
@@ -197,7 +219,7 @@ function contractRoutes(routes: ReturnType<typeof mountedRoutes>, deps: AppDeps,
   // installation. One step of ts-rest's route for all three.
   const globalMiddleware = [
     sequence([
-      versionGate(deps.config.publicBaseUrl) as RequestHandler,
+      versionGate(deps.config.publicBaseUrl, onServed) as RequestHandler,
       authenticate(auth) as RequestHandler,
       idempotency(deps.db, deps.logger),
     ]) as never,

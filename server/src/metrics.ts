@@ -23,6 +23,7 @@ export class ServiceMetrics {
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
   private readonly refusals: Counter<'limit'>;
   private readonly publicCache: Counter<'result'>;
+  private readonly apiVersions: Counter<'version'>;
 
   /** `processFigures`: CPU, memory, event loop and GC figures of this process (once per process). */
   constructor(db: Db, { processFigures = false }: { processFigures?: boolean } = {}) {
@@ -50,6 +51,12 @@ export class ServiceMetrics {
       name: 'public_cache_requests_total',
       help: 'Public reads looked up in the in-process cache, by result (hit or miss)',
       labelNames: ['result'],
+      registers,
+    });
+    this.apiVersions = new Counter({
+      name: 'api_version_requests_total',
+      help: 'Answers of versioned routes (app access token, errors included), by the dated API version that served them (D44)',
+      labelNames: ['version'],
       registers,
     });
     const pool = poolOf(db);
@@ -83,6 +90,10 @@ export class ServiceMetrics {
 
   rateLimited(limit: LimitName): void {
     this.refusals.inc({ limit });
+  }
+
+  apiVersionAnswer(version: string): void {
+    this.apiVersions.inc({ version });
   }
 
   publicCacheLookup(hit: boolean): void {

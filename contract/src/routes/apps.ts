@@ -4,6 +4,7 @@ import { dashboardErrors, ZError } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
 import { data, ZId } from '../schemas/common';
 import {
+  ZApiHealth,
   ZApp,
   ZAppEvent,
   ZAppEventConnection,
@@ -116,5 +117,16 @@ export const appRoutes = routeGroup({
     description:
       'Issues a new webhook secret, shown once; for 24 hours deliveries carry signatures of both secrets and x-webhook-secret carries the new one (D34).',
     metadata: dashboardRoute('D34', ['D5', 'D32']),
+  },
+  getApiHealth: {
+    method: 'GET',
+    path: '/v1/apps/:clientId/api-health',
+    pathParams: ZAppParams,
+    responses: { 200: data(ZApiHealth), ...dashboardErrors },
+    summary: "Read the app's use of each API version",
+    description:
+      'For every dated API version, newest first: how many answers of versioned routes (errors included) the app got in it over the last 30 days, the last of them, and whether the version is deprecated with its sunset date (D44). ' +
+      'Calls of the last second may not be counted yet.',
+    metadata: dashboardRoute('D44'),
   },
 });

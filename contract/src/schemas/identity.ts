@@ -344,3 +344,23 @@ export const ZRotatedWebhookSecret = z
   })
   .strict();
 export type TRotatedWebhookSecret = z.infer<typeof ZRotatedWebhookSecret>;
+
+/** One version's use by an app over the last 30 days (D44): its calls, errors included. */
+export const ZApiVersionUsage = z
+  .object({
+    version: ZApiVersion,
+    calls: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Answers of versioned routes given in this version, errors included'),
+    lastCallAt: ZTimestamp.nullable().describe('The last of them; null when there was none'),
+    deprecated: z.boolean(),
+    sunset: ZTimestamp.nullable().describe('When a deprecated version stops being served; null otherwise'),
+  })
+  .strict();
+export type TApiVersionUsage = z.infer<typeof ZApiVersionUsage>;
+
+/** GET /v1/apps/:clientId/api-health (D44): every version, newest first, with the app's calls in it. */
+export const ZApiHealth = z.object({ versions: z.array(ZApiVersionUsage) }).strict();
+export type TApiHealth = z.infer<typeof ZApiHealth>;

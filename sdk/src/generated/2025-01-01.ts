@@ -589,6 +589,22 @@ export interface TRotatedWebhookSecret {
   previousSecretExpiresAt: string;
 }
 
+export interface TApiVersionUsage {
+  /** A dated API version; the version an app is pinned to serves its calls without an Api-Version header */
+  version: TApiVersion;
+  /** Answers of versioned routes given in this version, errors included */
+  calls: number;
+  /** The last of them; null when there was none */
+  lastCallAt: string | null;
+  deprecated: boolean;
+  /** When a deprecated version stops being served; null otherwise */
+  sunset: string | null;
+}
+
+export interface TApiHealth {
+  versions: TApiVersionUsage[];
+}
+
 export interface TInstallation {
   id: string;
   storeId: string;
@@ -1996,6 +2012,27 @@ export interface AppsRoutes {
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, {
     data: TRotatedWebhookSecret;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Read the app's use of each API version — `GET /v1/apps/:clientId/api-health`
+   *
+   * For every dated API version, newest first: how many answers of versioned routes (errors
+   * included) the app got in it over the last 30 days, the last of them, and whether the version
+   * is deprecated with its sunset date (D44). Calls of the last second may not be counted yet.
+   */
+  getApiHealth(args: {
+    /** Path parameters. */
+    params: {
+      clientId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TApiHealth;
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 

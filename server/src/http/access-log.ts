@@ -22,6 +22,8 @@ export interface Finished {
   route: string;
   status: number;
   start: bigint;
+  /** The dated API version that served a versioned route (D44). */
+  apiVersion?: string;
   error?: LoggedError;
 }
 
@@ -29,13 +31,13 @@ export interface Finished {
 export type RequestLog = (finished: Finished) => void;
 
 /**
- * One line per request. Only method, path (no query string), status, duration and request
- * id are logged: never headers or bodies, so no Authorization value, secret or token can
+ * One line per request. Only method, path (no query string), status, duration, request id
+ * and, on a versioned route, the API version that served it (D44) are logged: never headers or bodies, so no Authorization value, secret or token can
  * reach a log line. A 5xx is logged once, at error, with the failure behind it (scrubbed of
  * anything shaped like a credential); a request over SLOW_REQUEST_MS at warn.
  */
 export function requestLog(logger: Logger, metrics: ServiceMetrics): RequestLog {
-  return ({ requestId, method, path, route, status, start, error }) => {
+  return ({ requestId, method, path, route, status, start, apiVersion, error }) => {
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
     metrics.request(method, route, status, ms / 1000);
     // A 503 is the database out of reach (D46) or shutting down: expected, and counted by the
@@ -44,7 +46,14 @@ export function requestLog(logger: Logger, metrics: ServiceMetrics): RequestLog 
     const slow = ms > SLOW_REQUEST_MS;
     const level = status >= 500 && !unavailable ? 'error' : unavailable || slow ? 'warn' : 'info';
     if (!logger.isLevelEnabled(level)) return;
-    const line = { requestId, method, path, status, ms: Math.round(ms * 10) / 10 };
+    const line = {
+      requestId,
+      method,
+      path,
+      status,
+      ms: Math.round(ms * 10) / 10,
+      ...(apiVersion ? { apiVersion } : {}),
+    };
     if (error) {
       logger[level]({ ...line, err: scrubError(error) }, 'request failed');
     } else {
@@ -69,6 +78,7 @@ export function accessLog(log: RequestLog, operationalPaths: ReadonlySet<string>
         route: (res.locals.pageRoute as string | undefined) ?? routeLabel(req, operationalPaths),
         status: res.statusCode,
         start,
+        apiVersion: res.locals.apiVersion as string | undefined,
         error: res.locals.error as LoggedError | undefined,
       }),
     );

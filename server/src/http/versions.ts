@@ -86,7 +86,10 @@ export function chooseVersion(pins: PinSource, tokenClient: TokenClient): Reques
  * version, `Deprecation`, `Sunset` and `Link`. An older version's D2 errors are rendered by
  * its changes (`downError`) as they are written.
  */
-export function versionGate(publicBaseUrl: string, onServed?: (req: Request, version: ApiVersion) => void) {
+export function versionGate(
+  publicBaseUrl: string,
+  onServed?: (req: Request, res: Response, version: ApiVersion) => void,
+) {
   const headers = new Map(API_VERSIONS.map((v) => [v, Object.entries(deprecationHeaders(v, publicBaseUrl))]));
   return (req: Request & { tsRestRoute?: AppRoute }, res: Response, next: NextFunction): void => {
     const meta = req.tsRestRoute?.metadata as { auth?: string } | undefined;
@@ -105,7 +108,7 @@ export function versionGate(publicBaseUrl: string, onServed?: (req: Request, ver
     res.setHeader('api-version', version);
     for (const [name, value] of headers.get(version) ?? []) res.setHeader(name, value);
     res.locals.apiVersion = version;
-    onServed?.(req, version);
+    onServed?.(req, res, version);
     if (version !== LATEST_API_VERSION) {
       const json = res.json.bind(res);
       res.json = (body: unknown) =>

@@ -1,4 +1,5 @@
 import type { Contract } from '@protection-service/contract';
+import { apiHealth } from '../domain/identity/api-health';
 import { ownedApp, registerApp, rotateClientSecret, rotateWebhookSecret, updateApp } from '../domain/identity/apps';
 import { listAppEvents, redeliver, sendTestEvent } from '../domain/webhooks/log';
 import { checkWebhookUrl } from '../domain/webhooks/webhook-urls';
@@ -9,7 +10,7 @@ import type { GroupHandlers, RouteContext } from './context';
  * App registration and secret rotation (D9), the event log and replay (D34), for the app's
  * owner only: the domain answers another user's app exactly as a missing one (404).
  */
-export function appHandlers({ db, config, pager }: RouteContext): GroupHandlers<Contract['apps']> {
+export function appHandlers({ db, config, pager, apiUsage }: RouteContext): GroupHandlers<Contract['apps']> {
   return {
     async create({ body, req }) {
       const { userId } = dashboardUserOf(req);
@@ -53,6 +54,12 @@ export function appHandlers({ db, config, pager }: RouteContext): GroupHandlers<
       const rotated = await rotateWebhookSecret(db, config.secretKey, params.clientId, userId);
       const previousSecretExpiresAt = rotated.previousSecretExpiresAt.toISOString();
       return { status: 200, body: { data: { webhookSecret: rotated.webhookSecret, previousSecretExpiresAt } } };
+    },
+    async getApiHealth({ params, req }) {
+      const { userId } = dashboardUserOf(req);
+      // This process's counts of the last second first (D44); other processes write theirs every second.
+      await apiUsage.flush();
+      return { status: 200, body: { data: await apiHealth(db, params.clientId, userId) } };
     },
   };
 }

@@ -5,6 +5,7 @@ import type { AppDeps } from '../app-deps';
 import type { StoreCache } from '../cache/store-cache';
 import type { ClaimLinks } from '../domain/claims/links';
 import type { QuotePricing } from '../domain/partner/pricing-source';
+import type { ApiUsage } from '../http/api-usage';
 import type { AuthServices } from '../http/auth';
 import type { PublicReadCache } from '../http/public-cache';
 import type { KeysetPager } from '../lib/pager';
@@ -28,4 +29,6 @@ export interface RouteContext extends AppDeps {
   claimLinks: ClaimLinks;
   /** Pages every cursor list (D24), its cursors signed under a key derived once. */
   pager: KeysetPager;
+  /** Counts each app's calls per API version for its health report (D44). */
+  apiUsage: ApiUsage;
 }

@@ -215,6 +215,57 @@ describe('dated API versions (D44)', () => {
     });
   });
 
+  it("reports the app's calls per version over 30 days to its owner, errors included, and counts them in the figures", async () => {
+    const owner2 = await createOwner(server.db, 'versions-health');
+    const app = await createApp(server, owner2.user.id, { requestedScopes: ['store:read'] });
+    const tok = (await installWithToken(server, app.clientId, owner2.store.id, ['store:read'])).accessToken;
+    const dashboard = await dashboardTokenFor(server, owner2.user.id);
+    const before = await server.metrics.registry.getSingleMetricAsString('api_version_requests_total');
+    const figure = (text: string, version: string) =>
+      Number(new RegExp(`api_version_requests_total\\{version="${version}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    expect((await call('GET', '/v2/settings', tok, OLD)).status).toBe(200);
+    expect((await call('GET', '/v2/settings', tok, OLD)).status).toBe(200);
+    expect((await call('GET', '/v2/settings/context/ctx_none', tok, OLD)).status).toBe(404);
+    expect((await call('GET', '/v2/settings', tok)).status).toBe(200);
+    // An older record outside the 30 days does not count.
+    await server.db
+      .insertInto('apiVersionCalls')
+      .values({
+        clientId: app.clientId,
+        apiVersion: OLD,
+        day: '2020-01-01',
+        calls: 99,
+        lastCallAt: new Date('2020-01-01'),
+      })
+      .execute();
+    const health = await server.api(dashboard).apps.getApiHealth({ params: { clientId: app.clientId } });
+    expect(health.status).toBe(200);
+    expect(health.headers.get('api-version')).toBeNull();
+    if (health.status !== 200) return;
+    const [latest, old] = health.body.data.versions;
+    expect(latest).toEqual({
+      version: LATEST,
+      calls: 1,
+      lastCallAt: expect.stringMatching(/Z$/),
+      deprecated: false,
+      sunset: null,
+    });
+    expect(old).toEqual({
+      version: OLD,
+      calls: 3,
+      lastCallAt: expect.stringMatching(/Z$/),
+      deprecated: true,
+      sunset: '2027-12-01T00:00:00.000Z',
+    });
+    const after = await server.metrics.registry.getSingleMetricAsString('api_version_requests_total');
+    expect(figure(after, OLD) - figure(before, OLD)).toBe(3);
+    expect(figure(after, LATEST) - figure(before, LATEST)).toBeGreaterThanOrEqual(1);
+    // Another user's app answers as a missing one (D9).
+    const stranger = await dashboardTokenFor(server, owner.user.id);
+    const foreign = await server.api(stranger).apps.getApiHealth({ params: { clientId: app.clientId } });
+    expect(foreign.status).toBe(404);
+  });
+
   it('binds an Idempotency-Key to the version that served it (D33): the same key at another version is 409', async () => {
     const headers = { ...bearer(all), 'idempotency-key': 'versioned-key-1' };
     const body = JSON.stringify({ orderTotal: 20 });

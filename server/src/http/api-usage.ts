@@ -1,0 +1,84 @@
+import type { ApiVersion } from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Db } from '../db/database';
+
+/** How often a process writes the calls it counted (D44: the API health report lags by at most this). */
+export const USAGE_FLUSH_MS = 1000;
+
+interface Pending {
+  clientId: string;
+  version: ApiVersion;
+  day: string;
+  calls: number;
+  last: Date;
+}
+
+/**
+ * Counts each app's answers per dated version (D44) in memory and adds them to
+ * `api_version_calls` (one row per app, version and UTC day) once a second in one statement,
+ * so that a request never waits on it. What a crash loses is at most a second of counts.
+ */
+export class ApiUsage {
+  private pending = new Map<string, Pending>();
+  private readonly timer: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger?: Logger,
+  ) {
+    this.timer = setInterval(() => void this.flush(), USAGE_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  record(clientId: string, version: ApiVersion, at = new Date()): void {
+    const day = at.toISOString().slice(0, 10);
+    const key = `${clientId}\t${version}\t${day}`;
+    const known = this.pending.get(key);
+    if (known) {
+      known.calls++;
+      if (at > known.last) known.last = at;
+    } else {
+      this.pending.set(key, { clientId, version, day, calls: 1, last: at });
+    }
+  }
+
+  /** Writes what was counted; a failed write keeps the counts for the next one. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.pending.size === 0) return;
+      const batch = [...this.pending.values()];
+      this.pending = new Map();
+      try {
+        await sql`
+          insert into api_version_calls as c (client_id, api_version, day, calls, last_call_at)
+          select * from unnest(
+            ${batch.map((p) => p.clientId)}::text[], ${batch.map((p) => p.version)}::text[],
+            ${batch.map((p) => p.day)}::date[], ${batch.map((p) => p.calls)}::bigint[],
+            ${batch.map((p) => p.last.toISOString())}::timestamptz[]
+          )
+          on conflict (client_id, api_version, day) do update set
+            calls = c.calls + excluded.calls, last_call_at = greatest(c.last_call_at, excluded.last_call_at)
+        `.execute(this.db);
+      } catch (err) {
+        for (const p of batch) {
+          const key = `${p.clientId}\t${p.version}\t${p.day}`;
+          const known = this.pending.get(key);
+          if (known) {
+            known.calls += p.calls;
+            if (p.last > known.last) known.last = p.last;
+          } else this.pending.set(key, p);
+        }
+        this.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'api usage not written; kept');
+      }
+    });
+    return this.flushing;
+  }
+
+  /** Stops the timer and writes what is left. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush().catch(() => {});
+  }
+}
