@@ -36,7 +36,14 @@ import { sequence } from './http/sequence';
 import { expressApp } from './http/server';
 import { unmatched } from './http/unmatched';
 import { versionDocs } from './http/version-docs';
-import { chooseVersion, type PinSource, versionData, versionedHandler, versionGate } from './http/versions';
+import {
+  chooseVersion,
+  type PinSource,
+  versionData,
+  versionedFailures,
+  versionedHandler,
+  versionGate,
+} from './http/versions';
 import { KeysetPager } from './lib/pager';
 import { ServiceMetrics } from './metrics';
 import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
@@ -139,13 +146,15 @@ export function createApp(deps: AppDeps): Express {
       // D40, D41: the pages read their own form bodies, so they come before the API's parsers;
       // only requests to a page's path enter their router.
       (req, res, next) => (isPagePath(req.path) ? pageRouter(req, res, next) : next()),
-      bodyParser(OAUTH_PATHS),
-      // D44: the version picks the router, so it is chosen before the routes match.
+      // D44: the version picks the router, so it is chosen before the routes match (and before
+      // the body is read, so that a body refused names the version of a versioned route too).
       chooseVersion(pins, tokenClientOf(auth)),
+      bodyParser(OAUTH_PATHS),
     ]),
   );
   app.use(contractRoutes(routes, deps, auth, served(context.apiUsage, metrics)));
   app.use(fallback);
+  app.use(versionedFailures(deps.config.publicBaseUrl));
   app.use(errorHandler(deps.logger, OAUTH_PATHS));
 
   // The shopper widget's read is answered from memory before Express does any work (D29,

@@ -245,8 +245,8 @@ export interface PartnerContextsTable {
 export interface ApiVersionCallsTable {
   clientId: string;
   apiVersion: string;
-  day: ColumnType<string, string, never>;
-  calls: ColumnType<string, number, never>;
+  day: ColumnType<Date, string, never>;
+  calls: ColumnType<number, number, never>;
   lastCallAt: ColumnType<Date, Date, Date>;
 }
 

@@ -1,6 +1,7 @@
 import {
   API_VERSIONS,
   type ApiVersion,
+  contractFor,
   deprecationHeaders,
   downAnswer,
   downError,
@@ -12,9 +13,10 @@ import {
   type VersionedRoute,
 } from '@protection-service/contract';
 import type { AppRoute } from '@ts-rest/core';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/database';
 import { HttpError } from './errors';
+import { compilePaths } from './unmatched';
 
 /** The request header a client names its version with, and the answer header naming the one that served (D44). */
 export const API_VERSION_HEADER = 'api-version';
@@ -115,6 +117,36 @@ export function versionGate(
         json(res.statusCode >= 400 ? downError(version, { status: res.statusCode, body: body as TError }).body : body);
     }
     next();
+  };
+}
+
+/**
+ * D44 for the failures answered before a route ran (a body that cannot be read, 413, 415): when
+ * the method and path are those of a versioned route, the answer names the version too, as
+ * every answer of a versioned route does. Runs just before the error handler.
+ */
+export function versionedFailures(publicBaseUrl: string): ErrorRequestHandler {
+  const patterns = new Map(
+    API_VERSIONS.map((v) => {
+      const routes = [...contractFor(v).routes.values()].map((r) => r.route);
+      const versioned = compilePaths(routes.filter((r) => (r.metadata as { auth?: string }).auth === 'token'));
+      const other = compilePaths(routes.filter((r) => (r.metadata as { auth?: string }).auth !== 'token'));
+      return [v, { versioned, other }] as const;
+    }),
+  );
+  const headers = new Map(API_VERSIONS.map((v) => [v, Object.entries(deprecationHeaders(v, publicBaseUrl))]));
+  const matches = (list: ReturnType<typeof compilePaths>, req: Request) =>
+    list.some((p) => p.methods.has(req.method) && p.regex.test(req.path));
+  return (err, req, res, next) => {
+    const version = req.apiVersion;
+    if (version && !req.apiVersionRefused && !res.headersSent && !res.hasHeader('api-version')) {
+      const known = patterns.get(version)!;
+      if (matches(known.versioned, req) && !matches(known.other, req)) {
+        res.setHeader('api-version', version);
+        for (const [name, value] of headers.get(version) ?? []) res.setHeader(name, value);
+      }
+    }
+    next(err);
   };
 }
 

@@ -127,6 +127,25 @@ describe('dated API versions (D44)', () => {
     });
   });
 
+  it('names the version on a versioned route whose body could not be read (400, 415)', async () => {
+    const send = (body: string, type: string, version?: string) =>
+      server.request('/v2/quote', {
+        method: 'POST',
+        headers: { ...bearer(all), 'content-type': type, ...(version ? { 'api-version': version } : {}) },
+        body,
+      });
+    const malformed = await send('{"orderTotal":', 'application/json', OLD);
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers.get('api-version')).toBe(OLD);
+    expect(malformed.headers.get('sunset')).toBe('Wed, 01 Dec 2027 00:00:00 GMT');
+    const latest = await send('{"orderTotal":', 'application/json');
+    expect(latest.headers.get('api-version')).toBe(LATEST);
+    // A public read's failures stay unversioned.
+    const pub = await server.request('/v2/quote/insurance/partner/bad%20id', { headers: { 'api-version': OLD } });
+    expect(pub.status).toBe(400);
+    expect(pub.headers.get('api-version')).toBeNull();
+  });
+
   describe('what 2025-01-01 differs in', () => {
     it('POST /v2/quote answers 200 with the bare quote; the latest 201 with {data}', async () => {
       const old = await call('POST', '/v2/quote', all, OLD, { orderTotal: 100.5 });
