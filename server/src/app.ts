@@ -36,14 +36,7 @@ import { sequence } from './http/sequence';
 import { expressApp } from './http/server';
 import { unmatched } from './http/unmatched';
 import { versionDocs } from './http/version-docs';
-import {
-  chooseVersion,
-  type PinSource,
-  versionData,
-  versionedFailures,
-  versionedHandler,
-  versionGate,
-} from './http/versions';
+import { chooseVersion, versionData, versionedFailures, versionedHandler, versionGate } from './http/versions';
 import { KeysetPager } from './lib/pager';
 import { ServiceMetrics } from './metrics';
 import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
@@ -112,7 +105,7 @@ export function createApp(deps: AppDeps): Express {
     apiUsage: new ApiUsage(deps.db, deps.logger),
   };
   const routes = mountedRoutes(context);
-  const pins: PinSource = new AppPins(deps.db);
+  const pins = new AppPins(deps.db, deps.logger);
   const idempotencySweeper = new IdempotencySweeper(deps.db);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES, ...PAGE_ROUTES]);
   const pageRouter = pages(context);
@@ -171,6 +164,7 @@ export function createApp(deps: AppDeps): Express {
       void listener.stop();
       idempotencySweeper.stop();
       void context.apiUsage.stop();
+      pins.stop();
     },
   };
   return app;

@@ -1,39 +1,56 @@
-import { type ApiVersion, isApiVersion } from '@protection-service/contract';
+import { type ApiVersion, isApiVersion, LATEST_API_VERSION } from '@protection-service/contract';
+import type { Logger } from 'pino';
 import type { Db } from '../db/database';
-import { TtlCache } from './ttl-cache';
 
-/** D44: a changed pin applies on every process within this long. */
-export const PIN_LIFETIME_MS = 1000;
+/** How often each process re-reads the pins (D44: a changed pin applies everywhere within 1 s). */
+export const PIN_REFRESH_MS = 500;
 
 /**
- * The API version each app is pinned to (`apps.api_version`, D44), kept per process for at most
- * a second: a pin changed with `PATCH /v1/apps/:clientId` on any process applies everywhere
- * within 1 s, with no announcement to miss. A burst of calls of one app waits on one query.
+ * The API version each app is pinned to (`apps.api_version`, D44), kept in memory by every
+ * process. Only the apps pinned to an older version are kept (an app not among them is on the
+ * latest), and they are read again in one query every half second, off the request path: a
+ * pin changed with `PATCH /v1/apps/:clientId` on any process applies everywhere within a
+ * second, with no announcement to miss and no query in any request. Until the first read
+ * answers, a request waits for it.
  */
 export class AppPins {
-  private readonly known = new TtlCache<ApiVersion | null>((key) => key.length + 64, 100_000, 8 * 1024 * 1024);
-  private readonly loading = new Map<string, Promise<ApiVersion | undefined>>();
+  private older = new Map<string, ApiVersion>();
+  private readonly ready: Promise<void>;
+  private loaded = false;
+  private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly logger?: Logger,
+    everyMs = PIN_REFRESH_MS,
+  ) {
+    this.ready = this.refresh();
+    this.timer = setInterval(() => void this.refresh(), everyMs);
+    this.timer.unref();
+  }
 
   pinOf(clientId: string): ApiVersion | undefined | Promise<ApiVersion | undefined> {
-    const now = Date.now();
-    const known = this.known.get(clientId, now);
-    if (known !== undefined) return known ?? undefined;
-    const pending = this.loading.get(clientId);
-    if (pending) return pending;
-    const load = this.db
-      .selectFrom('apps')
-      .select('apiVersion')
-      .where('clientId', '=', clientId)
-      .executeTakeFirst()
-      .then((row) => {
-        const pin = row && isApiVersion(row.apiVersion) ? row.apiVersion : null;
-        this.known.set(clientId, pin, PIN_LIFETIME_MS);
-        return pin ?? undefined;
-      })
-      .finally(() => this.loading.delete(clientId));
-    this.loading.set(clientId, load);
-    return load;
+    if (this.loaded) return this.older.get(clientId);
+    return this.ready.then(() => this.older.get(clientId));
+  }
+
+  /** Reads the pins of the apps not on the latest version; a failed read keeps the last one. */
+  async refresh(): Promise<void> {
+    try {
+      const rows = await this.db
+        .selectFrom('apps')
+        .select(['clientId', 'apiVersion'])
+        .where('apiVersion', '<>', LATEST_API_VERSION)
+        .execute();
+      this.older = new Map(rows.flatMap((r) => (isApiVersion(r.apiVersion) ? [[r.clientId, r.apiVersion]] : [])));
+      this.loaded = true;
+    } catch (err) {
+      this.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'app pins not read; kept');
+      if (!this.loaded) throw err;
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
   }
 }

@@ -1,4 +1,4 @@
-import { SCOPES, type Scope } from '@protection-service/contract';
+import { SCOPES, type Scope, servedDocuments } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
@@ -125,6 +125,35 @@ describe('dated API versions (D44)', () => {
       expect(dash.status).toBe(401);
       expect(dash.headers.get('api-version')).toBeNull();
     });
+  });
+
+  it("serves each version's document, the changelog page with an anchor per version, and lists the documents", async () => {
+    expect(servedDocuments()).toEqual([
+      { version: LATEST, url: `/openapi/${LATEST}.json`, deprecated: false },
+      { version: OLD, url: `/openapi/${OLD}.json`, deprecated: true },
+    ]);
+    for (const { version, url } of servedDocuments()) {
+      const res = await server.request(url);
+      expect(res.status).toBe(200);
+      const doc = await res.json();
+      expect(doc.info.version).toBe(version);
+      expect(doc.servers[0].url).toBe(server.baseUrl);
+    }
+    const old = await (await server.request(`/openapi/${OLD}.json`)).json();
+    expect(old.paths['/v2/settings'].put).toBeDefined();
+    expect(old.components.headers.Sunset).toBeDefined();
+    const latest = await (await server.request('/openapi.json')).json();
+    expect(latest.info.version).toBe(LATEST);
+    expect(latest.paths['/v2/settings'].put).toBeUndefined();
+    expect((await server.request('/openapi/1999-01-01.json')).status).toBe(404);
+    const page = await server.request('/docs/versions');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    for (const id of [LATEST, OLD, 'unwrapped-answers', 'price-rule-type-flat', 'merchant-settings-write']) {
+      expect(html).toContain(`id="${id}"`);
+    }
+    expect(html).toContain('a second create answers 409 whatever its');
   });
 
   it('names the version on a versioned route whose body could not be read (400, 415)', async () => {
