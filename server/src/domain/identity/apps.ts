@@ -10,8 +10,8 @@ import {
   type TUpdateAppRequest,
 } from '@protection-service/contract';
 import type { Db } from '../../db/database';
-import { transact } from '../../db/transact';
 import type { AppsTable } from '../../db/schema';
+import { transact } from '../../db/transact';
 import { decrypt, deriveKey, digest, encrypt, matchesDigest, randomCredential } from '../../lib/crypto';
 import { refuse } from '../../lib/refusal';
 
