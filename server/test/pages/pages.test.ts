@@ -83,10 +83,7 @@ describe('pages over HTTP (D40, D41)', () => {
   });
 
   it('names GET /v1/oauth/authorize as the authorization endpoint of the metadata (D17, D40)', async () => {
-    const meta = (await (await server.request('/.well-known/oauth-authorization-server')).json()) as Record<
-      string,
-      unknown
-    >;
+    const meta = answered(await server.api().oauth.discovery(), 200);
     expect(meta.authorization_endpoint).toBe(`${server.baseUrl}/v1/oauth/authorize`);
     const res = await server.request(authorize(goodParams()));
     expect(res.status).toBe(200);
