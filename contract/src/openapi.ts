@@ -111,6 +111,11 @@ const TAGS: Record<string, string> = {
   public: 'Public shopper reads (no authentication)',
 };
 
+/** How the service's JWTs are issued and checked (server/test/auth/jwt-practices.test.ts). */
+const JWT_PRACTICES =
+  'Tokens are JWTs issued and checked as RFC8725 (JSON Web Token Best Current Practices) asks: one algorithm (HS256), ' +
+  'checked along with the signature, issuer, audience and expiry; each kind of token has its own key and audience, so one never passes for another.';
+
 const AUTH_TEXT: Record<RouteMeta['auth'], string> = {
   public: 'Public: no authentication.',
   client: 'OAuth client authentication: client_id and client_secret in the body or as HTTP Basic, never both (D11).',
@@ -193,7 +198,8 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
           oauth2: {
             type: 'oauth2',
             description:
-              'App access tokens for one store. Earlier-style scope names are accepted as aliases when requesting scopes (D16).',
+              'App access tokens for one store. Earlier-style scope names are accepted as aliases when requesting scopes (D16). ' +
+              JWT_PRACTICES,
             flows: {
               authorizationCode: {
                 authorizationUrl: '/v1/oauth/authorize',
@@ -208,7 +214,7 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
             type: 'http',
             scheme: 'bearer',
             bearerFormat: 'JWT',
-            description: 'Dashboard user token (D8).',
+            description: `Dashboard user token (D8). ${JWT_PRACTICES}`,
           },
           clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client id and secret (RFC 6749 §2.3.1).' },
         },
