@@ -5,6 +5,7 @@ import { STATUS_NAMES, ZError, ZOAuthError } from './errors';
 import * as contractModule from './index';
 import { contract } from './index';
 import { isRouteMeta, type RouteMeta } from './meta';
+import { routerKeys, withCodeSamples } from './openapi-code-samples';
 import { withExamples } from './openapi-examples';
 import { ZClaim } from './schemas/claims';
 import { acceptedFamilyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, type ScopeRule } from './scopes';
@@ -248,6 +249,8 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Record<strin
   components.schemas = Object.fromEntries([...resolved].sort(([a], [b]) => a.localeCompare(b)));
   const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
   withExamples(out);
+  // D47: a curl and an SDK sample per operation, for the reference page.
+  withCodeSamples(out, routerKeys(contract, operationIdOf));
   return options.serverUrl ? forDeployment(out, options.serverUrl) : out;
 }
 
