@@ -616,7 +616,7 @@ function numberSchema(type: z.ZodTypeAny): Record<string, unknown> | undefined {
   const schema: Record<string, unknown> = { type: out.isInt ? 'integer' : 'number' };
   if (out.minValue !== null) schema.minimum = out.minValue;
   if (out.maxValue !== null) schema.maximum = out.maxValue;
-  return schema;
+  return withIntegerFormat(schema);
 }
 
 /**
@@ -632,11 +632,24 @@ function normalise(value: unknown): unknown {
     string,
     unknown
   >;
+  withIntegerFormat(out);
   if (out.nullable === true) {
     if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
     if (out.type === undefined && !out.oneOf && !out.anyOf && !out.allOf) delete out.nullable;
   }
   return out;
+}
+
+/**
+ * An integer bounded on both sides says which size it is (D47): `int32` when its bounds fit
+ * 32 bits, `int64` otherwise. The zod converter writes no format.
+ */
+function withIntegerFormat<T extends Record<string, unknown>>(schema: T): T {
+  const { minimum, maximum } = schema;
+  if (schema.type !== 'integer' || schema.format !== undefined) return schema;
+  if (typeof minimum !== 'number' || typeof maximum !== 'number') return schema;
+  (schema as Record<string, unknown>).format = minimum >= -(2 ** 31) && maximum <= 2 ** 31 - 1 ? 'int32' : 'int64';
+  return schema;
 }
 
 /**
