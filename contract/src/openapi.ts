@@ -554,6 +554,14 @@ export const RESPONSE_HEADERS = {
     description: 'The path of the claim filed: `/v1/claims/{claimId}`',
     schema: { type: 'string', maxLength: 2048 },
   },
+  'Access-Control-Allow-Origin': {
+    description: 'On the operations that need no authentication: any origin may read the answer from a browser',
+    schema: { type: 'string', enum: ['*'] },
+  },
+  'Access-Control-Expose-Headers': {
+    description: 'The headers of the answer a browser script may read',
+    schema: { type: 'string', maxLength: 256 },
+  },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`',
     schema: { type: 'string', enum: ['true'] },
@@ -570,7 +578,7 @@ const LOCATION_OPERATIONS = new Set(['claims.file', 'claims.fileOffline']);
  * bad login does, a 401 of a missing token does not; 413 and 415, answered while the body is
  * read, never do), 429 and 503 say
  * when to retry; conditional reads carry their ETag; a POST taking an `Idempotency-Key` may
- * be a replay, whatever its status.
+ * be a replay, whatever its status; public operations allow any origin.
  */
 function headersOf(status: number, key: string, route: AppRoute): ResponseHeader[] {
   const headers: ResponseHeader[] = ['X-Request-Id'];
@@ -582,6 +590,10 @@ function headersOf(status: number, key: string, route: AppRoute): ResponseHeader
   if (requestHeaders.includes('if-none-match') && (status === 200 || status === 304)) headers.push('ETag');
   if (LOCATION_OPERATIONS.has(key) && status >= 200 && status < 300) headers.push('Location');
   if (requestHeaders.includes('idempotency-key')) headers.push('Idempotent-Replayed');
+  // Public operations answer browsers on any origin, whatever the status (D29, D47).
+  if (isRouteMeta(route.metadata) && route.metadata.auth === 'public') {
+    headers.push('Access-Control-Allow-Origin', 'Access-Control-Expose-Headers');
+  }
   return headers;
 }
 
