@@ -102,8 +102,8 @@ const DOCS_CSS = `body { margin: 0; }
 .api-version select, .api-version button { font: inherit; }
 `;
 
-// The renderer's defaults, with darker greys and links where its own fall short of a 4.5:1
-// contrast on white (WCAG 2 AA).
+// Shows the document the `version` query names (else the first), with the renderer's greys
+// and links darkened where its own fall short of a 4.5:1 contrast on white (WCAG 2 AA).
 const INIT_JS = `(function () {
   var documents = JSON.parse(document.getElementById('api-documents').textContent);
   var wanted = new URLSearchParams(location.search).get('version');
