@@ -11,6 +11,7 @@ import { publicRoutes } from './routes/public';
 import { quoteRoutes } from './routes/quote';
 import { settingsRoutes } from './routes/settings';
 import { storeRoutes } from './routes/stores';
+import { testHelperRoutes } from './routes/test-helpers';
 import { widgetRoutes } from './routes/widgets';
 
 const c = initContract();
@@ -33,6 +34,7 @@ export const contract = c.router({
   widgets: widgetRoutes,
   quote: quoteRoutes,
   public: publicRoutes,
+  testHelpers: testHelperRoutes,
 });
 export type Contract = typeof contract;
 
@@ -48,6 +50,7 @@ export * from './schemas/pricing';
 export * from './schemas/products';
 export * from './schemas/quote';
 export * from './schemas/settings';
+export * from './schemas/test-helpers';
 export * from './schemas/webhooks';
 export * from './schemas/widgets';
 export * from './scopes';

@@ -301,6 +301,7 @@ describe('app registration (D9)', () => {
       createdAt: TS,
       updatedAt: TS,
       clientSecret: 'svc_secret_1',
+      testClientSecret: 'svc_test_secret_1',
       webhookSecret: 'svc_whsec_1',
     };
     expect(ZCreatedApp.safeParse(created).success).toBe(true);
@@ -327,6 +328,7 @@ describe('webhooks (D32, D34)', () => {
     const approved = {
       id: 'evt_1',
       topic: 'claim/approved',
+      livemode: true,
       createdAt: TS,
       body: { claimId: 'cl_1', storeId: 'st_1', resolutions: [{ type: 'RESHIP', itemId: 'it_1', quantity: 1 }] },
     };
@@ -339,6 +341,7 @@ describe('webhooks (D32, D34)', () => {
     const denied = {
       id: 'evt_2',
       topic: 'claim/denied',
+      livemode: false,
       createdAt: TS,
       body: { claimId: 'cl_1', storeId: 'st_1', sourceOrderId: 'o1', reason: 'NOT_COVERED' },
     };
@@ -400,6 +403,9 @@ describe('routes', () => {
         'POST /v1/apps',
         'GET /v1/apps/:clientId',
         'POST /v1/apps/:clientId/rotate-secret',
+        'POST /v1/apps/:clientId/test-stores',
+        'GET /v1/apps/:clientId/test-stores',
+        'DELETE /v1/apps/:clientId/test-stores/:storeId',
         'GET /v1/stores/:storeId/installations',
         'DELETE /v1/stores/:storeId/installations/:clientId',
         'POST /v1/stores/:storeId/apps/:clientId/session-token',

@@ -10,7 +10,7 @@ import { tokenKeys } from './domain/auth/tokens';
 import { claimLinks } from './domain/claims/links';
 import type { QuotePricing } from './domain/partner/pricing-source';
 import { accessLog, requestLog } from './http/access-log';
-import { type AuthServices, authenticate, verifiedTokens } from './http/auth';
+import { type AuthServices, authenticate, StoreModes, verifiedTokens } from './http/auth';
 import { bodyParser, refuseNulInUrl } from './http/body';
 import { clientIp } from './http/client-ip';
 import { publicCors } from './http/cors';
@@ -147,6 +147,7 @@ function authServices(deps: AppDeps, metrics: ServiceMetrics): AuthServices {
     limits: { ...deps.config.rateLimits, ...deps.rateLimits },
     trustProxy: deps.config.trustProxy,
     metrics,
+    storeModes: new StoreModes(deps.db),
   };
 }
 

@@ -167,7 +167,7 @@ export const WEBHOOK_BODY_SCHEMAS = {
 export type WebhookBodies = { [T in WebhookTopic]: z.infer<(typeof WEBHOOK_BODY_SCHEMAS)[T]> };
 
 // ---------------------------------------------------------------------------------------------
-// The delivered envelope (D32): {id, topic, createdAt, body}.
+// The delivered envelope (D32): {id, topic, livemode, createdAt, body}.
 
 export const ZWebhookEventId = ZId.describe('Event id; the same on every retry, receivers deduplicate by it (D32)');
 
@@ -176,6 +176,7 @@ function envelope<const T extends WebhookTopic>(topic: T) {
     .object({
       id: ZWebhookEventId,
       topic: z.literal(topic),
+      livemode: z.boolean().describe('False for an event of a test store, true for a live store (D45)'),
       createdAt: ZTimestamp,
       body: WEBHOOK_BODY_SCHEMAS[topic],
     })
@@ -199,7 +200,7 @@ export const ZWebhookEvent = z
     ZProtectionAddedEvent,
     ZProtectionRemovedEvent,
   ])
-  .describe('Webhook delivery body {id, topic, createdAt, body} (D32)');
+  .describe('Webhook delivery body {id, topic, livemode, createdAt, body} (D32, D45)');
 export type TWebhookEvent = z.infer<typeof ZWebhookEvent>;
 /** The delivered envelope of one topic. */
 export type TWebhookEventOf<T extends WebhookTopic> = Extract<TWebhookEvent, { topic: T }>;

@@ -1,12 +1,14 @@
 import type { Contract } from '@protection-service/contract';
 import { ownedApp, registerApp, rotateClientSecret, rotateWebhookSecret } from '../domain/identity/apps';
+import { createTestStore, deleteTestStore, listTestStores } from '../domain/identity/test-stores';
 import { listAppEvents, redeliver, sendTestEvent } from '../domain/webhooks/log';
 import { checkWebhookUrl } from '../domain/webhooks/webhook-urls';
 import { dashboardUserOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /**
- * App registration and secret rotation (D9), the event log and replay (D34), for the app's
+ * App registration and secret rotation (D9), the event log and replay (D34), the app's test
+ * stores (D45), for the app's
  * owner only: the domain answers another user's app exactly as a missing one (404).
  */
 export function appHandlers({ db, config, pager }: RouteContext): GroupHandlers<Contract['apps']> {
@@ -22,9 +24,10 @@ export function appHandlers({ db, config, pager }: RouteContext): GroupHandlers<
       const { userId } = dashboardUserOf(req);
       return { status: 200, body: { data: await ownedApp(db, params.clientId, userId) } };
     },
-    async rotateSecret({ params, req }) {
+    async rotateSecret({ params, body, req }) {
       const { userId } = dashboardUserOf(req);
-      const clientSecret = await rotateClientSecret(db, params.clientId, userId);
+      // D45: `{"mode": "test"}` rotates the test client secret.
+      const clientSecret = await rotateClientSecret(db, params.clientId, userId, body?.mode ?? 'live');
       return { status: 200, body: { data: { clientId: params.clientId, clientSecret } } };
     },
     async listEvents({ params, query, req }) {
@@ -45,6 +48,17 @@ export function appHandlers({ db, config, pager }: RouteContext): GroupHandlers<
       const rotated = await rotateWebhookSecret(db, config.secretKey, params.clientId, userId);
       const previousSecretExpiresAt = rotated.previousSecretExpiresAt.toISOString();
       return { status: 200, body: { data: { webhookSecret: rotated.webhookSecret, previousSecretExpiresAt } } };
+    },
+    async createTestStore({ params, body, req }) {
+      const store = await createTestStore(db, dashboardUserOf(req).userId, params.clientId, body.name);
+      return { status: 201, body: { data: store } };
+    },
+    async listTestStores({ params, req }) {
+      return { status: 200, body: { data: await listTestStores(db, dashboardUserOf(req).userId, params.clientId) } };
+    },
+    async deleteTestStore({ params, req }) {
+      await deleteTestStore(db, dashboardUserOf(req).userId, params.clientId, params.storeId);
+      return { status: 200, body: { data: { ok: true } } };
     },
   };
 }

@@ -14,7 +14,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../../src/domain/auth/jwt';
 import { recordRevocation } from '../../src/domain/auth/revocations';
 import { tokenKeys } from '../../src/domain/auth/tokens';
-import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
+import { TEST_STORES_ONLY } from '../../src/http/auth';
+import {
+  bearer,
+  createApp,
+  createOwner,
+  createTestStoreOf,
+  dashboardTokenFor,
+  installWithToken,
+  type Owner,
+} from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -75,6 +84,12 @@ describe('security suite', () => {
     const app = await createApp(server, owner.user.id, { requestedScopes: [...SCOPES], distribution: 'public' });
     return { clientId: app.clientId, ...(await installWithToken(server, app.clientId, storeId, scopes)) };
   };
+  /** D45: a test token (`svc_at_test_`) of a newly installed app, on a test store of its own. */
+  const freshTestToken = async (scopes: Scope[]) => {
+    const app = await createApp(server, owner.user.id, { requestedScopes: [...SCOPES], distribution: 'public' });
+    const store = await createTestStoreOf(server, owner.user.id, app.clientId);
+    return { clientId: app.clientId, ...(await installWithToken(server, app.clientId, store.id, scopes)) };
+  };
   afterAll(async () => {
     await server.close();
   });
@@ -116,13 +131,24 @@ describe('security suite', () => {
   describe.each(tokenRoutes.map((r) => [label(r), r] as const))('%s', (_name, route) => {
     const meta = metaOf(route);
     const { enough, forbidden } = scopesFor(meta);
+    // D45: a route of test stores only is called with a test token; a live token is refused.
+    const tokenFor = meta.mode === 'test' ? freshTestToken : freshToken;
 
     it('accepts a token with the scope it needs (answers past authentication)', async () => {
-      const { accessToken } = await freshToken(enough);
+      const { accessToken } = await tokenFor(enough);
       const res = await call(route, bearer(accessToken));
       expect([401, 403, 429]).not.toContain(res.status);
       expect(res.status < 500, `status ${res.status}`).toBe(true);
     });
+
+    if (meta.mode === 'test') {
+      it('refuses a live token with 403, test stores only, whatever its scopes (D45)', async () => {
+        const { accessToken } = await freshToken([...SCOPES]);
+        const res = await call(route, bearer(accessToken));
+        expect(res.status).toBe(403);
+        expect(await res.json()).toMatchObject({ statusCode: 403, error: 'Forbidden', message: TEST_STORES_ONLY });
+      });
+    }
 
     it('refuses no token with 401 and a bare Bearer challenge', async () => {
       await expect401(await call(route, {}), false);
@@ -174,13 +200,13 @@ describe('security suite', () => {
     });
 
     it('refuses a revoked token within a second', async () => {
-      const { accessToken, jti } = await freshToken(enough);
+      const { accessToken, jti } = await tokenFor(enough);
       await recordRevocation(server.db, 'token', jti, new Date(Date.now() + 3600_000));
       await expect401(await untilRefused(route, accessToken), true);
     });
 
     it('refuses a token of an uninstalled app within a second', async () => {
-      const { accessToken, installationId } = await freshToken(enough);
+      const { accessToken, installationId } = await tokenFor(enough);
       await recordRevocation(server.db, 'installation', installationId, new Date(Date.now() + 3600_000));
       await expect401(await untilRefused(route, accessToken), true);
     });
@@ -190,9 +216,10 @@ describe('security suite', () => {
       await expect401(await call(route, bearer(await dashboardTokenFor(server, owner.user.id))), true);
     });
 
-    it('refuses a token without the scope with 403 naming it', async () => {
+    // A route without a scope (D45 test helpers) has none for a token to lack.
+    it.skipIf(meta.scopes.kind === 'none')('refuses a token without the scope with 403 naming it', async () => {
       const held = SCOPES.filter((s) => !forbidden.includes(s));
-      const { accessToken } = await freshToken(held);
+      const { accessToken } = await tokenFor(held);
       const res = await call(route, bearer(accessToken));
       expect(res.status).toBe(403);
       const body = (await res.json()) as { message: string; error: string };

@@ -86,6 +86,7 @@ describe('webhook delivery', () => {
       JSON.stringify({
         id: event.id,
         topic: 'claim/denied',
+        livemode: true,
         createdAt: event.createdAt.toISOString(),
         body: deniedBody(owner.store.id),
       }),

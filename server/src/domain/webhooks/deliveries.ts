@@ -30,6 +30,8 @@ interface Leased {
   topic: WebhookTopic;
   body: unknown;
   createdAt: Date;
+  /** D45: the event's store's mode. */
+  livemode: boolean;
   webhookUrl: string | null;
   webhookSecretCiphertext: string;
   previousWebhookSecretCiphertext: string | null;
@@ -41,12 +43,12 @@ async function takeLease(db: Db, key: DeliveryKey, token: string, lease: number)
   const result = await sql<Leased>`
     update webhook_deliveries d
     set leased_until = now() + make_interval(secs => ${lease / 1000}), lease_token = ${token}
-    from webhook_events e, apps a
+    from webhook_events e, apps a, stores s
     where d.event_id = ${key.eventId} and d.client_id = ${key.clientId}
       and d.status = 'pending' and d.next_attempt_at <= now()
       and (d.leased_until is null or d.leased_until < now())
-      and e.id = d.event_id and a.client_id = d.client_id
-    returning d.installation_id, d.attempt_count, e.topic, e.body, e.created_at, a.webhook_url,
+      and e.id = d.event_id and a.client_id = d.client_id and s.id = e.store_id
+    returning d.installation_id, d.attempt_count, e.topic, e.body, e.created_at, s.livemode, a.webhook_url,
       a.webhook_secret_ciphertext, a.previous_webhook_secret_ciphertext, a.previous_webhook_secret_expires_at
   `.execute(db);
   return result.rows[0];
@@ -95,7 +97,13 @@ export async function runDelivery(db: Db, config: WebhookSettings, key: Delivery
     ? await sendWebhook({
         url: leased.webhookUrl,
         secrets: signingSecrets(config.secretKey, leased),
-        event: { id: key.eventId, topic: leased.topic, createdAt: leased.createdAt, body: leased.body },
+        event: {
+          id: key.eventId,
+          topic: leased.topic,
+          createdAt: leased.createdAt,
+          body: leased.body,
+          livemode: leased.livemode,
+        },
         timeoutMs: config.webhookTimeoutMs,
         allowPrivate: config.webhookAllowPrivateUrls,
       })

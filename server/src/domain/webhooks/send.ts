@@ -20,6 +20,8 @@ export interface WireEvent {
   topic: WebhookTopic;
   createdAt: Date;
   body: unknown;
+  /** D45: false for an event of a test store; live when not given. */
+  livemode?: boolean;
 }
 
 /** One attempt as the D34 log shows it. */
@@ -38,11 +40,15 @@ export interface AttemptResult {
 
 export const delivered = (r: AttemptResult): boolean => r.error === null;
 
-/** The delivered body (D32): `{id, topic, createdAt, body}`, the same bytes on every retry. */
+/**
+ * The delivered body (D32): `{id, topic, livemode, createdAt, body}`, the same bytes on every
+ * retry; `livemode` (D45) says whether the event is a live store's or a test store's.
+ */
 export function wireBody(event: WireEvent): string {
   return JSON.stringify({
     id: event.id,
     topic: event.topic,
+    livemode: event.livemode ?? true,
     createdAt: event.createdAt.toISOString(),
     body: event.body,
   });
