@@ -10,6 +10,7 @@ import * as deliveryOutbox from './20261124000000-delivery-outbox';
 import * as claimLinks from './20261124010000-claim-links';
 import * as mail from './20261124020000-mail';
 import * as storeChanges from './20261124030000-store-changes';
+import * as appSettings from './20261125000000-app-settings';
 import * as testMode from './20261125020000-test-mode';
 
 /**
@@ -28,5 +29,6 @@ export const migrations: Record<string, Migration> = {
   '20261124010000-claim-links': claimLinks,
   '20261124020000-mail': mail,
   '20261124030000-store-changes': storeChanges,
+  '20261125000000-app-settings': appSettings,
   '20261125020000-test-mode': testMode,
 };

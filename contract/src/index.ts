@@ -54,3 +54,4 @@ export * from './schemas/test-helpers';
 export * from './schemas/webhooks';
 export * from './schemas/widgets';
 export * from './scopes';
+export * from './versions';

@@ -16,6 +16,7 @@ import {
   ZRotatedClientSecret,
   ZRotatedWebhookSecret,
   ZTestStore,
+  ZUpdateAppRequest,
   ZWebhookTestRequest,
   ZWebhookTestResult,
 } from '../schemas/identity';
@@ -52,6 +53,19 @@ export const appRoutes = routeGroup({
     summary: 'Read an app',
     description: "The app's registration, without secrets, including whether its pricing scopes are approved (D9).",
     metadata: dashboardRoute('D9'),
+  },
+  update: {
+    method: 'PATCH',
+    path: '/v1/apps/:clientId',
+    pathParams: ZAppParams,
+    body: ZUpdateAppRequest,
+    responses: { 200: data(ZApp), ...dashboardErrors },
+    summary: 'Change an app',
+    description:
+      'Changes any of the name, redirect URIs, webhook URL, test webhook URL, webhook topics and the pinned API version; ' +
+      'fields left out stay as they are and `testWebhookUrl: null` clears it. Answers the app as reading it does (D44, D9). ' +
+      'Subscribing to topics needs a webhook URL.',
+    metadata: dashboardRoute('D44', ['D9', 'D32', 'D45']),
   },
   rotateSecret: {
     method: 'POST',

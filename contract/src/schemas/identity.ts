@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZApiVersion } from '../versions';
 import { connection, ZDeleted, ZEmail, ZId, ZName, ZPageQuery, ZTimestamp, ZUrl } from './common';
 import { ZClientId, ZClientSecret, ZGrantedScopes, ZScopeList, ZStoreSummary, ZTestClientSecret } from './oauth';
 import { WEBHOOK_BODY_SCHEMAS, type WebhookTopic, ZWebhookEventId, ZWebhookSecret, ZWebhookTopic } from './webhooks';
@@ -149,6 +150,23 @@ export const ZCreateAppRequest = z
   .describe('App registration (D9)');
 export type TCreateAppRequest = z.infer<typeof ZCreateAppRequest>;
 
+/**
+ * Change an app (D44): fields left out stay as they are; `testWebhookUrl: null` stops test
+ * stores' events from being sent. Subscribing to topics needs a `webhookUrl`.
+ */
+export const ZUpdateAppRequest = z
+  .object({
+    name: ZName.optional(),
+    redirectUris: z.array(ZRedirectUri).min(1).max(10).optional(),
+    webhookUrl: ZWebhookUrl.optional(),
+    testWebhookUrl: ZWebhookUrl.nullable().optional(),
+    webhookTopics: ZWebhookTopics.optional(),
+    apiVersion: ZApiVersion.optional(),
+  })
+  .strict()
+  .describe('Changes to an app (D44)');
+export type TUpdateAppRequest = z.infer<typeof ZUpdateAppRequest>;
+
 /** An app as its owner reads it (D9); never carries a secret. */
 export const ZApp = z
   .object({
@@ -156,8 +174,15 @@ export const ZApp = z
     name: z.string(),
     redirectUris: z.array(z.string()),
     webhookUrl: z.string().nullable(),
+    testWebhookUrl: z
+      .string()
+      .nullable()
+      .describe("Where the events of the app's test stores go; none are sent while it is null (D45)"),
     webhookTopics: z.array(ZWebhookTopic),
     requestedScopes: ZGrantedScopes.describe('Normalized to later style (D16)'),
+    apiVersion: ZApiVersion.describe(
+      "The version that serves the app's calls sent without an Api-Version header, and renders its webhooks (D44)",
+    ),
     distribution: ZAppDistribution,
     pricingApproved: z
       .boolean()

@@ -270,15 +270,22 @@ export interface TCreateAppRequest {
   distribution: TAppDistribution;
 }
 
+/** The version that serves the app's calls sent without an Api-Version header, and renders its webhooks (D44) */
+export type TApiVersion = '2026-12-01' | '2025-01-01';
+
 export interface TCreatedApp {
   /** Client id `svc_app_…` */
   clientId: string;
   name: string;
   redirectUris: string[];
   webhookUrl: string | null;
+  /** Where the events of the app's test stores go; none are sent while it is null (D45) */
+  testWebhookUrl: string | null;
   webhookTopics: TWebhookTopic[];
   /** Normalized to later style (D16) */
   requestedScopes: TScope[];
+  /** The version that serves the app's calls sent without an Api-Version header, and renders its webhooks (D44) */
+  apiVersion: TApiVersion;
   distribution: TAppDistribution;
   /** Whether an operator approved the admin-gated pricing scopes (D9); always false for private apps */
   pricingApproved: boolean;
@@ -298,14 +305,31 @@ export interface TApp {
   name: string;
   redirectUris: string[];
   webhookUrl: string | null;
+  /** Where the events of the app's test stores go; none are sent while it is null (D45) */
+  testWebhookUrl: string | null;
   webhookTopics: TWebhookTopic[];
   /** Normalized to later style (D16) */
   requestedScopes: TScope[];
+  /** The version that serves the app's calls sent without an Api-Version header, and renders its webhooks (D44) */
+  apiVersion: TApiVersion;
   distribution: TAppDistribution;
   /** Whether an operator approved the admin-gated pricing scopes (D9); always false for private apps */
   pricingApproved: boolean;
   createdAt: string;
   updatedAt: string;
+}
+
+/** Changes to an app (D44) */
+export interface TUpdateAppRequest {
+  name?: string;
+  redirectUris?: string[];
+  /** Webhook URL; HTTPS and a public address unless the operator allows otherwise (D32) */
+  webhookUrl?: string;
+  /** Webhook URL; HTTPS and a public address unless the operator allows otherwise (D32) */
+  testWebhookUrl?: string | null;
+  webhookTopics?: TWebhookTopic[];
+  /** A dated API version; the version an app is pinned to serves its calls without an Api-Version header */
+  apiVersion?: TApiVersion;
 }
 
 export type TClientSecretMode = 'live' | 'test';
@@ -1990,6 +2014,28 @@ export interface AppsRoutes {
     params: {
       clientId: string;
     };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TApp;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Change an app — `PATCH /v1/apps/:clientId`
+   *
+   * Changes any of the name, redirect URIs, webhook URL, test webhook URL, webhook topics and
+   * the pinned API version; fields left out stay as they are and `testWebhookUrl: null` clears
+   * it. Answers the app as reading it does (D44, D9). Subscribing to topics needs a webhook URL.
+   */
+  update(args: {
+    /** Path parameters. */
+    params: {
+      clientId: string;
+    };
+    body: TUpdateAppRequest;
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
       [name: string]: string | undefined;

@@ -96,6 +96,10 @@ export interface AppsTable {
   redirectUris: string[];
   webhookUrl: string | null;
   webhookTopics: ColumnType<string[], string[] | undefined, string[]>;
+  /** D45: where the events of the app's test stores go. */
+  testWebhookUrl: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D44: the dated version serving the app's calls without an Api-Version header. */
+  apiVersion: ColumnType<string, string | undefined, string>;
   requestedScopes: string[];
   distribution: 'public' | 'private';
   pricingApproved: Generated<boolean>;

@@ -1,5 +1,5 @@
 import type { Contract } from '@protection-service/contract';
-import { ownedApp, registerApp, rotateClientSecret, rotateWebhookSecret } from '../domain/identity/apps';
+import { ownedApp, registerApp, rotateClientSecret, rotateWebhookSecret, updateApp } from '../domain/identity/apps';
 import { createTestStore, deleteTestStore, listTestStores } from '../domain/identity/test-stores';
 import { listAppEvents, redeliver, sendTestEvent } from '../domain/webhooks/log';
 import { checkWebhookUrl } from '../domain/webhooks/webhook-urls';
@@ -23,6 +23,14 @@ export function appHandlers({ db, config, pager }: RouteContext): GroupHandlers<
     async get({ params, req }) {
       const { userId } = dashboardUserOf(req);
       return { status: 200, body: { data: await ownedApp(db, params.clientId, userId) } };
+    },
+    async update({ params, body, req }) {
+      const { userId } = dashboardUserOf(req);
+      if (body.webhookUrl !== undefined) checkWebhookUrl(body.webhookUrl, config.webhookAllowPrivateUrls);
+      if (typeof body.testWebhookUrl === 'string') {
+        checkWebhookUrl(body.testWebhookUrl, config.webhookAllowPrivateUrls, 'testWebhookUrl');
+      }
+      return { status: 200, body: { data: await updateApp(db, params.clientId, userId, body) } };
     },
     async rotateSecret({ params, body, req }) {
       const { userId } = dashboardUserOf(req);

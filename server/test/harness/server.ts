@@ -35,6 +35,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * The SDK's typed client for the service at `baseUrl`, without retries, so that a test sees
+ * every answer the server gives.
+ */
+export function apiAt(baseUrl: string, token?: string): Client {
+  return createClient({ baseUrl, accessToken: token, retry: false });
+}
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     port: 0,
@@ -117,7 +125,7 @@ export async function startTestServer(
     databaseUrl: database.url,
     config,
     metrics,
-    api: (token) => createClient({ baseUrl, accessToken: token, retry: false }),
+    api: (token) => apiAt(baseUrl, token),
     request(path, init = {}) {
       const { json, ...rest } = init;
       const headers = new Headers(rest.headers);

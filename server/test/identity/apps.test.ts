@@ -1,5 +1,6 @@
+import { LATEST_API_VERSION } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TCreateAppRequest } from '../../../sdk/src/index';
+import type { TCreateAppRequest, TUpdateAppRequest } from '../../../sdk/src/index';
 import { approvePricing, webhookSecretOf } from '../../src/domain/identity/apps';
 import { webhookUrlProblem } from '../../src/domain/webhooks/webhook-urls';
 import { digest } from '../../src/lib/crypto';
@@ -49,8 +50,10 @@ describe('apps (D9)', () => {
       name: 'Partner App',
       redirectUris: ['https://partner.example.com/callback'],
       webhookUrl: 'https://hooks.partner.example.com/svc',
+      testWebhookUrl: null,
       webhookTopics: ['claim/created', 'claim/approved'],
       requestedScopes: ['order:read', 'claim:manage'],
+      apiVersion: LATEST_API_VERSION,
       distribution: 'public',
       pricingApproved: false,
       createdAt: expect.stringMatching(/\.\d{3}Z$/),
@@ -146,6 +149,86 @@ describe('apps (D9)', () => {
       .executeTakeFirstOrThrow();
     expect(row.clientSecretHash).toBe(digest(rotated.clientSecret));
     expect(row.clientSecretHash).not.toBe(digest(data.clientSecret));
+  });
+
+  const update = (clientId: string, body: TUpdateAppRequest, as = token) =>
+    server.api(as).apps.update({ params: { clientId }, body });
+
+  it('changes the fields given and keeps the others; answers the app as GET does (D44)', async () => {
+    const { data: created } = answered(await create(registration()), 201);
+    const changed = answered(
+      await update(created.clientId, {
+        name: 'Partner App 2',
+        testWebhookUrl: 'https://hooks.partner.example.com/test',
+        apiVersion: '2025-01-01',
+      }),
+      200,
+    ).data;
+    expect(changed).toMatchObject({
+      name: 'Partner App 2',
+      testWebhookUrl: 'https://hooks.partner.example.com/test',
+      apiVersion: '2025-01-01',
+      redirectUris: created.redirectUris,
+      webhookUrl: created.webhookUrl,
+      webhookTopics: created.webhookTopics,
+    });
+    expect(Date.parse(changed.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.updatedAt));
+    expect(answered(await read(created.clientId), 200).data).toEqual(changed);
+
+    const again = answered(
+      await update(created.clientId, {
+        redirectUris: ['https://partner.example.com/cb2'],
+        webhookUrl: 'https://hooks.partner.example.com/v2',
+        webhookTopics: ['claim/denied'],
+        testWebhookUrl: null,
+      }),
+      200,
+    ).data;
+    expect(again).toMatchObject({
+      name: 'Partner App 2',
+      apiVersion: '2025-01-01',
+      redirectUris: ['https://partner.example.com/cb2'],
+      webhookUrl: 'https://hooks.partner.example.com/v2',
+      webhookTopics: ['claim/denied'],
+      testWebhookUrl: null,
+    });
+    // An empty change changes nothing but is no error.
+    expect(answered(await update(created.clientId, {}), 200).data).toMatchObject({ name: 'Partner App 2' });
+  });
+
+  it.each([
+    ['an unknown API version', { apiVersion: '2024-01-01' }],
+    ['a malformed API version', { apiVersion: 'latest' }],
+    ['an empty redirect URI list', { redirectUris: [] }],
+    ['a null webhook URL', { webhookUrl: null }],
+    ['a test webhook URL with a fragment', { testWebhookUrl: 'https://hooks.partner.example.com/t#x' }],
+    ['an unknown property', { clientSecret: 'svc_secret_x' }],
+  ])('answers 400 for %s and changes nothing', async (_name, json) => {
+    const { data: created } = answered(await create(registration()), 201);
+    const res = await server.request(`/v1/apps/${created.clientId}`, { method: 'PATCH', json, headers: bearer(token) });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(answered(await read(created.clientId), 200).data).toEqual(
+      Object.fromEntries(
+        Object.entries(created).filter(([k]) => !['clientSecret', 'testClientSecret', 'webhookSecret'].includes(k)),
+      ),
+    );
+  });
+
+  it('refuses topics on an app without a webhook URL, and changes nothing', async () => {
+    const { data: created } = answered(await create(registration({ webhookUrl: undefined, webhookTopics: [] })), 201);
+    const body = answered(await update(created.clientId, { webhookTopics: ['claim/created'] }), 400);
+    expect(body.issues?.[0]?.path).toBe('body.webhookUrl');
+    expect(answered(await read(created.clientId), 200).data.webhookTopics).toEqual([]);
+  });
+
+  it("answers 404 for another user's app and changes nothing (D9)", async () => {
+    const { data: created } = answered(await create(registration()), 201);
+    const foreign = await update(created.clientId, { name: 'Taken over' }, otherToken);
+    const missing = await update('svc_app_missing', { name: 'Taken over' }, otherToken);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    expect(answered(await read(created.clientId), 200).data.name).toBe('Partner App');
   });
 
   it('shows pricingApproved once an operator approved a public app', async () => {

@@ -1,13 +1,17 @@
 import {
+  type ApiVersion,
   isAdminGatedScope,
+  LATEST_API_VERSION,
   normalizeScope,
   type Scope,
   type TApp,
   type TCreateAppRequest,
   type TCreatedApp,
+  type TUpdateAppRequest,
 } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import type { AppsTable } from '../../db/schema';
+import { transact } from '../../db/transact';
 import { decrypt, deriveKey, digest, encrypt, matchesDigest, randomCredential } from '../../lib/crypto';
 import { refuse } from '../../lib/refusal';
 
@@ -37,7 +41,14 @@ export function normalizeRequestedScopes(names: readonly string[], distribution:
 type AppRow = Pick<
   AppsTable,
   'clientId' | 'name' | 'redirectUris' | 'webhookUrl' | 'requestedScopes' | 'distribution'
-> & { webhookTopics: string[]; pricingApproved: boolean; createdAt: Date; updatedAt: Date };
+> & {
+  testWebhookUrl: string | null;
+  webhookTopics: string[];
+  apiVersion: string;
+  pricingApproved: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
 export function appView(row: AppRow): TApp {
   return {
@@ -45,8 +56,10 @@ export function appView(row: AppRow): TApp {
     name: row.name,
     redirectUris: row.redirectUris,
     webhookUrl: row.webhookUrl,
+    testWebhookUrl: row.testWebhookUrl,
     webhookTopics: row.webhookTopics as TApp['webhookTopics'],
     requestedScopes: row.requestedScopes as Scope[],
+    apiVersion: row.apiVersion as ApiVersion,
     distribution: row.distribution,
     pricingApproved: row.pricingApproved,
     createdAt: row.createdAt.toISOString(),
@@ -59,7 +72,9 @@ const APP_COLUMNS = [
   'name',
   'redirectUris',
   'webhookUrl',
+  'testWebhookUrl',
   'webhookTopics',
+  'apiVersion',
   'requestedScopes',
   'distribution',
   'pricingApproved',
@@ -90,6 +105,7 @@ export async function registerApp(
       webhookTopics: input.webhookTopics ?? [],
       requestedScopes,
       distribution: input.distribution,
+      apiVersion: LATEST_API_VERSION,
       clientSecretHash: digest(clientSecret),
       testClientSecretHash: digest(testClientSecret),
       webhookSecretCiphertext: encrypt(deriveKey(secretKey, 'webhook-secret-encryption'), webhookSecret),
@@ -112,6 +128,48 @@ export async function ownedApp(db: Db, clientId: string, ownerUserId: string): P
     .executeTakeFirst();
   if (!row) throw refuse.missing(APP_NOT_FOUND);
   return appView(row);
+}
+
+/**
+ * Changes the owner's app (D44): fields left out stay as they are. The app is read and
+ * written in one transaction, so the rule that topics need a webhook URL holds for the
+ * result whatever a concurrent change did.
+ */
+export async function updateApp(
+  db: Db,
+  clientId: string,
+  ownerUserId: string,
+  changes: TUpdateAppRequest,
+): Promise<TApp> {
+  return transact(db, async (trx) => {
+    const current = await trx
+      .selectFrom('apps')
+      .select(['webhookUrl', 'webhookTopics'])
+      .where('clientId', '=', clientId)
+      .where('ownerUserId', '=', ownerUserId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) throw refuse.missing(APP_NOT_FOUND);
+    const topics = changes.webhookTopics ?? current.webhookTopics;
+    if (topics.length > 0 && (changes.webhookUrl ?? current.webhookUrl) === null) {
+      throw refuse.invalidAt('body.webhookUrl', 'webhookUrl is required with webhookTopics');
+    }
+    const row = await trx
+      .updateTable('apps')
+      .set({
+        ...(changes.name !== undefined && { name: changes.name }),
+        ...(changes.redirectUris !== undefined && { redirectUris: changes.redirectUris }),
+        ...(changes.webhookUrl !== undefined && { webhookUrl: changes.webhookUrl }),
+        ...(changes.testWebhookUrl !== undefined && { testWebhookUrl: changes.testWebhookUrl }),
+        ...(changes.webhookTopics !== undefined && { webhookTopics: changes.webhookTopics }),
+        ...(changes.apiVersion !== undefined && { apiVersion: changes.apiVersion }),
+        updatedAt: new Date(),
+      })
+      .where('clientId', '=', clientId)
+      .returning(APP_COLUMNS)
+      .executeTakeFirstOrThrow();
+    return appView(row);
+  });
 }
 
 /**

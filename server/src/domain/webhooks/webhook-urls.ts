@@ -72,8 +72,8 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
   return null;
 }
 
-/** Refuses (400, at `body.webhookUrl`) a webhook URL `webhookUrlProblem` finds wrong. */
-export function checkWebhookUrl(value: string, allowPrivate: boolean): void {
+/** Refuses (400, at `body.<field>`) a webhook URL `webhookUrlProblem` finds wrong. */
+export function checkWebhookUrl(value: string, allowPrivate: boolean, field = 'webhookUrl'): void {
   const problem = webhookUrlProblem(value, allowPrivate);
-  if (problem) throw refuse.invalidAt('body.webhookUrl', problem);
+  if (problem) throw refuse.invalidAt(`body.${field}`, problem.replace(/^webhookUrl/, field));
 }
