@@ -4,6 +4,7 @@ import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { webhookSecretOf } from '../identity/apps';
 import { addDeliveryJobs, type DeliveryKey } from './enqueue';
+import { modeWebhookUrl } from './record';
 import { type AttemptResult, delivered, MAX_RETRY_AFTER_S, sendWebhook } from './send';
 import type { WebhookSettings } from './settings';
 
@@ -48,7 +49,8 @@ async function takeLease(db: Db, key: DeliveryKey, token: string, lease: number)
       and d.status = 'pending' and d.next_attempt_at <= now()
       and (d.leased_until is null or d.leased_until < now())
       and e.id = d.event_id and a.client_id = d.client_id and s.id = e.store_id
-    returning d.installation_id, d.attempt_count, e.topic, e.body, e.created_at, s.livemode, a.webhook_url,
+    returning d.installation_id, d.attempt_count, e.topic, e.body, e.created_at, s.livemode,
+      ${modeWebhookUrl} as webhook_url,
       a.webhook_secret_ciphertext, a.previous_webhook_secret_ciphertext, a.previous_webhook_secret_expires_at
   `.execute(db);
   return result.rows[0];
