@@ -74,7 +74,7 @@ const claimCase = (route: AppRoute, body?: unknown): IsolationCase => ({
  * The owner app's partner context with one cohort price set and widget config (D27, D28),
  * made once and reused: a second context of the same (store, app) would be refused.
  */
-const seedCohorts = async (api: Api) => {
+export const seedCohorts = async (api: Api) => {
   const dataOf = async <T>(res: Promise<Response>) => ((await (await res).json()) as { data: T }).data;
   const contexts = await dataOf<{ id: string }[]>(api.send('GET', '/v2/settings/context'));
   const contextId =
