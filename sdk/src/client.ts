@@ -53,6 +53,11 @@ export type FetchMiddleware = (next: Fetch) => Fetch;
  */
 export interface AuthProvider {
   /**
+   * Whether its tokens are live (true) or a test store's (false, from a `svc_test_secret_…`
+   * or a `svc_rt_test_…` refresh token); undefined when it cannot tell.
+   */
+  readonly livemode?: boolean;
+  /**
    * createClient calls this with a client for the token endpoint (same base URL, fetch and
    * middleware) and wraps the calls of routes that take an access token in the answer.
    */
@@ -112,7 +117,23 @@ export interface ClientOptions {
  * const res = await client.public.getInsurance({ query: { store_url: 'shop.example.com' } });
  * if (res.status === 200) console.log(res.body.rules);
  */
-export function createClient(options: ClientOptions): Client {
+/**
+ * Whether an access token is live (`svc_at_…`) or a test store's (`svc_at_test_…`).
+ *
+ * @example
+ * if (!tokenLivemode(token)) console.log('test mode: nothing here touches a live store');
+ */
+export function tokenLivemode(token: string): boolean {
+  return !token.startsWith('svc_at_test_');
+}
+
+/**
+ * A client typed by the contract, and the mode of its credentials: `livemode` is false for a
+ * test store's token (`svc_at_test_…`), true for a live one, undefined without a token.
+ */
+export type ModeClient = Client & { readonly livemode: boolean | undefined };
+
+export function createClient(options: ClientOptions): ModeClient {
   if (options.auth && options.accessToken) throw new TypeError('createClient: pass accessToken or auth, not both');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const timeout = Number.isFinite(timeoutMs) && timeoutMs > 0;
@@ -162,7 +183,9 @@ export function createClient(options: ClientOptions): Client {
   } as const;
   // The generated `Client` interface describes exactly what ts-rest builds from the contract
   // (sdk/test/generated.test.ts keeps the two in step), in types a consumer checks cheaply.
-  return initClient(contract, args) as unknown as Client;
+  const client = initClient(contract, args) as unknown as Client;
+  const livemode = options.accessToken !== undefined ? tokenLivemode(options.accessToken) : options.auth?.livemode;
+  return Object.defineProperty(client, 'livemode', { value: livemode }) as ModeClient;
 }
 
 /** JSON when the answer says so, `undefined` when empty (204, 304), text otherwise. */

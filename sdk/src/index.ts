@@ -25,6 +25,8 @@ export {
   DEFAULT_TIMEOUT_MS,
   type Fetch,
   type FetchMiddleware,
+  type ModeClient,
+  tokenLivemode,
   USER_AGENT,
 } from './client';
 export {
