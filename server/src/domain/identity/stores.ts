@@ -140,3 +140,16 @@ export async function storeLivemode(db: Db, storeId: string): Promise<boolean | 
   const row = await db.selectFrom('stores').select('livemode').where('id', '=', storeId).executeTakeFirst();
   return row?.livemode;
 }
+
+/**
+ * Every store, oldest first, for the operator (`pnpm cli store list`): live stores only unless
+ * `includeTest` (D45: test stores stay out of listings unless asked for).
+ */
+export async function listStores(
+  db: Db,
+  options: { includeTest?: boolean } = {},
+): Promise<(Store & { livemode: boolean })[]> {
+  let q = db.selectFrom('stores').select(['id', 'name', 'domain', 'currency', 'livemode']);
+  if (!options.includeTest) q = q.where('livemode', '=', true);
+  return q.orderBy('createdAt').orderBy('id').execute();
+}

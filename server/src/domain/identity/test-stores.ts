@@ -115,6 +115,13 @@ export async function createTestStore(
   );
 }
 
+/** The owner of an app, for the operator's `pnpm cli app test-store` (404 for an unknown app). */
+export async function appOwner(db: Db, clientId: string): Promise<string> {
+  const app = await db.selectFrom('apps').select('ownerUserId').where('clientId', '=', clientId).executeTakeFirst();
+  if (!app) throw refuse.missing(`no app with client id ${clientId}`);
+  return app.ownerUserId;
+}
+
 /** The test stores of the owner's app, oldest first (D45); another user's app answers 404. */
 export async function listTestStores(db: Db, ownerUserId: string, clientId: string): Promise<TTestStore[]> {
   const app = await db
