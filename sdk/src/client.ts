@@ -107,17 +107,6 @@ export interface ClientOptions {
 }
 
 /**
- * A client typed by the contract. Each call answers `{ status, body, headers }` for the
- * statuses its route declares, with `body` typed per status; a failure the route does not
- * declare (a 500 or 502, say) throws {@link ProtectionApiError}. Network failures and
- * timeouts reject with the error fetch gives, once the retries (`retry`) are spent.
- *
- * @example
- * const client = createClient({ baseUrl: 'https://api.example.com' });
- * const res = await client.public.getInsurance({ query: { store_url: 'shop.example.com' } });
- * if (res.status === 200) console.log(res.body.rules);
- */
-/**
  * Whether an access token is live (`svc_at_…`) or a test store's (`svc_at_test_…`).
  *
  * @example
@@ -130,9 +119,24 @@ export function tokenLivemode(token: string): boolean {
 /**
  * A client typed by the contract, and the mode of its credentials: `livemode` is false for a
  * test store's token (`svc_at_test_…`), true for a live one, undefined without a token.
+ *
+ * @example
+ * const client: ModeClient = createClient({ baseUrl, accessToken });
+ * if (client.livemode === false) console.log('talking to a test store');
  */
 export type ModeClient = Client & { readonly livemode: boolean | undefined };
 
+/**
+ * A client typed by the contract. Each call answers `{ status, body, headers }` for the
+ * statuses its route declares, with `body` typed per status; a failure the route does not
+ * declare (a 500 or 502, say) throws {@link ProtectionApiError}. Network failures and
+ * timeouts reject with the error fetch gives, once the retries (`retry`) are spent.
+ *
+ * @example
+ * const client = createClient({ baseUrl: 'https://api.example.com' });
+ * const res = await client.public.getInsurance({ query: { store_url: 'shop.example.com' } });
+ * if (res.status === 200) console.log(res.body.rules);
+ */
 export function createClient(options: ClientOptions): ModeClient {
   if (options.auth && options.accessToken) throw new TypeError('createClient: pass accessToken or auth, not both');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
