@@ -46,9 +46,13 @@ export interface AuthServices {
 }
 
 /**
- * The mode of each store a token names (D45), read once per process and kept: a store's
- * `livemode` is fixed for life, so it is never stale. A deleted store is not kept (its
- * tokens are refused as naming no store). Bounded: past the bound it starts over.
+ * The mode of each store a token names (D45), kept per process once read: a store's
+ * `livemode` is fixed for life, so it is never stale. A test token's store is read (once) and
+ * must be a test store. A live token costs no query, so the live path stays as it was: it
+ * must not name a store this process knows as a test store, and no grant ever mints a live
+ * token for a test store (domain/auth/oauth.ts checks the store's mode at every grant).
+ * A deleted store is not kept; its tokens are revoked with its installations. Bounded: past
+ * the bound it starts over.
  */
 export class StoreModes {
   private readonly known = new Map<string, boolean>();
@@ -57,15 +61,17 @@ export class StoreModes {
     private readonly bound = 100_000,
   ) {}
 
-  async livemode(storeId: string): Promise<boolean | undefined> {
+  /** Whether a token of mode `livemode` may act on `storeId`. */
+  async matches(storeId: string, livemode: boolean): Promise<boolean> {
     const known = this.known.get(storeId);
-    if (known !== undefined) return known;
-    const livemode = await storeLivemode(this.db, storeId);
-    if (livemode !== undefined) {
+    if (known !== undefined) return known === livemode;
+    if (livemode) return true;
+    const storeMode = await storeLivemode(this.db, storeId);
+    if (storeMode !== undefined) {
       if (this.known.size >= this.bound) this.known.clear();
-      this.known.set(storeId, livemode);
+      this.known.set(storeId, storeMode);
     }
-    return livemode;
+    return storeMode === false;
   }
 }
 
@@ -204,7 +210,7 @@ async function identify(services: AuthServices, req: Request, meta: RouteMeta): 
     throw unauthorized('invalid, expired or revoked access token', 'invalid_token');
   }
   // D45: behind the store binding, the token's mode must be its store's (a deleted store has none).
-  if ((await services.storeModes.livemode(verified.claims.storeId)) !== verified.claims.livemode) {
+  if (!(await services.storeModes.matches(verified.claims.storeId, verified.claims.livemode))) {
     throw unauthorized('invalid, expired or revoked access token', 'invalid_token');
   }
   return { kind: 'token', claims: verified.claims, scopes: verified.scopes };

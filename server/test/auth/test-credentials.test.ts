@@ -92,7 +92,10 @@ describe('test credentials (D45)', () => {
       .where('storeId', '=', rig.testStore.id)
       .executeTakeFirstOrThrow();
     const base = { grantId: null, clientId: rig.app.clientId, scopes: ['store:read' as const] };
-    // A live token on the test store, and a test token on the live store: signed, but in the wrong mode.
+    // A live token on the test store, and a test token on the live store: signed, but in the wrong
+    // mode. No grant mints either; the gate refuses a live token on a store it knows as a test
+    // store (it knows this one from its test token's requests), without a query on the live path.
+    expect((await settings(rig.testToken)).status).toBe(200);
     const liveOnTest = issueAccessToken(keys, { ...base, installationId: installation.id, storeId: rig.testStore.id });
     const testOnLive = issueAccessToken(keys, {
       ...base,
