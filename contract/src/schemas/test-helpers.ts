@@ -11,20 +11,18 @@ import { ZWebhookEventId, ZWebhookTopic } from './webhooks';
 
 /**
  * Move a claim as the merchant would (D22): to `APPROVED` with the approve fields, to `DENIED`
- * with the deny fields, to any other state as a transition with an optional note.
+ * with the deny fields, to any other state as a transition with an optional note (the same
+ * shape as the transition route's body).
  */
 export const ZTestClaimApproveMove = z
   .object({ claimState: z.literal('APPROVED'), resolutions: ZClaimApprove.shape.resolutions })
-  .strict()
-  .describe('To APPROVED, with the resolutions the approve route takes');
+  .strict();
 export const ZTestClaimDenyMove = z
   .object({ claimState: z.literal('DENIED'), reason: ZClaimDeny.shape.reason, details: ZClaimDeny.shape.details })
-  .strict()
-  .describe('To DENIED, with the reason and details the deny route takes');
+  .strict();
 export const ZTestClaimTransitionMove = z
   .object({ claimState: ZTransitionTargetState, note: ZClaimTransition.shape.note })
-  .strict()
-  .describe('To any other state, as the transition route moves it');
+  .strict();
 
 export const ZTestClaimAdvance = z
   .discriminatedUnion('claimState', [ZTestClaimApproveMove, ZTestClaimDenyMove, ZTestClaimTransitionMove])

@@ -1700,13 +1700,11 @@ export interface TPublicWidgetConfig {
   partnerVariantKey: string;
 }
 
-/** To APPROVED, with the resolutions the approve route takes */
 export interface TTestClaimApproveMove {
   claimState: 'APPROVED';
   resolutions: TApproveResolution[];
 }
 
-/** To DENIED, with the reason and details the deny route takes */
 export interface TTestClaimDenyMove {
   claimState: 'DENIED';
   reason: TDenyReason;
@@ -1714,7 +1712,6 @@ export interface TTestClaimDenyMove {
   details?: string | null;
 }
 
-/** To any other state, as the transition route moves it */
 export interface TTestClaimTransitionMove {
   claimState: TTransitionTargetState;
   note?: string | null;
@@ -3302,7 +3299,8 @@ export interface TestHelpersRoutes {
    * transition routes: the same events, store credits and e-mails (D22, D26). To APPROVED it
    * takes the approve fields, to DENIED the deny fields, to any other state a transition note. A
    * move the claim states forbid answers 409. Answers the claim as reading it does. For test
-   * stores only: a live token answers 403 and nothing changes (D45).
+   * stores only: a live token answers 403 and nothing changes (D45). Accepts an
+   * `Idempotency-Key` (D33).
    */
   advanceClaim(args: {
     /** Path parameters. */
@@ -3312,6 +3310,7 @@ export interface TestHelpersRoutes {
     body: TTestClaimAdvance;
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
+      'idempotency-key'?: string;
       [name: string]: string | undefined;
     };
     /** Passed to fetch, for example `{ signal }`. */
@@ -3322,7 +3321,7 @@ export interface TestHelpersRoutes {
    *
    * Adds a message from the claimant to the claim, as the shopper's claim page does, with its
    * message/created event (D41, D25). For test stores only: a live token answers 403 and nothing
-   * changes (D45).
+   * changes (D45). Accepts an `Idempotency-Key` (D33).
    */
   addShopperMessage(args: {
     /** Path parameters. */
@@ -3332,43 +3331,47 @@ export interface TestHelpersRoutes {
     body: TTestShopperMessage;
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
+      'idempotency-key'?: string;
       [name: string]: string | undefined;
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Record a sample event — `POST /v1/test_helpers/events`
    *
    * Records an event of the topic with a sample body for the token's store, delivered like a
    * real one: through the outbox, signed with the app's webhook secret, retried, and listed in
    * the event log (D32, D34). For test stores only: a live token answers 403 and nothing changes
-   * (D45).
+   * (D45). Accepts an `Idempotency-Key` (D33).
    */
   recordEvent(args: {
     body: TTestEventRequest;
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
+      'idempotency-key'?: string;
       [name: string]: string | undefined;
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<201, TTestEventRecorded> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }): Promise<Reply<201, TTestEventRecorded> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Make pending deliveries due now — `POST /v1/test_helpers/deliveries/flush`
    *
    * Makes every pending webhook delivery of the token's store due at once, so a retry the
    * schedule would make in minutes or hours is attempted within a second (D35). For test stores
-   * only: a live token answers 403 and nothing changes (D45).
+   * only: a live token answers 403 and nothing changes (D45). Accepts an `Idempotency-Key`
+   * (D33).
    */
   flushDeliveries(args?: {
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
+      'idempotency-key'?: string;
       [name: string]: string | undefined;
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Read the e-mails of the test store — `GET /v1/test_helpers/mail`
    *
@@ -3389,16 +3392,17 @@ export interface TestHelpersRoutes {
    *
    * Removes the store's orders, claims, products and events, the events' entries in the app's
    * event log included; settings, installations and tokens stay. For test stores only: a live
-   * token answers 403 and nothing changes (D45).
+   * token answers 403 and nothing changes (D45). Accepts an `Idempotency-Key` (D33).
    */
   reset(args?: {
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
+      'idempotency-key'?: string;
       [name: string]: string | undefined;
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
 }
 
 /**
