@@ -256,6 +256,21 @@ describe('test helpers (D45)', () => {
     expect(retried[1]!.raw).toBe(retried[0]!.raw);
   });
 
+  it("the dashboard's sample send for a test store goes to the test webhook URL, with livemode false", async () => {
+    const sent = answered(
+      await server.api(rig.dashboard).apps.testWebhook({
+        params: { clientId: rig.app.clientId },
+        body: { topic: 'claim/denied', storeId: rig.testStore.id },
+      }),
+      200,
+    ).data;
+    expect(sent.delivered).toBe(true);
+    const got = receiver.at('/test').filter((r) => r.headers['x-webhook-id'] === sent.id);
+    expect(got).toHaveLength(1);
+    expect(ZWebhookEvent.parse(JSON.parse(got[0]!.raw)).livemode).toBe(false);
+    expect(receiver.at('/live').filter((r) => r.headers['x-webhook-id'] === sent.id)).toHaveLength(0);
+  });
+
   it('a test store of an app without a test webhook URL records its events and sends them nowhere', async () => {
     const quiet = await testModeRig(server, 'quiet', [...SCOPES], {
       webhookUrl: `${receiver.url}/quiet-live`,
