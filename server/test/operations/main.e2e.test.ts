@@ -78,7 +78,7 @@ describe('pnpm start on embedded PostgreSQL, with pnpm cli beside it', () => {
     expect(((await doc.json()) as { openapi: string }).openapi).toMatch(/^3\./);
     const page = await fetch(`${url}/docs`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(await page.text()).toContain('/docs/assets/redoc.standalone.js');
   });
 
   let seeded: { store: { id: string; domain: string }; user: { email: string; password: string } };
