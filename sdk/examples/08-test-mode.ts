@@ -101,7 +101,7 @@ console.log(`claim ${claim.claimState}, store credit e-mail ${claim.claimStoreCr
 await client.testHelpers.flushDeliveries();
 const event = await Promise.race([
   approved,
-  new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no claim/approved webhook')), 10_000)),
+  new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no claim/approved webhook')), 30_000)),
 ]);
 console.log(`verified ${event.topic}, livemode ${event.livemode}`);
 
