@@ -12,6 +12,7 @@ import * as mail from './20261124020000-mail';
 import * as storeChanges from './20261124030000-store-changes';
 import * as appSettings from './20261125000000-app-settings';
 import * as apiVersions from './20261125010000-api-versions';
+import * as testMode from './20261125020000-test-mode';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '20261124030000-store-changes': storeChanges,
   '20261125000000-app-settings': appSettings,
   '20261125010000-api-versions': apiVersions,
+  '20261125020000-test-mode': testMode,
 };

@@ -8,7 +8,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../server/src/config';
 import { type OpenDatabase, openDatabase } from '../server/src/db/open';
 import { approvePricing } from '../server/src/domain/identity/apps';
-import { createStore, findStore } from '../server/src/domain/identity/stores';
+import { createStore, findStore, listStores } from '../server/src/domain/identity/stores';
+import { appOwner, createTestStore } from '../server/src/domain/identity/test-stores';
 import { createUser, hashPassword } from '../server/src/domain/identity/users';
 import { Refusal } from '../server/src/lib/refusal';
 
@@ -37,12 +38,26 @@ store
   .command('create')
   .description('create a store with its default settings, rule sets and widget configs')
   .requiredOption('--name <name>', 'store name')
-  .requiredOption('--domain <domain>', 'storefront domain, the store_url of public reads')
+  .requiredOption(
+    '--domain <domain>',
+    'storefront domain, the store_url of public reads (never .test, which names test stores)',
+  )
   .option('--currency <code>', 'default ISO 4217 currency', parseWith(ZCurrency, 'currency code'), 'USD')
   .option('--json', 'print JSON')
   .action(async (opts: { name: string; domain: string; currency: string; json?: boolean }) => {
     const created = await withDatabase((db) => createStore(db, opts));
     print(!!opts.json, { store: created }, `created store ${created.id} (${created.domain})`);
+  });
+
+store
+  .command('list')
+  .description('list the live stores, oldest first; test stores (D45) only with --include-test')
+  .option('--include-test', 'list test stores too')
+  .option('--json', 'print JSON')
+  .action(async (opts: { includeTest?: boolean; json?: boolean }) => {
+    const stores = await withDatabase((db) => listStores(db, { includeTest: !!opts.includeTest }));
+    const lines = stores.map((s) => `${s.id}\t${s.domain}\t${s.name}${s.livemode ? '' : '\t(test)'}`);
+    print(!!opts.json, { stores }, lines.join('\n'));
   });
 
 const user = program.command('user').description('manage dashboard users');
@@ -72,6 +87,20 @@ app
   .action(async (clientId: string, opts: { json?: boolean }) => {
     await withDatabase((db) => approvePricing(db, clientId));
     print(!!opts.json, { app: { clientId, pricingApproved: true } }, `approved pricing scopes of app ${clientId}`);
+  });
+
+app
+  .command('test-store')
+  .description("create a test store for an app (D45), owned by the app's owner, the app installed on all its scopes")
+  .argument('<clientId>', 'client id of the app (svc_app_…)')
+  .requiredOption('--name <name>', 'store name; the domain is its slug with .test')
+  .option('--json', 'print JSON')
+  .action(async (clientId: string, opts: { name: string; json?: boolean }) => {
+    const created = await withDatabase(async (db) =>
+      createTestStore(db, await appOwner(db, clientId), clientId, opts.name),
+    );
+    const secret = created.testClientSecret ? `\ntest client secret (shown once): ${created.testClientSecret}` : '';
+    print(!!opts.json, { store: created }, `created test store ${created.id} (${created.domain})${secret}`);
   });
 
 const DEMO = { name: 'Demo Store', domain: 'demo-store.localhost', email: 'demo@example.com' };

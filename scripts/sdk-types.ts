@@ -314,8 +314,11 @@ function argsType(gen: Generator, route: AppRoute): { text: string; required: bo
   }
   if (route.method !== 'GET' && 'body' in route && route.body !== undefined && !isNoBody(route.body)) {
     const body = route.body as Schema;
-    fields.push(`    body: ${gen.type(body, 'input', '    ')};`);
-    required = true;
+    // A body the route may go without (`.optional()`, as the rotation of a client secret, D45).
+    const optional = defOf(body).typeName === 'ZodOptional';
+    const inner = optional ? (defOf(body).innerType as Schema) : body;
+    fields.push(`    body${optional ? '?' : ''}: ${gen.type(inner, 'input', '    ')};`);
+    required ||= !optional;
   }
   // ts-rest leaves `{}` (not a schema) on routes that declare no headers.
   const declared = isSchema(route.headers) ? route.headers.shape : {};

@@ -11,6 +11,7 @@ import { publicRoutes } from './routes/public';
 import { quoteRoutes } from './routes/quote';
 import { settingsRoutes } from './routes/settings';
 import { storeRoutes } from './routes/stores';
+import { testHelperRoutes } from './routes/test-helpers';
 import { widgetRoutes } from './routes/widgets';
 
 const c = initContract();
@@ -33,5 +34,6 @@ export const contract = c.router({
   widgets: widgetRoutes,
   quote: quoteRoutes,
   public: publicRoutes,
+  testHelpers: testHelperRoutes,
 });
 export type Contract = typeof contract;

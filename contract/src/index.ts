@@ -12,6 +12,7 @@ export * from './schemas/pricing';
 export * from './schemas/products';
 export * from './schemas/quote';
 export * from './schemas/settings';
+export * from './schemas/test-helpers';
 export * from './schemas/webhooks';
 export * from './schemas/widgets';
 export * from './scopes';

@@ -21,6 +21,11 @@ export interface RouteMeta {
   source: string;
   /** Further decisions that shape the route, cited in the OpenAPI description. */
   decisions?: readonly string[];
+  /**
+   * `test`: the route acts on test stores only (D45). The auth gate refuses a live token with
+   * 403 before the handler runs, so no handler checks the mode itself.
+   */
+  mode?: 'test';
 }
 
 export function isRouteMeta(value: unknown): value is RouteMeta {

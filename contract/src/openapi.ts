@@ -39,6 +39,12 @@ const OPERATION_IDS: Record<string, string> = {
   'settings.getContext': 'getPartnerContext',
   'settings.updateContext': 'updatePartnerContext',
   'settings.deleteContext': 'deletePartnerContext',
+  'testHelpers.advanceClaim': 'advanceTestClaim',
+  'testHelpers.addShopperMessage': 'addTestShopperMessage',
+  'testHelpers.recordEvent': 'recordTestEvent',
+  'testHelpers.flushDeliveries': 'flushTestDeliveries',
+  'testHelpers.listMail': 'listTestMail',
+  'testHelpers.reset': 'resetTestStore',
 };
 
 /**
@@ -82,6 +88,7 @@ const GROUP_NOUNS: Record<string, [string, string]> = {
   widgets: ['WidgetConfig', 'WidgetConfigs'],
   quote: ['Quote', 'Quotes'],
   public: ['Public', 'Public'],
+  testHelpers: ['Test', 'Tests'],
 };
 
 /**
@@ -115,6 +122,7 @@ const TAGS: Record<string, string> = {
   widgets: 'Merchant widget configs',
   quote: 'Stateless quotes',
   public: 'Public shopper reads (no authentication)',
+  testHelpers: 'Test helpers: drive test stores (test tokens only)',
 };
 
 /** How the service's JWTs are issued and checked (server/test/auth/jwt-practices.test.ts). */
@@ -126,7 +134,7 @@ const AUTH_TEXT: Record<RouteMeta['auth'], string> = {
   public: 'Public: no authentication.',
   client: 'OAuth client authentication: client_id and client_secret in the body or as HTTP Basic, never both (D11).',
   dashboard: 'Dashboard user JWT from `POST /v1/auth/login` (D8).',
-  token: 'App access token (`svc_at_…`) bound to one store (D7).',
+  token: 'App access token (`svc_at_…`, or `svc_at_test_…` for a test store) bound to one store (D7, D45).',
 };
 
 /** The scopes OpenAPI lists for a rule: any of them satisfies the route (group rule, D16). */
@@ -160,6 +168,9 @@ function security(meta: RouteMeta): Record<string, string[]>[] {
         const extra = meta.scopes.kind === 'perType' ? meta.scopes.requires : undefined;
         return scopes.map((s) => ({ oauth2: extra ? [extra, s] : [s] }));
       }
+      // A token route without a scope (the test helpers, D45) still needs a token: an empty
+      // list would read as "no authentication".
+      if (scopes.length === 0) return [{ oauth2: [] }];
       return scopes.map((s) => ({ oauth2: [s] }));
     }
   }
@@ -265,7 +276,7 @@ export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion
   const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
   withExamples(out);
   // D47: a curl and an SDK sample per operation, for the reference page.
-  withCodeSamples(out, routerKeys(contract, operationIdOf));
+  withCodeSamples(out, routerKeys(contractFor(version).router, operationIdOf));
   return options.serverUrl ? forDeployment(out, options.serverUrl) : out;
 }
 
@@ -519,7 +530,16 @@ function mapOperation(
   return {
     ...operation,
     ...(parameters.length ? { parameters } : {}),
-    ...(requestBody ? { requestBody: { ...requestBody, description: undefined, required: true } } : {}),
+    ...(requestBody
+      ? {
+          requestBody: {
+            ...requestBody,
+            description: undefined,
+            // A body the route may go without (the client secret's rotation, D45) is not required.
+            required: !('body' in route && (route.body as z.ZodTypeAny | undefined)?.isOptional?.()),
+          },
+        }
+      : {}),
     description: `${operation.description ?? ''}\n\n${AUTH_TEXT[meta.auth]}${scopeText}`.trim(),
     operationId: operationIdOf(operation.operationId),
     responses,

@@ -303,6 +303,7 @@ describe('app registration (D9)', () => {
       createdAt: TS,
       updatedAt: TS,
       clientSecret: 'svc_secret_1',
+      testClientSecret: 'svc_test_secret_1',
       webhookSecret: 'svc_whsec_1',
     };
     expect(ZCreatedApp.safeParse(created).success).toBe(true);
@@ -330,6 +331,7 @@ describe('webhooks (D32, D34)', () => {
       id: 'evt_1',
       topic: 'claim/approved',
       apiVersion: '2026-12-01',
+      livemode: true,
       createdAt: TS,
       body: { claimId: 'cl_1', storeId: 'st_1', resolutions: [{ type: 'RESHIP', itemId: 'it_1', quantity: 1 }] },
     };
@@ -346,6 +348,7 @@ describe('webhooks (D32, D34)', () => {
       id: 'evt_2',
       topic: 'claim/denied',
       apiVersion: '2025-01-01',
+      livemode: false,
       createdAt: TS,
       body: { claimId: 'cl_1', storeId: 'st_1', sourceOrderId: 'o1', reason: 'NOT_COVERED' },
     };
@@ -409,6 +412,9 @@ describe('routes', () => {
         'PATCH /v1/apps/:clientId',
         'GET /v1/apps/:clientId/api-health',
         'POST /v1/apps/:clientId/rotate-secret',
+        'POST /v1/apps/:clientId/test-stores',
+        'GET /v1/apps/:clientId/test-stores',
+        'DELETE /v1/apps/:clientId/test-stores/:storeId',
         'GET /v1/stores/:storeId/installations',
         'DELETE /v1/stores/:storeId/installations/:clientId',
         'POST /v1/stores/:storeId/apps/:clientId/session-token',

@@ -162,4 +162,35 @@ describe('pnpm cli', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no app/);
   }, 60_000);
+
+  it('refuses a .test domain for a live store (D45): it names test stores', async () => {
+    const r = await cli('store', 'create', '--name', 'Sneaky', '--domain', 'sneaky.test');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/\.test/);
+    expect(await database.db.selectFrom('stores').select('id').where('domain', '=', 'sneaky.test').execute()).toEqual(
+      [],
+    );
+  }, 30_000);
+
+  it('app test-store creates a test store for an app; store list leaves it out unless --include-test (D45)', async () => {
+    const owner = await database.db.selectFrom('dashboardUsers').select('id').executeTakeFirstOrThrow();
+    const app = await registerApp(database.db, Buffer.alloc(32, 1), owner.id, {
+      name: 'Test mode',
+      redirectUris: ['https://app.example.com/cb'],
+      requestedScopes: ['order:read'],
+      distribution: 'public',
+    });
+    const made = await cli('app', 'test-store', app.clientId, '--name', 'CLI Dev', '--json');
+    expect(made.stderr).toBe('');
+    expect(made.code).toBe(0);
+    const { store } = JSON.parse(made.stdout);
+    expect(store).toMatchObject({ livemode: false, domain: expect.stringMatching(/^cli-dev-[a-z0-9]+\.test$/) });
+    const ids = async (...flags: string[]) =>
+      (JSON.parse((await cli('store', 'list', '--json', ...flags)).stdout).stores as { id: string }[]).map((s) => s.id);
+    const live = await ids();
+    expect(live).not.toContain(store.id);
+    expect(live).toContain(storeId);
+    expect(await ids('--include-test')).toEqual(expect.arrayContaining([store.id, storeId]));
+    expect((await cli('app', 'test-store', 'svc_app_missing', '--name', 'X')).code).toBe(2);
+  }, 60_000);
 });

@@ -85,7 +85,11 @@ export function clientCredentials(options: ClientCredentialsOptions): AuthProvid
     const res = await requestToken(client, options, body);
     return { accessToken: res.access_token, expiresAt: expiresAt(res) };
   });
-  return { attach: (tokenClient) => bearer(source, tokenClient) };
+  // D45: the test client secret works on test stores only, so its tokens are test tokens.
+  return {
+    livemode: !options.clientSecret.startsWith('svc_test_secret_'),
+    attach: (tokenClient) => bearer(source, tokenClient),
+  };
 }
 
 /**
@@ -140,7 +144,10 @@ export function authorizationCode(options: AuthorizationCodeOptions): AuthProvid
     return toTokens(res, res.refresh_token ?? refreshToken);
   };
   const source = new TokenSource(options.tokens, refresh, options.onTokens);
-  return { attach: (tokenClient) => bearer(source, tokenClient) };
+  return {
+    livemode: !options.clientSecret.startsWith('svc_test_secret_'),
+    attach: (tokenClient) => bearer(source, tokenClient),
+  };
 }
 
 /**

@@ -62,6 +62,11 @@ export type FetchMiddleware = (next: Fetch) => Fetch;
  */
 export interface AuthProvider {
   /**
+   * Whether its tokens are live (true) or a test store's (false, from a `svc_test_secret_…`
+   * or a `svc_rt_test_…` refresh token); undefined when it cannot tell.
+   */
+  readonly livemode?: boolean;
+  /**
    * createClient calls this with a client for the token endpoint (same base URL, fetch and
    * middleware) and wraps the calls of routes that take an access token in the answer.
    */
@@ -118,6 +123,26 @@ export interface ClientOptions {
 }
 
 /**
+ * Whether an access token is live (`svc_at_…`) or a test store's (`svc_at_test_…`).
+ *
+ * @example
+ * if (!tokenLivemode(token)) console.log('test mode: nothing here touches a live store');
+ */
+export function tokenLivemode(token: string): boolean {
+  return !token.startsWith('svc_at_test_');
+}
+
+/**
+ * A client typed by the contract, and the mode of its credentials: `livemode` is false for a
+ * test store's token (`svc_at_test_…`), true for a live one, undefined without a token.
+ *
+ * @example
+ * const client: ModeClient = createClient({ baseUrl, accessToken });
+ * if (client.livemode === false) console.log('talking to a test store');
+ */
+export type ModeClient = Client & { readonly livemode: boolean | undefined };
+
+/**
  * A client typed by the contract. Each call answers `{ status, body, headers }` for the
  * statuses its route declares, with `body` typed per status; a failure the route does not
  * declare (a 500 or 502, say) throws {@link ProtectionApiError}. Network failures and
@@ -128,7 +153,7 @@ export interface ClientOptions {
  * const res = await client.public.getInsurance({ query: { store_url: 'shop.example.com' } });
  * if (res.status === 200) console.log(res.body.rules);
  */
-export function createClient(options: ClientOptions): Client {
+export function createClient(options: ClientOptions): ModeClient {
   if (options.auth && options.accessToken) throw new TypeError('createClient: pass accessToken or auth, not both');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const timeout = Number.isFinite(timeoutMs) && timeoutMs > 0;
@@ -184,7 +209,9 @@ export function createClient(options: ClientOptions): Client {
   // The generated `Client` interface describes exactly what ts-rest builds from the contract
   // (sdk/test/generated.test.ts keeps the two in step), in types a consumer checks cheaply.
   // An older version's routes (its statuses, its own routes) are its contract's (contractFor).
-  return initClient(contractFor(apiVersion ?? LATEST_API_VERSION).router as never, args) as unknown as Client;
+  const client = initClient(contractFor(apiVersion ?? LATEST_API_VERSION).router as never, args) as unknown as Client;
+  const livemode = options.accessToken !== undefined ? tokenLivemode(options.accessToken) : options.auth?.livemode;
+  return Object.defineProperty(client, 'livemode', { value: livemode }) as ModeClient;
 }
 
 /** JSON when the answer says so, `undefined` when empty (204, 304), text otherwise. */

@@ -25,7 +25,9 @@ export {
   DEFAULT_TIMEOUT_MS,
   type Fetch,
   type FetchMiddleware,
+  type ModeClient,
   SDK_API_VERSION,
+  tokenLivemode,
   USER_AGENT,
 } from './client';
 export {

@@ -10,6 +10,7 @@ import {
   installWithToken,
   type Owner,
 } from '../../server/test/harness/fixtures';
+import { startMailRunner } from '../../server/test/harness/mail';
 import { startTestServer, type TestServer } from '../../server/test/harness/server';
 import { runExample } from './harness/examples';
 
@@ -93,6 +94,22 @@ describe('SDK examples', () => {
     expect(out).toContain('test event delivered: true');
     expect(out).toContain('refused a delivery: signature');
     expect(out).toContain('after rotation, delivered: true');
+  }, 90_000);
+
+  it('08: makes a test store, drives a claim to APPROVED with the test helpers, and verifies its webhook (D45)', async () => {
+    // A delivering runner, so that the test store's events reach the example's handler.
+    const { delivery } = await startMailRunner(server, {});
+    try {
+      const out = await runExample('08-test-mode', env);
+      expect(out).toMatch(/^test store example-dev-shop-[a-z0-9]+\.test, livemode false$/m);
+      expect(out).toContain('client.livemode: false');
+      expect(out).toContain('claim APPROVED, store credit e-mail NOT_SENT');
+      expect(out).toContain('verified claim/approved, livemode false');
+      expect(out).toMatch(/^e-mails kept, not sent: [1-9]/m);
+      expect(out).toContain('test store deleted');
+    } finally {
+      await delivery.stop();
+    }
   }, 90_000);
 
   it.skipIf(!CHROMIUM)(

@@ -49,7 +49,7 @@ describe('@protection-service/sdk package', () => {
       ],
       { cwd: SDK },
     );
-    expect(esm.stdout.trim()).toBe('function 13');
+    expect(esm.stdout.trim()).toBe('function 14');
     const pkg = (await import(path.join(SDK, 'package.json'), { with: { type: 'json' } })).default as {
       dependencies: Record<string, string>;
     };

@@ -7,8 +7,8 @@ import { OPERATIONS, operationOf, recording } from './harness/route-coverage';
 
 /** The recorder behind the every-route check (architecture check 3). */
 describe('SDK route coverage recorder', () => {
-  it('knows all 65 operations and maps requests to them, literal paths first', () => {
-    expect(OPERATIONS).toHaveLength(65);
+  it('knows all 74 operations and maps requests to them, literal paths first', () => {
+    expect(OPERATIONS).toHaveLength(74);
     expect(operationOf('POST', 'http://h/v1/claims/offline')).toBe('claims.fileOffline');
     expect(operationOf('POST', 'http://h/v1/claims/1001')).toBe('claims.file');
     expect(operationOf('GET', 'http://h/v1/claims?first=5')).toBe('claims.list');

@@ -21,7 +21,7 @@ import { claimLinks } from './domain/claims/links';
 import type { QuotePricing } from './domain/partner/pricing-source';
 import { accessLog, requestLog } from './http/access-log';
 import { ApiUsage } from './http/api-usage';
-import { type AuthServices, authenticate, tokenClientOf, verifiedTokens } from './http/auth';
+import { type AuthServices, authenticate, StoreModes, tokenClientOf, verifiedTokens } from './http/auth';
 import { bodyParser, refuseNulInUrl } from './http/body';
 import { clientIp } from './http/client-ip';
 import { publicCors } from './http/cors';
@@ -194,6 +194,7 @@ function authServices(deps: AppDeps, metrics: ServiceMetrics): AuthServices {
     limits: { ...deps.config.rateLimits, ...deps.rateLimits },
     trustProxy: deps.config.trustProxy,
     metrics,
+    storeModes: new StoreModes(deps.db),
   };
 }
 

@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { dashboardErrors, ZError } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
-import { data, ZId } from '../schemas/common';
+import { data, ZDeleted, ZId } from '../schemas/common';
 import {
   ZApiHealth,
   ZApp,
@@ -11,8 +11,12 @@ import {
   ZAppEventsQuery,
   ZCreateAppRequest,
   ZCreatedApp,
+  ZCreatedTestStore,
+  ZCreateTestStoreRequest,
+  ZRotateClientSecretRequest,
   ZRotatedClientSecret,
   ZRotatedWebhookSecret,
+  ZTestStore,
   ZUpdateAppRequest,
   ZWebhookTestRequest,
   ZWebhookTestResult,
@@ -23,6 +27,7 @@ const dashboardRoute = routeMeta('dashboard', 'data');
 
 const ZAppParams = z.object({ clientId: ZId });
 const ZAppEventParams = z.object({ clientId: ZId, eventId: ZId });
+const ZTestStoreParams = z.object({ clientId: ZId, storeId: ZId });
 
 /**
  * App registration (D9) and the app's webhook event log (D34). Dashboard JWT of the app's
@@ -36,7 +41,8 @@ export const appRoutes = routeGroup({
     responses: { 201: data(ZCreatedApp), ...dashboardErrors },
     summary: 'Register an app',
     description:
-      'Registers an app owned by the dashboard user; the answer shows clientId, clientSecret and webhookSecret this once (D9). ' +
+      'Registers an app owned by the dashboard user; the answer shows clientId, clientSecret, testClientSecret and webhookSecret this once (D9, D45). ' +
+      "The test client secret works only for grants on the app's test stores, the client secret only on live stores (D45). " +
       'Pricing scopes are admin-gated: never granted to private apps, to public apps only after operator approval (D9).',
     metadata: dashboardRoute('D9', ['D5', 'D16', 'D32']),
   },
@@ -66,11 +72,13 @@ export const appRoutes = routeGroup({
     method: 'POST',
     path: '/v1/apps/:clientId/rotate-secret',
     pathParams: ZAppParams,
-    body: c.noBody(),
+    body: ZRotateClientSecretRequest.optional(),
     responses: { 200: data(ZRotatedClientSecret), ...dashboardErrors },
     summary: 'Rotate the client secret',
-    description: 'Issues a new client secret, shown once; the previous secret stops working at once (D9, D5).',
-    metadata: dashboardRoute('D9', ['D5']),
+    description:
+      'Issues a new client secret, shown once; the previous secret stops working at once (D9, D5). ' +
+      'With `{"mode": "test"}` it rotates the test client secret instead (D45).',
+    metadata: dashboardRoute('D9', ['D5', 'D45']),
   },
   listEvents: {
     method: 'GET',
@@ -128,5 +136,39 @@ export const appRoutes = routeGroup({
       'For every dated API version, newest first: how many answers of versioned routes (errors included) the app got in it over the last 30 days, the last of them, and whether the version is deprecated with its sunset date (D44). ' +
       'Calls of the last second may not be counted yet.',
     metadata: dashboardRoute('D44'),
+  },
+  createTestStore: {
+    method: 'POST',
+    path: '/v1/apps/:clientId/test-stores',
+    pathParams: ZAppParams,
+    body: ZCreateTestStoreRequest,
+    responses: { 201: data(ZCreatedTestStore), ...dashboardErrors, 409: ZError },
+    summary: 'Create a test store',
+    description:
+      'Creates a test store owned by the dashboard user, with the app installed on all its requested scopes; pricing scopes need no ' +
+      "approval on a test store and that grant never carries over to a live store (D45). Its domain is the name's slug with `.test`, " +
+      'its livemode false for life. An app has at most 5 test stores: a sixth answers 409. For an app registered without a test ' +
+      'client secret, the answer of its first test store shows one, once.',
+    metadata: dashboardRoute('D45', ['D9', 'D10']),
+  },
+  listTestStores: {
+    method: 'GET',
+    path: '/v1/apps/:clientId/test-stores',
+    pathParams: ZAppParams,
+    responses: { 200: data(z.array(ZTestStore)), ...dashboardErrors },
+    summary: "List the app's test stores",
+    description: "The app's test stores, oldest first, without any secret (D45).",
+    metadata: dashboardRoute('D45'),
+  },
+  deleteTestStore: {
+    method: 'DELETE',
+    path: '/v1/apps/:clientId/test-stores/:storeId',
+    pathParams: ZTestStoreParams,
+    responses: { 200: data(ZDeleted), ...dashboardErrors },
+    summary: 'Delete a test store',
+    description:
+      'Removes the test store and everything in it: orders, claims, products, settings, events, mail, its installations and ' +
+      'their tokens, which stop working within a second (D45, D13). A live store, or a test store of another app, answers 404.',
+    metadata: dashboardRoute('D45', ['D13']),
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ZApiVersion } from '../versions/list';
 import { connection, ZDeleted, ZEmail, ZId, ZName, ZPageQuery, ZTimestamp, ZUrl } from './common';
-import { ZClientId, ZClientSecret, ZGrantedScopes, ZScopeList, ZStoreSummary } from './oauth';
+import { ZClientId, ZClientSecret, ZGrantedScopes, ZScopeList, ZStoreSummary, ZTestClientSecret } from './oauth';
 import { WEBHOOK_BODY_SCHEMAS, type WebhookTopic, ZWebhookEventId, ZWebhookSecret, ZWebhookTopic } from './webhooks';
 
 /**
@@ -193,21 +193,75 @@ export const ZApp = z
   .strict();
 export type TApp = z.infer<typeof ZApp>;
 
-/** The registration answer: the app plus its secrets, shown this once (D9). */
+/** The registration answer: the app plus its secrets, shown this once (D9, D45). */
 export const ZCreatedApp = ZApp.extend({
   clientSecret: ZClientSecret,
+  testClientSecret: ZTestClientSecret,
   webhookSecret: ZWebhookSecret,
 }).strict();
 export type TCreatedApp = z.infer<typeof ZCreatedApp>;
 
-/** A new client secret, shown once; the old one stops working at once (D9). */
+export const CLIENT_SECRET_MODES = ['live', 'test'] as const;
+
+/** Which client secret to rotate: the live one (the default) or the test one (D45). */
+export const ZRotateClientSecretRequest = z
+  .object({
+    mode: z
+      .enum(CLIENT_SECRET_MODES)
+      .optional()
+      .describe('`live` (the default) rotates the client secret, `test` the test client secret'),
+  })
+  .strict();
+export type TRotateClientSecretRequest = z.infer<typeof ZRotateClientSecretRequest>;
+
+/**
+ * A new client secret, shown once; the old one stops working at once (D9). After a rotation
+ * of the test client secret (D45) it is the new `svc_test_secret_…`.
+ */
 export const ZRotatedClientSecret = z
   .object({
     clientId: ZClientId,
-    clientSecret: ZClientSecret,
+    clientSecret: z
+      .string()
+      .startsWith('svc_')
+      .max(255)
+      .describe(
+        'The new secret of the mode rotated: `svc_secret_…`, or `svc_test_secret_…` for the test mode (shown once)',
+      ),
   })
   .strict();
 export type TRotatedClientSecret = z.infer<typeof ZRotatedClientSecret>;
+
+// ---------------------------------------------------------------------------------------------
+// Test stores (D45).
+
+/** A test store's domain: its name's slug with the `.test` suffix no live store may take. */
+export const TEST_STORE_DOMAIN_SUFFIX = '.test';
+/** How many test stores one app may have. */
+export const MAX_TEST_STORES_PER_APP = 5;
+
+export const ZCreateTestStoreRequest = z.object({ name: ZName }).strict().describe('A new test store');
+export type TCreateTestStoreRequest = z.infer<typeof ZCreateTestStoreRequest>;
+
+/** A test store of an app (D45): `livemode` is false and fixed for life. */
+export const ZTestStore = z
+  .object({
+    id: ZId,
+    name: z.string(),
+    domain: z.string().describe('`<slug>.test`, unique like every store domain'),
+    livemode: z.literal(false).describe('Always false: a test store never becomes live'),
+    createdAt: ZTimestamp,
+  })
+  .strict();
+export type TTestStore = z.infer<typeof ZTestStore>;
+
+/** The creation answer: the store, and the app's test client secret when this answer shows it. */
+export const ZCreatedTestStore = ZTestStore.extend({
+  testClientSecret: ZTestClientSecret.optional().describe(
+    'Shown once, in the answer of the first test store of an app registered without a test client secret',
+  ),
+}).strict();
+export type TCreatedTestStore = z.infer<typeof ZCreatedTestStore>;
 
 // ---------------------------------------------------------------------------------------------
 // Installations (D14) and session tokens (D15).

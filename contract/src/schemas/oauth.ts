@@ -15,6 +15,8 @@ export const CREDENTIAL_PREFIXES = {
   refreshToken: 'svc_rt_',
   clientId: 'svc_app_',
   clientSecret: 'svc_secret_',
+  /** Test mode (D45): the second secret of an app, for its test stores only. */
+  testClientSecret: 'svc_test_secret_',
 } as const;
 
 /**
@@ -43,6 +45,13 @@ export const ZClientSecret = z
   .startsWith(CREDENTIAL_PREFIXES.clientSecret)
   .max(255)
   .describe('Client secret `svc_secret_…` (shown once)');
+
+/** Test mode (D45): the app's test client secret, valid only for grants on its test stores. */
+export const ZTestClientSecret = z
+  .string()
+  .startsWith(CREDENTIAL_PREFIXES.testClientSecret)
+  .max(255)
+  .describe("Test client secret `svc_test_secret_…` (shown once); works only on the app's test stores");
 
 /**
  * Credentials on the request side are bounded strings, not prefix-checked: a malformed or

@@ -170,7 +170,7 @@ export const WEBHOOK_BODY_SCHEMAS = {
 export type WebhookBodies = { [T in WebhookTopic]: z.infer<(typeof WEBHOOK_BODY_SCHEMAS)[T]> };
 
 // ---------------------------------------------------------------------------------------------
-// The delivered envelope (D32, D44): {id, topic, apiVersion, createdAt, body}.
+// The delivered envelope (D32, D44, D45): {id, topic, apiVersion, livemode, createdAt, body}.
 
 export const ZWebhookEventId = ZId.describe('Event id; the same on every retry, receivers deduplicate by it (D32)');
 
@@ -182,6 +182,7 @@ function envelope<const T extends WebhookTopic>(topic: T) {
       apiVersion: ZApiVersion.describe(
         "The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44)",
       ),
+      livemode: z.boolean().describe('False for an event of a test store, true for a live store (D45)'),
       createdAt: ZTimestamp,
       body: WEBHOOK_BODY_SCHEMAS[topic],
     })
@@ -205,7 +206,7 @@ export const ZWebhookEvent = z
     ZProtectionAddedEvent,
     ZProtectionRemovedEvent,
   ])
-  .describe('Webhook delivery body {id, topic, apiVersion, createdAt, body} (D32, D44)');
+  .describe('Webhook delivery body {id, topic, apiVersion, livemode, createdAt, body} (D32, D44, D45)');
 export type TWebhookEvent = z.infer<typeof ZWebhookEvent>;
 /** The delivered envelope of one topic. */
 export type TWebhookEventOf<T extends WebhookTopic> = Extract<TWebhookEvent, { topic: T }>;

@@ -177,11 +177,18 @@ export function downError(version: ApiVersion, answer: Answer): Answer {
  */
 export function webhookEnvelope(
   version: ApiVersion,
-  event: { id: string; topic: string; createdAt: string; body: unknown },
-): { id: string; topic: string; apiVersion: ApiVersion; createdAt: string; body: unknown } {
+  event: { id: string; topic: string; livemode: boolean; createdAt: string; body: unknown },
+): { id: string; topic: string; apiVersion: ApiVersion; livemode: boolean; createdAt: string; body: unknown } {
   let body = event.body;
   for (const change of changesFor(version)) if (change.webhook) body = change.webhook(event.topic, body);
-  return { id: event.id, topic: event.topic, apiVersion: version, createdAt: event.createdAt, body };
+  return {
+    id: event.id,
+    topic: event.topic,
+    apiVersion: version,
+    livemode: event.livemode,
+    createdAt: event.createdAt,
+    body,
+  };
 }
 
 /** The routes each change touches in its version, by contract key. */

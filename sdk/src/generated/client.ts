@@ -293,6 +293,8 @@ export interface TCreatedApp {
   updatedAt: string;
   /** Client secret `svc_secret_…` (shown once) */
   clientSecret: string;
+  /** Test client secret `svc_test_secret_…` (shown once); works only on the app's test stores */
+  testClientSecret: string;
   /** Webhook secret `svc_whsec_…`: sent as `x-webhook-secret` and keys the HMAC signature (D32) */
   webhookSecret: string;
 }
@@ -330,10 +332,17 @@ export interface TUpdateAppRequest {
   apiVersion?: TApiVersion;
 }
 
+export type TClientSecretMode = 'live' | 'test';
+
+export interface TRotateClientSecretRequest {
+  /** `live` (the default) rotates the client secret, `test` the test client secret */
+  mode?: TClientSecretMode;
+}
+
 export interface TRotatedClientSecret {
   /** Client id `svc_app_…` */
   clientId: string;
-  /** Client secret `svc_secret_…` (shown once) */
+  /** The new secret of the mode rotated: `svc_secret_…`, or `svc_test_secret_…` for the test mode (shown once) */
   clientSecret: string;
 }
 
@@ -605,6 +614,37 @@ export interface TApiHealth {
   versions: TApiVersionUsage[];
 }
 
+/** A new test store */
+export interface TCreateTestStoreRequest {
+  name: string;
+}
+
+export interface TCreatedTestStore {
+  id: string;
+  name: string;
+  /** `<slug>.test`, unique like every store domain */
+  domain: string;
+  /** Always false: a test store never becomes live */
+  livemode: false;
+  createdAt: string;
+  /** Shown once, in the answer of the first test store of an app registered without a test client secret */
+  testClientSecret?: string;
+}
+
+export interface TTestStore {
+  id: string;
+  name: string;
+  /** `<slug>.test`, unique like every store domain */
+  domain: string;
+  /** Always false: a test store never becomes live */
+  livemode: false;
+  createdAt: string;
+}
+
+export interface TDeleted {
+  ok: true;
+}
+
 export interface TInstallation {
   id: string;
   storeId: string;
@@ -616,10 +656,6 @@ export interface TInstallation {
   installedAt: string;
   updatedAt: string;
   uninstalledAt: string | null;
-}
-
-export interface TDeleted {
-  ok: true;
 }
 
 export interface TSessionTokenMint {
@@ -1682,12 +1718,63 @@ export interface TPublicWidgetConfig {
   partnerVariantKey: string;
 }
 
+export interface TTestClaimApproveMove {
+  claimState: 'APPROVED';
+  resolutions: TApproveResolution[];
+}
+
+export interface TTestClaimDenyMove {
+  claimState: 'DENIED';
+  reason: TDenyReason;
+  /** Free text */
+  details?: string | null;
+}
+
+export interface TTestClaimTransitionMove {
+  claimState: TTransitionTargetState;
+  note?: string | null;
+}
+
+/** A move of a claim to another state */
+export type TTestClaimAdvance = TTestClaimApproveMove | TTestClaimDenyMove | TTestClaimTransitionMove;
+
+export interface TTestShopperMessage {
+  /** The shopper’s message */
+  message: string;
+}
+
+export interface TTestEventRequest {
+  topic: TWebhookTopic;
+}
+
+/** The recorded event; its deliveries are in the app’s event log */
+export interface TTestEventRecorded {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  eventId: string;
+}
+
+export interface TTestMailMessage {
+  /** The recipient */
+  to: string;
+  subject: string;
+  /** The plain-text body */
+  text: string;
+  createdAt: string;
+}
+
+export interface TTestMailbox {
+  /** The last 100, newest first */
+  messages: TTestMailMessage[];
+}
+
 export interface TClaimCreatedEvent {
   /** Event id; the same on every retry, receivers deduplicate by it (D32) */
   id: string;
   topic: 'claim/created';
   /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
   apiVersion: TApiVersion;
+  /** False for an event of a test store, true for a live store (D45) */
+  livemode: boolean;
   createdAt: string;
   /** claim/created body (D22) */
   body: TClaimCreatedBody;
@@ -1699,6 +1786,8 @@ export interface TClaimApprovedEvent {
   topic: 'claim/approved';
   /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
   apiVersion: TApiVersion;
+  /** False for an event of a test store, true for a live store (D45) */
+  livemode: boolean;
   createdAt: string;
   /** claim/approved body (spec) */
   body: TClaimApprovedBody;
@@ -1710,6 +1799,8 @@ export interface TClaimDeniedEvent {
   topic: 'claim/denied';
   /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
   apiVersion: TApiVersion;
+  /** False for an event of a test store, true for a live store (D45) */
+  livemode: boolean;
   createdAt: string;
   /** claim/denied body (D22) */
   body: TClaimDeniedBody;
@@ -1721,6 +1812,8 @@ export interface TMessageCreatedEvent {
   topic: 'message/created';
   /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
   apiVersion: TApiVersion;
+  /** False for an event of a test store, true for a live store (D45) */
+  livemode: boolean;
   createdAt: string;
   /** message/created body (D25) */
   body: TMessageCreatedBody;
@@ -1732,6 +1825,8 @@ export interface TProtectionAddedEvent {
   topic: 'protection/added';
   /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
   apiVersion: TApiVersion;
+  /** False for an event of a test store, true for a live store (D45) */
+  livemode: boolean;
   createdAt: string;
   /** protection/added body (D19) */
   body: TProtectionAddedBody;
@@ -1743,12 +1838,14 @@ export interface TProtectionRemovedEvent {
   topic: 'protection/removed';
   /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
   apiVersion: TApiVersion;
+  /** False for an event of a test store, true for a live store (D45) */
+  livemode: boolean;
   createdAt: string;
   /** protection/removed body (D19) */
   body: TProtectionRemovedBody;
 }
 
-/** Webhook delivery body {id, topic, apiVersion, createdAt, body} (D32, D44) */
+/** Webhook delivery body {id, topic, apiVersion, livemode, createdAt, body} (D32, D44, D45) */
 export type TWebhookEvent = TClaimCreatedEvent | TClaimApprovedEvent | TClaimDeniedEvent | TMessageCreatedEvent | TProtectionAddedEvent | TProtectionRemovedEvent;
 
 /**
@@ -1916,9 +2013,11 @@ export interface AppsRoutes {
   /**
    * Register an app — `POST /v1/apps`
    *
-   * Registers an app owned by the dashboard user; the answer shows clientId, clientSecret and
-   * webhookSecret this once (D9). Pricing scopes are admin-gated: never granted to private apps,
-   * to public apps only after operator approval (D9).
+   * Registers an app owned by the dashboard user; the answer shows clientId, clientSecret,
+   * testClientSecret and webhookSecret this once (D9, D45). The test client secret works only
+   * for grants on the app's test stores, the client secret only on live stores (D45). Pricing
+   * scopes are admin-gated: never granted to private apps, to public apps only after operator
+   * approval (D9).
    */
   create(args: {
     body: TCreateAppRequest;
@@ -1977,12 +2076,14 @@ export interface AppsRoutes {
    * Rotate the client secret — `POST /v1/apps/:clientId/rotate-secret`
    *
    * Issues a new client secret, shown once; the previous secret stops working at once (D9, D5).
+   * With `{"mode": "test"}` it rotates the test client secret instead (D45).
    */
   rotateSecret(args: {
     /** Path parameters. */
     params: {
       clientId: string;
     };
+    body?: TRotateClientSecretRequest;
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
       [name: string]: string | undefined;
@@ -2098,6 +2199,71 @@ export interface AppsRoutes {
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, {
     data: TApiHealth;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Create a test store — `POST /v1/apps/:clientId/test-stores`
+   *
+   * Creates a test store owned by the dashboard user, with the app installed on all its
+   * requested scopes; pricing scopes need no approval on a test store and that grant never
+   * carries over to a live store (D45). Its domain is the name's slug with `.test`, its livemode
+   * false for life. An app has at most 5 test stores: a sixth answers 409. For an app registered
+   * without a test client secret, the answer of its first test store shows one, once.
+   */
+  createTestStore(args: {
+    /** Path parameters. */
+    params: {
+      clientId: string;
+    };
+    body: TCreateTestStoreRequest;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<201, {
+    data: TCreatedTestStore;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  /**
+   * List the app's test stores — `GET /v1/apps/:clientId/test-stores`
+   *
+   * The app's test stores, oldest first, without any secret (D45).
+   */
+  listTestStores(args: {
+    /** Path parameters. */
+    params: {
+      clientId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TTestStore[];
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Delete a test store — `DELETE /v1/apps/:clientId/test-stores/:storeId`
+   *
+   * Removes the test store and everything in it: orders, claims, products, settings, events,
+   * mail, its installations and their tokens, which stop working within a second (D45, D13). A
+   * live store, or a test store of another app, answers 404.
+   */
+  deleteTestStore(args: {
+    /** Path parameters. */
+    params: {
+      clientId: string;
+      storeId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TDeleted;
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
@@ -3170,6 +3336,127 @@ export interface PublicRoutes {
 }
 
 /**
+ * The `testHelpers` routes: `client.testHelpers.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.testHelpers.listMail();
+ * if (res.status === 200) console.log(res.body);
+ */
+export interface TestHelpersRoutes {
+  /**
+   * Move a test claim to a state — `POST /v1/test_helpers/claims/:claimId/advance`
+   *
+   * Moves the claim as the merchant would, through the same moves as the approve, deny and
+   * transition routes: the same events, store credits and e-mails (D22, D26). To APPROVED it
+   * takes the approve fields, to DENIED the deny fields, to any other state a transition note. A
+   * move the claim states forbid answers 409. Answers the claim as reading it does. For test
+   * stores only: a live token answers 403 and nothing changes (D45). Accepts an
+   * `Idempotency-Key` (D33).
+   */
+  advanceClaim(args: {
+    /** Path parameters. */
+    params: {
+      claimId: string;
+    };
+    body: TTestClaimAdvance;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      'idempotency-key'?: string;
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TClaim> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  /**
+   * Post a message as the shopper — `POST /v1/test_helpers/claims/:claimId/shopper-messages`
+   *
+   * Adds a message from the claimant to the claim, as the shopper's claim page does, with its
+   * message/created event (D41, D25). For test stores only: a live token answers 403 and nothing
+   * changes (D45). Accepts an `Idempotency-Key` (D33).
+   */
+  addShopperMessage(args: {
+    /** Path parameters. */
+    params: {
+      claimId: string;
+    };
+    body: TTestShopperMessage;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      'idempotency-key'?: string;
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  /**
+   * Record a sample event — `POST /v1/test_helpers/events`
+   *
+   * Records an event of the topic with a sample body for the token's store, delivered like a
+   * real one: through the outbox, signed with the app's webhook secret, retried, and listed in
+   * the event log (D32, D34). For test stores only: a live token answers 403 and nothing changes
+   * (D45). Accepts an `Idempotency-Key` (D33).
+   */
+  recordEvent(args: {
+    body: TTestEventRequest;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      'idempotency-key'?: string;
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<201, TTestEventRecorded> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  /**
+   * Make pending deliveries due now — `POST /v1/test_helpers/deliveries/flush`
+   *
+   * Makes every pending webhook delivery of the token's store due at once, so a retry the
+   * schedule would make in minutes or hours is attempted within a second (D35). For test stores
+   * only: a live token answers 403 and nothing changes (D45). Accepts an `Idempotency-Key`
+   * (D33).
+   */
+  flushDeliveries(args?: {
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      'idempotency-key'?: string;
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  /**
+   * Read the e-mails of the test store — `GET /v1/test_helpers/mail`
+   *
+   * The last 100 e-mails the store would have sent to shoppers, newest first. A test store never
+   * sends e-mail: its store credits show emailStatus NOT_SENT (D42). For test stores only: a
+   * live token answers 403 and nothing changes (D45).
+   */
+  listMail(args?: {
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TTestMailbox> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Empty the test store — `POST /v1/test_helpers/reset`
+   *
+   * Removes the store's orders, claims, products and events, the events' entries in the app's
+   * event log included; settings, installations and tokens stay. For test stores only: a live
+   * token answers 403 and nothing changes (D45). Accepts an `Idempotency-Key` (D33).
+   */
+  reset(args?: {
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      'idempotency-key'?: string;
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+}
+
+/**
  * Every route of the API, grouped as in the contract: `client.<group>.<operation>(args)`.
  * Made by `createClient`.
  *
@@ -3191,4 +3478,5 @@ export interface Client {
   widgets: WidgetsRoutes;
   quote: QuoteRoutes;
   public: PublicRoutes;
+  testHelpers: TestHelpersRoutes;
 }

@@ -19,6 +19,10 @@ export const API_VERSION = '2025-01-01' as const;
  * const res = await client.pricing.list();
  * if (res.status === 200) console.log(res.body[0]?.rules[0]?.terms.customer?.type); // 'flat' | 'percentage'
  */
-export function createClient(options: Omit<ClientOptions, 'apiVersion'>): Client {
-  return createVersionedClient({ ...options, apiVersion: API_VERSION }) as unknown as Client;
+export function createClient(
+  options: Omit<ClientOptions, 'apiVersion'>,
+): Client & { readonly livemode: boolean | undefined } {
+  return createVersionedClient({ ...options, apiVersion: API_VERSION }) as unknown as Client & {
+    readonly livemode: boolean | undefined;
+  };
 }

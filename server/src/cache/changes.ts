@@ -44,6 +44,15 @@ export async function announceStoreChange(trx: Db, storeId: string): Promise<voi
   await announce(trx, { kind: 'store', storeId, id: String(id) });
 }
 
+/**
+ * A store was deleted (D45, a test store): its cached answers are dropped once `trx` commits.
+ * No `store_changes` row is written, since none of a deleted store's rows may remain; a
+ * notification lost to a crash leaves its cached answers to expire with their time to live.
+ */
+export function announceStoreDeleted(trx: Db, storeId: string): void | Promise<void> {
+  return announce(trx, { kind: 'store', storeId });
+}
+
 /** Parses a payload heard on the channel; anything else is ignored (undefined). */
 export function parseChange(payload: string | undefined): Change | undefined {
   try {

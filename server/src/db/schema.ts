@@ -25,6 +25,10 @@ export interface StoresTable {
   name: string;
   domain: string;
   currency: string;
+  /** D45: false for a test store, fixed for life. */
+  livemode: ColumnType<boolean, boolean | undefined, never>;
+  /** D45: the app a test store was made for; null for a live store. */
+  testClientId: ColumnType<string | null, string | null | undefined, never>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -100,6 +104,8 @@ export interface AppsTable {
   distribution: 'public' | 'private';
   pricingApproved: Generated<boolean>;
   clientSecretHash: string;
+  /** D45: the test client secret's digest; null until the app has one. */
+  testClientSecretHash: ColumnType<string | null, string | null | undefined, string | null>;
   webhookSecretCiphertext: string;
   /** D34: after a rotation, the previous secret signs too until it expires. */
   previousWebhookSecretCiphertext: ColumnType<string | null, string | null | undefined, string | null>;

@@ -2,6 +2,7 @@ import { isRouteMeta, type RouteMeta, type Scope } from '@protection-service/con
 import type { AppRoute } from '@ts-rest/core';
 import type { NextFunction, Request, Response } from 'express';
 import { TtlCache } from '../cache/ttl-cache';
+import type { Db } from '../db/database';
 import type { RevocationFeed } from '../domain/auth/revocations';
 import { checkScopes } from '../domain/auth/scope-check';
 import {
@@ -11,6 +12,7 @@ import {
   verifyAccessToken,
   verifyDashboardToken,
 } from '../domain/auth/tokens';
+import { storeLivemode } from '../domain/identity/stores';
 import type { ServiceMetrics } from '../metrics';
 import { clientIp, type TrustProxy } from './client-ip';
 import { HttpError, unavailable } from './errors';
@@ -39,6 +41,38 @@ export interface AuthServices {
   limits: RateLimits;
   trustProxy: TrustProxy;
   metrics: ServiceMetrics;
+  /** Each store's mode, for the mode check behind the store binding (D45). */
+  storeModes: StoreModes;
+}
+
+/**
+ * The mode of each store a token names (D45), kept per process once read: a store's
+ * `livemode` is fixed for life, so it is never stale. A test token's store is read (once) and
+ * must be a test store. A live token costs no query, so the live path stays as it was: it
+ * must not name a store this process knows as a test store, and no grant ever mints a live
+ * token for a test store (domain/auth/oauth.ts checks the store's mode at every grant).
+ * A deleted store is not kept; its tokens are revoked with its installations. Bounded: past
+ * the bound it starts over.
+ */
+export class StoreModes {
+  private readonly known = new Map<string, boolean>();
+  constructor(
+    private readonly db: Db,
+    private readonly bound = 100_000,
+  ) {}
+
+  /** Whether a token of mode `livemode` may act on `storeId`. */
+  async matches(storeId: string, livemode: boolean): Promise<boolean> {
+    const known = this.known.get(storeId);
+    if (known !== undefined) return known === livemode;
+    if (livemode) return true;
+    const storeMode = await storeLivemode(this.db, storeId);
+    if (storeMode !== undefined) {
+      if (this.known.size >= this.bound) this.known.clear();
+      this.known.set(storeId, storeMode);
+    }
+    return storeMode === false;
+  }
 }
 
 const REALM = 'realm="protection-service"';
@@ -105,6 +139,10 @@ function bearer(req: Request): string | null {
   return match[1]!;
 }
 
+/** D45: what a live token hears on a route of test stores only (D2 shape, 403). */
+export const TEST_STORES_ONLY =
+  'this route is for test stores only: call it with an access token of a test store (svc_at_test_…)';
+
 /** Per-IP limit of a route that has no token of its own to count by (D4). */
 function ipLimit(route: AppRoute): { name: keyof RateLimits; exact: boolean } {
   switch (route.path) {
@@ -123,7 +161,7 @@ function ipLimit(route: AppRoute): { name: keyof RateLimits; exact: boolean } {
 /**
  * The one gate every contract route passes (architecture: auth reads route metadata). It
  * fails closed: a route without metadata is refused. Order: identify the caller (401),
- * rate-limit (429), then the route's scope rule (403). Per-type checks that depend on the
+ * rate-limit (429), then the route's scope rule (403), then its mode (403, D45). Per-type checks that depend on the
  * addressed resource happen in the handler, which sees `req.caller`.
  */
 export function authenticate(services: AuthServices) {
@@ -148,6 +186,8 @@ export function authenticate(services: AuthServices) {
       if (req.caller.kind === 'token') {
         const verdict = checkScopes(meta.scopes, req.caller.scopes, req.body);
         if (!verdict.ok) throw insufficientScope(verdict.required);
+        // D45: one gate for every route of test stores only, driven by the route's metadata.
+        if (meta.mode === 'test' && req.caller.claims.livemode) throw new HttpError(403, TEST_STORES_ONLY);
       }
       next();
     } catch (err) {
@@ -181,6 +221,10 @@ async function identify(services: AuthServices, req: Request, meta: RouteMeta): 
       installation: verified.claims.installationId,
     })
   ) {
+    throw unauthorized('invalid, expired or revoked access token', 'invalid_token');
+  }
+  // D45: behind the store binding, the token's mode must be its store's (a deleted store has none).
+  if (!(await services.storeModes.matches(verified.claims.storeId, verified.claims.livemode))) {
     throw unauthorized('invalid, expired or revoked access token', 'invalid_token');
   }
   return { kind: 'token', claims: verified.claims, scopes: verified.scopes };

@@ -1,13 +1,15 @@
 import type { Contract } from '@protection-service/contract';
 import { apiHealth } from '../domain/identity/api-health';
 import { ownedApp, registerApp, rotateClientSecret, rotateWebhookSecret, updateApp } from '../domain/identity/apps';
+import { createTestStore, deleteTestStore, listTestStores } from '../domain/identity/test-stores';
 import { listAppEvents, redeliver, sendTestEvent } from '../domain/webhooks/log';
 import { checkWebhookUrl } from '../domain/webhooks/webhook-urls';
 import { dashboardUserOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /**
- * App registration and secret rotation (D9), the event log and replay (D34), for the app's
+ * App registration and secret rotation (D9), the event log and replay (D34), the app's test
+ * stores (D45), for the app's
  * owner only: the domain answers another user's app exactly as a missing one (404).
  */
 export function appHandlers({ db, config, pager, apiUsage }: RouteContext): GroupHandlers<Contract['apps']> {
@@ -31,9 +33,10 @@ export function appHandlers({ db, config, pager, apiUsage }: RouteContext): Grou
       }
       return { status: 200, body: { data: await updateApp(db, params.clientId, userId, body) } };
     },
-    async rotateSecret({ params, req }) {
+    async rotateSecret({ params, body, req }) {
       const { userId } = dashboardUserOf(req);
-      const clientSecret = await rotateClientSecret(db, params.clientId, userId);
+      // D45: `{"mode": "test"}` rotates the test client secret.
+      const clientSecret = await rotateClientSecret(db, params.clientId, userId, body?.mode ?? 'live');
       return { status: 200, body: { data: { clientId: params.clientId, clientSecret } } };
     },
     async listEvents({ params, query, req }) {
@@ -60,6 +63,17 @@ export function appHandlers({ db, config, pager, apiUsage }: RouteContext): Grou
       // This process's counts of the last second first (D44); other processes write theirs every second.
       await apiUsage.flush();
       return { status: 200, body: { data: await apiHealth(db, params.clientId, userId) } };
+    },
+    async createTestStore({ params, body, req }) {
+      const store = await createTestStore(db, dashboardUserOf(req).userId, params.clientId, body.name);
+      return { status: 201, body: { data: store } };
+    },
+    async listTestStores({ params, req }) {
+      return { status: 200, body: { data: await listTestStores(db, dashboardUserOf(req).userId, params.clientId) } };
+    },
+    async deleteTestStore({ params, req }) {
+      await deleteTestStore(db, dashboardUserOf(req).userId, params.clientId, params.storeId);
+      return { status: 200, body: { data: { ok: true } } };
     },
   };
 }

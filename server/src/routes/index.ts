@@ -14,6 +14,7 @@ import { quoteHandlers } from './quote';
 import { sessionTokenHandlers } from './session-tokens';
 import { settingsHandlers } from './settings';
 import { storeHandlers } from './stores';
+import { testHelperHandlers } from './test-helpers';
 import { widgetHandlers } from './widgets';
 
 function handlers(deps: RouteContext): Handlers {
@@ -33,6 +34,8 @@ function handlers(deps: RouteContext): Handlers {
     products: productHandlers(deps),
     // Claims (D22-D26).
     claims: claimHandlers(deps),
+    // Test mode (D45).
+    testHelpers: testHelperHandlers(deps),
   };
 }
 

@@ -5,6 +5,7 @@ import type { Db } from '../../src/db/database';
 import { issueAccessToken, issueDashboardToken, tokenKeys } from '../../src/domain/auth/tokens';
 import { registerApp } from '../../src/domain/identity/apps';
 import { createStore, type Store } from '../../src/domain/identity/stores';
+import { createTestStore } from '../../src/domain/identity/test-stores';
 import { createUser, type DashboardUser } from '../../src/domain/identity/users';
 import { newId } from '../../src/lib/ids';
 import type { TestServer } from './server';
@@ -75,17 +76,33 @@ export async function installWithToken(
   const installationId = active?.id ?? newId('in');
   if (!active)
     await server.db.insertInto('installations').values({ id: installationId, storeId, clientId, scopes }).execute();
+  // D45: a test store's token is a test token (`svc_at_test_`).
+  const store = await server.db.selectFrom('stores').select('livemode').where('id', '=', storeId).executeTakeFirst();
   const issued = issueAccessToken(tokenKeys(server.config.secretKey, server.config.publicBaseUrl), {
     grantId: null,
     installationId,
     storeId,
     clientId,
     scopes,
+    livemode: store?.livemode ?? true,
   });
   return { installationId, accessToken: issued.token, jti: issued.claims.jti };
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * A test store of the app (D45), made as `POST /v1/apps/:clientId/test-stores` makes it: the
+ * owner as its member and the app installed on all its requested scopes.
+ */
+export async function createTestStoreOf(
+  server: TestServer,
+  ownerUserId: string,
+  clientId: string,
+  name = 'Test store',
+) {
+  return createTestStore(server.db, ownerUserId, clientId, name);
+}
 
 /**
  * A store with its owner, a private app installed there, and an access token for it, made

@@ -45,6 +45,7 @@ describe('apps (D9)', () => {
     expect(data).toEqual({
       clientId: expect.stringMatching(/^svc_app_/),
       clientSecret: expect.stringMatching(/^svc_secret_[A-Za-z0-9_-]{43}$/),
+      testClientSecret: expect.stringMatching(/^svc_test_secret_[A-Za-z0-9_-]{43}$/),
       webhookSecret: expect.stringMatching(/^svc_whsec_/),
       name: 'Partner App',
       redirectUris: ['https://partner.example.com/callback'],
@@ -60,7 +61,7 @@ describe('apps (D9)', () => {
     });
 
     const shown = answered(await read(data.clientId), 200).data;
-    const { clientSecret, webhookSecret, ...publicPart } = data;
+    const { clientSecret, testClientSecret, webhookSecret, ...publicPart } = data;
     expect(shown).toEqual(publicPart);
     expect(JSON.stringify(shown)).not.toContain(clientSecret);
 
@@ -72,7 +73,9 @@ describe('apps (D9)', () => {
       .executeTakeFirstOrThrow();
     expect(row.ownerUserId).toBe(owner.user.id);
     expect(row.clientSecretHash).toBe(digest(clientSecret));
+    expect(row.testClientSecretHash).toBe(digest(testClientSecret));
     expect(JSON.stringify(row)).not.toContain(clientSecret);
+    expect(JSON.stringify(row)).not.toContain(testClientSecret);
     expect(JSON.stringify(row)).not.toContain(webhookSecret);
     expect(webhookSecretOf(server.config.secretKey, row.webhookSecretCiphertext)).toBe(webhookSecret);
   });
@@ -206,7 +209,9 @@ describe('apps (D9)', () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request' });
     expect(answered(await read(created.clientId), 200).data).toEqual(
-      Object.fromEntries(Object.entries(created).filter(([k]) => k !== 'clientSecret' && k !== 'webhookSecret')),
+      Object.fromEntries(
+        Object.entries(created).filter(([k]) => !['clientSecret', 'testClientSecret', 'webhookSecret'].includes(k)),
+      ),
     );
   });
 

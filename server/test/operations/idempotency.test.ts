@@ -3,7 +3,15 @@ import type { AppRoute } from '@ts-rest/core';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencySweeper, takesIdempotencyKey } from '../../src/http/idempotency';
-import { bearer, createApp, createOwner, errorOf, installWithToken, type Owner } from '../harness/fixtures';
+import {
+  bearer,
+  createApp,
+  createOwner,
+  createTestStoreOf,
+  errorOf,
+  installWithToken,
+  type Owner,
+} from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -16,12 +24,16 @@ describe('Idempotency-Key (D33)', () => {
   let owner: Owner;
   let token: string;
   let otherToken: string;
+  /** D45: a token of a test store of the same app, for the routes of test stores only. */
+  let testToken: string;
 
   beforeAll(async () => {
     server = await startTestServer({}, { rateLimits: { token: 1e9 } });
     owner = await createOwner(server.db, 'idem');
     const app = await createApp(server, owner.user.id, { requestedScopes: [...SCOPES] });
     ({ accessToken: token } = await installWithToken(server, app.clientId, owner.store.id, [...SCOPES]));
+    const testStore = await createTestStoreOf(server, owner.user.id, app.clientId);
+    testToken = (await installWithToken(server, app.clientId, testStore.id, [...SCOPES])).accessToken;
     const other = await createApp(server, owner.user.id, { requestedScopes: [...SCOPES] });
     otherToken = (await installWithToken(server, other.clientId, owner.store.id, [...SCOPES])).accessToken;
     for (const id of ['bag', 'hat']) {
@@ -211,6 +223,8 @@ describe('Idempotency-Key (D33)', () => {
     );
     const keyed = routes.filter(takesIdempotencyKey);
     const urlOf = (r: AppRoute) => r.path.replace(/:(\w+)/g, 'idem-$1');
+    // The helpers of test stores take a test token; a live one is refused before the key is read (D45).
+    const tokenOf = (r: AppRoute) => ((r.metadata as { mode?: string }).mode === 'test' ? testToken : token);
 
     it('is exactly the POST routes with token auth', () => {
       const expected = routes.filter((r) => r.method === 'POST' && (r.metadata as { auth: string }).auth === 'token');
@@ -221,7 +235,7 @@ describe('Idempotency-Key (D33)', () => {
     it.each(keyed.map((r) => [`${r.method} ${r.path}`, r] as const))('%s validates the key', async (_n, route) => {
       const res = await server.request(urlOf(route), {
         method: 'POST',
-        headers: { ...bearer(token), 'idempotency-key': 'k'.repeat(300) },
+        headers: { ...bearer(tokenOf(route)), 'idempotency-key': 'k'.repeat(300) },
         json: {},
       });
       expect(res.status).toBe(400);
@@ -234,7 +248,7 @@ describe('Idempotency-Key (D33)', () => {
       const send = (json: unknown) =>
         server.request(urlOf(route), {
           method: 'POST',
-          headers: { ...bearer(token), 'idempotency-key': `every-${route.path}` },
+          headers: { ...bearer(tokenOf(route)), 'idempotency-key': `every-${route.path}` },
           json,
         });
       const first = await answer(await send({ orderTotal: 10 }));

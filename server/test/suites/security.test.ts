@@ -19,7 +19,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../../src/domain/auth/jwt';
 import { recordRevocation } from '../../src/domain/auth/revocations';
 import { tokenKeys } from '../../src/domain/auth/tokens';
-import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
+import { TEST_STORES_ONLY } from '../../src/http/auth';
+import {
+  bearer,
+  createApp,
+  createOwner,
+  createTestStoreOf,
+  dashboardTokenFor,
+  installWithToken,
+  type Owner,
+} from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -90,6 +99,12 @@ describe('security suite', () => {
     const app = await createApp(server, owner.user.id, { requestedScopes: [...SCOPES], distribution: 'public' });
     return { clientId: app.clientId, ...(await installWithToken(server, app.clientId, storeId, scopes)) };
   };
+  /** D45: a test token (`svc_at_test_`) of a newly installed app, on a test store of its own. */
+  const freshTestToken = async (scopes: Scope[]) => {
+    const app = await createApp(server, owner.user.id, { requestedScopes: [...SCOPES], distribution: 'public' });
+    const store = await createTestStoreOf(server, owner.user.id, app.clientId);
+    return { clientId: app.clientId, ...(await installWithToken(server, app.clientId, store.id, scopes)) };
+  };
   afterAll(async () => {
     await server.close();
   });
@@ -139,13 +154,24 @@ describe('security suite', () => {
   )('%s %s', (version, _name, route) => {
     const meta = metaOf(route);
     const { enough, forbidden } = scopesFor(meta);
+    // D45: a route of test stores only is called with a test token; a live token is refused.
+    const tokenFor = meta.mode === 'test' ? freshTestToken : freshToken;
 
     it('accepts a token with the scope it needs (answers past authentication)', async () => {
-      const { accessToken } = await freshToken(enough);
+      const { accessToken } = await tokenFor(enough);
       const res = await call(route, bearer(accessToken), version);
       expect([401, 403, 429]).not.toContain(res.status);
       expect(res.status < 500, `status ${res.status}`).toBe(true);
     });
+
+    if (meta.mode === 'test') {
+      it('refuses a live token with 403, test stores only, whatever its scopes (D45)', async () => {
+        const { accessToken } = await freshToken([...SCOPES]);
+        const res = await call(route, bearer(accessToken), version);
+        expect(res.status).toBe(403);
+        expect(await res.json()).toMatchObject({ statusCode: 403, error: 'Forbidden', message: TEST_STORES_ONLY });
+      });
+    }
 
     it('refuses no token with 401 and a bare Bearer challenge', async () => {
       await expect401(await call(route, {}, version), false, version);
@@ -197,13 +223,13 @@ describe('security suite', () => {
     });
 
     it('refuses a revoked token within a second', async () => {
-      const { accessToken, jti } = await freshToken(enough);
+      const { accessToken, jti } = await tokenFor(enough);
       await recordRevocation(server.db, 'token', jti, new Date(Date.now() + 3600_000));
       await expect401(await untilRefused(route, accessToken, version), true, version);
     });
 
     it('refuses a token of an uninstalled app within a second', async () => {
-      const { accessToken, installationId } = await freshToken(enough);
+      const { accessToken, installationId } = await tokenFor(enough);
       await recordRevocation(server.db, 'installation', installationId, new Date(Date.now() + 3600_000));
       await expect401(await untilRefused(route, accessToken, version), true, version);
     });
@@ -219,9 +245,9 @@ describe('security suite', () => {
 
     it('refuses a token without the scope with 403 naming it', async () => {
       const held = SCOPES.filter((s) => !forbidden.includes(s));
-      const { accessToken } = await freshToken(held);
+      const { accessToken } = await tokenFor(held);
       const res = await call(route, bearer(accessToken), version);
-      // A route that needs no scope (2025-01-01's PUT /v2/settings) never answers 403.
+      // A route that needs no scope (2025-01-01's PUT /v2/settings, the test helpers of D45) never answers 403.
       if (meta.scopes.kind === 'none') {
         expect(res.status).not.toBe(403);
         return;

@@ -87,6 +87,7 @@ describe('webhook delivery', () => {
         id: event.id,
         topic: 'claim/denied',
         apiVersion: '2026-12-01',
+        livemode: true,
         createdAt: event.createdAt.toISOString(),
         body: deniedBody(owner.store.id),
       }),

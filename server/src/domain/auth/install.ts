@@ -5,7 +5,7 @@ import { digest, randomCredential } from '../../lib/crypto';
 import { refuse } from '../../lib/refusal';
 import { grantableScopes } from '../identity/apps';
 import { findActiveInstallation, isStoreMember, upsertInstallation } from '../identity/installations';
-import { findStore } from '../identity/stores';
+import { findStore, storeLivemode } from '../identity/stores';
 
 /**
  * The install of an app on a store (D10, D40): the consent preview and the approval that
@@ -57,7 +57,15 @@ async function planInstall(db: Db, input: InstallRequest): Promise<InstallPlan> 
     if (!scope) throw refuse.invalid(`unknown scope: ${name}`);
     if (!requested.includes(scope)) requested.push(scope);
   }
-  const grantable = new Set(grantableScopes({ ...app, requestedScopes: app.requestedScopes as Scope[] }));
+  // D45: on a test store the pricing scopes need no approval; the grant stays on that store.
+  const testStore = (await storeLivemode(db, store.id)) === false;
+  const grantable = new Set(
+    grantableScopes({
+      ...app,
+      pricingApproved: app.pricingApproved || testStore,
+      requestedScopes: app.requestedScopes as Scope[],
+    }),
+  );
   const granted = requested.filter((s) => grantable.has(s));
   const withheld = requested.filter((s) => !grantable.has(s));
   if (granted.length === 0) throw refuse.invalid('none of the requested scopes can be granted');

@@ -7,11 +7,13 @@ import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import type { AuthenticatedClient } from '../identity/apps';
 import { findActiveInstallation } from '../identity/installations';
+import { storeLivemode } from '../identity/stores';
 import { recordRevocation, revokeFamily } from './revocations';
 import {
   issueAccessToken,
   REFRESH_TOKEN_PREFIX,
   REFRESH_TOKEN_TTL_S,
+  refreshTokenPrefix,
   type TokenKeys,
   verifyAccessToken,
 } from './tokens';
@@ -70,8 +72,31 @@ export async function revokeGrant(db: Db, grantId: string, reason: string): Prom
   await transact(db, (trx) => revokeFamily(trx, grantId, reason));
 }
 
-async function storeRefreshToken(trx: Db, grantId: string, scopes: readonly Scope[]): Promise<string> {
-  const token = randomCredential(REFRESH_TOKEN_PREFIX);
+/**
+ * D45: a client secret works only on stores of its mode (the test secret on the app's test
+ * stores, the live secret on live ones); used in the other mode it is `invalid_client`. A
+ * missing store is left to the grant's own check. Answers the store's mode.
+ */
+async function checkClientMode(db: Db, client: AuthenticatedClient, storeId: string): Promise<boolean> {
+  const livemode = await storeLivemode(db, storeId);
+  if (livemode !== undefined && livemode !== client.livemode) {
+    throw refuse.oauth(
+      'invalid_client',
+      client.livemode
+        ? 'the live client secret does not work on a test store'
+        : 'the test client secret works only on test stores',
+    );
+  }
+  return livemode ?? client.livemode;
+}
+
+async function storeRefreshToken(
+  trx: Db,
+  grantId: string,
+  scopes: readonly Scope[],
+  livemode: boolean,
+): Promise<string> {
+  const token = randomCredential(refreshTokenPrefix(livemode));
   await trx
     .insertInto('refreshTokens')
     .values({
@@ -113,6 +138,7 @@ export async function exchangeAuthorizationCode(
       .executeTakeFirst();
     if (!code) return { replayed: true as const };
     if (code.clientId !== client.clientId) throw refuse.oauth('invalid_grant', 'code was issued to another client');
+    const livemode = await checkClientMode(trx, client, code.storeId);
     if (code.expiresAt.getTime() <= Date.now()) throw refuse.oauth('invalid_grant', 'code expired');
     if (code.redirectUri !== input.redirectUri) {
       throw refuse.oauth('invalid_grant', 'redirect_uri does not match the one used at authorization');
@@ -148,13 +174,14 @@ export async function exchangeAuthorizationCode(
       })
       .execute();
     await trx.updateTable('authorizationCodes').set({ grantId }).where('codeHash', '=', codeHash).execute();
-    const refreshToken = await storeRefreshToken(trx, grantId, scopes);
+    const refreshToken = await storeRefreshToken(trx, grantId, scopes, livemode);
     const access = issueAccessToken(keys, {
       grantId,
       installationId: installation.id,
       storeId: code.storeId,
       clientId: client.clientId,
       scopes,
+      livemode,
     });
     return { replayed: false as const, tokens: { accessToken: access.token, refreshToken, scopes } };
   });
@@ -216,15 +243,17 @@ export async function refreshTokens(
           .executeTakeFirst()
       : undefined;
     if (!installation) throw refuse.oauth('invalid_grant', 'the app is no longer installed on the store');
+    const livemode = await checkClientMode(trx, client, installation.storeId);
     const held = old.scopes as Scope[];
     const scopes = (narrowScopes(input.scopes, held) ?? held).filter((s) => installation.scopes.includes(s));
-    const refreshToken = await storeRefreshToken(trx, grant.id, held);
+    const refreshToken = await storeRefreshToken(trx, grant.id, held, livemode);
     const access = issueAccessToken(keys, {
       grantId: grant.id,
       installationId: installation.id,
       storeId: installation.storeId,
       clientId: client.clientId,
       scopes,
+      livemode,
     });
     return { replayed: false as const, tokens: { accessToken: access.token, refreshToken, scopes } };
   });
@@ -252,6 +281,7 @@ export async function clientCredentialsToken(
   client: AuthenticatedClient,
   input: { storeId: string; scopes?: string[] | undefined },
 ): Promise<TokenSet> {
+  const livemode = await checkClientMode(db, client, input.storeId);
   const installation = await findActiveInstallation(db, input.storeId, client.clientId);
   if (!installation) throw refuse.oauth('invalid_grant', 'the app is not installed on this store');
   const scopes = narrowScopes(input.scopes, installation.scopes) ?? installation.scopes;
@@ -261,6 +291,7 @@ export async function clientCredentialsToken(
     storeId: input.storeId,
     clientId: client.clientId,
     scopes,
+    livemode,
   });
   return { accessToken: access.token, scopes };
 }

@@ -12,6 +12,12 @@ export const REFRESH_TOKEN_TTL_S = 90 * 24 * 3600;
 
 export const ACCESS_TOKEN_PREFIX = 'svc_at_';
 export const REFRESH_TOKEN_PREFIX = 'svc_rt_';
+/** D45: the tokens of test stores; they start with the live prefixes too, so mode is read first. */
+export const TEST_ACCESS_TOKEN_PREFIX = 'svc_at_test_';
+export const TEST_REFRESH_TOKEN_PREFIX = 'svc_rt_test_';
+
+/** D45: the refresh token prefix of a mode. */
+export const refreshTokenPrefix = (livemode: boolean) => (livemode ? REFRESH_TOKEN_PREFIX : TEST_REFRESH_TOKEN_PREFIX);
 export const DASHBOARD_REFRESH_PREFIX = 'svc_drt_';
 
 /** Each kind has its own key and audience: one kind never verifies as another (D16). */
@@ -36,6 +42,8 @@ export interface AccessTokenClaims {
   clientId: string;
   scopes: Scope[];
   expiresAt: number;
+  /** D45: false for a token of a test store (`svc_at_test_`, claim `lm: false`). */
+  livemode: boolean;
 }
 
 export interface DashboardTokenClaims {
@@ -48,12 +56,18 @@ export interface DashboardTokenClaims {
 const nowS = () => Math.floor(Date.now() / 1000);
 const newJti = () => randomBytes(16).toString('base64url');
 
+/**
+ * Issues an access token. `livemode` defaults to true; a test store's token (D45) starts
+ * `svc_at_test_` and carries `lm: false` inside its signature, so the prefix cannot be
+ * changed without the token failing verification.
+ */
 export function issueAccessToken(
   keys: TokenKeys,
-  claims: Omit<AccessTokenClaims, 'jti' | 'expiresAt'>,
+  claims: Omit<AccessTokenClaims, 'jti' | 'expiresAt' | 'livemode'> & { livemode?: boolean },
 ): { token: string; claims: AccessTokenClaims } {
   const iat = nowS();
-  const full: AccessTokenClaims = { ...claims, jti: newJti(), expiresAt: iat + ACCESS_TOKEN_TTL_S };
+  const livemode = claims.livemode ?? true;
+  const full: AccessTokenClaims = { ...claims, livemode, jti: newJti(), expiresAt: iat + ACCESS_TOKEN_TTL_S };
   const jwt = signJwt(keys.access, {
     iss: keys.issuer,
     aud: AUDIENCE.access,
@@ -63,17 +77,21 @@ export function issueAccessToken(
     iid: claims.installationId,
     sid: claims.storeId,
     scope: claims.scopes.join(' '),
+    ...(livemode ? {} : { lm: false }),
     iat,
     exp: full.expiresAt,
   });
-  return { token: `${ACCESS_TOKEN_PREFIX}${jwt}`, claims: full };
+  return { token: `${livemode ? ACCESS_TOKEN_PREFIX : TEST_ACCESS_TOKEN_PREFIX}${jwt}`, claims: full };
 }
 
 /** Verifies signature, audience, issuer and expiry without touching the database. */
 export function verifyAccessToken(keys: TokenKeys, token: string): AccessTokenClaims | null {
   if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null;
-  const c = verifyJwt(keys.access, token.slice(ACCESS_TOKEN_PREFIX.length));
+  const livemode = !token.startsWith(TEST_ACCESS_TOKEN_PREFIX);
+  const c = verifyJwt(keys.access, token.slice((livemode ? ACCESS_TOKEN_PREFIX : TEST_ACCESS_TOKEN_PREFIX).length));
   if (!c || c.aud !== AUDIENCE.access || c.iss !== keys.issuer) return null;
+  // D45: the signed mode must be the prefix's (a live token has no `lm`).
+  if ((c.lm === false) === livemode || (c.lm !== undefined && c.lm !== false)) return null;
   if (typeof c.exp !== 'number' || c.exp <= nowS()) return null;
   if (
     typeof c.jti !== 'string' ||
@@ -94,6 +112,7 @@ export function verifyAccessToken(keys: TokenKeys, token: string): AccessTokenCl
     clientId: c.sub,
     scopes: scopes as Scope[],
     expiresAt: c.exp,
+    livemode,
   };
 }
 

@@ -17,6 +17,8 @@ import { refuse } from '../../lib/refusal';
 
 export const CLIENT_ID_PREFIX = 'svc_app_';
 export const CLIENT_SECRET_PREFIX = 'svc_secret_';
+/** D45: the test client secret, for the app's test stores only. */
+export const TEST_CLIENT_SECRET_PREFIX = 'svc_test_secret_';
 export const WEBHOOK_SECRET_PREFIX = 'svc_whsec_';
 
 /**
@@ -90,6 +92,7 @@ export async function registerApp(
   const requestedScopes = normalizeRequestedScopes(input.requestedScopes, input.distribution);
   const clientId = randomCredential(CLIENT_ID_PREFIX).slice(0, CLIENT_ID_PREFIX.length + 24);
   const clientSecret = randomCredential(CLIENT_SECRET_PREFIX);
+  const testClientSecret = randomCredential(TEST_CLIENT_SECRET_PREFIX);
   const webhookSecret = randomCredential(WEBHOOK_SECRET_PREFIX);
   const row = await db
     .insertInto('apps')
@@ -104,11 +107,12 @@ export async function registerApp(
       distribution: input.distribution,
       apiVersion: LATEST_API_VERSION,
       clientSecretHash: digest(clientSecret),
+      testClientSecretHash: digest(testClientSecret),
       webhookSecretCiphertext: encrypt(deriveKey(secretKey, 'webhook-secret-encryption'), webhookSecret),
     })
     .returning(APP_COLUMNS)
     .executeTakeFirstOrThrow();
-  return { ...appView(row), clientSecret, webhookSecret };
+  return { ...appView(row), clientSecret, testClientSecret, webhookSecret };
 }
 
 /** An app of another user answers exactly what a missing app answers (D7: 404). */
@@ -168,12 +172,25 @@ export async function updateApp(
   });
 }
 
-/** Issues a new client secret of the owner's app; the old one stops working at once (D9). */
-export async function rotateClientSecret(db: Db, clientId: string, ownerUserId: string): Promise<string> {
-  const clientSecret = randomCredential(CLIENT_SECRET_PREFIX);
+/**
+ * Issues a new client secret of the owner's app, the live one or (D45) the test one; the old
+ * one stops working at once (D9).
+ */
+export async function rotateClientSecret(
+  db: Db,
+  clientId: string,
+  ownerUserId: string,
+  mode: 'live' | 'test' = 'live',
+): Promise<string> {
+  const clientSecret = randomCredential(mode === 'live' ? CLIENT_SECRET_PREFIX : TEST_CLIENT_SECRET_PREFIX);
+  const hash = digest(clientSecret);
   const updated = await db
     .updateTable('apps')
-    .set({ clientSecretHash: digest(clientSecret), updatedAt: new Date() })
+    .set(
+      mode === 'live'
+        ? { clientSecretHash: hash, updatedAt: new Date() }
+        : { testClientSecretHash: hash, updatedAt: new Date() },
+    )
     .where('clientId', '=', clientId)
     .where('ownerUserId', '=', ownerUserId)
     .returning('clientId')
@@ -189,11 +206,15 @@ export interface AuthenticatedClient {
   pricingApproved: boolean;
   requestedScopes: Scope[];
   redirectUris: string[];
+  /** D45: false when the client authenticated with its test secret, which works on test stores only. */
+  livemode: boolean;
 }
 
 /**
  * OAuth client authentication (RFC 6749 §2.3.1): the app when the secret matches, compared
- * in constant time; undefined for an unknown client or a wrong secret alike.
+ * in constant time; undefined for an unknown client or a wrong secret alike. The secret's
+ * prefix says which of the app's two secrets it must match (D45): the answer's `livemode`
+ * says which did.
  */
 export async function authenticateClient(
   db: Db,
@@ -210,14 +231,17 @@ export async function authenticateClient(
       'requestedScopes',
       'redirectUris',
       'clientSecretHash',
+      'testClientSecretHash',
     ])
     .where('clientId', '=', clientId)
     .executeTakeFirst();
+  const livemode = !clientSecret.startsWith(TEST_CLIENT_SECRET_PREFIX);
+  const stored = livemode ? row?.clientSecretHash : row?.testClientSecretHash;
   // Compare against a digest either way, so an unknown client costs the same as a known one.
-  const ok = matchesDigest(clientSecret, row?.clientSecretHash ?? digest('no such client'));
-  if (!row || !ok) return undefined;
-  const { clientSecretHash: _hash, ...client } = row;
-  return { ...client, requestedScopes: client.requestedScopes as Scope[] };
+  const ok = matchesDigest(clientSecret, stored ?? digest('no such client'));
+  if (!row || !stored || !ok) return undefined;
+  const { clientSecretHash: _hash, testClientSecretHash: _testHash, ...client } = row;
+  return { ...client, requestedScopes: client.requestedScopes as Scope[], livemode };
 }
 
 /**

@@ -135,7 +135,7 @@ export async function listInstallations(db: Db, userId: string, storeId: string)
  * leeway; dashboard tokens are not installation tokens. Refresh tokens are revoked in the
  * database, not through the feed.
  */
-const INSTALLATION_REVOCATION_TTL_S = Math.max(ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S, 60 + 5) + 60;
+export const INSTALLATION_REVOCATION_TTL_S = Math.max(ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S, 60 + 5) + 60;
 
 /**
  * Uninstalls the app from the user's store (D14) in ONE transaction: marks the installation

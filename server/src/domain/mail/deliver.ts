@@ -56,7 +56,7 @@ async function takeLease(db: Db, id: string, token: string, ms: number): Promise
 }
 
 /** What the message says, read now from the claim, its order, store and store credit. */
-async function facts(db: Db, id: string, kind: MailKind, links: ClaimLinks): Promise<MailFacts> {
+export async function mailFacts(db: Db, id: string, kind: MailKind, links: ClaimLinks): Promise<MailFacts> {
   const row = (
     await sql<FactsRow>`
       select s.name as store_name, o.source_order_number, c.link_id, c.deny_reason,
@@ -102,7 +102,7 @@ export async function runMail(
   const token = crypto.randomUUID();
   const leased = await takeLease(db, id, token, leaseMs(settings));
   if (!leased) return;
-  const f = await facts(db, id, leased.kind, links);
+  const f = await mailFacts(db, id, leased.kind, links);
   const result = await mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...renderMail(f) });
   const status = await recordOutcome(db, settings, id, token, leased.attemptCount + 1, result);
   // D42: the id, kind and outcome only; never the address or the text.

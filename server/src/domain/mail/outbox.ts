@@ -44,17 +44,28 @@ export async function writeClaimMail(trx: Db, mail: ClaimMail): Promise<string[]
     ...codes.map((code) => ({ id: newId('mail'), kind: 'store_credit' as const, code })),
   ];
   if (messages.length === 0) return [];
-  const written = await sql<{ id: string }>`
-    insert into mail_messages (id, store_id, claim_id, kind, store_credit_code, recipient)
-    select m.id, c.store_id, c.id, m.kind, m.code, c.author_email
-    from claims c, unnest(
+  // D45: a test store never talks to SMTP. Its messages are written `not_sent` (never queued,
+  // never swept) and kept for the mail helper; its store credits show emailStatus NOT_SENT.
+  const written = await sql<{ id: string; livemode: boolean }>`
+    insert into mail_messages (id, store_id, claim_id, kind, store_credit_code, recipient, status, next_attempt_at)
+    select m.id, c.store_id, c.id, m.kind, m.code, c.author_email,
+      case when s.livemode then 'pending' else 'not_sent' end,
+      case when s.livemode then now() end
+    from claims c join stores s on s.id = c.store_id, unnest(
       ${messages.map((m) => m.id)}::text[], ${messages.map((m) => m.kind)}::text[], ${messages.map((m) => m.code)}::text[]
     ) with ordinality as m (id, kind, code, n)
     where c.id = ${mail.claimId} and c.store_id = ${mail.storeId} and c.author_email is not null
     order by m.n
-    returning id
+    returning id, (status = 'pending') as livemode
   `.execute(trx);
   const ids = written.rows.map((r) => r.id);
+  if (written.rows.some((r) => !r.livemode)) {
+    await sql`
+      update claim_store_credits set email_status = 'NOT_SENT', updated_at = now()
+      where code in (select store_credit_code from mail_messages where id = any(${ids}::text[]))
+    `.execute(trx);
+    return ids;
+  }
   afterCommit(trx, (db) => writeInBatches(db, queueMail, ids));
   return ids;
 }

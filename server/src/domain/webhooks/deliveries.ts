@@ -4,6 +4,7 @@ import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { webhookSecretOf } from '../identity/apps';
 import { addDeliveryJobs, type DeliveryKey } from './enqueue';
+import { modeWebhookUrl } from './record';
 import { type AttemptResult, delivered, MAX_RETRY_AFTER_S, sendWebhook } from './send';
 import type { WebhookSettings } from './settings';
 
@@ -32,6 +33,8 @@ interface Leased {
   createdAt: Date;
   /** The receiver's pin when the event was recorded (D44); null for deliveries recorded before versions. */
   apiVersion: string | null;
+  /** D45: the event's store's mode. */
+  livemode: boolean;
   webhookUrl: string | null;
   webhookSecretCiphertext: string;
   previousWebhookSecretCiphertext: string | null;
@@ -43,12 +46,13 @@ async function takeLease(db: Db, key: DeliveryKey, token: string, lease: number)
   const result = await sql<Leased>`
     update webhook_deliveries d
     set leased_until = now() + make_interval(secs => ${lease / 1000}), lease_token = ${token}
-    from webhook_events e, apps a
+    from webhook_events e, apps a, stores s
     where d.event_id = ${key.eventId} and d.client_id = ${key.clientId}
       and d.status = 'pending' and d.next_attempt_at <= now()
       and (d.leased_until is null or d.leased_until < now())
-      and e.id = d.event_id and a.client_id = d.client_id
-    returning d.installation_id, d.attempt_count, e.topic, e.body, e.created_at, d.api_version, a.webhook_url,
+      and e.id = d.event_id and a.client_id = d.client_id and s.id = e.store_id
+    returning d.installation_id, d.attempt_count, e.topic, e.body, e.created_at, d.api_version, s.livemode,
+      ${modeWebhookUrl} as webhook_url,
       a.webhook_secret_ciphertext, a.previous_webhook_secret_ciphertext, a.previous_webhook_secret_expires_at
   `.execute(db);
   return result.rows[0];
@@ -108,6 +112,7 @@ export async function runDelivery(db: Db, config: WebhookSettings, key: Delivery
           createdAt: leased.createdAt,
           body: leased.body,
           apiVersion: renderedIn(leased.apiVersion),
+          livemode: leased.livemode,
         },
         timeoutMs: config.webhookTimeoutMs,
         allowPrivate: config.webhookAllowPrivateUrls,

@@ -18,7 +18,7 @@ import { type KeysetPager, keyset } from '../../lib/pager';
 import { refuse } from '../../lib/refusal';
 import { ownedApp } from '../identity/apps';
 import { signingSecrets } from './deliveries';
-import { queueAfterCommit } from './record';
+import { modeWebhookUrl, queueAfterCommit } from './record';
 import { type AttemptResult, delivered, sendWebhook } from './send';
 import type { WebhookSettings } from './settings';
 
@@ -156,7 +156,9 @@ export async function redeliver(db: Db, clientId: string, ownerUserId: string, e
       .selectFrom('webhookDeliveries as d')
       .innerJoin('apps as a', 'a.clientId', 'd.clientId')
       .innerJoin('installations as i', 'i.id', 'd.installationId')
-      .select(['a.webhookUrl', 'i.uninstalledAt', 'i.webhookDisabledAt'])
+      // D45: the URL of the event's store's mode.
+      .innerJoin('stores as s', 's.id', 'i.storeId')
+      .select([modeWebhookUrl.as('webhookUrl'), 'i.uninstalledAt', 'i.webhookDisabledAt'])
       .where('d.clientId', '=', clientId)
       .where('d.eventId', '=', eventId)
       .forUpdate('d')
@@ -195,10 +197,13 @@ export async function sendTestEvent(
   const target = await db
     .selectFrom('apps as a')
     .innerJoin('installations as i', 'i.clientId', 'a.clientId')
+    // D45: a test store's sample goes to the test webhook URL, a live store's to the live one.
+    .innerJoin('stores as s', 's.id', 'i.storeId')
     .select([
       'i.id as installationId',
-      'a.webhookUrl',
+      modeWebhookUrl.as('webhookUrl'),
       'a.apiVersion',
+      's.livemode',
       'a.webhookSecretCiphertext',
       'a.previousWebhookSecretCiphertext',
       'a.previousWebhookSecretExpiresAt',
@@ -220,6 +225,7 @@ export async function sendTestEvent(
       createdAt: new Date(),
       body: sampleBody(topic, storeId),
       apiVersion: isApiVersion(target.apiVersion) ? target.apiVersion : LATEST_API_VERSION,
+      livemode: target.livemode,
     },
     timeoutMs: config.webhookTimeoutMs,
     allowPrivate: config.webhookAllowPrivateUrls,

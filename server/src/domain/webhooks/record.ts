@@ -19,13 +19,21 @@ export interface RecordedEvent {
 }
 
 /**
+ * D45: the URL an app receives a store's events at, by the store's mode: a live store's at
+ * `webhook_url`, a test store's at `test_webhook_url` only (none set: the event is recorded,
+ * not sent). Over `apps a` and `stores s`.
+ */
+export const modeWebhookUrl = sql<string | null>`(case when s.livemode then a.webhook_url else a.test_webhook_url end)`;
+
+/**
  * The two steps of a statement that record an event (D32, D35): CTE `event` writes it, CTE
  * `fanned` its deliveries, one for every active installation of the store whose app has a
- * webhook URL, subscribes to the topic and is not disabled by a 410. `when` names a CTE of
- * the same statement: each delivery keeps the app's pinned API version of this moment, which its
- * body is rendered in on every attempt (D44). The event is written only if it has a row (the order write records
- * its event only when it inserted a policy). The body must fit the contract's schema of the
- * topic; one that does not is a bug, and throws (rolling the change back with it).
+ * webhook URL of the store's mode (D45), subscribes to the topic and is not disabled by a 410.
+ * Each delivery keeps the app's pinned API version of this moment, which its body is rendered
+ * in on every attempt (D44). `when` names a CTE of the same statement: the event is written
+ * only if it has a row (the order write records its event only when it inserted a policy).
+ * The body must fit the contract's schema of the topic; one that does not is a bug, and
+ * throws (rolling the change back with it).
  */
 export function eventSteps<T extends WebhookTopic>(
   event: NewEvent<T>,
@@ -45,10 +53,11 @@ export function eventSteps<T extends WebhookTopic>(
       from event
       cross join installations i
       join apps a on a.client_id = i.client_id
+      join stores s on s.id = i.store_id
       where i.store_id = ${event.storeId}
         and i.uninstalled_at is null
         and i.webhook_disabled_at is null
-        and a.webhook_url is not null
+        and ${modeWebhookUrl} is not null
         and ${event.topic} = any (a.webhook_topics)
       returning client_id
     )`;

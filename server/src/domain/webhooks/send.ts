@@ -29,6 +29,8 @@ export interface WireEvent {
   body: unknown;
   /** The version the body is rendered in: the receiver's pin when the event was recorded (D44); the latest when not given. */
   apiVersion?: ApiVersion;
+  /** D45: false for an event of a test store; live when not given. */
+  livemode?: boolean;
 }
 
 /** One attempt as the D34 log shows it. */
@@ -48,15 +50,17 @@ export interface AttemptResult {
 export const delivered = (r: AttemptResult): boolean => r.error === null;
 
 /**
- * The delivered body (D32, D44): `{id, topic, apiVersion, createdAt, body}`, the body rendered
- * in the version recorded with the delivery, so the same bytes on every retry and redelivery,
- * whatever the app's pin has become since.
+ * The delivered body (D32, D44, D45): `{id, topic, apiVersion, livemode, createdAt, body}`,
+ * the body rendered in the version recorded with the delivery, so the same bytes on every
+ * retry and redelivery, whatever the app's pin has become since; `livemode` says whether the
+ * event is a live store's or a test store's.
  */
 export function wireBody(event: WireEvent): string {
   return JSON.stringify(
     webhookEnvelope(event.apiVersion ?? LATEST_API_VERSION, {
       id: event.id,
       topic: event.topic,
+      livemode: event.livemode ?? true,
       createdAt: event.createdAt.toISOString(),
       body: event.body,
     }),

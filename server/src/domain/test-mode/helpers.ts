@@ -1,0 +1,107 @@
+import type { TTestClaimAdvance, TTestMailbox, WebhookTopic } from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
+import { refuse } from '../../lib/refusal';
+import type { ClaimLinks } from '../claims/links';
+import { type Actor, approveClaim, denyClaim, postMessage, transitionClaim } from '../claims/moves';
+import { mailFacts } from '../mail/deliver';
+import type { MailKind } from '../mail/outbox';
+import { renderMail } from '../mail/render';
+import { addDeliveryJobs } from '../webhooks/enqueue';
+import { sampleBody } from '../webhooks/log';
+import { recordEvent } from '../webhooks/record';
+
+/**
+ * The test helpers (D45). The auth gate lets only tokens of test stores reach them (route
+ * metadata `mode: 'test'`), and every one acts on the token's store only (D7), through the
+ * same domain functions the live routes use: nothing here moves a claim, records an event or
+ * writes an e-mail any other way.
+ */
+
+/**
+ * Moves a claim as the merchant would (D22): to APPROVED through the approve move, to DENIED
+ * through the deny move, otherwise a transition; the same events, store credits and e-mails,
+ * and 409 for a move the claim states forbid.
+ */
+export async function advanceClaim(db: Db, actor: Actor, claimId: string, body: TTestClaimAdvance): Promise<void> {
+  switch (body.claimState) {
+    case 'APPROVED':
+      return approveClaim(db, actor, claimId, { resolutions: body.resolutions });
+    case 'DENIED':
+      return denyClaim(db, actor, claimId, { reason: body.reason, details: body.details ?? null });
+    default:
+      return transitionClaim(db, actor, claimId, body.claimState, body.note ?? null);
+  }
+}
+
+/** A message from the claimant, as the shopper's claim page posts it (D41, D25); 404 for a claim of no store of the token. */
+export async function addShopperMessage(db: Db, storeId: string, claimId: string, message: string): Promise<void> {
+  const claim = await db
+    .selectFrom('claims')
+    .select('authorEmail')
+    .where('storeId', '=', storeId)
+    .where('id', '=', claimId)
+    .executeTakeFirst();
+  if (!claim) throw refuse.missing('claim not found');
+  await postMessage(db, storeId, claimId, { message, senderType: 'customer', authorName: claim.authorEmail });
+}
+
+/** Records an event of `topic` with the sample body, delivered through the outbox like any (D32). */
+export async function recordSampleEvent(db: Db, storeId: string, topic: WebhookTopic): Promise<string> {
+  return transact(db, async (trx) => (await recordEvent(trx, { storeId, topic, body: sampleBody(topic, storeId) })).id);
+}
+
+/**
+ * The test clock of retry schedules (D35): every pending delivery of the store's events that
+ * no attempt holds is made due now and queued, in one statement.
+ */
+export async function flushDeliveries(db: Db, storeId: string): Promise<void> {
+  await sql`
+    with flushed as (
+      update webhook_deliveries d
+      set next_attempt_at = now(), queued_at = now(), updated_at = now()
+      from webhook_events e
+      where e.id = d.event_id and e.store_id = ${storeId} and d.status = 'pending'
+        and (d.leased_until is null or d.leased_until < now())
+      returning d.event_id, d.client_id, d.next_attempt_at
+    )
+    ${addDeliveryJobs(sql`flushed`)}
+  `.execute(db);
+}
+
+/** How many e-mails the mail helper shows. */
+export const TEST_MAIL_LIMIT = 100;
+
+/** The last e-mails of the store, newest first, as they would have been sent (D42). */
+export async function listTestMail(db: Db, links: ClaimLinks, storeId: string): Promise<TTestMailbox> {
+  const rows = await db
+    .selectFrom('mailMessages')
+    .select(['id', 'kind', 'recipient', 'createdAt'])
+    .where('storeId', '=', storeId)
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(TEST_MAIL_LIMIT)
+    .execute();
+  const messages = [];
+  for (const row of rows) {
+    const { subject, text } = renderMail(await mailFacts(db, row.id, row.kind as MailKind, links));
+    messages.push({ to: row.recipient, subject, text, createdAt: row.createdAt.toISOString() });
+  }
+  return { messages };
+}
+
+/**
+ * Empties the store of orders, claims, products and events (D45), in one transaction; the
+ * foreign keys take their rows with them (items, fulfillments, policies, claim items,
+ * messages, store credits, e-mails, deliveries and attempts: the app's event log entries).
+ * Settings, installations and tokens stay.
+ */
+export async function resetStore(db: Db, storeId: string): Promise<void> {
+  await transact(db, async (trx) => {
+    await trx.deleteFrom('webhookEvents').where('storeId', '=', storeId).execute();
+    await trx.deleteFrom('claims').where('storeId', '=', storeId).execute();
+    await trx.deleteFrom('orders').where('storeId', '=', storeId).execute();
+    await trx.deleteFrom('products').where('storeId', '=', storeId).execute();
+  });
+}

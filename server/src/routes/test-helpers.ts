@@ -1,0 +1,46 @@
+import type { Contract } from '@protection-service/contract';
+import { readClaim } from '../domain/claims/read';
+import {
+  addShopperMessage,
+  advanceClaim,
+  flushDeliveries,
+  listTestMail,
+  recordSampleEvent,
+  resetStore,
+} from '../domain/test-mode/helpers';
+import { storeOf, tokenOf } from '../http/caller';
+import type { GroupHandlers, RouteContext } from './context';
+
+const OK = { status: 'ok' } as const;
+
+/**
+ * The test helpers (D45). The auth gate has refused live tokens before any of these runs
+ * (route metadata `mode: 'test'`); the store comes from the token only (D7).
+ */
+export function testHelperHandlers({ db, claimLinks }: RouteContext): GroupHandlers<Contract['testHelpers']> {
+  return {
+    async advanceClaim({ params, body, req }) {
+      const { storeId, clientId } = tokenOf(req);
+      await advanceClaim(db, { storeId, clientId }, params.claimId, body);
+      return { status: 200, body: await readClaim(db, storeId, params.claimId, claimLinks) };
+    },
+    async addShopperMessage({ params, body, req }) {
+      await addShopperMessage(db, storeOf(req), params.claimId, body.message);
+      return { status: 200, body: OK };
+    },
+    async recordEvent({ body, req }) {
+      return { status: 201, body: { eventId: await recordSampleEvent(db, storeOf(req), body.topic) } };
+    },
+    async flushDeliveries({ req }) {
+      await flushDeliveries(db, storeOf(req));
+      return { status: 200, body: OK };
+    },
+    async listMail({ req }) {
+      return { status: 200, body: await listTestMail(db, claimLinks, storeOf(req)) };
+    },
+    async reset({ req }) {
+      await resetStore(db, storeOf(req));
+      return { status: 200, body: OK };
+    },
+  };
+}
