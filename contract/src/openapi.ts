@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { STATUS_NAMES, ZError, ZOAuthError } from './errors';
 import * as contractModule from './index';
 import { isRouteMeta, type RouteMeta } from './meta';
+import { routerKeys, withCodeSamples } from './openapi-code-samples';
 import { withExamples } from './openapi-examples';
 import { ZClaim } from './schemas/claims';
 import { acceptedFamilyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, type ScopeRule } from './scopes';
@@ -116,6 +117,11 @@ const TAGS: Record<string, string> = {
   public: 'Public shopper reads (no authentication)',
 };
 
+/** How the service's JWTs are issued and checked (server/test/auth/jwt-practices.test.ts). */
+const JWT_PRACTICES =
+  'Tokens are JWTs issued and checked as RFC8725 (JSON Web Token Best Current Practices) asks: one algorithm (HS256), ' +
+  'checked along with the signature, issuer, audience and expiry; each kind of token has its own key and audience, so one never passes for another.';
+
 const AUTH_TEXT: Record<RouteMeta['auth'], string> = {
   public: 'Public: no authentication.',
   client: 'OAuth client authentication: client_id and client_secret in the body or as HTTP Basic, never both (D11).',
@@ -202,7 +208,8 @@ export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion
           oauth2: {
             type: 'oauth2',
             description:
-              'App access tokens for one store. Earlier-style scope names are accepted as aliases when requesting scopes (D16).',
+              'App access tokens for one store. Earlier-style scope names are accepted as aliases when requesting scopes (D16). ' +
+              JWT_PRACTICES,
             flows: {
               authorizationCode: {
                 authorizationUrl: '/v1/oauth/authorize',
@@ -217,7 +224,7 @@ export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion
             type: 'http',
             scheme: 'bearer',
             bearerFormat: 'JWT',
-            description: 'Dashboard user token (D8).',
+            description: `Dashboard user token (D8). ${JWT_PRACTICES}`,
           },
           clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client id and secret (RFC 6749 §2.3.1).' },
         },
@@ -257,6 +264,8 @@ export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion
   components.schemas = Object.fromEntries([...resolved].sort(([a], [b]) => a.localeCompare(b)));
   const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
   withExamples(out);
+  // D47: a curl and an SDK sample per operation, for the reference page.
+  withCodeSamples(out, routerKeys(contractFor(version).router, operationIdOf));
   return options.serverUrl ? forDeployment(out, options.serverUrl) : out;
 }
 
@@ -563,6 +572,14 @@ export const RESPONSE_HEADERS = {
     description: 'The path of the claim filed: `/v1/claims/{claimId}`',
     schema: { type: 'string', maxLength: 2048 },
   },
+  'Access-Control-Allow-Origin': {
+    description: 'On the operations that need no authentication: any origin may read the answer from a browser',
+    schema: { type: 'string', enum: ['*'] },
+  },
+  'Access-Control-Expose-Headers': {
+    description: 'The headers of the answer a browser script may read',
+    schema: { type: 'string', maxLength: 256 },
+  },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`',
     schema: { type: 'string', enum: ['true'] },
@@ -624,7 +641,7 @@ const LOCATION_OPERATIONS = new Set(['claims.file', 'claims.fileOffline']);
  * bad login does, a 401 of a missing token does not; 413 and 415, answered while the body is
  * read, never do), 429 and 503 say
  * when to retry; conditional reads carry their ETag; a POST taking an `Idempotency-Key` may
- * be a replay, whatever its status.
+ * be a replay, whatever its status; public operations allow any origin.
  */
 function headersOf(status: number, key: string, route: AppRoute, version: ApiVersion): string[] {
   const headers: string[] = ['X-Request-Id'];
@@ -641,6 +658,10 @@ function headersOf(status: number, key: string, route: AppRoute, version: ApiVer
   if (requestHeaders.includes('if-none-match') && (status === 200 || status === 304)) headers.push('ETag');
   if (LOCATION_OPERATIONS.has(key) && status >= 200 && status < 300) headers.push('Location');
   if (requestHeaders.includes('idempotency-key')) headers.push('Idempotent-Replayed');
+  // Public operations answer browsers on any origin, whatever the status (D29, D47).
+  if (isRouteMeta(route.metadata) && route.metadata.auth === 'public') {
+    headers.push('Access-Control-Allow-Origin', 'Access-Control-Expose-Headers');
+  }
   return headers;
 }
 
@@ -675,7 +696,7 @@ function numberSchema(type: z.ZodTypeAny): Record<string, unknown> | undefined {
   const schema: Record<string, unknown> = { type: out.isInt ? 'integer' : 'number' };
   if (out.minValue !== null) schema.minimum = out.minValue;
   if (out.maxValue !== null) schema.maximum = out.maxValue;
-  return schema;
+  return withIntegerFormat(schema);
 }
 
 /**
@@ -691,11 +712,24 @@ function normalise(value: unknown): unknown {
     string,
     unknown
   >;
+  withIntegerFormat(out);
   if (out.nullable === true) {
     if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
     if (out.type === undefined && !out.oneOf && !out.anyOf && !out.allOf) delete out.nullable;
   }
   return out;
+}
+
+/**
+ * An integer bounded on both sides says which size it is (D47): `int32` when its bounds fit
+ * 32 bits, `int64` otherwise. The zod converter writes no format.
+ */
+function withIntegerFormat<T extends Record<string, unknown>>(schema: T): T {
+  const { minimum, maximum } = schema;
+  if (schema.type !== 'integer' || schema.format !== undefined) return schema;
+  if (typeof minimum !== 'number' || typeof maximum !== 'number') return schema;
+  (schema as Record<string, unknown>).format = minimum >= -(2 ** 31) && maximum <= 2 ** 31 - 1 ? 'int32' : 'int64';
+  return schema;
 }
 
 /**

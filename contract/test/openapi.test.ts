@@ -163,7 +163,7 @@ describe('the OpenAPI document', () => {
     expect(errorResponses).toBeGreaterThan(operations.length);
   });
 
-  it('describes every query parameter with a schema, integers with their bounds', () => {
+  it('describes every query parameter with a schema, integers with their bounds and size (D47)', () => {
     for (const { id, op } of operations) {
       for (const parameter of op.parameters ?? []) {
         expect(Object.keys(parameter.schema ?? {}), `${id} ${parameter.in} ${parameter.name}`).not.toHaveLength(0);
@@ -171,7 +171,12 @@ describe('the OpenAPI document', () => {
     }
     const claims = doc.paths['/v1/claims']!.get!.parameters!;
     for (const name of ['first', 'last']) {
-      expect(claims.find((p) => p.name === name)?.schema).toEqual({ type: 'integer', minimum: 1, maximum: 250 });
+      expect(claims.find((p) => p.name === name)?.schema).toEqual({
+        type: 'integer',
+        format: 'int32',
+        minimum: 1,
+        maximum: 250,
+      });
     }
   });
 });
@@ -239,6 +244,33 @@ describe('the examples of the OpenAPI document', () => {
       expect(body, id).toBeDefined();
       const parsed = (body as z.ZodTypeAny).safeParse(example);
       expect(parsed.success ? [] : parsed.error.issues, id).toEqual([]);
+    }
+  });
+});
+
+describe('the code samples of the OpenAPI document (D47)', () => {
+  const router = contract as unknown as Record<string, Record<string, AppRoute>>;
+
+  it('gives every operation a curl command and the SDK call of its route, filled in with its example', () => {
+    for (const { id, op } of operations) {
+      const samples = (op as any)['x-codeSamples'] as { lang: string; label: string; source: string }[];
+      expect(
+        samples?.map((s) => s.label),
+        id,
+      ).toEqual(['curl', 'TypeScript SDK']);
+      const [curl, sdk] = samples;
+      const [method, template] = id.split(' ');
+      // The curl command's method and path (parameters filled in) are the operation's.
+      const url = /"\$BASE_URL([^"?]+)/.exec(curl!.source)?.[1];
+      expect(url?.replace(/\/[^/]+/g, '/x'), id).toBe(template!.replace(/\/[^/]+/g, '/x'));
+      expect(curl!.source.startsWith(method === 'GET' ? 'curl "' : `curl -X ${method} "`), id).toBe(true);
+      // The SDK's method is the contract's router key of the route: `client.<group>.<name>(`.
+      const call = /await client\.(\w+)\.(\w+)\(/.exec(sdk!.source);
+      expect(call, id).not.toBeNull();
+      const [, group, name] = call!;
+      expect(operationIdOf(`${group}.${name}`), id).toBe(op.operationId);
+      expect(router[group!]?.[name!]?.method, id).toBe(method);
+      if ((op as any).requestBody) expect(sdk!.source, id).toContain('body: {');
     }
   });
 });

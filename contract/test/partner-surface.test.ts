@@ -388,6 +388,15 @@ describe('quote body (D31)', () => {
     expect(ZQuoteRequest.safeParse({ orderTotal: 1, policy: 'SHIPPING' }).success).toBe(false);
     expect(ZQuoteRequest.safeParse({ orderTotal: 1, policyType: 'WARRANTY' }).success).toBe(false);
   });
+
+  it("takes a line item's productType from the product's enum (D21, D47)", () => {
+    for (const productType of ['FULL', 'SIMPLE', 'GROUPED']) {
+      expect(ZQuoteRequest.safeParse({ lineItems: [{ ...item, productType }] }).success, productType).toBe(true);
+    }
+    expect(issuePaths(ZQuoteRequest.safeParse({ lineItems: [{ ...item, productType: 'BOOK' }] }))).toContain(
+      'lineItems.0.productType',
+    );
+  });
 });
 
 describe('public reads (D29)', () => {

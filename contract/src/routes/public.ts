@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { publicErrors } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
-import { VARIANT_KEY_PATTERN, ZId, ZQueryNumber, ZVariantKey } from '../schemas/common';
+import { MAX_HEADER_LENGTH, VARIANT_KEY_PATTERN, ZId, ZQueryNumber, ZVariantKey } from '../schemas/common';
 import { ZInsuranceQuote } from '../schemas/quote';
 import { ZPublicWidgetConfig, ZWidgetType } from '../schemas/widgets';
 
@@ -56,16 +56,25 @@ export const ZPartnerWidgetQuery = z
  * must never fail validation. The server checks them against the variantKey pattern itself.
  */
 export const ZInsuranceHeaders = z.object({
-  'x-svc-partner-app-id': z.string().optional().describe('Client id of the partner app; ignored when malformed'),
-  'x-svc-partner-variant': z.string().optional().describe('Cohort variant key; ignored when malformed'),
-  'if-none-match': z.string().optional(),
+  'x-svc-partner-app-id': z
+    .string()
+    .max(MAX_HEADER_LENGTH)
+    .optional()
+    .describe('Client id of the partner app; ignored when malformed'),
+  'x-svc-partner-variant': z
+    .string()
+    .max(MAX_HEADER_LENGTH)
+    .optional()
+    .describe('Cohort variant key; ignored when malformed'),
+  'if-none-match': z.string().max(MAX_HEADER_LENGTH).optional(),
 });
-const ZConditionalHeaders = z.object({ 'if-none-match': z.string().optional() });
+const ZConditionalHeaders = z.object({ 'if-none-match': z.string().max(MAX_HEADER_LENGTH).optional() });
 
 /** D43: a malformed application id answers 400; a well-formed one that names no app, 404. */
 const ZApplicationParams = z.object({
   applicationId: z
     .string()
+    .max(64)
     .regex(VARIANT_KEY_PATTERN, 'must match ^[a-zA-Z0-9_.:-]{1,64}$')
     .describe("The partner app's client id (D5); 400 when malformed (D43)"),
 });

@@ -4,6 +4,13 @@ import { isCurrencyCode } from './currencies';
 /** D3: ids in paths and bodies are non-empty strings of at most 255 characters. */
 export const ZId = z.string().min(1).max(255);
 
+/**
+ * D47: the longest date or date-time a client may send. A real one is at most 29 characters
+ * (`2026-03-14T09:26:53.000+14:00`); the rest is room for finer fractions of a second, which
+ * the database rounds to microseconds.
+ */
+export const MAX_TIMESTAMP_LENGTH = 64;
+
 /** D6: timestamps the service writes: ISO 8601 UTC with milliseconds. */
 export const ZTimestamp = z.string().datetime({ precision: 3 });
 /**
@@ -12,6 +19,7 @@ export const ZTimestamp = z.string().datetime({ precision: 3 });
  */
 export const ZTimestampInput = z
   .string()
+  .max(MAX_TIMESTAMP_LENGTH)
   .datetime({ offset: true })
   .refine(isRenderableInstant, 'must fall in the years 0001-9999 UTC, with an offset of at most 14 hours');
 
@@ -30,6 +38,7 @@ const ZDateTime = z.string().datetime({ offset: true });
  */
 export const ZDateOrDateTime = z
   .string()
+  .max(MAX_TIMESTAMP_LENGTH)
   .refine(
     (value) => ZDate.safeParse(value).success || ZDateTime.safeParse(value).success,
     'must be an ISO 8601 date (YYYY-MM-DD) or date-time with Z or an offset',
@@ -46,13 +55,17 @@ export const ZPercentage = z.number().finite().min(0).max(100);
  * currency is informational (the quote's, D43), an unknown code is accepted and rounds to 2
  * minor units (D6).
  */
-export const ZCurrencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 alphabetic code');
+export const ZCurrencyCode = z
+  .string()
+  .max(3)
+  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 alphabetic code');
 /** ISO 4217 alphabetic code; current and withdrawn codes are accepted, no others (spec, D18). */
 export const ZCurrency = ZCurrencyCode.refine(isCurrencyCode, 'unknown ISO 4217 currency code');
 
 export const ZEmail = z.string().max(254).email();
 export const ZPhone = z
   .string()
+  .max(32)
   .regex(/^\+?[0-9][0-9 ().-]{2,30}$/, 'must be a phone number')
   .describe('Phone number, digits with optional +, spaces, dots, dashes and parentheses');
 export const ZUrl = z
@@ -66,7 +79,7 @@ export const ZText = (max = 10_000) => z.string().max(max);
 
 /** The partner cohort key (spec). */
 export const VARIANT_KEY_PATTERN = /^[a-zA-Z0-9_.:-]{1,64}$/;
-export const ZVariantKey = z.string().regex(VARIANT_KEY_PATTERN, 'must match ^[a-zA-Z0-9_.:-]{1,64}$');
+export const ZVariantKey = z.string().max(64).regex(VARIANT_KEY_PATTERN, 'must match ^[a-zA-Z0-9_.:-]{1,64}$');
 
 /** Partner context name, 1-128 characters (spec). */
 export const ZName = z.string().min(1).max(128);
@@ -76,6 +89,7 @@ export const ZRegionCodes = z
   .array(
     z
       .string()
+      .max(2)
       .regex(/^[A-Za-z]{2}$/, 'must be a 2-letter code')
       .transform((s) => s.toUpperCase()),
   )
@@ -84,6 +98,7 @@ export const ZRegionCodes = z
 /** ISO 8601 duration (for example `P1Y`, `P30D`). */
 export const ZIsoDuration = z
   .string()
+  .max(64)
   .regex(/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/, 'must be an ISO 8601 duration');
 
 export const ZPlatformId = z.enum(['shopify', 'woocommerce', 'magento', 'bigcommerce', 'api']);
@@ -102,6 +117,7 @@ export function data<T extends z.ZodTypeAny>(schema: T) {
 export const ZQueryInt = (min: number, max: number) =>
   z
     .string()
+    .max(9)
     .regex(/^\d{1,9}$/, 'must be an integer')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
@@ -109,6 +125,7 @@ export const ZQueryInt = (min: number, max: number) =>
 /** A query number (decimal) that arrives as a string. */
 export const ZQueryNumber = z
   .string()
+  .max(19)
   .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a non-negative number')
   .transform(Number);
 
@@ -139,10 +156,18 @@ export function connection<T extends z.ZodTypeAny>(node: T) {
     .strict();
 }
 
+/**
+ * D47: the longest value a request header can have. Node refuses a request whose headers
+ * together pass 16 KB (431) before the contract sees it, so this bound refuses nothing more;
+ * it is for headers whose malformed values are ignored rather than refused (D29).
+ */
+export const MAX_HEADER_LENGTH = 16_384;
+
 /** D33: optional on every token-authenticated POST. */
 export const ZIdempotencyHeaders = z.object({
   'idempotency-key': z
     .string()
+    .max(255)
     .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1-255 printable characters')
     .optional(),
 });

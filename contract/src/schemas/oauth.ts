@@ -63,6 +63,7 @@ export const SCOPE_TOKEN_PATTERN = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
 export const MAX_REQUESTED_SCOPES = 50;
 export const ZScopeName = z
   .string()
+  .max(128)
   .regex(SCOPE_TOKEN_PATTERN, 'must be a scope name (1-128 printable characters, no space)')
   .describe('Scope, later style (`order:read`) or earlier style (`read_orders`) (D16)');
 export const ZScopeList = z.array(ZScopeName).max(MAX_REQUESTED_SCOPES);
@@ -98,10 +99,12 @@ export function requestedScopes(body: {
 export const PKCE_VERIFIER_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
 export const ZCodeVerifier = z
   .string()
+  .max(128)
   .regex(PKCE_VERIFIER_PATTERN, 'must be 43-128 characters of [A-Za-z0-9-._~]')
   .describe('PKCE code verifier, 43-128 characters of [A-Za-z0-9-._~] (RFC 7636, D11)');
 export const ZCodeChallenge = z
   .string()
+  .max(128)
   .regex(PKCE_VERIFIER_PATTERN, 'must be 43-128 characters of [A-Za-z0-9-._~]')
   .describe('PKCE challenge: BASE64URL(SHA-256(verifier)) without padding, 43 characters for S256 (D10)');
 /** Only S256 is accepted (D10); `plain` never is. */
@@ -251,6 +254,7 @@ export type TSessionVerifyResponse = z.infer<typeof ZSessionVerifyResponse>;
 /** `state`: printable ASCII (RFC 6749 VSCHAR), echoed on the redirect. */
 export const ZOAuthState = z
   .string()
+  .max(1024)
   .regex(/^[\x20-\x7e]{1,1024}$/, 'must be 1-1024 printable ASCII characters')
   .describe('Opaque value echoed as `state` on the redirect (CSRF protection)');
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZAmount, ZCurrencyCode, ZId, ZVariantKey } from './common';
 import { ZPricingType, ZPublicPriceRule, ZRegionCodesRead, ZRuleOperator } from './pricing';
+import { ZProductType } from './products';
 
 /**
  * POST /v2/quote (spec "Quote", D31) and the public insurance read (D29).
@@ -26,7 +27,7 @@ export const ZQuoteLineItem = z
     price: ZAmount,
     quantity: z.number().int().nonnegative().max(1_000_000),
     isShippable: z.boolean().default(true).describe('Dropped from SHIPPING subtotals when false; true when omitted'),
-    productType: z.string().min(1).max(64).optional(),
+    productType: ZProductType.optional().describe('As on the product (D21, D47); it does not change the quote'),
   })
   .strict();
 export type TQuoteLineItem = z.infer<typeof ZQuoteLineItem>;

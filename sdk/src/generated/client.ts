@@ -1576,7 +1576,8 @@ export interface TQuoteLineItemInput {
   quantity: number;
   /** Dropped from SHIPPING subtotals when false; true when omitted */
   isShippable?: boolean;
-  productType?: string;
+  /** As on the product (D21, D47); it does not change the quote */
+  productType?: TProductType;
 }
 
 export type TQuoteDuration = 'P1Y' | 'P2Y' | 'P3Y' | 'P4Y' | 'P5Y' | 'P6Y' | 'P7Y' | 'P8Y' | 'P9Y' | 'P10Y';
@@ -1587,7 +1588,8 @@ export interface TQuoteLineItem {
   quantity: number;
   /** Dropped from SHIPPING subtotals when false; true when omitted */
   isShippable: boolean;
-  productType?: string;
+  /** As on the product (D21, D47); it does not change the quote */
+  productType?: TProductType;
 }
 
 export interface TQuoteRequestInput {

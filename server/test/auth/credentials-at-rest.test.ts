@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '../../../sdk/src/index';
 import { createStore } from '../../src/domain/identity/stores';
 import { createUser } from '../../src/domain/identity/users';
-import { bearer } from '../harness/fixtures';
+import { answered, bearer } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -21,30 +22,25 @@ describe('credentials at rest', () => {
     await server.close();
   });
 
-  const post = async (path: string, json: unknown, headers: Record<string, string> = {}) => {
-    const res = await server.request(path, { method: 'POST', json, headers });
-    const body = (await res.json()) as any;
-    expect(res.status, `${path}: ${JSON.stringify(body)}`).toBeLessThan(300);
-    return body;
-  };
-
   it('performs the whole dance through HTTP', async () => {
     const password = `pw-${randomBytes(12).toString('hex')}`;
     secrets.set('password', password);
     const store = await createStore(server.db, { name: 'Rest', domain: 'rest.example.com' });
     await createUser(server.db, { email: 'rest@example.com', password, storeIds: [store.id] });
 
-    const login = (await post('/v1/auth/login', { email: 'rest@example.com', password })).data;
+    const login = answered(await server.api().auth.login({ body: { email: 'rest@example.com', password } }), 200).data;
     secrets.set('dashboard access token', login.access_token);
     secrets.set('dashboard refresh token (retired)', login.refresh_token);
-    const refreshed = (await post('/v1/auth/refresh', { refreshToken: login.refresh_token })).data;
+    const refreshed = answered(
+      await server.api().auth.refresh({ body: { refreshToken: login.refresh_token } }),
+      200,
+    ).data;
     secrets.set('dashboard refresh token', refreshed.refresh_token);
-    const dashboard = bearer(refreshed.access_token);
+    const dashboard = server.api(refreshed.access_token);
 
-    const app = (
-      await post(
-        '/v1/apps',
-        {
+    const app = answered(
+      await dashboard.apps.create({
+        body: {
           name: 'Rest App',
           redirectUris: ['https://rest-app.example.com/cb'],
           webhookUrl: 'https://rest-app.example.com/hooks',
@@ -52,21 +48,20 @@ describe('credentials at rest', () => {
           requestedScopes: ['store:read', 'read_orders'],
           distribution: 'public',
         },
-        dashboard,
-      )
+      }),
+      201,
     ).data;
     secrets.set('client secret (rotated out)', app.clientSecret);
     secrets.set('webhook secret', app.webhookSecret);
-    const rotated = (await post(`/v1/apps/${app.clientId}/rotate-secret`, undefined, dashboard)).data;
+    const rotated = answered(await dashboard.apps.rotateSecret({ params: { clientId: app.clientId } }), 200).data;
     secrets.set('client secret', rotated.clientSecret);
 
     const verifier = randomBytes(48).toString('base64url');
     secrets.set('PKCE verifier', verifier);
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const approved = (
-      await post(
-        '/v1/oauth/authorize/approve',
-        {
+    const approved = answered(
+      await dashboard.oauth.approve({
+        body: {
           clientId: app.clientId,
           redirectUri: 'https://rest-app.example.com/cb',
           storeId: store.id,
@@ -74,13 +69,15 @@ describe('credentials at rest', () => {
           codeChallenge: challenge,
           codeChallengeMethod: 'S256',
         },
-        dashboard,
-      )
+      }),
+      200,
     ).data;
     secrets.set('authorization code', approved.code);
 
     const client = { client_id: app.clientId, client_secret: rotated.clientSecret };
-    const tokens = await post('/v1/oauth/token', {
+    const token = async (body: Parameters<Client['oauth']['token']>[0]['body']) =>
+      answered(await server.api().oauth.token({ body }), 200);
+    const tokens = await token({
       grant_type: 'authorization_code',
       ...client,
       code: approved.code,
@@ -88,18 +85,16 @@ describe('credentials at rest', () => {
       code_verifier: verifier,
     });
     secrets.set('access token (code)', tokens.access_token);
-    secrets.set('refresh token (retired)', tokens.refresh_token);
-    const again = await post('/v1/oauth/token', {
-      grant_type: 'refresh_token',
-      ...client,
-      refresh_token: tokens.refresh_token,
-    });
+    secrets.set('refresh token (retired)', tokens.refresh_token!);
+    const again = await token({ grant_type: 'refresh_token', ...client, refresh_token: tokens.refresh_token! });
     secrets.set('access token (refresh)', again.access_token);
-    secrets.set('refresh token', again.refresh_token);
-    const cc = await post('/v1/oauth/token', { grant_type: 'client_credentials', ...client, store_id: store.id });
+    secrets.set('refresh token', again.refresh_token!);
+    const cc = await token({ grant_type: 'client_credentials', ...client, store_id: store.id });
     secrets.set('access token (client credentials)', cc.access_token);
-    const session = (await post(`/v1/stores/${store.id}/apps/${app.clientId}/session-token`, undefined, dashboard))
-      .data;
+    const session = answered(
+      await dashboard.stores.mintSessionToken({ params: { storeId: store.id, clientId: app.clientId } }),
+      200,
+    ).data;
     secrets.set('session token', session.session_token);
 
     const settings = await server.request('/v2/settings', { headers: bearer(again.access_token) });

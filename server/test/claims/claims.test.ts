@@ -170,17 +170,17 @@ describe('claims: filing, record, messages, list', () => {
 
     it('requires email, salesChannel, claimCategory, desiredMethod and at least one issue (400)', async () => {
       await s.putOrder('o-req');
-      const full = claimBody() as Record<string, unknown>;
+      const full: Record<string, unknown> = { ...claimBody() };
       for (const field of ['email', 'salesChannel', 'claimCategory', 'fulfillmentIssues']) {
         const { [field]: _, ...rest } = full;
         const res = await s.file('o-req', rest);
         expect(res.status, field).toBe(400);
         expect((await errorOf(res)).issues![0]!.path).toContain(field);
       }
-      expect((await s.file('o-req', claimBody({ resolution: {} }))).status).toBe(400);
+      expect((await s.file('o-req', { ...claimBody(), resolution: {} })).status).toBe(400);
       expect((await s.file('o-req', claimBody({ fulfillmentIssues: [] }))).status).toBe(400);
       expect((await s.file('o-req', claimBody({ fulfillmentIssues: [{ issues: [] }] }))).status).toBe(400);
-      expect((await s.file('o-req', claimBody({ extra: 1 }))).status).toBe(400);
+      expect((await s.file('o-req', { ...claimBody(), extra: 1 })).status).toBe(400);
     });
 
     it('answers 404 about the order for an unknown or deleted order', async () => {

@@ -1,6 +1,6 @@
 import type { Scope } from '@protection-service/contract';
 import { sql } from 'kysely';
-import type { Client } from '../../../sdk/src/index';
+import type { Client, TClaimFile, TOrderWrite } from '../../../sdk/src/index';
 import type { Db } from '../../src/db/database';
 import { bearer, createApp, createOwner, installWithToken, type Owner } from './fixtures';
 import type { TestServer } from './server';
@@ -15,15 +15,16 @@ export interface ClaimStore {
   token: string;
   /** The typed client, as this store's app. */
   api: Client;
-  putOrder(sourceOrderId: string, overrides?: Record<string, unknown>): Promise<void>;
-  file(sourceOrderId: string, body?: Record<string, unknown>, headers?: Record<string, string>): Promise<Response>;
+  putOrder(sourceOrderId: string, overrides?: Partial<TOrderWrite>): Promise<void>;
+  /** Files a claim, sent raw: tests send bodies the typed client would refuse. */
+  file(sourceOrderId: string, body?: object, headers?: Record<string, string>): Promise<Response>;
   /** Files a claim and answers its id (from the Location header). */
-  fileId(sourceOrderId: string, body?: Record<string, unknown>): Promise<string>;
+  fileId(sourceOrderId: string, body?: TClaimFile): Promise<string>;
   post(path: string, json: unknown, headers?: Record<string, string>): Promise<Response>;
   get(path: string): Promise<Response>;
 }
 
-export const orderBody = (overrides: Record<string, unknown> = {}) => ({
+export const orderBody = (overrides: Partial<TOrderWrite> = {}): TOrderWrite => ({
   sourceOrderNumber: '#1001',
   currency: 'USD',
   platformId: 'shopify',
@@ -32,7 +33,7 @@ export const orderBody = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-export const claimBody = (overrides: Record<string, unknown> = {}) => ({
+export const claimBody = (overrides: Partial<TClaimFile> = {}): TClaimFile => ({
   email: 'shopper@example.com',
   salesChannel: 'ONLINE',
   claimCategory: 'SHIPPING',
@@ -51,7 +52,7 @@ export async function claimStore(
   const { accessToken: token } = await installWithToken(server, clientId, owner.store.id, scopes);
   const post = (path: string, json: unknown, headers: Record<string, string> = {}) =>
     server.request(path, { method: 'POST', headers: { ...bearer(token), ...headers }, json });
-  const file = (sourceOrderId: string, body: Record<string, unknown> = claimBody(), headers = {}) =>
+  const file = (sourceOrderId: string, body: object = claimBody(), headers = {}) =>
     post(`/v1/claims/${encodeURIComponent(sourceOrderId)}`, body, headers);
   return {
     owner,
@@ -59,17 +60,13 @@ export async function claimStore(
     token,
     api: server.api(token),
     async putOrder(sourceOrderId, overrides = {}) {
-      const res = await server.request(`/v1/orders/${encodeURIComponent(sourceOrderId)}`, {
-        method: 'PUT',
-        headers: bearer(token),
-        json: orderBody(overrides),
-      });
-      if (res.status !== 200) throw new Error(`order PUT answered ${res.status}: ${await res.text()}`);
+      const res = await server.api(token).orders.upsert({ params: { sourceOrderId }, body: orderBody(overrides) });
+      if (res.status !== 200) throw new Error(`order PUT answered ${res.status}: ${JSON.stringify(res.body)}`);
     },
     file,
     async fileId(sourceOrderId, body = claimBody()) {
-      const res = await file(sourceOrderId, body);
-      if (res.status !== 200) throw new Error(`filing answered ${res.status}: ${await res.text()}`);
+      const res = await server.api(token).claims.file({ params: { sourceOrderId }, body });
+      if (res.status !== 200) throw new Error(`filing answered ${res.status}: ${JSON.stringify(res.body)}`);
       return res.headers.get('location')!.replace('/v1/claims/', '');
     },
     post,

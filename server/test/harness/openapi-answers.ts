@@ -94,10 +94,19 @@ export class AnswerChecker {
     }
     const op = this.operations.find((o) => o.method === method && o.pattern.test(pathname));
     if (!op) {
-      // No operation has this method and path: only a D2 error can answer it.
+      // No operation has this method and path: only a D2 error can answer it. On the path of
+      // a public operation it carries that operation's CORS headers, as every answer there does
+      // (D47).
       if (answer.status < 400) return `${where}: a success for a request no operation describes`;
+      const cors = Object.fromEntries(
+        this.operations
+          .filter((o) => o.pattern.test(pathname))
+          .flatMap((o) => Object.values(o.responses).flatMap((r) => Object.keys(r.headers ?? {})))
+          .filter((h) => h.toLowerCase().startsWith('access-control-'))
+          .map((h) => [h, {}]),
+      );
       return (
-        this.headers(where, answer, { 'x-request-id': {} }) ??
+        this.headers(where, answer, { 'x-request-id': {}, ...cors }) ??
         this.body(where, answer, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } })
       );
     }

@@ -35,6 +35,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * The SDK's typed client for the service at `baseUrl`, without retries, so that a test sees
+ * every answer the server gives.
+ */
+export function apiAt(baseUrl: string, token?: string): Client {
+  // No Api-Version: the calling app's pin answers (the latest unless a test pins it, D44).
+  return createClient({ baseUrl, accessToken: token, retry: false, apiVersion: null });
+}
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     port: 0,
@@ -117,8 +126,7 @@ export async function startTestServer(
     databaseUrl: database.url,
     config,
     metrics,
-    // No Api-Version: the calling app's pin answers (the latest unless a test pins it, D44).
-    api: (token) => createClient({ baseUrl, accessToken: token, retry: false, apiVersion: null }),
+    api: (token) => apiAt(baseUrl, token),
     request(path, init = {}) {
       const { json, ...rest } = init;
       const headers = new Headers(rest.headers);

@@ -141,7 +141,7 @@ describe('HTTP basics', () => {
     expect({ ...live, servers: committed.servers, info: committed.info }).toEqual(committed);
     const page = await server.request('/docs');
     expect(page.status).toBe(200);
-    const asset = await server.request('/docs/assets/swagger-ui-bundle.js');
+    const asset = await server.request('/docs/assets/redoc.standalone.js');
     expect(asset.status).toBe(200);
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
     await expectD2(await server.request('/docs/assets/missing.js'), 404, 'Not Found');

@@ -170,7 +170,8 @@ describe('Idempotency-Key (D33)', () => {
       expect(res.status, JSON.stringify(key)).toBe(400);
       const err = await errorOf(res);
       expect(err.error).toBe('Bad Request');
-      expect(err.issues!.map((i) => i.path)).toEqual(['headers.idempotency-key']);
+      // An over-long key breaks the length bound (D47) and the pattern: both name the header.
+      expect([...new Set(err.issues!.map((i) => i.path))]).toEqual(['headers.idempotency-key']);
     }
     expect(await children()).not.toContain('bag-badkey');
     expect((await addChild('k'.repeat(255), body)).status).toBe(200);

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { SCOPES } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger';
-import { bearer, createApp, createOwner, installWithToken } from '../harness/fixtures';
+import { answered, bearer, createApp, createOwner, installWithToken } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** Logs carry requests, never an Authorization header, a secret, a password or a token. */
@@ -36,16 +36,15 @@ describe('logs', () => {
       method: 'POST',
       json: { email: owner.user.email, password: 'wrong-password' },
     });
-    const cc = await server.request('/v1/oauth/token', {
-      method: 'POST',
-      json: {
+    const cc = await server.api().oauth.token({
+      body: {
         grant_type: 'client_credentials',
         client_id: app.clientId,
         client_secret: app.clientSecret,
         store_id: owner.store.id,
       },
     });
-    const issued = ((await cc.json()) as { access_token: string }).access_token;
+    const issued = answered(cc, 200).access_token;
     secrets.push(issued);
     const basic = Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64');
     await server.request('/v1/oauth/token', {

@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/free-port';
+import { answered } from '../harness/fixtures';
 import { loginAcrossSigterm, NODE_ARGS, ROOT, runScript } from '../harness/processes';
+import { apiAt } from '../harness/server';
 
 /**
  * README's first command, end to end: `pnpm start` on an embedded PostgreSQL in a fresh
@@ -76,7 +78,7 @@ describe('pnpm start on embedded PostgreSQL, with pnpm cli beside it', () => {
     expect(((await doc.json()) as { openapi: string }).openapi).toMatch(/^3\./);
     const page = await fetch(`${url}/docs`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(await page.text()).toContain('/docs/assets/redoc.standalone.js');
   });
 
   let seeded: { store: { id: string; domain: string }; user: { email: string; password: string } };
@@ -91,11 +93,10 @@ describe('pnpm start on embedded PostgreSQL, with pnpm cli beside it', () => {
   }, 60_000);
 
   it('answers the public read of the seeded store', async () => {
-    const res = await fetch(`${url}/v1/quote/insurance?store_url=${seeded.store.domain}&subtotal=100`);
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { id: string; source: string; quote: { premium: number } };
+    const res = await apiAt(url).public.getInsurance({ query: { store_url: seeded.store.domain, subtotal: 100 } });
+    const body = answered(res, 200);
     expect(body.source).toBe('merchant');
-    expect(body.quote.premium).toBe(2);
+    expect(body.quote?.premium).toBe(2);
   });
 
   it('on SIGTERM finishes the request in flight, then exits 0 and stops the embedded database', async () => {

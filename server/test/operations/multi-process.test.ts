@@ -6,9 +6,9 @@ import { issueAccessToken, issueDashboardToken, tokenKeys } from '../../src/doma
 import { registerApp } from '../../src/domain/identity/apps';
 import { freePort } from '../../src/free-port';
 import { newId } from '../../src/lib/ids';
-import { installedAppWithToken, withinOneRateWindow } from '../harness/fixtures';
+import { answered, installedAppWithToken, withinOneRateWindow } from '../harness/fixtures';
 import { type ServiceProcess, startServiceProcess } from '../harness/processes';
-import { cloneDatabase } from '../harness/server';
+import { apiAt, cloneDatabase } from '../harness/server';
 
 /**
  * Two server processes on one database behave as one (D4, D13, D29): a revocation recorded
@@ -117,20 +117,20 @@ describe('two server processes on one database', () => {
     const keys = () => tokenKeys(secret, publicBaseUrl);
     let clientId: string;
     let partnerToken: string;
-    const call = (url: string, method: string, path: string, json?: unknown) =>
-      fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${partnerToken}`, 'content-type': 'application/json' },
-        ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
-      });
+    /** The partner app's typed client, through process `i`. */
+    const partner = (i: number) => apiAt(urls[i]!, partnerToken);
     /** The shopper read of the cohort, through process `i`. */
     const shopper = async (i: number) =>
-      (await (
-        await fetch(`${urls[i]}/v1/quote/insurance?storeId=${storeId}&subtotal=50`, {
+      answered(
+        await apiAt(urls[i]!).public.getInsurance({
+          query: { storeId, subtotal: 50 },
           headers: { 'x-svc-partner-app-id': clientId, 'x-svc-partner-variant': 'mp' },
-        })
-      ).json()) as { source: string; quote: { premium: number } };
-    const fixedRules = (amount: number) => [{ min: 0, max: 1000, terms: { customer: { amount, type: 'fixed' } } }];
+        }),
+        200,
+      );
+    const fixedRules = (amount: number) => [
+      { min: 0, max: 1000, terms: { customer: { amount, type: 'fixed' as const } } },
+    ];
 
     beforeAll(async () => {
       const app = await registerApp(database.db, secret, ownerId, {
@@ -155,25 +155,24 @@ describe('two server processes on one database', () => {
     });
 
     it('a cohort price change through one process shows in the other within 2 s', async () => {
-      const ctx = (await (await call(urls[0]!, 'POST', '/v2/settings/context', { name: 'MP' })).json()) as {
-        data: { id: string };
-      };
-      const created = await call(urls[0]!, 'POST', `/v2/settings/context/${ctx.data.id}/pricing`, {
-        variantKey: 'mp',
-        type: 'SHIPPING',
-        rules: fixedRules(4),
-      });
-      expect(created.status).toBe(201);
-      const set = (await created.json()) as { data: { id: string } };
-      await expect.poll(async () => (await shopper(1)).quote.premium, { timeout: 2_000 }).toBe(4);
+      const ctx = answered(await partner(0).settings.createContext({ body: { name: 'MP' } }), 201);
+      const set = answered(
+        await partner(0).cohorts.createPriceSet({
+          params: { contextId: ctx.data.id },
+          body: { variantKey: 'mp', type: 'SHIPPING', rules: fixedRules(4) },
+        }),
+        201,
+      );
+      await expect.poll(async () => (await shopper(1)).quote?.premium, { timeout: 2_000 }).toBe(4);
       // Cached in process 1 now; change the price through process 0.
       expect((await shopper(1)).source).toBe('partner');
       const changedAt = Date.now();
-      const patched = await call(urls[0]!, 'PATCH', `/v2/settings/context/${ctx.data.id}/pricing/${set.data.id}`, {
-        rules: fixedRules(7),
+      const patched = await partner(0).cohorts.updatePriceSet({
+        params: { contextId: ctx.data.id, priceSetId: set.data.id },
+        body: { rules: fixedRules(7) },
       });
       expect(patched.status).toBe(200);
-      await expect.poll(async () => (await shopper(1)).quote.premium, { timeout: 2_000, interval: 20 }).toBe(7);
+      await expect.poll(async () => (await shopper(1)).quote?.premium, { timeout: 2_000, interval: 20 }).toBe(7);
       process.stdout.write(`cohort write visible in the other process after ${Date.now() - changedAt} ms\n`);
     });
 
@@ -182,15 +181,12 @@ describe('two server processes on one database', () => {
       const grantId = newId('gr');
       await database.db.insertInto('grants').values({ id: grantId, kind: 'dashboard', userId: ownerId }).execute();
       const dashboard = issueDashboardToken(keys(), { grantId, userId: ownerId }).token;
-      const res = await fetch(`${urls[0]}/v1/stores/${storeId}/installations/${clientId}`, {
-        method: 'DELETE',
-        headers: { authorization: `Bearer ${dashboard}` },
-      });
+      const res = await apiAt(urls[0]!, dashboard).stores.uninstall({ params: { storeId, clientId } });
       expect(res.status).toBe(200);
       await expect.poll(async () => (await shopper(1)).source, { timeout: 2_000, interval: 20 }).toBe('merchant');
       expect((await shopper(0)).source).toBe('merchant');
       // The uninstalled app's token is refused by the process that answered the uninstall at once.
-      expect((await call(urls[0]!, 'GET', '/v2/settings/context')).status).toBe(401);
+      expect((await partner(0).settings.listContexts()).status).toBe(401);
     });
   });
 });

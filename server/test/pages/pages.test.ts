@@ -4,7 +4,7 @@ import { migrations } from '@protection-service/migrations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger';
 import { claimStore } from '../harness/claims';
-import { createApp, createOwner, type Owner } from '../harness/fixtures';
+import { answered, createApp, createOwner, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -83,10 +83,7 @@ describe('pages over HTTP (D40, D41)', () => {
   });
 
   it('names GET /v1/oauth/authorize as the authorization endpoint of the metadata (D17, D40)', async () => {
-    const meta = (await (await server.request('/.well-known/oauth-authorization-server')).json()) as Record<
-      string,
-      unknown
-    >;
+    const meta = answered(await server.api().oauth.discovery(), 200);
     expect(meta.authorization_endpoint).toBe(`${server.baseUrl}/v1/oauth/authorize`);
     const res = await server.request(authorize(goodParams()));
     expect(res.status).toBe(200);
@@ -243,7 +240,7 @@ describe('pages over HTTP (D40, D41)', () => {
     const s = await claimStore(server, 'pages-claims');
     await s.putOrder('o-1');
     const claimId = await s.fileId('o-1');
-    const record = (await (await s.get(`/v1/claims/${claimId}`)).json()) as { viewClaimUrl: string };
+    const record = answered(await s.api.claims.get({ params: { claimId } }), 200);
     const url = new URL(record.viewClaimUrl);
     expect(url.pathname).toMatch(/^\/claims\/view\/[0-9a-f]{64}[\w-]{22}$/);
     expect(url.pathname).not.toContain(claimId);
@@ -291,7 +288,7 @@ describe('pages over HTTP (D40, D41)', () => {
     const s = await claimStore(server, 'pages-refusals');
     await s.putOrder('o-1');
     const claimId = await s.fileId('o-1');
-    const { viewClaimUrl } = (await (await s.get(`/v1/claims/${claimId}`)).json()) as { viewClaimUrl: string };
+    const { viewClaimUrl } = answered(await s.api.claims.get({ params: { claimId } }), 200);
     const path = new URL(viewClaimUrl).pathname;
     const b = browser(server);
     const csrf = field(await (await b.fetch(path)).text(), 'csrf')!;
@@ -312,7 +309,7 @@ describe('pages over HTTP (D40, D41)', () => {
     const s = await claimStore(server, 'pages-limit');
     await s.putOrder('o-1');
     const claimId = await s.fileId('o-1');
-    const { viewClaimUrl } = (await (await s.get(`/v1/claims/${claimId}`)).json()) as { viewClaimUrl: string };
+    const { viewClaimUrl } = answered(await s.api.claims.get({ params: { claimId } }), 200);
     const path = new URL(viewClaimUrl).pathname;
     const b = browser(server);
     const csrf = field(await (await b.fetch(path)).text(), 'csrf')!;
@@ -337,7 +334,7 @@ describe('pages over HTTP (D40, D41)', () => {
     expect(rows).toHaveLength(2);
     expect(new Set(rows.map((r) => r.linkId)).size).toBe(2);
     for (const id of ids) {
-      const { viewClaimUrl } = (await (await s.get(`/v1/claims/${id}`)).json()) as { viewClaimUrl: string };
+      const { viewClaimUrl } = answered(await s.api.claims.get({ params: { claimId: id } }), 200);
       expect((await server.request(new URL(viewClaimUrl).pathname)).status).toBe(200);
     }
   });

@@ -78,6 +78,22 @@ const CASES: [string, string, string, string, string][] = [
     'body.policyCancelledAt',
   ],
   ['an unknown currency', 'PUT', '/v1/orders/h-1', JSON.stringify({ ...ORDER, currency: 'XYZ' }), 'body.currency'],
+  // D47: every request string and array is bounded. A date-time over 64 characters (a valid
+  // ISO 8601 one, with 60 digits of a second) and a 101st tracking number are refused.
+  [
+    'a timestamp over 64 characters',
+    'PUT',
+    '/v1/orders/h-1',
+    JSON.stringify({ ...ORDER, sourceCreatedAt: `2026-01-01T00:00:00.${'1'.repeat(60)}Z` }),
+    'body.sourceCreatedAt',
+  ],
+  [
+    'a fulfillment with 101 tracking numbers',
+    'PUT',
+    '/v1/orders/h-base/fulfillments/f',
+    JSON.stringify({ fulfillmentStatus: 'FULFILLED', trackingNumber: Array.from({ length: 101 }, (_, i) => `T${i}`) }),
+    'body.trackingNumber',
+  ],
   ['a lower-case currency', 'PUT', '/v1/orders/h-1', JSON.stringify({ ...ORDER, currency: 'usd' }), 'body.currency'],
   ['an unknown property', 'PUT', '/v1/orders/h-1', JSON.stringify({ ...ORDER, storeId: 'st_other' }), 'storeId'],
   [

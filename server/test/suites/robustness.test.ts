@@ -29,6 +29,15 @@ const RAW_BODIES = [
   '{"total":1e309,"price":-1e309,"premiumPaid":-0.01,"currency":"ZZZ","sourceCreatedAt":"31/01/2026"}',
   '{"__proto__":{"isAdmin":true},"productIds":["a"],"name":"x"}',
   `{"lineItems":[${Array.from({ length: 501 }, (_, i) => `{"sourceItemId":"i${i}","quantity":1}`).join(',')}]}`,
+  // D47: strings past their bounds, which only a pattern or a format held before.
+  JSON.stringify({
+    currency: 'USDX',
+    sourceCreatedAt: `2026-01-01T00:00:00.${'1'.repeat(60)}Z`,
+    variantKey: 'k'.repeat(65),
+    scopes: ['s'.repeat(129)],
+    code_verifier: 'v'.repeat(129),
+    customerPhone: `+1${'5'.repeat(40)}`,
+  }),
 ];
 const PARAMS = ['%00', '..%2F..%2Fetc', 'x'.repeat(300), '%F0%9F%92%A5', "' or 1=1 --", '%E0%A4%A'];
 const QUERIES = [
@@ -37,6 +46,7 @@ const QUERIES = [
   '?subtotal=1e309&store_url=',
   '?a[b]=1&a[c]=2',
   `?${'x'.repeat(4000)}=1`,
+  `?createdAtMin=2026-01-01T00:00:00.${'1'.repeat(60)}Z&variantKey=${'k'.repeat(65)}&key=${'k'.repeat(65)}`,
 ];
 
 describe('no input makes the server answer 500', () => {
