@@ -6,6 +6,7 @@ import {
   contractFor,
   LATEST_API_VERSION,
   type RouteMeta,
+  servedDocuments,
   type TMerchantSettings,
 } from '@protection-service/contract';
 import type { AppRoute } from '@ts-rest/core';
@@ -113,7 +114,15 @@ export function createApp(deps: AppDeps): Express {
   const operationalPaths = new Set(OPERATIONAL_ROUTES.map((r) => r.path));
   const operational = sequence([
     health(deps.db, deps.isShuttingDown),
-    docs(deps.config.publicBaseUrl),
+    // The reference page's version picker shows each dated version's document (D44).
+    docs(
+      deps.config.publicBaseUrl,
+      servedDocuments().map((d) => ({
+        version: d.version,
+        url: d.url,
+        label: d.deprecated ? `${d.version} (deprecated)` : `${d.version} (latest)`,
+      })),
+    ),
     versionDocs(deps.config.publicBaseUrl),
   ]);
   const publicPaths = routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path);
