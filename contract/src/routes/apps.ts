@@ -65,7 +65,7 @@ export const appRoutes = routeGroup({
     description:
       'Changes any of the name, redirect URIs, webhook URL, test webhook URL, webhook topics and the pinned API version; ' +
       'fields left out stay as they are and `testWebhookUrl: null` clears it. Answers the app as reading it does (D44, D9). ' +
-      'Subscribing to topics needs a webhook URL.',
+      'Subscribing to topics needs a webhook URL or a test webhook URL.',
     metadata: dashboardRoute('D44', ['D9', 'D32', 'D45']),
   },
   rotateSecret: {

@@ -2055,7 +2055,8 @@ export interface AppsRoutes {
    *
    * Changes any of the name, redirect URIs, webhook URL, test webhook URL, webhook topics and
    * the pinned API version; fields left out stay as they are and `testWebhookUrl: null` clears
-   * it. Answers the app as reading it does (D44, D9). Subscribing to topics needs a webhook URL.
+   * it. Answers the app as reading it does (D44, D9). Subscribing to topics needs a webhook URL
+   * or a test webhook URL.
    */
   update(args: {
     /** Path parameters. */

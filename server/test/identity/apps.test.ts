@@ -220,6 +220,19 @@ describe('apps (D9)', () => {
     const body = answered(await update(created.clientId, { webhookTopics: ['claim/created'] }), 400);
     expect(body.issues?.[0]?.path).toBe('body.webhookUrl');
     expect(answered(await read(created.clientId), 200).data.webhookTopics).toEqual([]);
+    // With a test webhook URL, an app tried on test stores only may subscribe (D45).
+    const subscribed = answered(
+      await update(created.clientId, {
+        testWebhookUrl: 'https://hooks.partner.example.com/test',
+        webhookTopics: ['claim/created'],
+      }),
+      200,
+    ).data;
+    expect(subscribed).toMatchObject({ webhookUrl: null, webhookTopics: ['claim/created'] });
+    // ...and clearing it while subscribed leaves the topics nowhere to go.
+    expect(answered(await update(created.clientId, { testWebhookUrl: null }), 400).issues?.[0]?.path).toBe(
+      'body.webhookUrl',
+    );
   });
 
   it("answers 404 for another user's app and changes nothing (D9)", async () => {

@@ -144,15 +144,18 @@ export async function updateApp(
   return transact(db, async (trx) => {
     const current = await trx
       .selectFrom('apps')
-      .select(['webhookUrl', 'webhookTopics'])
+      .select(['webhookUrl', 'testWebhookUrl', 'webhookTopics'])
       .where('clientId', '=', clientId)
       .where('ownerUserId', '=', ownerUserId)
       .forUpdate()
       .executeTakeFirst();
     if (!current) throw refuse.missing(APP_NOT_FOUND);
+    // Topics need somewhere to go: the live URL, or the test URL for an app tried on test stores only (D45).
     const topics = changes.webhookTopics ?? current.webhookTopics;
-    if (topics.length > 0 && (changes.webhookUrl ?? current.webhookUrl) === null) {
-      throw refuse.invalidAt('body.webhookUrl', 'webhookUrl is required with webhookTopics');
+    const webhookUrl = changes.webhookUrl ?? current.webhookUrl;
+    const testWebhookUrl = changes.testWebhookUrl === undefined ? current.testWebhookUrl : changes.testWebhookUrl;
+    if (topics.length > 0 && webhookUrl === null && testWebhookUrl === null) {
+      throw refuse.invalidAt('body.webhookUrl', 'webhookUrl or testWebhookUrl is required with webhookTopics');
     }
     const row = await trx
       .updateTable('apps')
