@@ -9,8 +9,9 @@ import { type Client, createClient, exchangeCode, paginate, unwrap } from '../sr
 /**
  * The routes the other SDK tests and the examples do not reach, through the SDK against the
  * real server: a dashboard user's whole day (login, refresh, an app, its install and session
- * tokens, its event log, uninstall) and the merchant pricing rules. With them every one of the
- * 63 operations is called through the SDK in a full run (sdk/test/harness/route-coverage.ts).
+ * tokens, its event log, uninstall) and the merchant pricing rules. With them every operation
+ * of the latest version is called through the SDK in a full run; 2025-01-01's token routes are
+ * called in every-route-2025-01-01.sdk.test.ts (D44, sdk/test/harness/route-coverage.ts).
  */
 describe('SDK: the dashboard and OAuth routes, end to end', () => {
   const REDIRECT = 'https://app.example.com/callback';
