@@ -2,6 +2,8 @@ import { contract, SCOPES, type Scope } from '@protection-service/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database';
+import { bearer } from './fixtures';
+import type { TestServer } from './server';
 
 /**
  * The cases of the isolation suites (D7 tenant isolation, D45 mode isolation): every token
@@ -251,6 +253,28 @@ export const ISOLATION_CASES: IsolationCase[] = [
 
 /** Headers that differ between any two requests: the request id (D2) and clock-driven ones. */
 export const PER_REQUEST_HEADERS = new Set(['x-request-id', 'date', 'ratelimit-reset']);
+
+/**
+ * One isolation case called with `accessToken`: its status, the headers that do not change per
+ * request, and the raw body, so that two answers compare byte for byte.
+ */
+export async function callCase(
+  server: TestServer,
+  accessToken: string,
+  c: IsolationCase,
+  id: (s: string) => string,
+  seeded: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { params, body } = c.call(id, seeded);
+  const path = c.route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name]!));
+  const res = await server.request(path, {
+    method: c.route.method,
+    headers: bearer(accessToken),
+    ...(body !== undefined ? { json: body } : {}),
+  });
+  const headers = Object.fromEntries([...res.headers].filter(([name]) => !PER_REQUEST_HEADERS.has(name)));
+  return { status: res.status, headers, body: await res.text() };
+}
 
 /**
  * Every row that belongs to a store: tables with a store_id, and rows of its orders and

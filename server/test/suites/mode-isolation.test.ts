@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createApp, createOwner, createTestStoreOf, installWithToken, type Owner } from '../harness/fixtures';
 import {
   type Api,
+  callCase,
   ISOLATION_CASES,
   type IsolationCase,
-  PER_REQUEST_HEADERS,
   seedClaim,
   seedProducts,
   storeRows,
@@ -58,15 +58,7 @@ describe('mode isolation (D45): an id of the other mode answers what a missing i
     seeded: Record<string, string>,
   ) => {
     const { accessToken } = await installWithToken(server, clientId, storeId, c.scopes);
-    const { params, body } = c.call(id, seeded);
-    const path = c.route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name]!));
-    const res = await server.request(path, {
-      method: c.route.method,
-      headers: bearer(accessToken),
-      ...(body !== undefined ? { json: body } : {}),
-    });
-    const headers = Object.fromEntries([...res.headers].filter(([name]) => !PER_REQUEST_HEADERS.has(name)));
-    return { status: res.status, headers, body: await res.text() };
+    return callCase(server, accessToken, c, id, seeded);
   };
 
   const seedIn = async (storeId: string, c: IsolationCase) => {

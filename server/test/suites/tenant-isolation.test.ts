@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
 import {
   type Api,
+  callCase,
   ISOLATION_CASES,
   type IsolationCase,
   ORDER,
-  PER_REQUEST_HEADERS,
   seedOrder,
   seedProducts,
   storeRows,
@@ -57,15 +57,7 @@ describe('tenant isolation (D7): a foreign id answers what a missing id answers'
   /** A stranger's call with a token of its own, so rate-limit counters start equal. */
   const strangerCall = async (c: IsolationCase, id: (s: string) => string, seeded: Record<string, string>) => {
     const { accessToken } = await installWithToken(server, strangerClient, stranger.store.id, c.scopes);
-    const { params, body } = c.call(id, seeded);
-    const path = c.route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name]!));
-    const res = await server.request(path, {
-      method: c.route.method,
-      headers: bearer(accessToken),
-      ...(body !== undefined ? { json: body } : {}),
-    });
-    const headers = Object.fromEntries([...res.headers].filter(([name]) => !PER_REQUEST_HEADERS.has(name)));
-    return { status: res.status, headers, body: await res.text() };
+    return callCase(server, accessToken, c, id, seeded);
   };
 
   it.each(ISOLATION_CASES.map((c) => [label(c.route), c] as const))('%s', async (_name, c) => {
