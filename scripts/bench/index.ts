@@ -9,6 +9,7 @@ import { benchOrders } from './orders';
 import { benchPartner } from './partner';
 import { benchPublicRead } from './public-read';
 import { benchWebhooks } from './webhooks';
+import { benchWrites } from './writes';
 
 const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
   ['public-read', 'public read (shopper widget) against a bare node:http server', benchPublicRead],
@@ -17,6 +18,7 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
   ['webhooks', 'webhook delivery against a plain fetch loop', benchWebhooks],
   ['orders', 'order writes against node:http + one upsert, by concurrency and with a subscriber', benchOrders],
   ['claims', 'claims list: first page against a page after 900,000 claims; claim filing', benchClaims],
+  ['writes', 'write paths and the quote against their baselines, PostgreSQL fsync on and off', benchWrites],
   ['concurrency', 'authenticated read through pnpm start: WEB_CONCURRENCY=2 against 1', benchConcurrency],
 ];
 

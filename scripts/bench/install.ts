@@ -10,6 +10,8 @@ export interface BenchInstallation {
   store: Store;
   clientId: string;
   clientSecret: string;
+  /** The app's webhook signing secret. */
+  webhookSecret: string;
   installationId: string;
   /** An access token the server at `baseUrl` (its issuer) accepts. */
   tokenFor(baseUrl: string): string;
@@ -46,6 +48,7 @@ export async function benchInstallation(
     store,
     clientId: created.clientId,
     clientSecret: created.clientSecret,
+    webhookSecret: created.webhookSecret,
     installationId,
     tokenFor: (baseUrl) =>
       issueAccessToken(tokenKeys(secret, baseUrl), {

@@ -4,6 +4,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { openEmbeddedPostgres } from '../../server/src/db/embedded';
 import { freePort } from '../../server/src/free-port';
 
@@ -13,6 +14,8 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 export interface Measured {
   name: string;
+  /** Requests over all rounds (warm-up excluded), where counted. */
+  requests?: number;
   rps: number;
   p50: number;
   p99: number;
@@ -20,19 +23,106 @@ export interface Measured {
   errors: number;
 }
 
+/**
+ * Whether the benchmark's PostgreSQL makes each commit wait for the disk: `on` as in
+ * production (fsync on: the figures include the WAL flush), `off` (fsync=off: commits never
+ * wait, so what each write costs in CPU is what is measured). `BENCH_FSYNC=on|off|both`
+ * (default both) chooses which of them the write benchmarks run on; with DATABASE_URL, only
+ * that server's own setting.
+ */
+export type Fsync = 'on' | 'off';
+
+export function fsyncModes(): Fsync[] {
+  const wanted = process.env.BENCH_FSYNC ?? 'both';
+  if (wanted !== 'on' && wanted !== 'off' && wanted !== 'both') throw new Error('BENCH_FSYNC is on, off or both');
+  return wanted === 'both' ? ['on', 'off'] : [wanted];
+}
+
+export function fsyncTitle(fsync: Fsync): string {
+  return fsync === 'on'
+    ? 'PostgreSQL with fsync on: every commit waits for the disk'
+    : 'PostgreSQL with fsync=off: commits do not wait for the disk, CPU is the limit';
+}
+
+/**
+ * `BENCH_PG_STATS=1`: the embedded PostgreSQL loads pg_stat_statements, and the benchmarks
+ * that can print, after their rounds, the statements the service ran per request.
+ */
+export const PG_STATS = process.env.BENCH_PG_STATS === '1';
+
+export interface BenchDatabase {
+  url: string;
+  /** The server's fsync setting, as it reports it. */
+  fsync: Fsync;
+  stop(): Promise<void>;
+}
+
 /** A database for the benchmark: DATABASE_URL, or a throwaway embedded PostgreSQL. */
-export async function benchDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
+export async function benchDatabase({ fsync = 'on' }: { fsync?: Fsync } = {}): Promise<BenchDatabase> {
+  if (process.env.DATABASE_URL) {
+    const url = process.env.DATABASE_URL;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const shown = (await client.query<{ fsync: Fsync }>('show fsync')).rows[0]!.fsync;
+    await client.end();
+    return { url, fsync: shown, stop: async () => {} };
+  }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'protection-bench-'));
   await chmod(dir, 0o755);
-  const pg = await openEmbeddedPostgres({ dataDir: dir });
+  const settings: Record<string, string> = { fsync };
+  if (PG_STATS) settings.shared_preload_libraries = 'pg_stat_statements';
+  const embedded = await openEmbeddedPostgres({ dataDir: dir, settings });
+  if (PG_STATS) {
+    const client = new pg.Client({ connectionString: embedded.url });
+    await client.connect();
+    await client.query('create extension if not exists pg_stat_statements');
+    await client.end();
+  }
   return {
-    url: pg.url,
+    url: embedded.url,
+    fsync,
     async stop() {
-      await pg.stop();
+      await embedded.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Forgets the statements counted so far (BENCH_PG_STATS=1; otherwise nothing). */
+export async function resetStatements(url: string): Promise<void> {
+  if (!PG_STATS) return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('select pg_stat_statements_reset()');
+  await client.end();
+}
+
+/**
+ * Prints the statements run since `resetStatements`, the costliest first, each per request
+ * of `requests` (calls and milliseconds of execution per request, the mean and the share of
+ * buffers hit): where the database's part of a request goes.
+ */
+export async function printStatements(url: string, requests: number, top = 12): Promise<void> {
+  if (!PG_STATS) return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ calls: string; total: number; mean: number; hit: number; query: string }>(
+    `select calls, total_exec_time as total, mean_exec_time as mean,
+       shared_blks_hit::float / nullif(shared_blks_hit + shared_blks_read, 0) as hit, query
+     from pg_stat_statements where query not like '%pg_stat_statements%'
+     order by total_exec_time desc limit $1`,
+    [top],
+  );
+  await client.end();
+  process.stdout.write(`statements per request (pg_stat_statements over ${requests} requests):\n`);
+  for (const r of rows) {
+    const perRequest = Number(r.calls) / requests;
+    const query = r.query.replace(/\s+/g, ' ').slice(0, 140);
+    process.stdout.write(
+      `  ${perRequest.toFixed(2)} calls  ${((r.total * 1000) / requests).toFixed(0).padStart(5)} µs/req  ` +
+        `mean ${(r.mean * 1000).toFixed(0).padStart(5)} µs  ${query}\n`,
+    );
+  }
 }
 
 /**
@@ -102,14 +192,24 @@ export interface Target {
    * reverse proxy on loopback would (TRUST_PROXY's default trusts it).
    */
   clientAddresses?: number;
+  /** Each request's path from a counter, 0, 1, 2, ... (a fresh order per request, say). */
+  path?: (n: number) => string;
 }
 
-/** A setupRequest for autocannon cycling X-Forwarded-For through `n` distinct addresses. */
-function fromAddresses(n: number) {
+/**
+ * A setupRequest for autocannon giving each request its path (`path`) and cycling
+ * X-Forwarded-For through `clientAddresses` distinct addresses; undefined when neither is asked.
+ */
+function setupRequest(t: Target) {
+  if (!t.path && !t.clientAddresses) return undefined;
   let i = 0;
-  return (req: { headers?: Record<string, string> }) => {
-    const k = i++ % n;
-    req.headers = { ...req.headers, 'x-forwarded-for': `10.${(k >> 16) & 255}.${(k >> 8) & 255}.${k & 255}` };
+  return (req: { path?: string; headers?: Record<string, string> }) => {
+    const n = i++;
+    if (t.path) req.path = t.path(n);
+    if (t.clientAddresses) {
+      const k = n % t.clientAddresses;
+      req.headers = { ...req.headers, 'x-forwarded-for': `10.${(k >> 16) & 255}.${(k >> 8) & 255}.${k & 255}` };
+    }
     return req;
   };
 }
@@ -170,8 +270,11 @@ export async function loop(concurrency: number, durationS: number, worker: () =>
  * is the total over all rounds; p50 and p99 are the worst round's.
  */
 export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Promise<Measured[]> {
+  // One per target for the whole run: a path counter goes on across rounds (fresh orders stay fresh).
+  const setups = new Map(targets.map((t) => [t, 'run' in t ? undefined : setupRequest(t)]));
   const runRound = async (t: Target | LoopTarget, duration: number): Promise<Round> => {
     if ('run' in t) return t.run(duration);
+    const setup = setups.get(t);
     const r = await autocannon({
       url: t.url,
       method: t.method ?? 'GET',
@@ -180,7 +283,7 @@ export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Pro
       connections: t.connections ?? CONNECTIONS,
       duration,
       idReplacement: t.idReplacement ?? false,
-      ...(t.clientAddresses ? { requests: [{ setupRequest: fromAddresses(t.clientAddresses) as never }] } : {}),
+      ...(setup ? { requests: [{ setupRequest: setup as never }] } : {}),
     });
     return {
       requests: r.requests.total,
@@ -207,6 +310,7 @@ export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Pro
   }
   return totals.map((t) => ({
     name: t.name,
+    requests: t.requests,
     rps: t.requests / t.seconds,
     p50: t.p50,
     p99: t.p99,

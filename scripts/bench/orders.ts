@@ -1,13 +1,9 @@
 /**
- * Order writes and reads, in one run on one database:
- * - PUT /v1/orders/:id with a new protected order each time (order, policy, protection/added
- *   event with its fan-out; D18, D19, D32) against node:http upserting the same order row in
- *   one `pg` statement (scripts/bench/serve-upsert.ts, pool 10, the service's size), at 50
- *   connections. Goal: at least 0.4 of the baseline.
- * - The same write at 10, 50 and 200 connections: throughput should grow with concurrency
+ * Order writes by concurrency, and the order read, in one run on one database (the write
+ * against its baseline, with and without a subscriber, is in writes.ts):
+ * - PUT /v1/orders/:id with a new protected order each time at 10, 50 and 200 connections,
+ *   beside node:http + one `pg` upsert at 200: throughput should grow with concurrency
  *   (commits run in parallel).
- * - The same write for a store with an app subscribed to protection/added (one delivery per
- *   order, its job queued after commit) against a store without one. Goal: at least 0.8.
  * - GET /v1/orders/:id against the authenticated GET /v2/settings read.
  */
 import { randomBytes } from 'node:crypto';
@@ -38,11 +34,6 @@ export async function benchOrders(): Promise<Measured[]> {
   try {
     await migrateToLatest(db);
     const plain = await benchInstallation(db, secret, 'orders', ['order:update', 'store:read']);
-    // Subscribed to the protection topics, so every event also fans out one delivery (D35).
-    const subscribed = await benchInstallation(db, secret, 'orders-sub', ['order:update'], {
-      webhookUrl: 'https://bench.example.com/hook',
-      webhookTopics: ['protection/added', 'protection/removed'],
-    });
     const service = await startService(database.url, secret);
     const base = service.base;
     const barePort = await freePort();
@@ -73,19 +64,6 @@ export async function benchOrders(): Promise<Measured[]> {
       const token = plain.tokenFor(base);
       rows.push(
         ...(await compare([
-          write('PUT /v1/orders/:id (new protected order), 50 conns', token, 50, 'a'),
-          {
-            name: 'node:http + one pg upsert of the body, 50 conns',
-            url: `http://127.0.0.1:${barePort}/v1/orders/raw-[<id>]`,
-            method: 'PUT',
-            headers: { 'content-type': 'application/json' },
-            body,
-            idReplacement: true,
-          },
-        ])),
-      );
-      rows.push(
-        ...(await compare([
           write('PUT new order, 10 conns', token, 10, 'c10'),
           write('PUT new order, 50 conns', token, 50, 'c50'),
           write('PUT new order, 200 conns', token, 200, 'c200'),
@@ -102,12 +80,6 @@ export async function benchOrders(): Promise<Measured[]> {
       );
       rows.push(
         ...(await compare([
-          write('PUT new order, app subscribed to protection/added', subscribed.tokenFor(base), 50, 's'),
-          write('PUT new order, no subscriber', token, 50, 'n'),
-        ])),
-      );
-      rows.push(
-        ...(await compare([
           { name: 'GET /v1/orders/:id', url: `${base}/v1/orders/bench-probe`, headers: auth },
           { name: 'GET /v2/settings (access token)', url: `${base}/v2/settings`, headers: auth },
         ])),
@@ -118,13 +90,11 @@ export async function benchOrders(): Promise<Measured[]> {
     }
     printTable(rows);
     const r = (i: number) => rows[i]!.rps;
-    process.stdout.write(`PUT order / node:http + upsert: ${(r(0) / r(1)).toFixed(2)} (goal >= 0.4)\n`);
     process.stdout.write(
-      `PUT order at 10 / 50 / 200 connections: ${r(2).toFixed(0)} / ${r(3).toFixed(0)} / ${r(4).toFixed(0)} req/s (goal: 200 > 50)\n`,
+      `PUT order at 10 / 50 / 200 connections: ${r(0).toFixed(0)} / ${r(1).toFixed(0)} / ${r(2).toFixed(0)} req/s (goal: 200 > 50)\n`,
     );
-    process.stdout.write(`node:http + upsert at 50 / 200 connections: ${r(1).toFixed(0)} / ${r(5).toFixed(0)} req/s\n`);
-    process.stdout.write(`PUT order, subscribed / not: ${(r(6) / r(7)).toFixed(2)} (goal >= 0.8)\n`);
-    process.stdout.write(`GET order / GET settings: ${(r(8) / r(9)).toFixed(2)}\n`);
+    process.stdout.write(`node:http + upsert at 200 connections: ${r(3).toFixed(0)} req/s\n`);
+    process.stdout.write(`GET order / GET settings: ${(r(4) / r(5)).toFixed(2)}\n`);
     return rows;
   } finally {
     await db.destroy();

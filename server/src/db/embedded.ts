@@ -17,6 +17,8 @@ export interface EmbeddedDatabase {
 interface Options {
   dataDir: string;
   log?: (message: string) => void;
+  /** Server settings (`-c name=value`) for a cluster this process starts, e.g. `{ fsync: 'off' }`. */
+  settings?: Record<string, string>;
 }
 
 /**
@@ -24,7 +26,11 @@ interface Options {
  * (the server, or the CLI) already runs it, otherwise initialises it on first use and starts
  * it on a free loopback port. Data persists between runs.
  */
-export async function openEmbeddedPostgres({ dataDir, log = () => {} }: Options): Promise<EmbeddedDatabase> {
+export async function openEmbeddedPostgres({
+  dataDir,
+  log = () => {},
+  settings = {},
+}: Options): Promise<EmbeddedDatabase> {
   const databaseDir = path.join(path.resolve(dataDir), 'postgres');
   const password = await readOrCreatePassword(path.resolve(dataDir));
 
@@ -44,7 +50,10 @@ export async function openEmbeddedPostgres({ dataDir, log = () => {} }: Options)
     // creating that system user only where it is missing.
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--no-instructions'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: [
+      ...['listen_addresses=127.0.0.1', 'unix_socket_directories='],
+      ...Object.entries(settings).map(([name, value]) => `${name}=${value}`),
+    ].flatMap((setting) => ['-c', setting]),
     onLog: (m) => log(String(m).trim()),
     onError: (m) => log(String(m instanceof Error ? m.message : m).trim()),
   });

@@ -1,0 +1,278 @@
+/**
+ * The write paths and the quote at the cost of their work, each against its baseline in
+ * alternating rounds, on a PostgreSQL that waits for the disk and on one that does not
+ * (`BENCH_FSYNC`, lib.ts), one database each:
+ * - PUT /v1/orders/:id, a new protected order each time (order, line item, policy,
+ *   protection/added event; D18, D19, D32), against node:http + one `pg` upsert of the order
+ *   row (serve-upsert.ts). Goal: at least 0.5.
+ * - The same write for a store with an app subscribed to protection/added (its delivery row,
+ *   its job queued after commit) against a store without one. Goal: at least 0.9. The service
+ *   runs no delivery worker (WEBHOOK_WORKERS=0): the deliveries queued here wait, and do not
+ *   take CPU from the rounds that follow (webhooks.ts measures delivering them).
+ * - The same write without Api-Version, with `Api-Version: <latest>`, and on 2025-01-01 (D44):
+ *   the dated versions should cost the latest nothing measurable.
+ * - POST /v2/quote with 50 line items against node:http checking the body by hand and pricing
+ *   it with the same engine (serve-quote-hand.ts). Goal: at least 0.5.
+ * - POST /v1/claims/:sourceOrderId, one item of a fresh order each time (D22, D23, D39, D42),
+ *   against node:http locking the order row and inserting the claim in one transaction
+ *   (serve-claim-txn.ts). Goal: at least 0.4.
+ * BENCH_PG_STATS=1 prints the statements each service write ran per request.
+ */
+import { randomBytes } from 'node:crypto';
+import { LATEST_API_VERSION } from '@protection-service/contract';
+import { sql } from 'kysely';
+import { createDb, type Db } from '../../server/src/db/database';
+import { migrateToLatest } from '../../server/src/db/migrate';
+import { freePort } from '../../server/src/free-port';
+import { benchInstallation } from './install';
+import {
+  benchDatabase,
+  compare,
+  type Fsync,
+  fsyncModes,
+  fsyncTitle,
+  type Measured,
+  printStatements,
+  printTable,
+  resetStatements,
+  startProcess,
+  startService,
+  stopProcess,
+  type Target,
+} from './lib';
+
+const ORDER = {
+  sourceOrderNumber: '#1001',
+  currency: 'USD',
+  platformId: 'shopify',
+  total: 120.5,
+  subtotal: 100,
+  tax: 8,
+  shippingCost: 12.5,
+  premiumPaid: 2.95,
+  customerEmail: 'shopper@example.com',
+  customerName: 'Ann Shopper',
+  sourceCreatedAt: '2026-01-31T12:00:00.000Z',
+};
+const ORDER_WITH_ITEM = {
+  ...ORDER,
+  lineItems: [{ sourceItemId: 'li-1', name: 'Blue mug', quantity: 2, price: 50, isShippable: true }],
+};
+const CLAIM = {
+  email: 'shopper@example.com',
+  salesChannel: 'ONLINE',
+  claimCategory: 'SHIPPING',
+  fulfillmentIssues: [{ issues: [{ sourceItemId: 'li-1', issueType: 'DAMAGED', quantity: 1 }] }],
+  resolution: { desiredMethod: 'RESHIP' },
+};
+const QUOTE = {
+  currency: 'USD',
+  lineItems: Array.from({ length: 50 }, (_, i) => ({
+    id: `li-${i}`,
+    price: 10 + i * 1.25,
+    quantity: 1 + (i % 3),
+    isShippable: i % 7 !== 0,
+  })),
+};
+/** Orders made ready for claims, per side: more than either side files in its rounds. */
+const FRESH_ORDERS = Number(process.env.BENCH_FRESH_ORDERS ?? 60_000);
+
+/**
+ * `count` copies of the order `template` (its line items and policy with it), as
+ * `<prefix>-0` ... `<prefix>-<count - 1>`, written in SQL: each claim then files against an
+ * order of its own.
+ */
+async function cloneOrders(db: Db, templateId: string, prefix: string, count: number): Promise<void> {
+  await sql`
+    with copies as (
+      select n, ${`ord_${prefix}_`} || n as id from generate_series(0, ${count - 1}) n
+    ), orders_in as (
+      insert into orders
+      select (jsonb_populate_record(null::orders, to_jsonb(o) || jsonb_build_object(
+        'id', c.id, 'source_order_id', ${`${prefix}-`} || c.n))).*
+      from orders o, copies c where o.id = ${templateId}
+    ), items_in as (
+      insert into order_line_items
+      select (jsonb_populate_record(null::order_line_items, to_jsonb(li) || jsonb_build_object('order_id', c.id))).*
+      from order_line_items li, copies c where li.order_id = ${templateId}
+    )
+    insert into protection_policies
+    select (jsonb_populate_record(null::protection_policies, to_jsonb(p) || jsonb_build_object(
+      'id', ${`pol_${prefix}_`} || c.n, 'order_id', c.id))).*
+    from protection_policies p, copies c where p.order_id = ${templateId} and p.removed_at is null`.execute(db);
+  await sql`analyze orders, order_line_items, protection_policies`.execute(db);
+}
+
+/** Answers the status of a probe request, throwing when it is not `expected`. */
+async function probe(url: string, init: RequestInit, expected: number): Promise<void> {
+  const res = await fetch(url, init);
+  if (res.status !== expected) throw new Error(`${init.method} ${url} answered ${res.status}: ${await res.text()}`);
+}
+
+const ratioLine = (label: string, a: Measured, b: Measured, goal: string) =>
+  process.stdout.write(`${label}: ${(a.rps / b.rps).toFixed(2)} (${goal})\n`);
+
+async function benchWritesOn(fsync: Fsync): Promise<Measured[]> {
+  const database = await benchDatabase({ fsync });
+  process.stdout.write(`\n## ${fsyncTitle(database.fsync)}\n`);
+  const db = createDb(database.url);
+  const secret = randomBytes(32);
+  const children: Awaited<ReturnType<typeof startProcess>>[] = [];
+  const rows: Measured[] = [];
+  try {
+    await migrateToLatest(db);
+    const plain = await benchInstallation(db, secret, 'writes', ['order:update', 'claim:manage', 'quote:read']);
+    // Subscribed to the protection topics, so every event also fans out one delivery (D35).
+    const subscribed = await benchInstallation(db, secret, 'writes-sub', ['order:update'], {
+      webhookUrl: 'https://bench.example.com/hook',
+      webhookTopics: ['protection/added', 'protection/removed'],
+    });
+    const service = await startService(database.url, secret);
+    children.push(service.child);
+    const base = service.base;
+    const token = plain.tokenFor(base);
+    const json = (t: string, extra: Record<string, string> = {}) => ({
+      authorization: `Bearer ${t}`,
+      'content-type': 'application/json',
+      ...extra,
+    });
+    const port = async (script: string, env: Record<string, string>) => {
+      const p = await freePort();
+      children.push(await startProcess(script, { PORT: String(p), ...env }));
+      return `http://127.0.0.1:${p}`;
+    };
+    const upsert = await port('scripts/bench/serve-upsert.ts', {
+      BENCH_DATABASE_URL: database.url,
+      BENCH_STORE_ID: plain.store.id,
+    });
+    const claimTxn = await port('scripts/bench/serve-claim-txn.ts', {
+      BENCH_DATABASE_URL: database.url,
+      BENCH_STORE_ID: plain.store.id,
+    });
+    const rules = (
+      await db
+        .selectFrom('pricingRuleSets')
+        .select('rules')
+        .where('storeId', '=', plain.store.id)
+        .where('type', '=', 'SHIPPING')
+        .executeTakeFirstOrThrow()
+    ).rules;
+    const quoteHand = await port('scripts/bench/serve-quote-hand.ts', { BENCH_RULES: JSON.stringify(rules) });
+
+    const body = JSON.stringify(ORDER);
+    await probe(`${base}/v1/orders/probe`, { method: 'PUT', headers: json(token), body }, 200);
+    const orderPut = (name: string, t: string, prefix: string, extra: Record<string, string> = {}): Target => ({
+      name,
+      url: `${base}/v1/orders/${prefix}-[<id>]`,
+      method: 'PUT',
+      headers: json(t, extra),
+      body,
+      idReplacement: true,
+    });
+    const measured = async (targets: Target[]) => {
+      await resetStatements(database.url);
+      const r = await compare(targets);
+      printTable(r);
+      await printStatements(database.url, r[0]!.requests ?? 0);
+      rows.push(...r);
+      return r;
+    };
+
+    const [order, bare] = await measured([
+      orderPut('PUT /v1/orders/:id (new protected order)', token, 'a'),
+      {
+        name: 'node:http + one pg upsert of the body',
+        url: `${upsert}/v1/orders/raw-[<id>]`,
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body,
+        idReplacement: true,
+      },
+    ]);
+    ratioLine('PUT order / node:http + upsert', order!, bare!, 'goal >= 0.5');
+
+    const [sub, nosub] = await measured([
+      orderPut('PUT new order, app subscribed to protection/added', subscribed.tokenFor(base), 's'),
+      orderPut('PUT new order, no subscriber', token, 'n'),
+    ]);
+    ratioLine('PUT order, subscribed / not', sub!, nosub!, 'goal >= 0.9');
+
+    await probe(
+      `${base}/v1/orders/probe-old`,
+      { method: 'PUT', headers: json(token, { 'api-version': '2025-01-01' }), body },
+      200,
+    );
+    const [none, latest, old] = await measured([
+      orderPut('PUT new order, no Api-Version', token, 'v0'),
+      orderPut(`PUT new order, Api-Version: ${LATEST_API_VERSION}`, token, 'v1', { 'api-version': LATEST_API_VERSION }),
+      orderPut('PUT new order, Api-Version: 2025-01-01', token, 'v2', { 'api-version': '2025-01-01' }),
+    ]);
+    ratioLine(`Api-Version ${LATEST_API_VERSION} / none`, latest!, none!, 'goal: no difference beyond noise');
+    ratioLine('Api-Version 2025-01-01 / none', old!, none!, 'the cost of rendering the old answer');
+
+    const quoteBody = JSON.stringify(QUOTE);
+    await probe(`${base}/v2/quote`, { method: 'POST', headers: json(token), body: quoteBody }, 201);
+    const [quote, hand] = await measured([
+      {
+        name: 'POST /v2/quote, 50 items',
+        url: `${base}/v2/quote`,
+        method: 'POST',
+        headers: json(token),
+        body: quoteBody,
+      },
+      {
+        name: 'node:http checking by hand, same engine',
+        url: `${quoteHand}/v2/quote`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: quoteBody,
+      },
+    ]);
+    ratioLine('quote / by hand', quote!, hand!, 'goal >= 0.5');
+
+    await probe(
+      `${base}/v1/orders/claim-template`,
+      { method: 'PUT', headers: json(token), body: JSON.stringify(ORDER_WITH_ITEM) },
+      200,
+    );
+    const template = await db
+      .selectFrom('orders')
+      .select('id')
+      .where('sourceOrderId', '=', 'claim-template')
+      .executeTakeFirstOrThrow();
+    await cloneOrders(db, template.id, 'fresh-s', FRESH_ORDERS);
+    await cloneOrders(db, template.id, 'fresh-b', FRESH_ORDERS);
+    const claimBody = JSON.stringify(CLAIM);
+    await probe(`${base}/v1/claims/claim-template`, { method: 'POST', headers: json(token), body: claimBody }, 200);
+    const [filing, txn] = await measured([
+      {
+        name: 'POST /v1/claims/:id, one item, fresh order',
+        url: `${base}/v1/claims/x`,
+        method: 'POST',
+        headers: json(token),
+        body: claimBody,
+        path: (n) => `/v1/claims/fresh-s-${n}`,
+      },
+      {
+        name: 'node:http: lock the order, insert the claim',
+        url: `${claimTxn}/v1/claims/x`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: claimBody,
+        path: (n) => `/v1/claims/fresh-b-${n}`,
+      },
+    ]);
+    ratioLine('claim filing / node:http transaction', filing!, txn!, 'goal >= 0.4');
+    return rows;
+  } finally {
+    for (const child of children) await stopProcess(child);
+    await db.destroy();
+    await database.stop();
+  }
+}
+
+export async function benchWrites(): Promise<Measured[]> {
+  const rows: Measured[] = [];
+  for (const fsync of fsyncModes()) rows.push(...(await benchWritesOn(fsync)));
+  return rows;
+}
