@@ -9,7 +9,8 @@ const RECORDER = path.resolve(import.meta.dirname, 'record-sdk-calls-preload.ts'
 
 /**
  * Runs `sdk/examples/<name>.ts` as a partner would (a Node process through tsx), with its
- * settings in the environment, and answers what it printed. A failing example rejects with
+ * settings in the environment, and answers what it printed. `name` may name a subdirectory
+ * (`2025-01-01/02-sync-orders`, an example's form for an earlier API version). A failing example rejects with
  * its output. Its SDK calls count towards the run's route coverage.
  */
 export async function runExample(name: string, env: Record<string, string>): Promise<string> {
