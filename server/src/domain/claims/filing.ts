@@ -6,13 +6,13 @@ import type {
   TOfflineClaimFiled,
 } from '@protection-service/contract';
 import { sql } from 'kysely';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { lockLiveOrder } from '../commerce/live-order';
-import { writeClaimMail } from '../mail/outbox';
-import { recordEvent } from '../webhooks/record';
+import { claimMailSteps, queueMailAfterCommit } from '../mail/outbox';
+import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
@@ -54,49 +54,17 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
 
 /**
  * Writes a `NEW` claim with its items and documents, records `claim/created` (D22) and writes
- * the claimant's confirmation e-mail (D42) in the caller's transaction (D32). Two statements
- * plus the event and the e-mail, whatever the number of items.
+ * the claimant's confirmation e-mail (D42) in the caller's transaction (D32): one statement,
+ * whatever the number of items, its text the same for every claim (a prepared statement).
  */
 async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<string> {
   const id = newId('clm');
   const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
   const claimType = claimTypeOf(c.lines);
   const items = c.lines.map((l) => ({ ...l, id: newId('cli') }));
-  await sql`
-    insert into claims (
-      id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
-      claim_description, resolution_requested, claim_type, claim_category, sales_channel,
-      warranty_period, options, offline_details
-    ) values (
-      ${id}, ${c.storeId}, ${c.orderId}, ${c.sourceOrderId}, ${c.policyId}, ${c.claimFiledFrom},
-      ${c.authorName}, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
-      ${c.claimCategory}, ${c.salesChannel}, ${c.warrantyPeriod},
-      ${c.options == null ? null : JSON.stringify(c.options)}::jsonb,
-      ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb
-    )`.execute(trx);
   const col = <T>(f: (l: (typeof items)[number]) => T) => items.map(f);
   const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
-  await sql`
-    with written_items as (
-      insert into claim_items (
-        id, claim_id, position, item_id, quantity, issue_type, source_fulfillment_id,
-        source_product_id, source_variant_id, details, images
-      )
-      select w.id, ${id}, w.n, w.item_id, w.quantity, w.issue_type, w.fulfillment, w.product,
-        w.variant, w.details, w.images::jsonb
-      from unnest(
-        ${col((l) => l.id)}::text[], ${col((l) => l.itemId)}::text[], ${col((l) => l.quantity)}::int[],
-        ${col((l) => l.issueType)}::text[], ${col((l) => l.sourceFulfillmentId)}::text[],
-        ${col((l) => l.sourceProductId)}::text[], ${col((l) => l.sourceVariantId)}::text[],
-        ${col((l) => l.details)}::text[], ${col((l) => JSON.stringify(l.images))}::text[]
-      ) with ordinality as w (id, item_id, quantity, issue_type, fulfillment, product, variant, details, images, n)
-    )
-    insert into claim_documents (id, claim_id, position, url, document_type)
-    select d.id, ${id}, d.n, d.url, d.document_type
-    from unnest(${docs.map((d) => d.id)}::text[], ${docs.map((d) => d.url)}::text[],
-      ${docs.map((d) => d.documentType)}::text[]) with ordinality as d (id, url, document_type, n)
-  `.execute(trx);
-  await recordEvent(trx, {
+  const event = eventSteps({
     storeId: c.storeId,
     topic: 'claim/created',
     body: {
@@ -109,7 +77,45 @@ async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<stri
       items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
     },
   });
-  await writeClaimMail(trx, { storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' });
+  const mail = claimMailSteps({ storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' }, sql`claim`);
+  const result = await prepared(sql<{ subscribers: string[]; queuedMail: string[] }>`
+    with claim as (
+      insert into claims (
+        id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
+        claim_description, resolution_requested, claim_type, claim_category, sales_channel,
+        warranty_period, options, offline_details
+      ) values (
+        ${id}, ${c.storeId}, ${c.orderId}, ${c.sourceOrderId}, ${c.policyId}, ${c.claimFiledFrom},
+        ${c.authorName}, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
+        ${c.claimCategory}, ${c.salesChannel}, ${c.warrantyPeriod},
+        ${c.options == null ? null : JSON.stringify(c.options)}::jsonb,
+        ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb
+      )
+      returning id, store_id, author_email
+    ), written_items as (
+      insert into claim_items (
+        id, claim_id, position, item_id, quantity, issue_type, source_fulfillment_id,
+        source_product_id, source_variant_id, details, images
+      )
+      select w.id, ${id}, w.n, w.item_id, w.quantity, w.issue_type, w.fulfillment, w.product,
+        w.variant, w.details, w.images::jsonb
+      from unnest(
+        ${col((l) => l.id)}::text[], ${col((l) => l.itemId)}::text[], ${col((l) => l.quantity)}::int[],
+        ${col((l) => l.issueType)}::text[], ${col((l) => l.sourceFulfillmentId)}::text[],
+        ${col((l) => l.sourceProductId)}::text[], ${col((l) => l.sourceVariantId)}::text[],
+        ${col((l) => l.details)}::text[], ${col((l) => JSON.stringify(l.images))}::text[]
+      ) with ordinality as w (id, item_id, quantity, issue_type, fulfillment, product, variant, details, images, n)
+    ), written_documents as (
+      insert into claim_documents (id, claim_id, position, url, document_type)
+      select d.id, ${id}, d.n, d.url, d.document_type
+      from unnest(${docs.map((d) => d.id)}::text[], ${docs.map((d) => d.url)}::text[],
+        ${docs.map((d) => d.documentType)}::text[]) with ordinality as d (id, url, document_type, n)
+    ), ${event.steps}, ${mail}
+    select array(select client_id from fanned) as subscribers, array(select id from mail where queued) as queued_mail
+  `).execute(trx);
+  const written = result.rows[0]!;
+  queueAfterCommit(trx, event.id, written.subscribers);
+  queueMailAfterCommit(trx, written.queuedMail);
   return id;
 }
 

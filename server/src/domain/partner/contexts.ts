@@ -7,9 +7,10 @@ import {
   type TPartnerContext,
   type TPartnerContextResolved,
   type TResolvedPricingRuleSet,
+  type TSettingsField,
   type TSettingsOverrides,
 } from '@protection-service/contract';
-import type { Selectable } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import type { PartnerContextsTable } from '../../db/schema';
@@ -49,6 +50,21 @@ export function layerOverrides(merchant: TMerchantSettings, row: ContextRow | un
   const resolved: Record<string, unknown> = { ...merchant };
   for (const f of SETTINGS_FIELDS) if (row[f] !== null) resolved[f] = row[f];
   return resolved as TMerchantSettings;
+}
+
+/**
+ * `layerOverrides` for one field, as an SQL expression for a statement that needs the resolved
+ * value (D37) without reading the settings first: the app's live context's override when it
+ * has one, else the merchant setting; null when the store has no merchant settings.
+ */
+export function resolvedSettingSql(field: TSettingsField, storeId: RawBuilder<string>, clientId: string) {
+  // Column names are written in camelCase and snake-cased by the database's CamelCasePlugin.
+  return sql<unknown>`(
+    select coalesce(${sql.ref(`pc.${field}`)}, ${sql.ref(`ms.${field}`)})
+    from merchant_settings ms
+    left join partner_contexts pc on pc.store_id = ms.store_id and pc.client_id = ${clientId} and pc.deleted_at is null
+    where ms.store_id = ${storeId}
+  )`;
 }
 
 /** The live context of (store, app), if any. */
