@@ -31,7 +31,6 @@ interface NewClaim {
   storeId: string;
   orderId: string;
   sourceOrderId: string;
-  policyId: string | null;
   claimFiledFrom: 'EXTERNAL' | 'INTERNAL';
   authorName: string | null;
   authorEmail: string;
@@ -55,9 +54,16 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
 /**
  * Writes a `NEW` claim with its items and documents, records `claim/created` (D22) and writes
  * the claimant's confirmation e-mail (D42) in the caller's transaction (D32): one statement,
- * whatever the number of items, its text the same for every claim (a prepared statement).
+ * whatever the number of items, its text one of a few (a prepared statement). Filed `on` an
+ * order, the same statement reads what may be claimed of it (`claimableSql`, answered for the
+ * caller's check) and links the order's active policy; else the claim has no policy.
  */
-async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<string> {
+async function insertClaim(
+  trx: Db,
+  clientId: string,
+  c: NewClaim,
+  on?: { orderId: string; itemIds: readonly string[] },
+): Promise<{ id: string; claimable: Claimable | undefined }> {
   const id = newId('clm');
   const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
   const claimType = claimTypeOf(c.lines);
@@ -78,19 +84,21 @@ async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<stri
     },
   });
   const mail = claimMailSteps({ storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' }, sql`claim`);
-  const result = await prepared(sql<{ subscribers: string[]; queuedMail: string[] }>`
-    with claim as (
+  type Written = { subscribers: string[]; queuedMail: string[] } & Partial<Claimable>;
+  const result = await prepared(sql<Written>`
+    with ${on ? sql`claimable as (${claimableSql(on.orderId, on.itemIds)}),` : sql``}
+    claim as (
       insert into claims (
         id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
         claim_description, resolution_requested, claim_type, claim_category, sales_channel,
         warranty_period, options, offline_details
-      ) values (
-        ${id}, ${c.storeId}, ${c.orderId}, ${c.sourceOrderId}, ${c.policyId}, ${c.claimFiledFrom},
-        ${c.authorName}, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
+      )
+      select ${id}, ${c.storeId}, ${c.orderId}, ${c.sourceOrderId}, ${on ? sql`claimable.policy_id` : sql`null`},
+        ${c.claimFiledFrom}, ${c.authorName}, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
         ${c.claimCategory}, ${c.salesChannel}, ${c.warrantyPeriod},
         ${c.options == null ? null : JSON.stringify(c.options)}::jsonb,
         ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb
-      )
+      ${on ? sql`from claimable` : sql``}
       returning id, store_id, author_email
     ), written_items as (
       insert into claim_items (
@@ -112,11 +120,12 @@ async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<stri
         ${docs.map((d) => d.documentType)}::text[]) with ordinality as d (id, url, document_type, n)
     ), ${event.steps}, ${mail}
     select array(select client_id from fanned) as subscribers, array(select id from mail where queued) as queued_mail
+      ${on ? sql`, claimable.policy_id, claimable.ordered, claimable.claimed from claimable` : sql``}
   `).execute(trx);
-  const written = result.rows[0]!;
-  queueAfterCommit(trx, event.id, written.subscribers);
-  queueMailAfterCommit(trx, written.queuedMail);
-  return id;
+  const { subscribers, queuedMail, ...claimable } = result.rows[0]!;
+  queueAfterCommit(trx, event.id, subscribers);
+  queueMailAfterCommit(trx, queuedMail);
+  return { id, claimable: on ? (claimable as Claimable) : undefined };
 }
 
 /**
@@ -153,39 +162,45 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
     const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
     const locked = await lockLiveOrder(trx, storeId, sourceOrderId, itemIds.length > 0 ? 'no key update' : 'share');
     if (!locked) throw refuse.missing('order not found');
-    const claimable = await readClaimable(trx, locked.id, locked.lineItemsKnown ? itemIds : []);
-    if (locked.lineItemsKnown) checkClaimable(issues, claimable);
-    return insertClaim(trx, actor.clientId, {
-      storeId,
-      orderId: locked.id,
-      sourceOrderId,
-      policyId: claimable.policyId,
-      claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
-      authorName: locked.customerName,
-      authorEmail: f.email,
-      resolutionRequested: f.resolution.desiredMethod,
-      claimCategory: f.claimCategory,
-      salesChannel: f.salesChannel,
-      warrantyPeriod: f.resolution.warrantyPeriod ?? null,
-      options: f.options ?? null,
-      offlineDetails: null,
-      lines: issues.map((i) => ({
-        itemId: i.sourceItemId ?? null,
-        quantity: i.quantity,
-        issueType: i.issueType,
-        sourceFulfillmentId: i.sourceFulfillmentId,
-        sourceProductId: i.sourceProductId ?? null,
-        sourceVariantId: i.sourceVariantId ?? null,
-        details: i.details ?? null,
-        images: i.images ?? [],
-      })),
-      documents: [
-        ...(f.resolution.customerSignature
-          ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
-          : []),
-        ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
-      ],
-    });
+    const filed = await insertClaim(
+      trx,
+      actor.clientId,
+      {
+        storeId,
+        orderId: locked.id,
+        sourceOrderId,
+        claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
+        authorName: locked.customerName,
+        authorEmail: f.email,
+        resolutionRequested: f.resolution.desiredMethod,
+        claimCategory: f.claimCategory,
+        salesChannel: f.salesChannel,
+        warrantyPeriod: f.resolution.warrantyPeriod ?? null,
+        options: f.options ?? null,
+        offlineDetails: null,
+        lines: issues.map((i) => ({
+          itemId: i.sourceItemId ?? null,
+          quantity: i.quantity,
+          issueType: i.issueType,
+          sourceFulfillmentId: i.sourceFulfillmentId,
+          sourceProductId: i.sourceProductId ?? null,
+          sourceVariantId: i.sourceVariantId ?? null,
+          details: i.details ?? null,
+          images: i.images ?? [],
+        })),
+        documents: [
+          ...(f.resolution.customerSignature
+            ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
+            : []),
+          ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
+        ],
+      },
+      { orderId: locked.id, itemIds: locked.lineItemsKnown ? itemIds : [] },
+    );
+    // D39: a claim that asks too much is refused here, and its transaction rolls back with the
+    // rows it wrote; what was queued for after the commit never runs.
+    if (locked.lineItemsKnown) checkClaimable(issues, filed.claimable!);
+    return filed.id;
   });
 }
 
@@ -204,11 +219,12 @@ interface Claimable {
 }
 
 /**
- * What a claim on the locked order may ask for, read in a statement of its own so that its
- * snapshot sees every claim committed before the lock was granted.
+ * What a claim on the locked order may ask for (one row), read in a statement after the lock's
+ * so that its snapshot sees every claim committed before the lock was granted. The claim
+ * written by the same statement is not in its snapshot, so it does not count itself.
  */
-async function readClaimable(trx: Db, orderId: string, itemIds: readonly string[]): Promise<Claimable> {
-  const result = await sql<Claimable>`
+function claimableSql(orderId: string, itemIds: readonly string[]) {
+  return sql<Claimable>`
     select
       (select p.id from protection_policies p where p.order_id = ${orderId} and p.removed_at is null) as policy_id,
       coalesce((
@@ -228,8 +244,7 @@ async function readClaimable(trx: Db, orderId: string, itemIds: readonly string[
             ), '{}')`
           : sql`'{}'::json`
       } as claimed
-  `.execute(trx);
-  return result.rows[0]!;
+  `;
 }
 
 /**
@@ -307,11 +322,10 @@ export async function fileOfflineClaim(
         })
         .execute();
     }
-    const claimId = await insertClaim(trx, actor.clientId, {
+    const { id: claimId } = await insertClaim(trx, actor.clientId, {
       storeId,
       orderId,
       sourceOrderId,
-      policyId: null,
       claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
       authorName: null,
       authorEmail: f.customer.email,
