@@ -132,12 +132,11 @@ async function insertClaim(
  * D39: a claim whose outcome was a refusal frees its quantity: it is `DENIED` or `DISMISSED`,
  * or `CLOSED` or `ARCHIVED` after one of those. D22 lets a claim leave `DENIED` and `DISMISSED`
  * only towards `CLOSED` and then `ARCHIVED`, so a claim that ever entered either is refused.
+ * Over `claims c`.
  */
-function refusedClaim(claimId: ReturnType<typeof sql.ref>) {
-  return sql<boolean>`exists (
-    select 1 from claim_state_changes sc where sc.claim_id = ${claimId} and sc.to_state in ('DENIED', 'DISMISSED')
-  )`;
-}
+const refusedClaim = sql<boolean>`exists (
+  select 1 from claim_state_changes sc where sc.claim_id = c.id and sc.to_state in ('DENIED', 'DISMISSED')
+)`;
 
 /**
  * `POST /v1/claims/:sourceOrderId` (D22, D23, D39): files a `NEW` claim against the store's
@@ -238,7 +237,7 @@ function claimableSql(orderId: string, itemIds: readonly string[]) {
                 select ci.item_id, sum(ci.quantity) as quantity
                 from claims c join claim_items ci on ci.claim_id = c.id
                 where c.order_id = ${orderId} and c.deleted_at is null and ci.item_id = any(${itemIds}::text[])
-                  and not ${refusedClaim(sql.ref('c.id'))}
+                  and not ${refusedClaim}
                 group by ci.item_id
               ) t
             ), '{}')`
