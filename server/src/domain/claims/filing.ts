@@ -6,13 +6,13 @@ import type {
   TOfflineClaimFiled,
 } from '@protection-service/contract';
 import { sql } from 'kysely';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { lockLiveOrder } from '../commerce/live-order';
-import { writeClaimMail } from '../mail/outbox';
-import { recordEvent } from '../webhooks/record';
+import { claimMailSteps, queueMailAfterCommit } from '../mail/outbox';
+import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
@@ -31,7 +31,6 @@ interface NewClaim {
   storeId: string;
   orderId: string;
   sourceOrderId: string;
-  policyId: string | null;
   claimFiledFrom: 'EXTERNAL' | 'INTERNAL';
   authorName: string | null;
   authorEmail: string;
@@ -54,49 +53,24 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
 
 /**
  * Writes a `NEW` claim with its items and documents, records `claim/created` (D22) and writes
- * the claimant's confirmation e-mail (D42) in the caller's transaction (D32). Two statements
- * plus the event and the e-mail, whatever the number of items.
+ * the claimant's confirmation e-mail (D42) in the caller's transaction (D32): one statement,
+ * whatever the number of items, its text one of a few (a prepared statement). Filed `on` an
+ * order, the same statement reads what may be claimed of it (`claimableSql`, answered for the
+ * caller's check) and links the order's active policy; else the claim has no policy.
  */
-async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<string> {
+async function insertClaim(
+  trx: Db,
+  clientId: string,
+  c: NewClaim,
+  on?: { orderId: string; itemIds: readonly string[] },
+): Promise<{ id: string; claimable: Claimable | undefined }> {
   const id = newId('clm');
   const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
   const claimType = claimTypeOf(c.lines);
   const items = c.lines.map((l) => ({ ...l, id: newId('cli') }));
-  await sql`
-    insert into claims (
-      id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
-      claim_description, resolution_requested, claim_type, claim_category, sales_channel,
-      warranty_period, options, offline_details
-    ) values (
-      ${id}, ${c.storeId}, ${c.orderId}, ${c.sourceOrderId}, ${c.policyId}, ${c.claimFiledFrom},
-      ${c.authorName}, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
-      ${c.claimCategory}, ${c.salesChannel}, ${c.warrantyPeriod},
-      ${c.options == null ? null : JSON.stringify(c.options)}::jsonb,
-      ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb
-    )`.execute(trx);
   const col = <T>(f: (l: (typeof items)[number]) => T) => items.map(f);
   const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
-  await sql`
-    with written_items as (
-      insert into claim_items (
-        id, claim_id, position, item_id, quantity, issue_type, source_fulfillment_id,
-        source_product_id, source_variant_id, details, images
-      )
-      select w.id, ${id}, w.n, w.item_id, w.quantity, w.issue_type, w.fulfillment, w.product,
-        w.variant, w.details, w.images::jsonb
-      from unnest(
-        ${col((l) => l.id)}::text[], ${col((l) => l.itemId)}::text[], ${col((l) => l.quantity)}::int[],
-        ${col((l) => l.issueType)}::text[], ${col((l) => l.sourceFulfillmentId)}::text[],
-        ${col((l) => l.sourceProductId)}::text[], ${col((l) => l.sourceVariantId)}::text[],
-        ${col((l) => l.details)}::text[], ${col((l) => JSON.stringify(l.images))}::text[]
-      ) with ordinality as w (id, item_id, quantity, issue_type, fulfillment, product, variant, details, images, n)
-    )
-    insert into claim_documents (id, claim_id, position, url, document_type)
-    select d.id, ${id}, d.n, d.url, d.document_type
-    from unnest(${docs.map((d) => d.id)}::text[], ${docs.map((d) => d.url)}::text[],
-      ${docs.map((d) => d.documentType)}::text[]) with ordinality as d (id, url, document_type, n)
-  `.execute(trx);
-  await recordEvent(trx, {
+  const event = eventSteps({
     storeId: c.storeId,
     topic: 'claim/created',
     body: {
@@ -109,20 +83,60 @@ async function insertClaim(trx: Db, clientId: string, c: NewClaim): Promise<stri
       items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
     },
   });
-  await writeClaimMail(trx, { storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' });
-  return id;
+  const mail = claimMailSteps({ storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' }, sql`claim`);
+  type Written = { subscribers: string[]; queuedMail: string[] } & Partial<Claimable>;
+  const result = await prepared(sql<Written>`
+    with ${on ? sql`claimable as (${claimableSql(on.orderId, on.itemIds)}),` : sql``}
+    claim as (
+      insert into claims (
+        id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
+        claim_description, resolution_requested, claim_type, claim_category, sales_channel,
+        warranty_period, options, offline_details
+      )
+      select ${id}, ${c.storeId}, ${c.orderId}, ${c.sourceOrderId}, ${on ? sql`claimable.policy_id` : sql`null`},
+        ${c.claimFiledFrom}, ${c.authorName}, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
+        ${c.claimCategory}, ${c.salesChannel}, ${c.warrantyPeriod},
+        ${c.options == null ? null : JSON.stringify(c.options)}::jsonb,
+        ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb
+      ${on ? sql`from claimable` : sql``}
+      returning id, store_id, author_email
+    ), written_items as (
+      insert into claim_items (
+        id, claim_id, position, item_id, quantity, issue_type, source_fulfillment_id,
+        source_product_id, source_variant_id, details, images
+      )
+      select w.id, ${id}, w.n, w.item_id, w.quantity, w.issue_type, w.fulfillment, w.product,
+        w.variant, w.details, w.images::jsonb
+      from unnest(
+        ${col((l) => l.id)}::text[], ${col((l) => l.itemId)}::text[], ${col((l) => l.quantity)}::int[],
+        ${col((l) => l.issueType)}::text[], ${col((l) => l.sourceFulfillmentId)}::text[],
+        ${col((l) => l.sourceProductId)}::text[], ${col((l) => l.sourceVariantId)}::text[],
+        ${col((l) => l.details)}::text[], ${col((l) => JSON.stringify(l.images))}::text[]
+      ) with ordinality as w (id, item_id, quantity, issue_type, fulfillment, product, variant, details, images, n)
+    ), written_documents as (
+      insert into claim_documents (id, claim_id, position, url, document_type)
+      select d.id, ${id}, d.n, d.url, d.document_type
+      from unnest(${docs.map((d) => d.id)}::text[], ${docs.map((d) => d.url)}::text[],
+        ${docs.map((d) => d.documentType)}::text[]) with ordinality as d (id, url, document_type, n)
+    ), ${event.steps}, ${mail}
+    select array(select client_id from fanned) as subscribers, array(select id from mail where queued) as queued_mail
+      ${on ? sql`, claimable.policy_id, claimable.ordered, claimable.claimed from claimable` : sql``}
+  `).execute(trx);
+  const { subscribers, queuedMail, ...claimable } = result.rows[0]!;
+  queueAfterCommit(trx, event.id, subscribers);
+  queueMailAfterCommit(trx, queuedMail);
+  return { id, claimable: on ? (claimable as Claimable) : undefined };
 }
 
 /**
  * D39: a claim whose outcome was a refusal frees its quantity: it is `DENIED` or `DISMISSED`,
  * or `CLOSED` or `ARCHIVED` after one of those. D22 lets a claim leave `DENIED` and `DISMISSED`
  * only towards `CLOSED` and then `ARCHIVED`, so a claim that ever entered either is refused.
+ * Over `claims c`.
  */
-function refusedClaim(claimId: ReturnType<typeof sql.ref>) {
-  return sql<boolean>`exists (
-    select 1 from claim_state_changes sc where sc.claim_id = ${claimId} and sc.to_state in ('DENIED', 'DISMISSED')
-  )`;
-}
+const refusedClaim = sql<boolean>`exists (
+  select 1 from claim_state_changes sc where sc.claim_id = c.id and sc.to_state in ('DENIED', 'DISMISSED')
+)`;
 
 /**
  * `POST /v1/claims/:sourceOrderId` (D22, D23, D39): files a `NEW` claim against the store's
@@ -147,39 +161,45 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
     const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
     const locked = await lockLiveOrder(trx, storeId, sourceOrderId, itemIds.length > 0 ? 'no key update' : 'share');
     if (!locked) throw refuse.missing('order not found');
-    const claimable = await readClaimable(trx, locked.id, locked.lineItemsKnown ? itemIds : []);
-    if (locked.lineItemsKnown) checkClaimable(issues, claimable);
-    return insertClaim(trx, actor.clientId, {
-      storeId,
-      orderId: locked.id,
-      sourceOrderId,
-      policyId: claimable.policyId,
-      claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
-      authorName: locked.customerName,
-      authorEmail: f.email,
-      resolutionRequested: f.resolution.desiredMethod,
-      claimCategory: f.claimCategory,
-      salesChannel: f.salesChannel,
-      warrantyPeriod: f.resolution.warrantyPeriod ?? null,
-      options: f.options ?? null,
-      offlineDetails: null,
-      lines: issues.map((i) => ({
-        itemId: i.sourceItemId ?? null,
-        quantity: i.quantity,
-        issueType: i.issueType,
-        sourceFulfillmentId: i.sourceFulfillmentId,
-        sourceProductId: i.sourceProductId ?? null,
-        sourceVariantId: i.sourceVariantId ?? null,
-        details: i.details ?? null,
-        images: i.images ?? [],
-      })),
-      documents: [
-        ...(f.resolution.customerSignature
-          ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
-          : []),
-        ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
-      ],
-    });
+    const filed = await insertClaim(
+      trx,
+      actor.clientId,
+      {
+        storeId,
+        orderId: locked.id,
+        sourceOrderId,
+        claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
+        authorName: locked.customerName,
+        authorEmail: f.email,
+        resolutionRequested: f.resolution.desiredMethod,
+        claimCategory: f.claimCategory,
+        salesChannel: f.salesChannel,
+        warrantyPeriod: f.resolution.warrantyPeriod ?? null,
+        options: f.options ?? null,
+        offlineDetails: null,
+        lines: issues.map((i) => ({
+          itemId: i.sourceItemId ?? null,
+          quantity: i.quantity,
+          issueType: i.issueType,
+          sourceFulfillmentId: i.sourceFulfillmentId,
+          sourceProductId: i.sourceProductId ?? null,
+          sourceVariantId: i.sourceVariantId ?? null,
+          details: i.details ?? null,
+          images: i.images ?? [],
+        })),
+        documents: [
+          ...(f.resolution.customerSignature
+            ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
+            : []),
+          ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
+        ],
+      },
+      { orderId: locked.id, itemIds: locked.lineItemsKnown ? itemIds : [] },
+    );
+    // D39: a claim that asks too much is refused here, and its transaction rolls back with the
+    // rows it wrote; what was queued for after the commit never runs.
+    if (locked.lineItemsKnown) checkClaimable(issues, filed.claimable!);
+    return filed.id;
   });
 }
 
@@ -198,11 +218,12 @@ interface Claimable {
 }
 
 /**
- * What a claim on the locked order may ask for, read in a statement of its own so that its
- * snapshot sees every claim committed before the lock was granted.
+ * What a claim on the locked order may ask for (one row), read in a statement after the lock's
+ * so that its snapshot sees every claim committed before the lock was granted. The claim
+ * written by the same statement is not in its snapshot, so it does not count itself.
  */
-async function readClaimable(trx: Db, orderId: string, itemIds: readonly string[]): Promise<Claimable> {
-  const result = await sql<Claimable>`
+function claimableSql(orderId: string, itemIds: readonly string[]) {
+  return sql<Claimable>`
     select
       (select p.id from protection_policies p where p.order_id = ${orderId} and p.removed_at is null) as policy_id,
       coalesce((
@@ -216,14 +237,13 @@ async function readClaimable(trx: Db, orderId: string, itemIds: readonly string[
                 select ci.item_id, sum(ci.quantity) as quantity
                 from claims c join claim_items ci on ci.claim_id = c.id
                 where c.order_id = ${orderId} and c.deleted_at is null and ci.item_id = any(${itemIds}::text[])
-                  and not ${refusedClaim(sql.ref('c.id'))}
+                  and not ${refusedClaim}
                 group by ci.item_id
               ) t
             ), '{}')`
           : sql`'{}'::json`
       } as claimed
-  `.execute(trx);
-  return result.rows[0]!;
+  `;
 }
 
 /**
@@ -301,11 +321,10 @@ export async function fileOfflineClaim(
         })
         .execute();
     }
-    const claimId = await insertClaim(trx, actor.clientId, {
+    const { id: claimId } = await insertClaim(trx, actor.clientId, {
       storeId,
       orderId,
       sourceOrderId,
-      policyId: null,
       claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
       authorName: null,
       authorEmail: f.customer.email,

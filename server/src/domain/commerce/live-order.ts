@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 
 /** What a write that hangs off an order (a claim, a fulfillment) needs of it. */
 export interface LiveOrder {
@@ -23,10 +23,10 @@ export async function lockLiveOrder(
   sourceOrderId: string,
   mode: 'share' | 'no key update',
 ): Promise<LiveOrder | undefined> {
-  const { rows } = await sql<LiveOrder>`
+  const { rows } = await prepared(sql<LiveOrder>`
     select o.id, o.line_items_known, o.customer_name from orders o
     where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
     for ${sql.raw(mode)} of o
-  `.execute(trx);
+  `).execute(trx);
   return rows[0];
 }

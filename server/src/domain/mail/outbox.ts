@@ -4,7 +4,7 @@ import type { Db } from '../../db/database';
 import { addJobs } from '../../db/jobs';
 import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
-import { resolvedSettings } from '../partner/contexts';
+import { resolvedSettingSql } from '../partner/contexts';
 
 /**
  * The mail outbox (D42). A change that e-mails the shopper writes its messages here, in its
@@ -31,43 +31,60 @@ export interface ClaimMail {
 }
 
 /**
- * Writes the messages of a claim change to its claimant, in the caller's transaction (D42):
- * the notice when the resolved settings (D37) say `sendConfirmationEmail`, and one message per
- * store credit always. Once the transaction commits they are queued (`queueMail`); in a
+ * The step of a statement that writes the messages of a claim change to its claimant (D42):
+ * CTE `mail` writes the notice when the resolved settings (D37) say `sendConfirmationEmail`,
+ * read in the same statement, and one message per store credit always. `claim` names a
+ * relation of the statement with the claim's `id`, `store_id` and `author_email` (a claim
+ * without an e-mail gets none). D45: a test store never talks to SMTP: its messages are
+ * written `not_sent` (never queued, never swept) and kept for the mail helper, and CTE
+ * `unsent_credits` shows its store credits' emailStatus NOT_SENT. Once the statement has run,
+ * hand the ids of `mail`'s `queued` rows to `queueMailAfterCommit`.
+ */
+export function claimMailSteps(mail: ClaimMail, claim: RawBuilder<unknown>): RawBuilder<unknown> {
+  const messages: { id: string; kind: MailKind; code: string | null }[] = [
+    { id: newId('mail'), kind: mail.notice, code: null },
+    ...(mail.storeCreditCodes ?? []).map((code) => ({ id: newId('mail'), kind: 'store_credit' as const, code })),
+  ];
+  const sendNotice = resolvedSettingSql('sendConfirmationEmail', sql`c.store_id`, mail.clientId);
+  return sql`
+    mail as (
+      insert into mail_messages (id, store_id, claim_id, kind, store_credit_code, recipient, status, next_attempt_at)
+      select m.id, c.store_id, c.id, m.kind, m.code, c.author_email,
+        case when s.livemode then 'pending' else 'not_sent' end,
+        case when s.livemode then now() end
+      from ${claim} c join stores s on s.id = c.store_id, unnest(
+        ${messages.map((m) => m.id)}::text[], ${messages.map((m) => m.kind)}::text[], ${messages.map((m) => m.code)}::text[]
+      ) with ordinality as m (id, kind, code, n)
+      where c.author_email is not null and (m.code is not null or ${sendNotice} is true)
+      order by m.n
+      returning id, store_credit_code, (status = 'pending') as queued
+    ), unsent_credits as (
+      update claim_store_credits set email_status = 'NOT_SENT', updated_at = now()
+      where code in (select store_credit_code from mail where not queued)
+    )`;
+}
+
+/** Queues the messages `claimMailSteps` wrote in `trx` to be sent once it commits (D42). */
+export function queueMailAfterCommit(trx: Db, queued: readonly string[]): void {
+  if (queued.length > 0) afterCommit(trx, (db) => writeInBatches(db, queueMail, queued));
+}
+
+/**
+ * Writes the messages of a claim change to its claimant (`claimMailSteps`) in the caller's
+ * transaction (D42), in one statement. Once the transaction commits they are queued; in a
  * transaction not begun by `transact`, the sweep queues them. Answers the new messages' ids.
  */
 export async function writeClaimMail(trx: Db, mail: ClaimMail): Promise<string[]> {
-  const codes = mail.storeCreditCodes ?? [];
-  const settings = await resolvedSettings(trx, mail.storeId, mail.clientId);
-  const messages: { id: string; kind: MailKind; code: string | null }[] = [
-    ...(settings?.sendConfirmationEmail ? [{ id: newId('mail'), kind: mail.notice, code: null }] : []),
-    ...codes.map((code) => ({ id: newId('mail'), kind: 'store_credit' as const, code })),
-  ];
-  if (messages.length === 0) return [];
-  // D45: a test store never talks to SMTP. Its messages are written `not_sent` (never queued,
-  // never swept) and kept for the mail helper; its store credits show emailStatus NOT_SENT.
-  const written = await sql<{ id: string; livemode: boolean }>`
-    insert into mail_messages (id, store_id, claim_id, kind, store_credit_code, recipient, status, next_attempt_at)
-    select m.id, c.store_id, c.id, m.kind, m.code, c.author_email,
-      case when s.livemode then 'pending' else 'not_sent' end,
-      case when s.livemode then now() end
-    from claims c join stores s on s.id = c.store_id, unnest(
-      ${messages.map((m) => m.id)}::text[], ${messages.map((m) => m.kind)}::text[], ${messages.map((m) => m.code)}::text[]
-    ) with ordinality as m (id, kind, code, n)
-    where c.id = ${mail.claimId} and c.store_id = ${mail.storeId} and c.author_email is not null
-    order by m.n
-    returning id, (status = 'pending') as livemode
+  const claim = sql`(select id, store_id, author_email from claims where id = ${mail.claimId} and store_id = ${mail.storeId})`;
+  const written = await sql<{ id: string; queued: boolean }>`
+    with ${claimMailSteps(mail, claim)}
+    select id, queued from mail
   `.execute(trx);
-  const ids = written.rows.map((r) => r.id);
-  if (written.rows.some((r) => !r.livemode)) {
-    await sql`
-      update claim_store_credits set email_status = 'NOT_SENT', updated_at = now()
-      where code in (select store_credit_code from mail_messages where id = any(${ids}::text[]))
-    `.execute(trx);
-    return ids;
-  }
-  afterCommit(trx, (db) => writeInBatches(db, queueMail, ids));
-  return ids;
+  queueMailAfterCommit(
+    trx,
+    written.rows.flatMap((m) => (m.queued ? [m.id] : [])),
+  );
+  return written.rows.map((m) => m.id);
 }
 
 /** One `mail_send` job per row of `rows` (a CTE with the message `id`), due at once. */

@@ -7,9 +7,10 @@ import {
   type TPartnerContext,
   type TPartnerContextResolved,
   type TResolvedPricingRuleSet,
+  type TSettingsField,
   type TSettingsOverrides,
 } from '@protection-service/contract';
-import type { Selectable } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { announceStoreChange } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import type { PartnerContextsTable } from '../../db/schema';
@@ -49,6 +50,29 @@ export function layerOverrides(merchant: TMerchantSettings, row: ContextRow | un
   const resolved: Record<string, unknown> = { ...merchant };
   for (const f of SETTINGS_FIELDS) if (row[f] !== null) resolved[f] = row[f];
   return resolved as TMerchantSettings;
+}
+
+/** `coalesce(<context override>, <merchant setting>)` of each field, built once (column references cost a parse). */
+const resolvedColumns = new Map<TSettingsField, RawBuilder<unknown>>();
+
+/**
+ * `layerOverrides` for one field, as an SQL expression for a statement that needs the resolved
+ * value (D37) without reading the settings first: the app's live context's override when it
+ * has one, else the merchant setting; null when the store has no merchant settings.
+ */
+export function resolvedSettingSql(field: TSettingsField, storeId: RawBuilder<string>, clientId: string) {
+  let column = resolvedColumns.get(field);
+  if (!column) {
+    // Column names are written in camelCase and snake-cased by the database's CamelCasePlugin.
+    column = sql`coalesce(${sql.ref(`pc.${field}`)}, ${sql.ref(`ms.${field}`)})`;
+    resolvedColumns.set(field, column);
+  }
+  return sql<unknown>`(
+    select ${column}
+    from merchant_settings ms
+    left join partner_contexts pc on pc.store_id = ms.store_id and pc.client_id = ${clientId} and pc.deleted_at is null
+    where ms.store_id = ${storeId}
+  )`;
 }
 
 /** The live context of (store, app), if any. */
