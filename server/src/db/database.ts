@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { CamelCasePlugin, Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
+import {
+  CamelCasePlugin,
+  type CompiledQuery,
+  Kysely,
+  type OperationNode,
+  PostgresDialect,
+  type QueryResult,
+  type RawBuilder,
+  RawNode,
+  ValueNode,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
 
@@ -14,13 +24,58 @@ export type Db = Kysely<Database>;
 const PREPARED_MARK = '/* prepared */ ';
 const statementNames = new Map<string, string>();
 
+/** A raw statement ready to run, as `prepared` answers it. */
+export interface PreparedStatement<T> {
+  execute(db: Db): Promise<QueryResult<T>>;
+}
+
 /**
  * A statement PostgreSQL parses and plans once per connection, then only binds values to
  * (a named prepared statement): for the hot statements, whose text comes in a few fixed
  * variants. Runs like any other statement, in or out of a transaction.
+ *
+ * Its text and values are read off the `sql` template in one pass (`compileRaw`), not by
+ * Kysely's plugin transform and compiler, which rebuild and walk the whole tree on every
+ * call: raw SQL has no identifier for the camel-case plugin to rename. The plugins still
+ * map the rows that come back.
  */
-export function prepared<T>(query: RawBuilder<T>): RawBuilder<T> {
-  return sql<T>`${sql.raw(PREPARED_MARK)}${query}`;
+export function prepared<T>(query: RawBuilder<T>): PreparedStatement<T> {
+  return {
+    execute(db) {
+      const node = query.toOperationNode();
+      const text: string[] = [PREPARED_MARK];
+      const parameters: unknown[] = [];
+      if (!compileRaw(node, text, parameters)) {
+        // Identifiers, literals and the like: Kysely compiles them (its text is the same).
+        const compiled = query.compile(db);
+        return db.executeQuery<T>({ ...compiled, sql: PREPARED_MARK + compiled.sql });
+      }
+      const compiled: CompiledQuery<T> = { query: node, queryId: { queryId: '' }, sql: text.join(''), parameters };
+      return db.executeQuery(compiled);
+    },
+  };
+}
+
+/**
+ * Appends the text of a raw node to `text` and its values to `parameters` (`$1`, `$2`, ... in
+ * order, as Kysely's PostgreSQL compiler numbers them). False when the node holds anything
+ * but text, nested `sql` templates and bound values.
+ */
+function compileRaw(node: OperationNode, text: string[], parameters: unknown[]): boolean {
+  if (!RawNode.is(node)) return false;
+  const { sqlFragments, parameters: children } = node;
+  for (let i = 0; i < sqlFragments.length; i++) {
+    text.push(sqlFragments[i]!);
+    const child = children[i];
+    if (child === undefined) continue;
+    if (ValueNode.is(child) && !child.immediate) {
+      parameters.push(child.value);
+      text.push(`$${parameters.length}`);
+    } else if (!compileRaw(child, text, parameters)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Sends the statements `prepared` marked as named ones (named by a digest of their text). */
