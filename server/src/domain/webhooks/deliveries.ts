@@ -1,6 +1,6 @@
 import { type ApiVersion, isApiVersion, LATEST_API_VERSION, type WebhookTopic } from '@protection-service/contract';
 import { sql } from 'kysely';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
 import { webhookSecretOf } from '../identity/apps';
 import type { AttemptSlots } from './attempt-slots';
@@ -53,7 +53,7 @@ interface Leased extends DeliveryKey {
  * sweep re-queued a delivery an old job still names) wait for each other instead of deadlocking.
  */
 async function takeLeases(db: Db, keys: readonly DeliveryKey[], token: string, lease: number): Promise<Leased[]> {
-  const result = await sql<Leased>`
+  const result = await prepared(sql<Leased>`
     update webhook_deliveries d
     set leased_until = now() + make_interval(secs => ${lease / 1000}), lease_token = ${token}
     from (
@@ -70,7 +70,7 @@ async function takeLeases(db: Db, keys: readonly DeliveryKey[], token: string, l
     returning d.event_id, d.client_id, d.installation_id, d.attempt_count, e.topic, e.body, e.created_at,
       d.api_version, s.livemode, ${modeWebhookUrl} as webhook_url,
       a.webhook_secret_ciphertext, a.previous_webhook_secret_ciphertext, a.previous_webhook_secret_expires_at
-  `.execute(db);
+  `).execute(db);
   return result.rows;
 }
 
@@ -202,7 +202,7 @@ async function recordOutcomes(
   });
   const column = <T>(of: (o: (typeof outcomes)[number]) => T) => outcomes.map(of);
   const finish = async (executor: Db) => {
-    const decided = await sql<{ installationId: string; gone: boolean }>`
+    const decided = await prepared(sql<{ installationId: string; gone: boolean }>`
       with outcome as (
         select * from unnest(
           ${column((o) => o.delivery.eventId)}::text[], ${column((o) => o.delivery.clientId)}::text[],
@@ -230,7 +230,7 @@ async function recordOutcomes(
         ${addDeliveryJobs(sql`(select * from decided where status = 'pending')`)}
       )
       select installation_id, gone, (select queued from retry) from decided
-    `.execute(executor);
+    `).execute(executor);
     return decided.rows;
   };
   if (!outcomes.some((o) => o.result.statusCode === 410)) {
