@@ -272,7 +272,8 @@ async function disableSubscription(trx: Db, installationId: string): Promise<voi
 /**
  * A due delivery nobody has taken for this long is queued again. It covers the one gap the
  * lease leaves: a process killed after the queue handed it the job but before it took the
- * lease (graphile-worker would free that job only after 4 hours). Far longer than any queue
+ * leases (of a later batch, when the job names more deliveries than the process has slots),
+ * which graphile-worker would free only after 4 hours. Far longer than any queue
  * backlog in normal operation; an extra job for a delivery is harmless (the lease decides).
  */
 export const STALE_DUE_S = 60;
