@@ -10,8 +10,9 @@ import { runMail } from './domain/mail/deliver';
 import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
 import { createMailer } from './domain/mail/send';
 import type { MailSettings } from './domain/mail/settings';
-import { runDelivery, sweepExpiredLeases } from './domain/webhooks/deliveries';
-import { DELIVER_TASK, type DeliveryKey } from './domain/webhooks/enqueue';
+import { AttemptSlots } from './domain/webhooks/attempt-slots';
+import { runDeliveries, sweepExpiredLeases } from './domain/webhooks/deliveries';
+import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/enqueue';
 import type { WebhookSettings } from './domain/webhooks/settings';
 
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
@@ -22,9 +23,11 @@ export interface Delivery {
 }
 
 /**
- * Delivers webhooks from this process (D32, D35): `WEBHOOK_WORKERS` concurrent attempts on
- * graphile-worker, which wakes on LISTEN/NOTIFY when a job is added and polls (each idle
- * worker once a second) only to find jobs scheduled in the future (retries). graphile-worker
+ * Delivers webhooks from this process (D32, D35) on graphile-worker, which wakes on
+ * LISTEN/NOTIFY when a job is added and polls (each idle worker once a second) only to find
+ * jobs scheduled in the future (retries). It runs `WEBHOOK_WORKERS` jobs at once; a job names
+ * up to 10 deliveries, and the process's `AttemptSlots` keep its attempts in flight to
+ * `WEBHOOK_WORKERS` whatever the jobs hold. graphile-worker
  * would hand a job held by a dead process to another only after 4 hours, so attempts carry
  * our own short lease instead, and every delivering process sweeps once a second for expired
  * leases, for due deliveries nobody took and for deliveries whose job was never queued
@@ -60,6 +63,7 @@ export async function startDelivery(deps: {
   const mailer = createMailer(config);
   // D41: the claim link of each message, under a key derived once.
   const links = claimLinks(config.secretKey, config.publicBaseUrl);
+  const slots = new AttemptSlots(config.webhookWorkers);
   const runner = new RestartingRunner(pool, logger, (events) =>
     run({
       events,
@@ -77,7 +81,7 @@ export async function startDelivery(deps: {
       taskList: {
         [DELIVER_TASK]: async (payload) => {
           // Errors here are the database's (the attempt itself never throws): the queue retries.
-          await runDelivery(db, config, payload as DeliveryKey);
+          await runDeliveries(db, config, slots, deliveriesOf(payload as DeliveryJob));
         },
         [MAIL_TASK]: async (payload) => {
           await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);

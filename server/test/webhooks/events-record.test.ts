@@ -51,11 +51,13 @@ describe('recordEvent', () => {
     body: { claimId: 'cl_1', storeId: owner.store.id, sourceOrderId: 'o-1', reason: 'OTHER' as const },
   });
 
+  // A job names one delivery, or several (`deliveries`).
   const jobsOf = async (eventId: string) =>
     (
       await sql<{ n: number }>`
         select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-        where t.identifier = 'webhook_deliver' and j.payload->>'eventId' = ${eventId}
+        where t.identifier = 'webhook_deliver' and (j.payload->>'eventId' = ${eventId}
+          or j.payload::jsonb->'deliveries' @> jsonb_build_array(jsonb_build_object('eventId', ${eventId}::text)))
       `.execute(server.db)
     ).rows[0]!.n;
 

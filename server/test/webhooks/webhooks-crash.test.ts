@@ -12,7 +12,7 @@ import { answer, deniedBody, type Receiver, record, startDeliveryProcess, startR
  * about a third of the attempts; one is SIGKILLed mid-run and a new one started. Every committed
  * event arrives at least once, nothing arrives that was not committed, and duplicates carry
  * identical bodies. Attempts the killed process had in flight are made again once their lease
- * (WEBHOOK_TIMEOUT_MS + 3 s) expires.
+ * (twice WEBHOOK_TIMEOUT_MS + 3 s) expires.
  */
 describe('webhook delivery across a SIGKILL', () => {
   const EVENTS = 150;

@@ -1,31 +1,37 @@
 import { type ApiVersion, isApiVersion, LATEST_API_VERSION, type WebhookTopic } from '@protection-service/contract';
 import { sql } from 'kysely';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
 import { webhookSecretOf } from '../identity/apps';
+import type { AttemptSlots } from './attempt-slots';
 import { addDeliveryJobs, type DeliveryKey } from './enqueue';
 import { modeWebhookUrl } from './record';
 import { type AttemptResult, delivered, MAX_RETRY_AFTER_S, sendWebhook } from './send';
 import type { WebhookSettings } from './settings';
 
 /**
- * The life of one delivery (D32, D35). A job of the queue names a delivery; the process that
- * runs it first takes the delivery's lease (a conditional update, so of several processes
- * exactly one wins), makes the attempt, then in one statement logs it and either ends the
- * delivery or schedules the next attempt and queues its job.
- * A process killed mid-attempt leaves its lease behind; once it expires, `sweepExpiredLeases`
- * (run by every delivering process) makes the delivery due again, and the attempt is made
+ * The life of a delivery (D32, D35). A job of the queue names one delivery or several; the
+ * process that runs it takes their leases in one statement (a conditional update, so of
+ * several processes exactly one wins each), makes their attempts concurrently, then in one
+ * statement logs them and, for each, either ends the delivery or schedules its next attempt
+ * and queues its job.
+ * A process killed mid-attempt leaves its leases behind; once they expire, `sweepExpiredLeases`
+ * (run by every delivering process) makes the deliveries due again, and each attempt is made
  * again with the same event id.
  */
 
-/** How long past the attempt's own timeout a lease lasts: room for logging the outcome. */
+/** How long past the attempt's own timeout and its wait for a slot a lease lasts: room for logging the outcome. */
 export const LEASE_MARGIN_MS = 3000;
 
+/**
+ * A lease covers the wait for a slot (at most the attempts in flight, one timeout: see
+ * AttemptSlots), the attempt (one timeout) and the record of its outcome.
+ */
 export function leaseMs(config: Pick<WebhookSettings, 'webhookTimeoutMs'>): number {
-  return config.webhookTimeoutMs + LEASE_MARGIN_MS;
+  return 2 * config.webhookTimeoutMs + LEASE_MARGIN_MS;
 }
 
-interface Leased {
+interface Leased extends DeliveryKey {
   installationId: string;
   attemptCount: number;
   topic: WebhookTopic;
@@ -41,21 +47,31 @@ interface Leased {
   previousWebhookSecretExpiresAt: Date | null;
 }
 
-/** Takes the delivery's lease when it is due and nobody holds it; undefined otherwise. */
-async function takeLease(db: Db, key: DeliveryKey, token: string, lease: number): Promise<Leased | undefined> {
-  const result = await sql<Leased>`
+/**
+ * Takes the leases of those `keys` whose deliveries are due and nobody holds, all under
+ * `token`. Rows are locked in key order, so that two processes taking overlapping sets (a
+ * sweep re-queued a delivery an old job still names) wait for each other instead of deadlocking.
+ */
+async function takeLeases(db: Db, keys: readonly DeliveryKey[], token: string, lease: number): Promise<Leased[]> {
+  const result = await prepared(sql<Leased>`
     update webhook_deliveries d
     set leased_until = now() + make_interval(secs => ${lease / 1000}), lease_token = ${token}
-    from webhook_events e, apps a, stores s
-    where d.event_id = ${key.eventId} and d.client_id = ${key.clientId}
-      and d.status = 'pending' and d.next_attempt_at <= now()
-      and (d.leased_until is null or d.leased_until < now())
+    from (
+      select d.event_id, d.client_id
+      from unnest(${keys.map((k) => k.eventId)}::text[], ${keys.map((k) => k.clientId)}::text[]) k (event_id, client_id)
+      join webhook_deliveries d on d.event_id = k.event_id and d.client_id = k.client_id
+      where d.status = 'pending' and d.next_attempt_at <= now()
+        and (d.leased_until is null or d.leased_until < now())
+      order by d.event_id, d.client_id
+      for update of d
+    ) due, webhook_events e, apps a, stores s
+    where d.event_id = due.event_id and d.client_id = due.client_id
       and e.id = d.event_id and a.client_id = d.client_id and s.id = e.store_id
-    returning d.installation_id, d.attempt_count, e.topic, e.body, e.created_at, d.api_version, s.livemode,
-      ${modeWebhookUrl} as webhook_url,
+    returning d.event_id, d.client_id, d.installation_id, d.attempt_count, e.topic, e.body, e.created_at,
+      d.api_version, s.livemode, ${modeWebhookUrl} as webhook_url,
       a.webhook_secret_ciphertext, a.previous_webhook_secret_ciphertext, a.previous_webhook_secret_expires_at
-  `.execute(db);
-  return result.rows[0];
+  `).execute(db);
+  return result.rows;
 }
 
 /** The secrets a delivery is signed with: the current one, and for 24 h after a rotation the previous one (D34). */
@@ -97,80 +113,135 @@ function renderedIn(recorded: string | null): ApiVersion {
   return isApiVersion(recorded) ? recorded : LATEST_API_VERSION;
 }
 
-/** Runs one job: one attempt of one delivery, if it is still due. */
-export async function runDelivery(db: Db, config: WebhookSettings, key: DeliveryKey): Promise<void> {
-  const token = crypto.randomUUID();
-  const leased = await takeLease(db, key, token, leaseMs(config));
-  if (!leased) return;
-  const result: AttemptResult = leased.webhookUrl
-    ? await sendWebhook({
-        url: leased.webhookUrl,
-        secrets: signingSecrets(config.secretKey, leased),
-        event: {
-          id: key.eventId,
-          topic: leased.topic,
-          createdAt: leased.createdAt,
-          body: leased.body,
-          apiVersion: renderedIn(leased.apiVersion),
-          livemode: leased.livemode,
-        },
-        timeoutMs: config.webhookTimeoutMs,
-        allowPrivate: config.webhookAllowPrivateUrls,
-      })
-    : {
-        attemptedAt: new Date(),
-        durationMs: 0,
-        statusCode: null,
-        error: 'the app has no webhook URL',
-        response: null,
-        retryAfterS: null,
-      };
-  await recordOutcome(db, config, key, leased, token, result);
-}
-
-async function recordOutcome(
+/**
+ * Runs one job: one attempt of each delivery it names that is still due, in batches of one
+ * lease statement and one outcome statement each, no more attempts in flight than `slots` allow.
+ */
+export async function runDeliveries(
   db: Db,
   config: WebhookSettings,
-  key: DeliveryKey,
-  leased: Leased,
-  token: string,
-  result: AttemptResult,
+  slots: AttemptSlots,
+  keys: readonly DeliveryKey[],
 ): Promise<void> {
-  const attempts = leased.attemptCount + 1;
-  const ok = delivered(result);
-  const gone = result.statusCode === 410;
-  const delay = ok || gone ? null : nextDelaySeconds(config.webhookRetrySchedule, attempts, result.retryAfterS);
-  const status = ok ? 'delivered' : delay === null ? 'failed' : 'pending';
-  // One statement logs the attempt and, for the lease holder only, decides the delivery. A
-  // holder whose lease was swept (or whose delivery an uninstall or a 410 ended) only logs.
+  for (let next = 0; next < keys.length; ) {
+    const reserved = await slots.reserve(keys.length - next);
+    const batch = keys.slice(next, next + reserved);
+    next += reserved;
+    await attemptBatch(db, config, slots, batch);
+  }
+}
+
+/** The attempts of `keys`, reserved in `slots`. */
+async function attemptBatch(
+  db: Db,
+  config: WebhookSettings,
+  slots: AttemptSlots,
+  keys: readonly DeliveryKey[],
+): Promise<void> {
+  const token = crypto.randomUUID();
+  let leased: Leased[] = [];
+  try {
+    leased = await takeLeases(db, keys, token, leaseMs(config));
+  } finally {
+    // Deliveries not leased (decided, not due, held elsewhere) need no attempt.
+    slots.release(keys.length - leased.length);
+  }
+  if (leased.length === 0) return;
+  const results = await Promise.all(leased.map((delivery) => slots.attempt(() => attempt(config, delivery))));
+  await recordOutcomes(db, config, token, leased, results);
+}
+
+/** One attempt of a leased delivery; never throws but for a secret it cannot decrypt. */
+function attempt(config: WebhookSettings, leased: Leased): Promise<AttemptResult> {
+  if (!leased.webhookUrl) {
+    return Promise.resolve({
+      attemptedAt: new Date(),
+      durationMs: 0,
+      statusCode: null,
+      error: 'the app has no webhook URL',
+      response: null,
+      retryAfterS: null,
+    });
+  }
+  return sendWebhook({
+    url: leased.webhookUrl,
+    secrets: signingSecrets(config.secretKey, leased),
+    event: {
+      id: leased.eventId,
+      topic: leased.topic,
+      createdAt: leased.createdAt,
+      body: leased.body,
+      apiVersion: renderedIn(leased.apiVersion),
+      livemode: leased.livemode,
+    },
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivate: config.webhookAllowPrivateUrls,
+  });
+}
+
+/**
+ * Logs the attempts of a batch and, for the lease holder only, decides each delivery, in one
+ * statement. A holder whose lease was swept (or whose delivery an uninstall or a 410 ended)
+ * only logs. A 410 also disables the installation's subscription, in the same transaction.
+ */
+async function recordOutcomes(
+  db: Db,
+  config: WebhookSettings,
+  token: string,
+  leased: readonly Leased[],
+  results: readonly AttemptResult[],
+): Promise<void> {
+  const outcomes = leased.map((delivery, i) => {
+    const result = results[i]!;
+    const attempts = delivery.attemptCount + 1;
+    const ok = delivered(result);
+    const gone = result.statusCode === 410;
+    const delay = ok || gone ? null : nextDelaySeconds(config.webhookRetrySchedule, attempts, result.retryAfterS);
+    const status = ok ? 'delivered' : delay === null ? 'failed' : 'pending';
+    return { delivery, result, attempts, delay, status };
+  });
+  const column = <T>(of: (o: (typeof outcomes)[number]) => T) => outcomes.map(of);
   const finish = async (executor: Db) => {
-    const updated = await sql<{ installationId: string }>`
-      with attempt as (
+    const decided = await prepared(sql<{ installationId: string; gone: boolean }>`
+      with outcome as (
+        select * from unnest(
+          ${column((o) => o.delivery.eventId)}::text[], ${column((o) => o.delivery.clientId)}::text[],
+          ${column((o) => o.result.attemptedAt)}::timestamptz[], ${column((o) => o.result.durationMs)}::int[],
+          ${column((o) => o.result.statusCode)}::int[], ${column((o) => o.result.error)}::text[],
+          ${column((o) => o.result.response)}::text[], ${column((o) => o.status)}::text[],
+          ${column((o) => o.attempts)}::int[], ${column((o) => o.delay)}::float8[]
+        ) o (event_id, client_id, attempted_at, duration_ms, status_code, error, response_excerpt, status,
+          attempt_count, delay_s)
+      ), attempt as (
         insert into webhook_attempts
           (event_id, client_id, attempted_at, duration_ms, status_code, error, response_excerpt)
-        values (${key.eventId}, ${key.clientId}, ${result.attemptedAt}, ${result.durationMs}, ${result.statusCode},
-          ${result.error}, ${result.response})
+        select event_id, client_id, attempted_at, duration_ms, status_code, error, response_excerpt from outcome
       ), decided as (
-        update webhook_deliveries
-        set status = ${status}, attempt_count = ${attempts}, leased_until = null, lease_token = null, updated_at = now(),
-          next_attempt_at = ${delay === null ? sql`null` : sql`now() + make_interval(secs => ${delay})`},
-          queued_at = ${status === 'pending' ? sql`now()` : sql`queued_at`}
-        where event_id = ${key.eventId} and client_id = ${key.clientId} and lease_token = ${token} and status = 'pending'
-        returning event_id, client_id, next_attempt_at, status, installation_id
+        update webhook_deliveries d
+        set status = o.status, attempt_count = o.attempt_count, leased_until = null, lease_token = null,
+          updated_at = now(),
+          next_attempt_at = case when o.delay_s is null then null else now() + make_interval(secs => o.delay_s) end,
+          queued_at = case when o.status = 'pending' then now() else d.queued_at end
+        from outcome o
+        where d.event_id = o.event_id and d.client_id = o.client_id and d.lease_token = ${token}
+          and d.status = 'pending'
+        returning d.event_id, d.client_id, d.next_attempt_at, d.status, d.installation_id, o.status_code = 410 as gone
       ), retry as (
         ${addDeliveryJobs(sql`(select * from decided where status = 'pending')`)}
       )
-      select installation_id, (select queued from retry) from decided
-    `.execute(executor);
-    return updated.rows[0];
+      select installation_id, gone, (select queued from retry) from decided
+    `).execute(executor);
+    return decided.rows;
   };
-  if (!gone) {
+  if (!outcomes.some((o) => o.result.statusCode === 410)) {
     await finish(db);
     return;
   }
   await transact(db, async (trx) => {
-    const updated = await finish(trx);
-    if (updated) await disableSubscription(trx, updated.installationId);
+    const decided = await finish(trx);
+    for (const installationId of new Set(decided.filter((d) => d.gone).map((d) => d.installationId))) {
+      await disableSubscription(trx, installationId);
+    }
   });
 }
 
@@ -201,7 +272,8 @@ async function disableSubscription(trx: Db, installationId: string): Promise<voi
 /**
  * A due delivery nobody has taken for this long is queued again. It covers the one gap the
  * lease leaves: a process killed after the queue handed it the job but before it took the
- * lease (graphile-worker would free that job only after 4 hours). Far longer than any queue
+ * leases (of a later batch, when the job names more deliveries than the process has slots),
+ * which graphile-worker would free only after 4 hours. Far longer than any queue
  * backlog in normal operation; an extra job for a delivery is harmless (the lease decides).
  */
 export const STALE_DUE_S = 60;

@@ -9,17 +9,46 @@ export interface DeliveryKey {
   clientId: string;
 }
 
-/** The queue task that makes one delivery attempt. */
+/** The queue task that makes the attempts of the deliveries its job names. */
 export const DELIVER_TASK = 'webhook_deliver';
 
 /**
+ * Most deliveries one job names. A job's deliveries share its queue round trips and their
+ * leases and outcomes are written in one statement each (`runDeliveries`), which is most of
+ * what an attempt costs the delivering process.
+ */
+export const DELIVERIES_PER_JOB = 10;
+
+/** A job's payload: one delivery (every job queued before jobs named several), or several. */
+export type DeliveryJob = DeliveryKey | { deliveries: DeliveryKey[] };
+
+export function deliveriesOf(job: DeliveryJob): DeliveryKey[] {
+  return 'deliveries' in job ? job.deliveries : [job];
+}
+
+/**
  * The delivery jobs of `rows` (a CTE or subquery with event_id, client_id, next_attempt_at),
- * in one `add_jobs` call; nothing when it has no row.
+ * in one `add_jobs` call; nothing when it has no row. Deliveries due already share jobs, up to
+ * DELIVERIES_PER_JOB each; one due later shares only with those due at the same moment, so
+ * that no retry runs later than its own schedule or Retry-After asked (D35).
  */
 export function addDeliveryJobs(rows: RawBuilder<unknown>) {
   return addJobs(
     DELIVER_TASK,
-    sql`(select json_build_object('eventId', event_id, 'clientId', client_id) as payload, next_attempt_at as run_at from ${rows} d)`,
+    sql`(
+      select case when count(*) = 1
+          then json_build_object('eventId', min(event_id), 'clientId', min(client_id))
+          else json_build_object('deliveries', json_agg(json_build_object('eventId', event_id, 'clientId', client_id)))
+        end as payload,
+        min(next_attempt_at) as run_at
+      from (
+        select event_id, client_id, next_attempt_at, greatest(next_attempt_at, now()) as due_at,
+          (row_number() over (partition by greatest(next_attempt_at, now()) order by next_attempt_at) - 1)
+            / ${sql.lit(DELIVERIES_PER_JOB)} as job
+        from ${rows} d
+      ) d
+      group by due_at, job
+    )`,
   );
 }
 
