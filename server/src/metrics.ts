@@ -21,8 +21,8 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requests: RequestFigures;
   private readonly refusals: Counter<'limit'>;
-  private readonly publicCache: Counter<'result'>;
-  private readonly apiVersions: Counter<'version'>;
+  private readonly publicCache: TalliedCounter;
+  private readonly apiVersions: TalliedCounter;
 
   /** `processFigures`: CPU, memory, event loop and GC figures of this process (once per process). */
   constructor(db: Db, { processFigures = false }: { processFigures?: boolean } = {}) {
@@ -34,18 +34,18 @@ export class ServiceMetrics {
       labelNames: ['limit'],
       registers,
     });
-    this.publicCache = new Counter({
-      name: 'public_cache_requests_total',
-      help: 'Public reads looked up in the in-process cache, by result (hit or miss)',
-      labelNames: ['result'],
-      registers,
-    });
-    this.apiVersions = new Counter({
-      name: 'api_version_requests_total',
-      help: 'Answers of versioned routes (app access token, errors included), by the dated API version that served them (D44)',
-      labelNames: ['version'],
-      registers,
-    });
+    this.publicCache = new TalliedCounter(
+      this.registry,
+      'public_cache_requests_total',
+      'Public reads looked up in the in-process cache, by result (hit or miss)',
+      'result',
+    );
+    this.apiVersions = new TalliedCounter(
+      this.registry,
+      'api_version_requests_total',
+      'Answers of versioned routes (app access token, errors included), by the dated API version that served them (D44)',
+      'version',
+    );
     const pool = poolOf(db);
     new Gauge({
       name: 'db_pool_connections',
@@ -78,11 +78,11 @@ export class ServiceMetrics {
   }
 
   apiVersionAnswer(version: string): void {
-    this.apiVersions.inc({ version });
+    this.apiVersions.inc(version);
   }
 
   publicCacheLookup(hit: boolean): void {
-    this.publicCache.inc({ result: hit ? 'hit' : 'miss' });
+    this.publicCache.inc(hit ? 'hit' : 'miss');
   }
 }
 
@@ -155,6 +155,27 @@ class RequestFigures {
     let i = 0;
     while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]!) i++;
     tally.buckets[i]!++;
+  }
+}
+
+/** A counter of one label counted on every answer, tallied as RequestFigures is. */
+class TalliedCounter {
+  private readonly counts = new Map<string, number>();
+
+  constructor(registry: Registry, name: string, help: string, label: string) {
+    const values = () => [...this.counts].map(([value, n]) => ({ value: n, labels: { [label]: value } }));
+    registry.registerMetric({
+      name,
+      help,
+      type: 'counter',
+      aggregator: 'sum',
+      get: async () => ({ help, name, type: 'counter', values: values(), aggregator: 'sum' }),
+      reset: () => this.counts.clear(),
+    } as never);
+  }
+
+  inc(value: string): void {
+    this.counts.set(value, (this.counts.get(value) ?? 0) + 1);
   }
 }
 
