@@ -25,6 +25,7 @@ import { ApiUsage } from './http/api-usage';
 import { type AuthServices, authenticate, StoreModes, tokenClientOf, verifiedTokens } from './http/auth';
 import { bodyParser, refuseNulInUrl } from './http/body';
 import { clientIp } from './http/client-ip';
+import { withCompiledRequest } from './http/compiled-schema';
 import { publicCors } from './http/cors';
 import { docs } from './http/docs';
 import { errorHandler, HttpError, zodIssues } from './http/errors';
@@ -264,7 +265,8 @@ function contractRoutes(
 
 /**
  * The routes of one version mounted by ts-rest, one router per path prefix: a request is matched
- * against the few routes of its prefix (`/v1/orders`), not against all of them in turn.
+ * against the few routes of its prefix (`/v1/orders`), not against all of them in turn. Each
+ * route's request schemas are compiled (./http/compiled-schema.ts).
  */
 function prefixRouters(
   routes: readonly { group: string; name: string; route: AppRoute; implementation: unknown }[],
@@ -277,7 +279,7 @@ function prefixRouters(
     const entry = byPrefix.get(prefix) ?? { contract: {}, handlers: {} as typeof contract };
     byPrefix.set(prefix, entry);
     const handlers = entry.handlers as Record<string, Record<string, unknown>>;
-    entry.contract[r.group] = { ...entry.contract[r.group], [r.name]: r.route };
+    entry.contract[r.group] = { ...entry.contract[r.group], [r.name]: withCompiledRequest(r.route) };
     handlers[r.group] = { ...handlers[r.group], [r.name]: r.implementation };
   }
   const routers = new Map<string, express.Router>();

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { type Db, poolOf } from './db/database';
 import type { RateLimits } from './http/rate-limit';
 
@@ -19,46 +19,33 @@ export type LimitName = keyof RateLimits | 'claimMessages';
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  private readonly requests: RequestFigures;
   private readonly refusals: Counter<'limit'>;
-  private readonly publicCache: Counter<'result'>;
-  private readonly apiVersions: Counter<'version'>;
+  private readonly publicCache: TalliedCounter;
+  private readonly apiVersions: TalliedCounter;
 
   /** `processFigures`: CPU, memory, event loop and GC figures of this process (once per process). */
   constructor(db: Db, { processFigures = false }: { processFigures?: boolean } = {}) {
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by method, contract route template and status',
-      labelNames: ['method', 'route', 'status'],
-      registers,
-    });
-    this.duration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from the request arriving to the answer being written, by method, route template and status',
-      labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers,
-    });
+    this.requests = new RequestFigures(this.registry);
     this.refusals = new Counter({
       name: 'rate_limit_refusals_total',
       help: 'Requests refused with 429 (D4), by limit',
       labelNames: ['limit'],
       registers,
     });
-    this.publicCache = new Counter({
-      name: 'public_cache_requests_total',
-      help: 'Public reads looked up in the in-process cache, by result (hit or miss)',
-      labelNames: ['result'],
-      registers,
-    });
-    this.apiVersions = new Counter({
-      name: 'api_version_requests_total',
-      help: 'Answers of versioned routes (app access token, errors included), by the dated API version that served them (D44)',
-      labelNames: ['version'],
-      registers,
-    });
+    this.publicCache = new TalliedCounter(
+      this.registry,
+      'public_cache_requests_total',
+      'Public reads looked up in the in-process cache, by result (hit or miss)',
+      'result',
+    );
+    this.apiVersions = new TalliedCounter(
+      this.registry,
+      'api_version_requests_total',
+      'Answers of versioned routes (app access token, errors included), by the dated API version that served them (D44)',
+      'version',
+    );
     const pool = poolOf(db);
     new Gauge({
       name: 'db_pool_connections',
@@ -83,9 +70,7 @@ export class ServiceMetrics {
   }
 
   request(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.requests.inc(labels);
-    this.duration.observe(labels, seconds);
+    this.requests.observe(method, route, status, seconds);
   }
 
   rateLimited(limit: LimitName): void {
@@ -93,12 +78,120 @@ export class ServiceMetrics {
   }
 
   apiVersionAnswer(version: string): void {
-    this.apiVersions.inc({ version });
+    this.apiVersions.inc(version);
   }
 
   publicCacheLookup(hit: boolean): void {
-    this.publicCache.inc({ result: hit ? 'hit' : 'miss' });
+    this.publicCache.inc(hit ? 'hit' : 'miss');
   }
+}
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+interface RouteTally {
+  labels: { method: string; route: string; status: string };
+  count: number;
+  sum: number;
+  /** Answers per bucket of DURATION_BUCKETS (not cumulative), the last for longer ones. */
+  buckets: number[];
+}
+
+/**
+ * `http_requests_total` and `http_request_duration_seconds`, counted on every answer: tallied
+ * by (method, route, status) in plain numbers and handed to Prometheus as prom-client's own
+ * counter and histogram would (same names, labels, buckets and figures, summed across
+ * workers). prom-client's objects check and hash the labels of every call, which cost a
+ * cached public read more than the rest of its bookkeeping (a CPU profile of
+ * scripts/bench/public-read.ts).
+ */
+class RequestFigures {
+  private readonly tallies = new Map<string, RouteTally>();
+
+  constructor(registry: Registry) {
+    const figures = (name: string, help: string, type: 'counter' | 'histogram', values: () => object[]) => ({
+      name,
+      help,
+      type,
+      aggregator: 'sum' as const,
+      // Keyed in the order prom-client's own objects give (the counter names its help first).
+      get: async () =>
+        type === 'counter'
+          ? { help, name, type, values: values(), aggregator: 'sum' as const }
+          : { name, help, type, values: values(), aggregator: 'sum' as const },
+      reset: () => this.tallies.clear(),
+    });
+    registry.registerMetric(
+      figures(
+        'http_requests_total',
+        'HTTP requests answered, by method, contract route template and status',
+        'counter',
+        () => [...this.tallies.values()].map((t) => ({ value: t.count, labels: t.labels })),
+      ) as never,
+    );
+    registry.registerMetric(
+      figures(
+        'http_request_duration_seconds',
+        'Time from the request arriving to the answer being written, by method, route template and status',
+        'histogram',
+        () => [...this.tallies.values()].flatMap((t) => histogramValues('http_request_duration_seconds', t)),
+      ) as never,
+    );
+  }
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let tally = this.tallies.get(key);
+    if (!tally) {
+      tally = {
+        labels: { method, route, status: String(status) },
+        count: 0,
+        sum: 0,
+        buckets: new Array(DURATION_BUCKETS.length + 1).fill(0),
+      };
+      this.tallies.set(key, tally);
+    }
+    tally.count++;
+    tally.sum += seconds;
+    let i = 0;
+    while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]!) i++;
+    tally.buckets[i]!++;
+  }
+}
+
+/** A counter of one label counted on every answer, tallied as RequestFigures is. */
+class TalliedCounter {
+  private readonly counts = new Map<string, number>();
+
+  constructor(registry: Registry, name: string, help: string, label: string) {
+    const values = () => [...this.counts].map(([value, n]) => ({ value: n, labels: { [label]: value } }));
+    registry.registerMetric({
+      name,
+      help,
+      type: 'counter',
+      aggregator: 'sum',
+      get: async () => ({ help, name, type: 'counter', values: values(), aggregator: 'sum' }),
+      reset: () => this.counts.clear(),
+    } as never);
+  }
+
+  inc(value: string): void {
+    this.counts.set(value, (this.counts.get(value) ?? 0) + 1);
+  }
+}
+
+/** One label set's histogram lines as prom-client gives them: cumulative buckets, +Inf, sum, count. */
+function histogramValues(name: string, t: RouteTally): object[] {
+  let cumulative = 0;
+  const values: object[] = DURATION_BUCKETS.map((le, i) => {
+    cumulative += t.buckets[i]!;
+    return { value: cumulative, metricName: `${name}_bucket`, exemplar: null, labels: { le, ...t.labels } };
+  });
+  values.push(
+    { value: t.count, metricName: `${name}_bucket`, exemplar: null, labels: { le: '+Inf', ...t.labels } },
+    { value: t.sum, metricName: `${name}_sum`, exemplar: undefined, labels: { ...t.labels } },
+    { value: t.count, metricName: `${name}_count`, exemplar: undefined, labels: { ...t.labels } },
+  );
+  return values;
 }
 
 interface QueueFigures {

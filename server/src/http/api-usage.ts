@@ -33,7 +33,7 @@ export class ApiUsage {
   }
 
   record(clientId: string, version: ApiVersion, at = new Date()): void {
-    const day = at.toISOString().slice(0, 10);
+    const day = this.dayOf(at);
     const key = `${clientId}\t${version}\t${day}`;
     const known = this.pending.get(key);
     if (known) {
@@ -42,6 +42,18 @@ export class ApiUsage {
     } else {
       this.pending.set(key, { clientId, version, day, calls: 1, last: at });
     }
+  }
+
+  /** The UTC day of the last call counted, and when it ends: one date format a day, not one a call. */
+  private day = { text: '', from: 0, until: 0 };
+
+  private dayOf(at: Date): string {
+    const ms = at.getTime();
+    if (ms < this.day.from || ms >= this.day.until) {
+      const from = ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
+      this.day = { text: at.toISOString().slice(0, 10), from, until: from + 86_400_000 };
+    }
+    return this.day.text;
   }
 
   /** Writes what was counted; a failed write keeps the counts for the next one. */

@@ -77,9 +77,13 @@ export class StoreModes {
 
 const REALM = 'realm="protection-service"';
 
+type TokenCaller = Extract<Caller, { kind: 'token' }>;
+
 interface VerifiedToken {
   claims: AccessTokenClaims;
   scopes: ReadonlySet<Scope>;
+  /** The caller its requests are made by, built once with the token's verification. */
+  caller: TokenCaller;
 }
 
 /**
@@ -91,6 +95,23 @@ export function verifiedTokens(): TtlCache<VerifiedToken> {
   return new TtlCache<VerifiedToken>((key) => key.length + 512, 10_000, 16 * 1024 * 1024);
 }
 
+/**
+ * What verifying a request's access token found, kept on the request: the version choice
+ * (`tokenClientOf`) and the gate (`identify`) both need it, and it is worked out once.
+ */
+const VERIFIED = Symbol('verified access token');
+type Verifiable = Request & { [VERIFIED]?: { token: string; verified: VerifiedToken | null } };
+
+function verifiedFor(services: AuthServices, req: Verifiable, token: string): VerifiedToken | null {
+  const known = req[VERIFIED];
+  // A token that expired since (a slow body) is verified, and refused, anew.
+  if (known?.token === token && (known.verified === null || known.verified.claims.expiresAt * 1000 > Date.now()))
+    return known.verified;
+  const verified = verifyAccess(services, token);
+  req[VERIFIED] = { token, verified };
+  return verified;
+}
+
 function verifyAccess(services: AuthServices, token: string): VerifiedToken | null {
   const now = Date.now();
   // Kept no longer than the token lives: past its expiry it is verified (and refused) anew.
@@ -98,7 +119,8 @@ function verifyAccess(services: AuthServices, token: string): VerifiedToken | nu
   if (known) return known;
   const claims = verifyAccessToken(services.keys, token);
   if (!claims) return null;
-  const verified = { claims, scopes: new Set(claims.scopes) };
+  const scopes = new Set(claims.scopes);
+  const verified = { claims, scopes, caller: { kind: 'token' as const, claims, scopes } };
   services.verified.set(token, verified, claims.expiresAt * 1000 - now, now);
   return verified;
 }
@@ -113,7 +135,7 @@ export function tokenClientOf(services: AuthServices): (req: Request) => string 
     const header = req.headers.authorization;
     if (header === undefined) return undefined;
     const match = /^Bearer +(svc_at_[\x21-\x7e]+) *$/i.exec(header);
-    return match ? verifyAccess(services, match[1]!)?.claims.clientId : undefined;
+    return match ? verifiedFor(services, req, match[1]!)?.claims.clientId : undefined;
   };
 }
 
@@ -212,7 +234,7 @@ async function identify(services: AuthServices, req: Request, meta: RouteMeta): 
     }
     return { kind: 'dashboard', claims };
   }
-  const verified = verifyAccess(services, token);
+  const verified = verifiedFor(services, req, token);
   if (
     !verified ||
     services.revocations.isRevoked({
@@ -227,5 +249,5 @@ async function identify(services: AuthServices, req: Request, meta: RouteMeta): 
   if (!(await services.storeModes.matches(verified.claims.storeId, verified.claims.livemode))) {
     throw unauthorized('invalid, expired or revoked access token', 'invalid_token');
   }
-  return { kind: 'token', claims: verified.claims, scopes: verified.scopes };
+  return verified.caller;
 }

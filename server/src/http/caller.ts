@@ -11,14 +11,24 @@ import type { Request } from 'express';
 import type { AccessTokenClaims, DashboardTokenClaims } from '../domain/auth/tokens';
 import { HttpError } from './errors';
 
+type TokenView = Readonly<AccessTokenClaims & { has(scope: string): boolean }>;
+
+/** Each token caller's view, made once: the auth gate gives a token the same caller on every request. */
+const views = new WeakMap<object, TokenView>();
+
 /**
  * The token claims of the caller, as the auth gate (./auth.ts) established them. Handlers of
  * token routes read the store only from here (D7): never from a path, query or body.
  */
-export function tokenOf(req: Pick<Request, 'caller'>): AccessTokenClaims & { has(scope: string): boolean } {
+export function tokenOf(req: Pick<Request, 'caller'>): TokenView {
   const caller = req.caller;
   if (caller?.kind !== 'token') throw new HttpError(401, 'missing bearer token');
-  return { ...caller.claims, has: (scope: string) => caller.scopes.has(scope as never) };
+  let view = views.get(caller);
+  if (!view) {
+    view = { ...caller.claims, has: (scope: string) => caller.scopes.has(scope as never) };
+    views.set(caller, view);
+  }
+  return view;
 }
 
 /**

@@ -52,9 +52,36 @@ export const TRUST_LOOPBACK: TrustProxy = (address, hop) => {
 /**
  * The address rate limits count by (D4): walking X-Forwarded-For from the nearest hop, the
  * first address that is not a trusted proxy. An untrusted peer's header is ignored, so no
- * client can pick its own address.
+ * client can pick its own address. The answer is proxy-addr's, without building the list of
+ * every hop first: the header is read from its end, one entry at a time, as far as the first
+ * untrusted hop (every shopper read walks it, scripts/bench/public-read.ts).
  */
 export function clientIp(req: IncomingMessage, trust: TrustProxy): string {
-  if (!req.socket.remoteAddress) return 'unknown';
-  return proxyAddr(req, trust);
+  const socketAddress = req.socket.remoteAddress;
+  if (!socketAddress) return 'unknown';
+  const sent = req.headers['x-forwarded-for'];
+  if (!sent) return socketAddress;
+  // Node joins repeated X-Forwarded-For lines with commas: one string in practice.
+  const header = typeof sent === 'string' ? sent : sent.join(',');
+  // proxy-addr's hops: the peer (hop 0), then the header's entries from the last; each hop
+  // but the farthest is kept only while trusted. Entries are split on commas, spaces around
+  // them trimmed, empty ones skipped, as its parser (`forwarded`) does.
+  let hop = 0;
+  let nearest = socketAddress;
+  let end = header.length;
+  let start = end;
+  for (let i = header.length - 1; i >= -1; i--) {
+    const c = i === -1 ? 0x2c : header.charCodeAt(i);
+    if (c === 0x20) {
+      if (start === end) start = end = i;
+    } else if (c === 0x2c) {
+      if (start !== end) {
+        if (!trust(nearest, hop)) return nearest;
+        nearest = header.substring(start, end);
+        hop++;
+      }
+      start = end = i;
+    } else start = i;
+  }
+  return nearest;
 }
