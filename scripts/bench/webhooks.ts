@@ -11,7 +11,7 @@
  * The API process runs no delivery worker (WEBHOOK_WORKERS=0): the worker process delivers.
  * Env: BENCH_WEBHOOK_BURST (default 3000), BENCH_WEBHOOK_CONCURRENCY (WEBHOOK_WORKERS, default
  * 10), BENCH_WEBHOOK_RATE (orders/s for the lag, default 100), BENCH_DURATION (seconds of the
- * lag run, default 10).
+ * lag run, default 10). BENCH_PG_STATS=1 prints the statements run per delivery in the bursts.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,7 +31,9 @@ import {
   fsyncModes,
   fsyncTitle,
   type Measured,
+  printStatements,
   printTable,
+  resetStatements,
   startProcess,
   startService,
   stopProcess,
@@ -207,6 +209,7 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
     };
 
     // Warm-up, then alternating rounds.
+    await resetStatements(database.url);
     await serviceRound();
     await baselineRound();
     baselineLatencies.length = 0;
@@ -216,6 +219,7 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
       serviceSeconds += await serviceRound();
       baselineSeconds += await baselineRound();
     }
+    await printStatements(database.url, BURST * (ROUNDS + 1));
 
     // Lag at a steady rate: orders through the API, from its answer to the event's arrival.
     const service = await startService(database.url, secret);
