@@ -95,23 +95,6 @@ export function verifiedTokens(): TtlCache<VerifiedToken> {
   return new TtlCache<VerifiedToken>((key) => key.length + 512, 10_000, 16 * 1024 * 1024);
 }
 
-/**
- * What verifying a request's access token found, kept on the request: the version choice
- * (`tokenClientOf`) and the gate (`identify`) both need it, and it is worked out once.
- */
-const VERIFIED = Symbol('verified access token');
-type Verifiable = Request & { [VERIFIED]?: { token: string; verified: VerifiedToken | null } };
-
-function verifiedFor(services: AuthServices, req: Verifiable, token: string): VerifiedToken | null {
-  const known = req[VERIFIED];
-  // A token that expired since (a slow body) is verified, and refused, anew.
-  if (known?.token === token && (known.verified === null || known.verified.claims.expiresAt * 1000 > Date.now()))
-    return known.verified;
-  const verified = verifyAccess(services, token);
-  req[VERIFIED] = { token, verified };
-  return verified;
-}
-
 function verifyAccess(services: AuthServices, token: string): VerifiedToken | null {
   const now = Date.now();
   // Kept no longer than the token lives: past its expiry it is verified (and refused) anew.
@@ -135,7 +118,7 @@ export function tokenClientOf(services: AuthServices): (req: Request) => string 
     const header = req.headers.authorization;
     if (header === undefined) return undefined;
     const match = /^Bearer +(svc_at_[\x21-\x7e]+) *$/i.exec(header);
-    return match ? verifiedFor(services, req, match[1]!)?.claims.clientId : undefined;
+    return match ? verifyAccess(services, match[1]!)?.claims.clientId : undefined;
   };
 }
 
@@ -234,7 +217,7 @@ async function identify(services: AuthServices, req: Request, meta: RouteMeta): 
     }
     return { kind: 'dashboard', claims };
   }
-  const verified = verifiedFor(services, req, token);
+  const verified = verifyAccess(services, token);
   if (
     !verified ||
     services.revocations.isRevoked({
