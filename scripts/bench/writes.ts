@@ -16,7 +16,8 @@
  * - POST /v1/claims/:sourceOrderId, one item of a fresh order each time (D22, D23, D39, D42),
  *   against node:http locking the order row and inserting the claim in one transaction
  *   (serve-claim-txn.ts). Goal: at least 0.4.
- * BENCH_PG_STATS=1 prints the statements each service write ran per request.
+ * BENCH_PG_STATS=1 prints the statements each service write ran per request; BENCH_WRITES
+ * names the rows to run (`order,subscriber,versions,quote,claim`, default all).
  */
 import { randomBytes } from 'node:crypto';
 import { LATEST_API_VERSION } from '@protection-service/contract';
@@ -74,6 +75,10 @@ const QUOTE = {
     isShippable: i % 7 !== 0,
   })),
 };
+/** The rows BENCH_WRITES names, or all. */
+const ROWS = process.env.BENCH_WRITES?.split(',').map((r) => r.trim());
+const wanted = (row: 'order' | 'subscriber' | 'versions' | 'quote' | 'claim') => !ROWS || ROWS.includes(row);
+
 /** Orders made ready for claims, per side: more than either side files in its rounds. */
 const FRESH_ORDERS = Number(process.env.BENCH_FRESH_ORDERS ?? 60_000);
 
@@ -178,91 +183,103 @@ async function benchWritesOn(fsync: Fsync): Promise<Measured[]> {
       return r;
     };
 
-    const [order, bare] = await measured([
-      orderPut('PUT /v1/orders/:id (new protected order)', token, 'a'),
-      {
-        name: 'node:http + one pg upsert of the body',
-        url: `${upsert}/v1/orders/raw-[<id>]`,
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body,
-        idReplacement: true,
-      },
-    ]);
-    ratioLine('PUT order / node:http + upsert', order!, bare!, 'goal >= 0.5');
+    if (wanted('order')) {
+      const [order, bare] = await measured([
+        orderPut('PUT /v1/orders/:id (new protected order)', token, 'a'),
+        {
+          name: 'node:http + one pg upsert of the body',
+          url: `${upsert}/v1/orders/raw-[<id>]`,
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body,
+          idReplacement: true,
+        },
+      ]);
+      ratioLine('PUT order / node:http + upsert', order!, bare!, 'goal >= 0.5');
+    }
 
-    const [sub, nosub] = await measured([
-      orderPut('PUT new order, app subscribed to protection/added', subscribed.tokenFor(base), 's'),
-      orderPut('PUT new order, no subscriber', token, 'n'),
-    ]);
-    ratioLine('PUT order, subscribed / not', sub!, nosub!, 'goal >= 0.9');
+    if (wanted('subscriber')) {
+      const [sub, nosub] = await measured([
+        orderPut('PUT new order, app subscribed to protection/added', subscribed.tokenFor(base), 's'),
+        orderPut('PUT new order, no subscriber', token, 'n'),
+      ]);
+      ratioLine('PUT order, subscribed / not', sub!, nosub!, 'goal >= 0.9');
+    }
 
-    await probe(
-      `${base}/v1/orders/probe-old`,
-      { method: 'PUT', headers: json(token, { 'api-version': '2025-01-01' }), body },
-      200,
-    );
-    const [none, latest, old] = await measured([
-      orderPut('PUT new order, no Api-Version', token, 'v0'),
-      orderPut(`PUT new order, Api-Version: ${LATEST_API_VERSION}`, token, 'v1', { 'api-version': LATEST_API_VERSION }),
-      orderPut('PUT new order, Api-Version: 2025-01-01', token, 'v2', { 'api-version': '2025-01-01' }),
-    ]);
-    ratioLine(`Api-Version ${LATEST_API_VERSION} / none`, latest!, none!, 'goal: no difference beyond noise');
-    ratioLine('Api-Version 2025-01-01 / none', old!, none!, 'the cost of rendering the old answer');
+    if (wanted('versions')) {
+      await probe(
+        `${base}/v1/orders/probe-old`,
+        { method: 'PUT', headers: json(token, { 'api-version': '2025-01-01' }), body },
+        200,
+      );
+      const [none, latest, old] = await measured([
+        orderPut('PUT new order, no Api-Version', token, 'v0'),
+        orderPut(`PUT new order, Api-Version: ${LATEST_API_VERSION}`, token, 'v1', {
+          'api-version': LATEST_API_VERSION,
+        }),
+        orderPut('PUT new order, Api-Version: 2025-01-01', token, 'v2', { 'api-version': '2025-01-01' }),
+      ]);
+      ratioLine(`Api-Version ${LATEST_API_VERSION} / none`, latest!, none!, 'goal: no difference beyond noise');
+      ratioLine('Api-Version 2025-01-01 / none', old!, none!, 'the cost of rendering the old answer');
+    }
 
-    const quoteBody = JSON.stringify(QUOTE);
-    await probe(`${base}/v2/quote`, { method: 'POST', headers: json(token), body: quoteBody }, 201);
-    const [quote, hand] = await measured([
-      {
-        name: 'POST /v2/quote, 50 items',
-        url: `${base}/v2/quote`,
-        method: 'POST',
-        headers: json(token),
-        body: quoteBody,
-      },
-      {
-        name: 'node:http checking by hand, same engine',
-        url: `${quoteHand}/v2/quote`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: quoteBody,
-      },
-    ]);
-    ratioLine('quote / by hand', quote!, hand!, 'goal >= 0.5');
+    if (wanted('quote')) {
+      const quoteBody = JSON.stringify(QUOTE);
+      await probe(`${base}/v2/quote`, { method: 'POST', headers: json(token), body: quoteBody }, 201);
+      const [quote, hand] = await measured([
+        {
+          name: 'POST /v2/quote, 50 items',
+          url: `${base}/v2/quote`,
+          method: 'POST',
+          headers: json(token),
+          body: quoteBody,
+        },
+        {
+          name: 'node:http checking by hand, same engine',
+          url: `${quoteHand}/v2/quote`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: quoteBody,
+        },
+      ]);
+      ratioLine('quote / by hand', quote!, hand!, 'goal >= 0.5');
+    }
 
-    await probe(
-      `${base}/v1/orders/claim-template`,
-      { method: 'PUT', headers: json(token), body: JSON.stringify(ORDER_WITH_ITEM) },
-      200,
-    );
-    const template = await db
-      .selectFrom('orders')
-      .select('id')
-      .where('sourceOrderId', '=', 'claim-template')
-      .executeTakeFirstOrThrow();
-    await cloneOrders(db, template.id, 'fresh-s', FRESH_ORDERS);
-    await cloneOrders(db, template.id, 'fresh-b', FRESH_ORDERS);
-    const claimBody = JSON.stringify(CLAIM);
-    await probe(`${base}/v1/claims/claim-template`, { method: 'POST', headers: json(token), body: claimBody }, 200);
-    const [filing, txn] = await measured([
-      {
-        name: 'POST /v1/claims/:id, one item, fresh order',
-        url: `${base}/v1/claims/x`,
-        method: 'POST',
-        headers: json(token),
-        body: claimBody,
-        path: (n) => `/v1/claims/fresh-s-${n}`,
-      },
-      {
-        name: 'node:http: lock the order, insert the claim',
-        url: `${claimTxn}/v1/claims/x`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: claimBody,
-        path: (n) => `/v1/claims/fresh-b-${n}`,
-      },
-    ]);
-    ratioLine('claim filing / node:http transaction', filing!, txn!, 'goal >= 0.4');
+    if (wanted('claim')) {
+      await probe(
+        `${base}/v1/orders/claim-template`,
+        { method: 'PUT', headers: json(token), body: JSON.stringify(ORDER_WITH_ITEM) },
+        200,
+      );
+      const template = await db
+        .selectFrom('orders')
+        .select('id')
+        .where('sourceOrderId', '=', 'claim-template')
+        .executeTakeFirstOrThrow();
+      await cloneOrders(db, template.id, 'fresh-s', FRESH_ORDERS);
+      await cloneOrders(db, template.id, 'fresh-b', FRESH_ORDERS);
+      const claimBody = JSON.stringify(CLAIM);
+      await probe(`${base}/v1/claims/claim-template`, { method: 'POST', headers: json(token), body: claimBody }, 200);
+      const [filing, txn] = await measured([
+        {
+          name: 'POST /v1/claims/:id, one item, fresh order',
+          url: `${base}/v1/claims/x`,
+          method: 'POST',
+          headers: json(token),
+          body: claimBody,
+          path: (n) => `/v1/claims/fresh-s-${n}`,
+        },
+        {
+          name: 'node:http: lock the order, insert the claim',
+          url: `${claimTxn}/v1/claims/x`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: claimBody,
+          path: (n) => `/v1/claims/fresh-b-${n}`,
+        },
+      ]);
+      ratioLine('claim filing / node:http transaction', filing!, txn!, 'goal >= 0.4');
+    }
     return rows;
   } finally {
     for (const child of children) await stopProcess(child);
