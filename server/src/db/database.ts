@@ -78,19 +78,114 @@ function compileRaw(node: OperationNode, text: string[], parameters: unknown[]):
   return true;
 }
 
-/** Sends the statements `prepared` marked as named ones (named by a digest of their text). */
-function prepareMarked(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+/**
+ * Every client of the pool sends its statements through here:
+ * - the statements `prepared` marked go as named ones (named by a digest of their text);
+ * - a transaction's `begin`, and the `set local` settings right after it, answer nothing worth
+ *   a round trip: they are held and sent with the transaction's next statement, in one write
+ *   answered at once (the extended protocol runs the messages before one Sync in order, and an
+ *   error skips the rest). A transaction ended before any statement never reaches the server.
+ */
+function sendThrough(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  let held: string[] = [];
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
-    if (args.length !== 2 || typeof text !== 'string' || !text.startsWith(PREPARED_MARK)) return query(...args);
-    let name = statementNames.get(text);
-    if (!name) {
-      name = `p_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
-      statementNames.set(text, name);
+    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values)) {
+      if (held.length > 0) sendHeld();
+      return query(...args);
     }
-    return query({ name, text, values });
+    if (values.length === 0 && (text === 'begin' || (held.length > 0 && SET_LOCAL.test(text)))) {
+      held.push(text);
+      return Promise.resolve(NOTHING);
+    }
+    if (held.length > 0 && values.length === 0 && (text === 'commit' || text === 'rollback')) {
+      held = [];
+      return Promise.resolve(NOTHING);
+    }
+    const config: pg.QueryConfig = text.startsWith(PREPARED_MARK)
+      ? { name: statementName(text), text, values }
+      : { text, values };
+    if (held.length === 0) return query(config);
+    // A statement parsed for the first time on this connection goes alone: pg takes the first
+    // ParseComplete of a query for its own and would count it parsed even if its parse failed.
+    const parsed = (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection
+      .parsedStatements;
+    if (config.name && parsed[config.name] === undefined) {
+      sendHeld();
+      return query(config);
+    }
+    const before = held;
+    held = [];
+    return new Promise((resolve, reject) => {
+      client.query(
+        afterHeld(before, config, (err, results) =>
+          err ? reject(err) : resolve(Array.isArray(results) ? results[results.length - 1] : results),
+        ),
+      );
+    });
   };
+  /** Sends the held statements on their own; an error they meet fails the next statement too. */
+  function sendHeld(): void {
+    query(held.join('; ')).catch(() => {});
+    held = [];
+  }
+}
+
+/** What a held statement answers at once. */
+const NOTHING = { command: null, rowCount: null, rows: [], fields: [] };
+const SET_LOCAL = /^set local [a-z_]+ = [a-z_]+$/;
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `p_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+type Callback = (err: Error | null, results: unknown) => void;
+/** The parts of pg's query and connection a held statement needs (not in pg's types). */
+interface HeldQuery {
+  text: string;
+  requiresPreparation(): boolean;
+  submit(connection: PgConnection): Error | null;
+}
+interface PgConnection {
+  stream: { cork?(): void; uncork?(): void };
+  parse(m: { text: string; name: string }): void;
+  bind(m: { statement: string; portal: string; values: unknown[] }): void;
+  execute(m: { portal: string }): void;
+}
+
+/**
+ * A query that first runs `held` (statements without values), in the same write and before
+ * the same Sync; pg answers the results of all, the query's last. Without values the query
+ * goes as one simple-protocol text after the held ones.
+ */
+function afterHeld(held: string[], config: pg.QueryConfig, callback: Callback): pg.Query {
+  const pgQuery = new pg.Query({ ...config, callback } as pg.QueryConfig);
+  const query = pgQuery as unknown as HeldQuery;
+  const submit = query.submit.bind(query);
+  query.submit = (connection) => {
+    if (!query.requiresPreparation()) {
+      query.text = [...held, query.text].join('; ');
+      return submit(connection);
+    }
+    connection.stream.cork?.();
+    try {
+      for (const text of held) {
+        connection.parse({ text, name: '' });
+        connection.bind({ statement: '', portal: '', values: [] });
+        connection.execute({ portal: '' });
+      }
+      return submit(connection);
+    } finally {
+      connection.stream.uncork?.();
+    }
+  };
+  return pgQuery;
 }
 
 /**
@@ -157,7 +252,7 @@ export function createDb(
     ...(asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
   });
   handleConnectionErrors(pool);
-  pool.on('connect', prepareMarked);
+  pool.on('connect', sendThrough);
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],

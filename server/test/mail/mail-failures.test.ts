@@ -118,7 +118,10 @@ describe('e-mail to shoppers: failures and retries (D42)', () => {
     const row = (await mailOf(server, claimId)).find((m) => m.id === id)!;
     expect(row.queuedAt).toBeNull();
     await expect.poll(() => sink.to(email).length, { timeout: 10_000, interval: 100 }).toBe(2);
-    expect((await mailOf(server, claimId)).find((m) => m.id === id)).toMatchObject({ status: 'sent', attemptCount: 1 });
+    // The message arrives before the sender records it sent: wait for the record.
+    await expect
+      .poll(async () => (await mailOf(server, claimId)).find((m) => m.id === id), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ status: 'sent', attemptCount: 1 });
     expect(logs.text()).toContain('mail queued by the sweep');
   });
 

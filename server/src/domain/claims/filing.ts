@@ -155,52 +155,56 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
   const issues: Issue[] = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
-  return transact(db, async (trx) => {
-    // Only the items a claim names are counted (D39); a claim naming none takes a share lock
-    // and files beside others.
-    const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
-    const locked = await lockLiveOrder(trx, storeId, sourceOrderId, itemIds.length > 0 ? 'no key update' : 'share');
-    if (!locked) throw refuse.missing('order not found');
-    const filed = await insertClaim(
-      trx,
-      actor.clientId,
-      {
-        storeId,
-        orderId: locked.id,
-        sourceOrderId,
-        claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
-        authorName: locked.customerName,
-        authorEmail: f.email,
-        resolutionRequested: f.resolution.desiredMethod,
-        claimCategory: f.claimCategory,
-        salesChannel: f.salesChannel,
-        warrantyPeriod: f.resolution.warrantyPeriod ?? null,
-        options: f.options ?? null,
-        offlineDetails: null,
-        lines: issues.map((i) => ({
-          itemId: i.sourceItemId ?? null,
-          quantity: i.quantity,
-          issueType: i.issueType,
-          sourceFulfillmentId: i.sourceFulfillmentId,
-          sourceProductId: i.sourceProductId ?? null,
-          sourceVariantId: i.sourceVariantId ?? null,
-          details: i.details ?? null,
-          images: i.images ?? [],
-        })),
-        documents: [
-          ...(f.resolution.customerSignature
-            ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
-            : []),
-          ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
-        ],
-      },
-      { orderId: locked.id, itemIds: locked.lineItemsKnown ? itemIds : [] },
-    );
-    // D39: a claim that asks too much is refused here, and its transaction rolls back with the
-    // rows it wrote; what was queued for after the commit never runs.
-    if (locked.lineItemsKnown) checkClaimable(issues, filed.claimable!);
-    return filed.id;
-  });
+  return transact(
+    db,
+    async (trx) => {
+      // Only the items a claim names are counted (D39); a claim naming none takes a share lock
+      // and files beside others.
+      const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
+      const locked = await lockLiveOrder(trx, storeId, sourceOrderId, itemIds.length > 0 ? 'no key update' : 'share');
+      if (!locked) throw refuse.missing('order not found');
+      const filed = await insertClaim(
+        trx,
+        actor.clientId,
+        {
+          storeId,
+          orderId: locked.id,
+          sourceOrderId,
+          claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
+          authorName: locked.customerName,
+          authorEmail: f.email,
+          resolutionRequested: f.resolution.desiredMethod,
+          claimCategory: f.claimCategory,
+          salesChannel: f.salesChannel,
+          warrantyPeriod: f.resolution.warrantyPeriod ?? null,
+          options: f.options ?? null,
+          offlineDetails: null,
+          lines: issues.map((i) => ({
+            itemId: i.sourceItemId ?? null,
+            quantity: i.quantity,
+            issueType: i.issueType,
+            sourceFulfillmentId: i.sourceFulfillmentId,
+            sourceProductId: i.sourceProductId ?? null,
+            sourceVariantId: i.sourceVariantId ?? null,
+            details: i.details ?? null,
+            images: i.images ?? [],
+          })),
+          documents: [
+            ...(f.resolution.customerSignature
+              ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
+              : []),
+            ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
+          ],
+        },
+        { orderId: locked.id, itemIds: locked.lineItemsKnown ? itemIds : [] },
+      );
+      // D39: a claim that asks too much is refused here, and its transaction rolls back with the
+      // rows it wrote; what was queued for after the commit never runs.
+      if (locked.lineItemsKnown) checkClaimable(issues, filed.claimable!);
+      return filed.id;
+    },
+    { genericPlans: true },
+  );
 }
 
 /** One issue of a filed claim, with where it sits in the body (for the refusal's paths). */

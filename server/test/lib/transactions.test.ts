@@ -1,0 +1,116 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDb, type Db, poolOf, prepared } from '../../src/db/database';
+import { transact } from '../../src/db/transact';
+
+/**
+ * How statements travel (db/database.ts): a transaction's `begin` (and the `set local` after
+ * it) waits for the transaction's first statement and goes with it, answered by one
+ * ReadyForQuery; a transaction with no statement never reaches the server.
+ */
+describe('transactions on the wire', () => {
+  let db: Db;
+  /** ReadyForQuery messages received: one per round trip. */
+  let roundTrips = 0;
+
+  beforeAll(async () => {
+    db = createDb(inject('postgresUrl'), { max: 1 });
+    poolOf(db)!.on('connect', (client) => {
+      (client as unknown as { connection: NodeJS.EventEmitter }).connection.on('readyForQuery', () => roundTrips++);
+    });
+    await sql`create table if not exists held_test (id int primary key, note text)`.execute(db);
+    await sql`truncate held_test`.execute(db);
+  });
+  afterAll(async () => {
+    await sql`drop table if exists held_test`.execute(db);
+    await db.destroy();
+  });
+
+  const trips = async <T>(work: () => Promise<T>): Promise<{ trips: number; result: T }> => {
+    const before = roundTrips;
+    const result = await work();
+    return { trips: roundTrips - before, result };
+  };
+  const insert = (id: number, note: string) => prepared(sql`insert into held_test (id, note) values (${id}, ${note})`);
+
+  it('sends begin with the first statement: one round trip for it, one for the commit', async () => {
+    // The statement's first use on the connection parses it; begin goes alone before it.
+    const first = await trips(() => transact(db, (trx) => insert(1, 'one').execute(trx)));
+    expect(first.trips).toBe(3);
+    const next = await trips(() => transact(db, (trx) => insert(3, 'three').execute(trx)));
+    expect(next.trips).toBe(2);
+    const rows = await sql<{ note: string }>`select note from held_test order by id`.execute(db);
+    expect(rows.rows).toEqual([{ note: 'one' }, { note: 'three' }]);
+    await sql`delete from held_test where id = 3`.execute(db);
+  });
+
+  it('answers the first statement its own rows, parsed as usual, by either protocol', async () => {
+    const { result } = await trips(() =>
+      transact(db, async (trx) => {
+        const a = await prepared(sql<{ n: number; at: Date }>`select ${2.5}::numeric as n, now() as at`).execute(trx);
+        return a.rows;
+      }),
+    );
+    expect(result[0]!.n).toBe(2.5);
+    expect(result[0]!.at).toBeInstanceOf(Date);
+    const simple = await transact(db, async (trx) => (await sql<{ one: number }>`select 1 as one`.execute(trx)).rows);
+    expect(simple).toEqual([{ one: 1 }]);
+  });
+
+  it('sends nothing for a transaction without statements', async () => {
+    const { trips: n } = await trips(() => transact(db, async () => 'nothing'));
+    expect(n).toBe(0);
+  });
+
+  it('rolls back when the first statement fails, and the connection serves the next one', async () => {
+    await expect(
+      transact(db, async (trx) => {
+        await insert(1, 'again').execute(trx); // duplicate key
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    await expect(
+      transact(db, async (trx) => {
+        await insert(2, 'two').execute(trx);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    const rows = await sql<{ id: number }>`select id from held_test order by id`.execute(db);
+    expect(rows.rows).toEqual([{ id: 1 }]);
+    const open = await sql<{ open: boolean }>`select now() = statement_timestamp() as open`.execute(db);
+    expect(open.rows).toEqual([{ open: true }]); // not left inside a transaction
+  });
+
+  it('keeps a statement that failed to parse unparsed, so its next use fails the same way', async () => {
+    const broken = prepared(sql`selec ${1}::int as x`);
+    for (let i = 0; i < 2; i++) {
+      await expect(transact(db, (trx) => broken.execute(trx))).rejects.toThrow(/syntax error/);
+    }
+    const fine = await transact(db, (trx) => prepared(sql<{ x: number }>`select ${7}::int as x`).execute(trx));
+    expect(fine.rows).toEqual([{ x: 7 }]);
+  });
+
+  it('plans every prepared statement of a genericPlans transaction once, at no extra round trip', async () => {
+    const lookup = prepared(sql<{ note: string }>`select note from held_test where id = ${1}`);
+    await transact(db, (trx) => lookup.execute(trx)); // parsed on the connection
+    const { trips: n, result } = await trips(() =>
+      transact(
+        db,
+        async (trx) => {
+          for (let i = 0; i < 3; i++) await lookup.execute(trx);
+          const mode = await sql<{ planCacheMode: string }>`show plan_cache_mode`.execute(trx);
+          const plans = await sql<{ genericPlans: number; customPlans: number }>`
+            select generic_plans, custom_plans from pg_prepared_statements where statement like '%from held_test where id = $1'`.execute(
+            trx,
+          );
+          return { mode: mode.rows[0]!.planCacheMode, plans: plans.rows[0]! };
+        },
+        { genericPlans: true },
+      ),
+    );
+    expect(n).toBe(6); // three lookups, two reads, the commit: begin and the setting rode along
+    expect(result.mode).toBe('force_generic_plan');
+    expect(result.plans).toEqual({ genericPlans: 3, customPlans: 1 });
+    const after = await sql<{ planCacheMode: string }>`show plan_cache_mode`.execute(db);
+    expect(after.rows[0]!.planCacheMode).toBe('auto'); // `set local`: the transaction's only
+  });
+});
