@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from './database';
 
 /**
@@ -10,34 +9,15 @@ export type AfterCommit = (db: Db) => void | Promise<void>;
 
 const hooks = new WeakMap<Db, AfterCommit[]>();
 
-export interface TransactOptions {
-  /**
-   * Every statement of the transaction runs on a generic plan: a prepared statement is then
-   * planned once per connection. PostgreSQL chooses between generic and per-call plans once per
-   * statement and connection, after five calls, on the statistics of that moment; a large
-   * statement whose choice fell on per-call plans is planned again on every call (the claim
-   * filing's write: 1.7 ms of planning for 1.2 ms of work). For transactions of statements
-   * written to be planned once. Sent with `begin`, so it costs no round trip.
-   */
-  genericPlans?: boolean;
-}
-
-const GENERIC_PLANS = sql`set local plan_cache_mode = force_generic_plan`;
-
 /**
  * Runs `work` in a transaction, then, only when it committed, what it asked for with
  * `afterCommit`. This is how a change hands work to other processes without making its own
  * commit wait for them (D32: delivery jobs are queued after the change commits).
  */
-export async function transact<T>(
-  db: Db,
-  work: (trx: Db) => Promise<T>,
-  { genericPlans = false }: TransactOptions = {},
-): Promise<T> {
+export async function transact<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
   const after: AfterCommit[] = [];
-  const result = await db.transaction().execute(async (trx) => {
+  const result = await db.transaction().execute((trx) => {
     hooks.set(trx, after);
-    if (genericPlans) await GENERIC_PLANS.execute(trx);
     return work(trx);
   });
   for (const f of after) await f(db);

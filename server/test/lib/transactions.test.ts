@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDb, type Db, poolOf, prepared } from '../../src/db/database';
+import { createDb, type Db, inOneTrip, poolOf, prepared } from '../../src/db/database';
 import { transact } from '../../src/db/transact';
 
 /**
- * How statements travel (db/database.ts): a transaction's `begin` (and the `set local` after
- * it) waits for the transaction's first statement and goes with it, answered by one
- * ReadyForQuery; a transaction with no statement never reaches the server.
+ * How statements travel (db/database.ts): a transaction's `begin` waits for the transaction's
+ * first statement and goes with it, answered by one ReadyForQuery; a transaction with no
+ * statement never reaches the server; `inOneTrip` sends a transaction's statements together.
  */
 describe('transactions on the wire', () => {
   let db: Db;
@@ -89,28 +89,37 @@ describe('transactions on the wire', () => {
     expect(fine.rows).toEqual([{ x: 7 }]);
   });
 
-  it('plans every prepared statement of a genericPlans transaction once, at no extra round trip', async () => {
-    const lookup = prepared(sql<{ note: string }>`select note from held_test where id = ${1}`);
-    await transact(db, (trx) => lookup.execute(trx)); // parsed on the connection
-    const { trips: n, result } = await trips(() =>
-      transact(
-        db,
-        async (trx) => {
-          for (let i = 0; i < 3; i++) await lookup.execute(trx);
-          const mode = await sql<{ planCacheMode: string }>`show plan_cache_mode`.execute(trx);
-          const plans = await sql<{ genericPlans: number; customPlans: number }>`
-            select generic_plans, custom_plans from pg_prepared_statements where statement like '%from held_test where id = $1'`.execute(
-            trx,
-          );
-          return { mode: mode.rows[0]!.planCacheMode, plans: plans.rows[0]! };
-        },
-        { genericPlans: true },
-      ),
-    );
-    expect(n).toBe(6); // three lookups, two reads, the commit: begin and the setting rode along
-    expect(result.mode).toBe('force_generic_plan');
-    expect(result.plans).toEqual({ genericPlans: 3, customPlans: 1 });
-    const after = await sql<{ planCacheMode: string }>`show plan_cache_mode`.execute(db);
-    expect(after.rows[0]!.planCacheMode).toBe('auto'); // `set local`: the transaction's only
+  it('runs statements in one trip as one transaction, each answered, each seeing those before it', async () => {
+    const note = (id: number) => sql<{ note: string }>`select note from held_test where id = ${id}`;
+    const lock = sql`select id from held_test where id = ${1} for update`;
+    const write = sql`insert into held_test (id, note) values (${4}, ${'four'}) returning note`;
+    // First use on the connection: one by one, in a transaction: begin, three statements, commit.
+    const first = await trips(() => inOneTrip(db, [lock, write, note(4)]));
+    expect(first.trips).toBe(5);
+    expect(first.result.map((r) => r.rows)).toEqual([[{ id: 1 }], [{ note: 'four' }], [{ note: 'four' }]]);
+    await sql`delete from held_test where id = 4`.execute(db);
+    const next = await trips(() => inOneTrip(db, [lock, write, note(4)]));
+    expect(next.trips).toBe(1);
+    expect(next.result.map((r) => r.rows)).toEqual(first.result.map((r) => r.rows));
+  });
+
+  it('keeps nothing of a trip whose statement fails, and answers its error', async () => {
+    const write = (id: number) => sql`insert into held_test (id, note) values (${id}, ${'x'})`;
+    await inOneTrip(db, [write(5), write(6)]); // parsed on the connection
+    await expect(inOneTrip(db, [write(7), write(1)])).rejects.toThrow(/duplicate key/);
+    const rows = await sql<{ id: number }>`select id from held_test where id >= 5 order by id`.execute(db);
+    expect(rows.rows).toEqual([{ id: 5 }, { id: 6 }]);
+    await sql`delete from held_test where id >= 5`.execute(db);
+  });
+
+  it('plans every statement of a genericPlans trip once, where the choice is otherwise per call', async () => {
+    const lookup = sql<{ note: string }>`select note from held_test where id = ${1} and note is not null`;
+    const plans = sql`select generic_plans, custom_plans from pg_prepared_statements
+      where statement like '%from held_test where id = $1 and note is not null'`;
+    for (let i = 0; i < 3; i++) await inOneTrip(db, [lookup, plans], { genericPlans: true });
+    const [, seen] = await inOneTrip(db, [lookup, plans], { genericPlans: true });
+    expect(seen!.rows).toEqual([{ genericPlans: 4, customPlans: 0 }]);
+    const mode = await sql<{ planCacheMode: string }>`show plan_cache_mode`.execute(db);
+    expect(mode.rows[0]!.planCacheMode).toBe('auto'); // the trip's setting only
   });
 });

@@ -5,12 +5,12 @@ import type {
   TOfflineClaimFile,
   TOfflineClaimFiled,
 } from '@protection-service/contract';
-import { sql } from 'kysely';
-import { type Db, prepared } from '../../db/database';
+import { type RawBuilder, sql } from 'kysely';
+import { type Db, inOneTrip, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
-import { lockLiveOrder } from '../commerce/live-order';
+import { liveOrderLock } from '../commerce/live-order';
 import { claimMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
@@ -29,10 +29,8 @@ interface ClaimLine {
 
 interface NewClaim {
   storeId: string;
-  orderId: string;
   sourceOrderId: string;
   claimFiledFrom: 'EXTERNAL' | 'INTERNAL';
-  authorName: string | null;
   authorEmail: string;
   resolutionRequested: string | null;
   claimCategory: 'SHIPPING' | 'WARRANTY';
@@ -44,6 +42,25 @@ interface NewClaim {
   documents: { url: string; documentType: 'SIGNATURE' | 'RECEIPT' | 'IMAGE' }[];
 }
 
+/**
+ * The order a claim is written on: one just written (`orderId`, the offline filing), or the
+ * store's live order `sourceOrderId` read by the statement itself, which then writes the claim
+ * only if what it asks of the order's items fits what is left to claim (D39).
+ */
+type ClaimOn =
+  | { orderId: string; authorName: string | null }
+  | { live: true; asked: readonly { itemId: string; quantity: number }[] };
+
+/** What the claim's statement answers. */
+interface Written {
+  /** The claim was written (else nothing was). */
+  filed: boolean;
+  subscribers: string[];
+  queuedMail: string[];
+}
+/** ... and, filed on a live order, what the check read of it. */
+type WrittenOnLive = Written & Claimable & { found: boolean; lineItemsKnown: boolean | null };
+
 /** D22: the issue type when all lines share one, `MULTIPLE` when they differ, else null. */
 function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
   const types = new Set(lines.flatMap((l) => (l.issueType ? [l.issueType] : [])));
@@ -52,62 +69,82 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
 }
 
 /**
- * Writes a `NEW` claim with its items and documents, records `claim/created` (D22) and writes
- * the claimant's confirmation e-mail (D42) in the caller's transaction (D32): one statement,
- * whatever the number of items, its text one of a few (a prepared statement). Filed `on` an
- * order, the same statement reads what may be claimed of it (`claimableSql`, answered for the
- * caller's check) and links the order's active policy; else the claim has no policy.
+ * The one statement that writes a `NEW` claim with its items and documents, records
+ * `claim/created` (D22) and writes the claimant's confirmation e-mail (D42), whatever the
+ * number of items, its text one of a few (a prepared statement). On a live order (`on.live`)
+ * it reads the order and what may be claimed of it (`claimableSql`), links the order's active
+ * policy, and writes nothing unless the claim fits; else the claim has no policy. Hand its
+ * answer's `subscribers` and `queuedMail` to the after-commit queues.
  */
-async function insertClaim(
-  trx: Db,
-  clientId: string,
-  c: NewClaim,
-  on?: { orderId: string; itemIds: readonly string[] },
-): Promise<{ id: string; claimable: Claimable | undefined }> {
+function claimStatement(clientId: string, c: NewClaim, on: ClaimOn) {
   const id = newId('clm');
   const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
   const claimType = claimTypeOf(c.lines);
   const items = c.lines.map((l) => ({ ...l, id: newId('cli') }));
   const col = <T>(f: (l: (typeof items)[number]) => T) => items.map(f);
   const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
-  const event = eventSteps({
-    storeId: c.storeId,
-    topic: 'claim/created',
-    body: {
-      claimId: id,
+  const event = eventSteps(
+    {
       storeId: c.storeId,
-      sourceOrderId: c.sourceOrderId,
-      claimCategory: c.claimCategory,
-      claimType,
-      claimState: 'NEW',
-      items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
+      topic: 'claim/created',
+      body: {
+        claimId: id,
+        storeId: c.storeId,
+        sourceOrderId: c.sourceOrderId,
+        claimCategory: c.claimCategory,
+        claimType,
+        claimState: 'NEW',
+        items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
+      },
     },
-  });
+    sql`claim`,
+  );
   const mail = claimMailSteps({ storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' }, sql`claim`);
-  type Written = { subscribers: string[]; queuedMail: string[] } & Partial<Claimable>;
-  const result = await prepared(sql<Written>`
-    with ${on ? sql`claimable as (${claimableSql(on.orderId, on.itemIds)}),` : sql``}
-    claim as (
+  const live = 'live' in on;
+  // `source`: the order, its author and its policy, one row when the claim is to be written.
+  const source = live
+    ? sql`live_order as (
+        select o.id, o.line_items_known, o.customer_name from orders o
+        where o.store_id = ${c.storeId} and o.source_order_id = ${c.sourceOrderId} and o.deleted_at is null
+      ), claimable as (${claimableSql(
+        sql`(select id from live_order)`,
+        on.asked.map((a) => a.itemId),
+      )}), asked as (
+        select a.item_id, sum(a.quantity) as quantity
+        from unnest(${on.asked.map((a) => a.itemId)}::text[], ${on.asked.map((a) => a.quantity)}::int[]) a (item_id, quantity)
+        group by a.item_id
+      ), source as (
+        select o.id as order_id, o.customer_name as author_name, claimable.policy_id
+        from live_order o, claimable
+        where not o.line_items_known or not exists (
+          select 1 from asked a
+          where (claimable.ordered ->> a.item_id) is null
+            or a.quantity > greatest(0, (claimable.ordered ->> a.item_id)::int - coalesce((claimable.claimed ->> a.item_id)::int, 0))
+        )
+      )`
+    : sql`source as (select ${on.orderId}::text as order_id, ${on.authorName}::text as author_name, null::text as policy_id)`;
+  const statement = sql<Written>`
+    with ${source}, claim as (
       insert into claims (
         id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
         claim_description, resolution_requested, claim_type, claim_category, sales_channel,
         warranty_period, options, offline_details
       )
-      select ${id}, ${c.storeId}, ${c.orderId}, ${c.sourceOrderId}, ${on ? sql`claimable.policy_id` : sql`null`},
-        ${c.claimFiledFrom}, ${c.authorName}, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
+      select ${id}, ${c.storeId}, s.order_id, ${c.sourceOrderId}, s.policy_id,
+        ${c.claimFiledFrom}, s.author_name, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
         ${c.claimCategory}, ${c.salesChannel}, ${c.warrantyPeriod},
         ${c.options == null ? null : JSON.stringify(c.options)}::jsonb,
         ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb
-      ${on ? sql`from claimable` : sql``}
+      from source s
       returning id, store_id, author_email
     ), written_items as (
       insert into claim_items (
         id, claim_id, position, item_id, quantity, issue_type, source_fulfillment_id,
         source_product_id, source_variant_id, details, images
       )
-      select w.id, ${id}, w.n, w.item_id, w.quantity, w.issue_type, w.fulfillment, w.product,
+      select w.id, claim.id, w.n, w.item_id, w.quantity, w.issue_type, w.fulfillment, w.product,
         w.variant, w.details, w.images::jsonb
-      from unnest(
+      from claim, unnest(
         ${col((l) => l.id)}::text[], ${col((l) => l.itemId)}::text[], ${col((l) => l.quantity)}::int[],
         ${col((l) => l.issueType)}::text[], ${col((l) => l.sourceFulfillmentId)}::text[],
         ${col((l) => l.sourceProductId)}::text[], ${col((l) => l.sourceVariantId)}::text[],
@@ -115,17 +152,20 @@ async function insertClaim(
       ) with ordinality as w (id, item_id, quantity, issue_type, fulfillment, product, variant, details, images, n)
     ), written_documents as (
       insert into claim_documents (id, claim_id, position, url, document_type)
-      select d.id, ${id}, d.n, d.url, d.document_type
-      from unnest(${docs.map((d) => d.id)}::text[], ${docs.map((d) => d.url)}::text[],
+      select d.id, claim.id, d.n, d.url, d.document_type
+      from claim, unnest(${docs.map((d) => d.id)}::text[], ${docs.map((d) => d.url)}::text[],
         ${docs.map((d) => d.documentType)}::text[]) with ordinality as d (id, url, document_type, n)
     ), ${event.steps}, ${mail}
-    select array(select client_id from fanned) as subscribers, array(select id from mail where queued) as queued_mail
-      ${on ? sql`, claimable.policy_id, claimable.ordered, claimable.claimed from claimable` : sql``}
-  `).execute(trx);
-  const { subscribers, queuedMail, ...claimable } = result.rows[0]!;
-  queueAfterCommit(trx, event.id, subscribers);
-  queueMailAfterCommit(trx, queuedMail);
-  return { id, claimable: on ? (claimable as Claimable) : undefined };
+    select exists (select 1 from claim) as filed,
+      array(select client_id from fanned) as subscribers, array(select id from mail where queued) as queued_mail
+      ${
+        live
+          ? sql`, exists (select 1 from live_order) as found, (select line_items_known from live_order),
+              claimable.policy_id, claimable.ordered, claimable.claimed from claimable`
+          : sql``
+      }
+  `;
+  return { id, eventId: event.id, statement };
 }
 
 /**
@@ -145,66 +185,66 @@ const refusedClaim = sql<boolean>`exists (
  * quantity less the item's quantities in the order's other claims, refused claims excepted
  * (`issues`, 400). The claim links the order's active policy, or none.
  *
- * The order row is locked from the check to the commit, `for no key update` by a claim that
- * names items: concurrent such filings on one order run one after the other, so of two claims
- * on its last unit exactly one is filed. Either lock keeps a concurrent PUT from swapping the
- * line items (or a DELETE from ending the order) between check and write.
+ * One transaction in one round trip (`inOneTrip`): the order row is locked first, `for no key
+ * update` by a claim that names items, so concurrent such filings on one order run one after
+ * the other and of two claims on its last unit exactly one is filed; either lock keeps a
+ * concurrent PUT from swapping the line items (or a DELETE from ending the order) before the
+ * claim is written. The claim's statement, the next, reads with a snapshot taken once the lock
+ * was granted, so it counts every claim committed before; it writes the claim only if it fits
+ * and answers what it read, from which a refusal names every problem.
  */
 export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: TClaimFile): Promise<string> {
   const { storeId } = actor;
   const issues: Issue[] = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
-  return transact(
-    db,
-    async (trx) => {
-      // Only the items a claim names are counted (D39); a claim naming none takes a share lock
-      // and files beside others.
-      const itemIds = [...new Set(issues.flatMap((i) => (i.sourceItemId ? [i.sourceItemId] : [])))];
-      const locked = await lockLiveOrder(trx, storeId, sourceOrderId, itemIds.length > 0 ? 'no key update' : 'share');
-      if (!locked) throw refuse.missing('order not found');
-      const filed = await insertClaim(
-        trx,
-        actor.clientId,
-        {
-          storeId,
-          orderId: locked.id,
-          sourceOrderId,
-          claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
-          authorName: locked.customerName,
-          authorEmail: f.email,
-          resolutionRequested: f.resolution.desiredMethod,
-          claimCategory: f.claimCategory,
-          salesChannel: f.salesChannel,
-          warrantyPeriod: f.resolution.warrantyPeriod ?? null,
-          options: f.options ?? null,
-          offlineDetails: null,
-          lines: issues.map((i) => ({
-            itemId: i.sourceItemId ?? null,
-            quantity: i.quantity,
-            issueType: i.issueType,
-            sourceFulfillmentId: i.sourceFulfillmentId,
-            sourceProductId: i.sourceProductId ?? null,
-            sourceVariantId: i.sourceVariantId ?? null,
-            details: i.details ?? null,
-            images: i.images ?? [],
-          })),
-          documents: [
-            ...(f.resolution.customerSignature
-              ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
-              : []),
-            ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
-          ],
-        },
-        { orderId: locked.id, itemIds: locked.lineItemsKnown ? itemIds : [] },
-      );
-      // D39: a claim that asks too much is refused here, and its transaction rolls back with the
-      // rows it wrote; what was queued for after the commit never runs.
-      if (locked.lineItemsKnown) checkClaimable(issues, filed.claimable!);
-      return filed.id;
+  // Only the items a claim names are counted (D39); a claim naming none takes a share lock
+  // and files beside others.
+  const asked = issues.flatMap((i) => (i.sourceItemId ? [{ itemId: i.sourceItemId, quantity: i.quantity }] : []));
+  const { id, eventId, statement } = claimStatement(
+    actor.clientId,
+    {
+      storeId,
+      sourceOrderId,
+      claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
+      authorEmail: f.email,
+      resolutionRequested: f.resolution.desiredMethod,
+      claimCategory: f.claimCategory,
+      salesChannel: f.salesChannel,
+      warrantyPeriod: f.resolution.warrantyPeriod ?? null,
+      options: f.options ?? null,
+      offlineDetails: null,
+      lines: issues.map((i) => ({
+        itemId: i.sourceItemId ?? null,
+        quantity: i.quantity,
+        issueType: i.issueType,
+        sourceFulfillmentId: i.sourceFulfillmentId,
+        sourceProductId: i.sourceProductId ?? null,
+        sourceVariantId: i.sourceVariantId ?? null,
+        details: i.details ?? null,
+        images: i.images ?? [],
+      })),
+      documents: [
+        ...(f.resolution.customerSignature
+          ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
+          : []),
+        ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
+      ],
     },
-    { genericPlans: true },
+    { live: true, asked },
   );
+  const lock = liveOrderLock(storeId, sourceOrderId, asked.length > 0 ? 'no key update' : 'share');
+  const results = await inOneTrip(db, [lock, statement], { genericPlans: true });
+  const written = results.at(-1)!.rows[0] as unknown as WrittenOnLive;
+  if (!written.found) throw refuse.missing('order not found');
+  if (!written.filed) {
+    checkClaimable(issues, written);
+    throw new Error('a claim that fits what is left to claim was not written');
+  }
+  // Committed: its deliveries and e-mail are queued now (D32, D42).
+  queueAfterCommit(db, eventId, written.subscribers);
+  await queueMailAfterCommit(db, written.queuedMail);
+  return id;
 }
 
 /** One issue of a filed claim, with where it sits in the body (for the refusal's paths). */
@@ -222,11 +262,12 @@ interface Claimable {
 }
 
 /**
- * What a claim on the locked order may ask for (one row), read in a statement after the lock's
- * so that its snapshot sees every claim committed before the lock was granted. The claim
- * written by the same statement is not in its snapshot, so it does not count itself.
+ * What a claim on the locked order `orderId` (an expression) may ask for (one row), read in a
+ * statement after the lock's so that its snapshot sees every claim committed before the lock
+ * was granted. The claim written by the same statement is not in its snapshot, so it does not
+ * count itself.
  */
-function claimableSql(orderId: string, itemIds: readonly string[]) {
+function claimableSql(orderId: RawBuilder<unknown>, itemIds: readonly string[]) {
   return sql<Claimable>`
     select
       (select p.id from protection_policies p where p.order_id = ${orderId} and p.removed_at is null) as policy_id,
@@ -325,37 +366,46 @@ export async function fileOfflineClaim(
         })
         .execute();
     }
-    const { id: claimId } = await insertClaim(trx, actor.clientId, {
-      storeId,
-      orderId,
-      sourceOrderId,
-      claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
-      authorName: null,
-      authorEmail: f.customer.email,
-      resolutionRequested: f.resolution ?? null,
-      claimCategory: f.claimCategory,
-      salesChannel: f.salesChannel,
-      warrantyPeriod: item.warrantyPeriod ?? null,
-      options: f.options ?? null,
-      offlineDetails: { item, warranty: f.warranty, shippingAddress: f.shippingAddress ?? null },
-      lines: [
-        {
-          itemId: item.sourceItemId ?? null,
-          quantity: 1,
-          issueType: f.issueType ?? null,
-          sourceFulfillmentId: null,
-          sourceProductId: item.sourceProductId ?? null,
-          sourceVariantId: item.sourceVariantId ?? null,
-          details: item.details ?? null,
-          images: item.images ?? [],
-        },
-      ],
-      documents: [
-        ...(f.signature ? [{ url: f.signature, documentType: 'SIGNATURE' as const }] : []),
-        ...(f.warranty.receiptImages ?? []).map((url) => ({ url, documentType: 'RECEIPT' as const })),
-        ...(item.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const })),
-      ],
-    });
+    const {
+      id: claimId,
+      eventId,
+      statement,
+    } = claimStatement(
+      actor.clientId,
+      {
+        storeId,
+        sourceOrderId,
+        claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
+        authorEmail: f.customer.email,
+        resolutionRequested: f.resolution ?? null,
+        claimCategory: f.claimCategory,
+        salesChannel: f.salesChannel,
+        warrantyPeriod: item.warrantyPeriod ?? null,
+        options: f.options ?? null,
+        offlineDetails: { item, warranty: f.warranty, shippingAddress: f.shippingAddress ?? null },
+        lines: [
+          {
+            itemId: item.sourceItemId ?? null,
+            quantity: 1,
+            issueType: f.issueType ?? null,
+            sourceFulfillmentId: null,
+            sourceProductId: item.sourceProductId ?? null,
+            sourceVariantId: item.sourceVariantId ?? null,
+            details: item.details ?? null,
+            images: item.images ?? [],
+          },
+        ],
+        documents: [
+          ...(f.signature ? [{ url: f.signature, documentType: 'SIGNATURE' as const }] : []),
+          ...(f.warranty.receiptImages ?? []).map((url) => ({ url, documentType: 'RECEIPT' as const })),
+          ...(item.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const })),
+        ],
+      },
+      { orderId, authorName: null },
+    );
+    const written = (await prepared(statement).execute(trx)).rows[0]!;
+    queueAfterCommit(trx, eventId, written.subscribers);
+    queueMailAfterCommit(trx, written.queuedMail);
     return { claimId, filed: offlinePayload(f, storeId, sourceOrderId) };
   });
 }

@@ -21,12 +21,19 @@ export async function lockLiveOrder(
   trx: Db,
   storeId: string,
   sourceOrderId: string,
-  mode: 'share' | 'no key update',
+  mode: LockMode,
 ): Promise<LiveOrder | undefined> {
-  const { rows } = await prepared(sql<LiveOrder>`
+  const { rows } = await prepared(liveOrderLock(storeId, sourceOrderId, mode)).execute(trx);
+  return rows[0];
+}
+
+type LockMode = 'share' | 'no key update';
+
+/** The statement of `lockLiveOrder`, for a caller that sends it with others (`inOneTrip`). */
+export function liveOrderLock(storeId: string, sourceOrderId: string, mode: LockMode) {
+  return sql<LiveOrder>`
     select o.id, o.line_items_known, o.customer_name from orders o
     where o.store_id = ${storeId} and o.source_order_id = ${sourceOrderId} and o.deleted_at is null
     for ${sql.raw(mode)} of o
-  `).execute(trx);
-  return rows[0];
+  `;
 }

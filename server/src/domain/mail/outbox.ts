@@ -64,9 +64,13 @@ export function claimMailSteps(mail: ClaimMail, claim: RawBuilder<unknown>): Raw
     )`;
 }
 
-/** Queues the messages `claimMailSteps` wrote in `trx` to be sent once it commits (D42). */
-export function queueMailAfterCommit(trx: Db, queued: readonly string[]): void {
-  if (queued.length > 0) afterCommit(trx, (db) => writeInBatches(db, queueMail, queued));
+/**
+ * Queues the messages `claimMailSteps` wrote in `trx` to be sent once it commits (D42). On a
+ * database outside any transaction (the statement committed already) they are queued at once,
+ * and the answer resolves when they are.
+ */
+export function queueMailAfterCommit(trx: Db, queued: readonly string[]): void | Promise<void> {
+  if (queued.length > 0) return afterCommit(trx, (db) => writeInBatches(db, queueMail, queued));
 }
 
 /**
