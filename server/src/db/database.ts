@@ -124,6 +124,10 @@ function sendThrough(client: pg.PoolClient): void {
       return query(config);
     }
     beginHeld = false;
+    if (values.length === 0) {
+      // Text alone goes by the simple protocol, which also takes several statements in one.
+      return query(`begin;\n${text}`).then((results) => (Array.isArray(results) ? results.at(-1) : results));
+    }
     return new Promise((resolve, reject) => {
       client.query(
         pipelined([{ text: 'begin', values: [] }], config, (err, results) =>

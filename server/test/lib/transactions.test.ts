@@ -55,6 +55,15 @@ describe('transactions on the wire', () => {
     expect(result[0]!.at).toBeInstanceOf(Date);
     const simple = await transact(db, async (trx) => (await sql<{ one: number }>`select 1 as one`.execute(trx)).rows);
     expect(simple).toEqual([{ one: 1 }]);
+    // Several statements in one text (as migrations write them) still run, in the transaction.
+    await expect(
+      transact(db, async (trx) => {
+        await sql`insert into held_test values (8, 'a'); insert into held_test values (9, 'b')`.execute(trx);
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    const kept = await sql<{ id: number }>`select id from held_test where id in (8, 9)`.execute(db);
+    expect(kept.rows).toEqual([]);
   });
 
   it('sends nothing for a transaction without statements', async () => {
