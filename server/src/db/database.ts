@@ -207,6 +207,7 @@ const parsedOn = (client: pg.PoolClient, name: string): boolean =>
     name
   ] !== undefined;
 
+/** Column names to camelCase in every row read, of Kysely's queries and of `inOneTrip`. */
 const camelCase = new CamelCasePlugin({ maintainNestedObjectKeys: true });
 /** For the statements after it in the same transaction: generic plans only. */
 const GENERIC_PLANS = sql`select set_config('plan_cache_mode', 'force_generic_plan', true)`;
@@ -236,6 +237,7 @@ export async function inOneTrip(
   const all = genericPlans ? [GENERIC_PLANS, ...statements] : statements;
   const wire: Statement[] = all.map((s) => {
     const { sql: text, parameters } = compilePrepared(s, db);
+    queryWatchers.get(db)?.(text);
     return { text, values: [...parameters], name: statementName(text) };
   });
   const client = await pool.connect();
@@ -317,6 +319,8 @@ export interface DbOptions {
 export const POOL_WAIT_MS = 5000;
 
 const pools = new WeakMap<Db, pg.Pool>();
+/** `DbOptions.onQuery` of each database, for the statements `inOneTrip` sends past Kysely. */
+const queryWatchers = new WeakMap<Db, (sql: string) => void>();
 
 /** The connection pool behind a database created here (metrics read its figures). */
 export function poolOf(db: Db): pg.Pool | undefined {
@@ -341,10 +345,11 @@ export function createDb(
   pool.on('connect', sendThrough);
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
-    plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
+    plugins: [camelCase],
     ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
   });
   connectionStrings.set(db, connectionString);
   pools.set(db, pool);
+  if (onQuery) queryWatchers.set(db, onQuery);
   return db;
 }

@@ -112,6 +112,20 @@ describe('transactions on the wire', () => {
     expect(next.result.map((r) => r.rows)).toEqual(first.result.map((r) => r.rows));
   });
 
+  it('shows the statements of a trip to onQuery, as every other statement', async () => {
+    const seen: string[] = [];
+    const watched = createDb(inject('postgresUrl'), { max: 1, onQuery: (text) => seen.push(text) });
+    try {
+      await inOneTrip(watched, [sql`select ${1}::int as a`, sql`select ${2}::int as b`]);
+    } finally {
+      await watched.destroy();
+    }
+    expect(seen.map((t) => t.replace(/^\/\* prepared \*\/ /, ''))).toEqual([
+      'select $1::int as a',
+      'select $2::int as b',
+    ]);
+  });
+
   it('keeps nothing of a trip whose statement fails, and answers its error', async () => {
     const write = (id: number) => sql`insert into held_test (id, note) values (${id}, ${'x'})`;
     await inOneTrip(db, [write(5), write(6)]); // parsed on the connection
