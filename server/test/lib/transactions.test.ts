@@ -122,7 +122,7 @@ describe('transactions on the wire', () => {
     }
     expect(seen.map((t) => t.replace(/^\/\* prepared \*\/ /, ''))).toEqual([
       'select $1::int as a',
-      'select $2::int as b',
+      'select $1::int as b',
     ]);
   });
 
