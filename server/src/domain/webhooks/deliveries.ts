@@ -4,7 +4,7 @@ import { type Db, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
 import { webhookSecretOf } from '../identity/apps';
 import type { AttemptSlots } from './attempt-slots';
-import { addDeliveryJobs, type DeliveryKey } from './enqueue';
+import { addDeliveryJobs, type DeliveryKey, deliveryKeys, lockedDeliveries } from './enqueue';
 import { modeWebhookUrl } from './record';
 import { type AttemptResult, delivered, MAX_RETRY_AFTER_S, sendWebhook } from './send';
 import type { WebhookSettings } from './settings';
@@ -49,23 +49,18 @@ interface Leased extends DeliveryKey {
 
 /**
  * Takes the leases of those `keys` whose deliveries are due and nobody holds, all under
- * `token`. Rows are locked in key order, so that two processes taking overlapping sets (a
- * sweep re-queued a delivery an old job still names) wait for each other instead of deadlocking.
+ * `token`. The rows are locked in key order (`lockedDeliveries`), so that two processes taking
+ * overlapping sets (a sweep re-queued a delivery an old job still names) wait for each other
+ * instead of deadlocking.
  */
 async function takeLeases(db: Db, keys: readonly DeliveryKey[], token: string, lease: number): Promise<Leased[]> {
   const result = await prepared(sql<Leased>`
     update webhook_deliveries d
     set leased_until = now() + make_interval(secs => ${lease / 1000}), lease_token = ${token}
-    from (
-      select d.event_id, d.client_id
-      from unnest(${keys.map((k) => k.eventId)}::text[], ${keys.map((k) => k.clientId)}::text[]) k (event_id, client_id)
-      join webhook_deliveries d on d.event_id = k.event_id and d.client_id = k.client_id
-      where d.status = 'pending' and d.next_attempt_at <= now()
-        and (d.leased_until is null or d.leased_until < now())
-      order by d.event_id, d.client_id
-      for update of d
-    ) due, webhook_events e, apps a, stores s
+    from ${lockedDeliveries(deliveryKeys(keys))} due, webhook_events e, apps a, stores s
     where d.event_id = due.event_id and d.client_id = due.client_id
+      and due.status = 'pending' and due.next_attempt_at <= now()
+      and (due.leased_until is null or due.leased_until < now())
       and e.id = d.event_id and a.client_id = d.client_id and s.id = e.store_id
     returning d.event_id, d.client_id, d.installation_id, d.attempt_count, e.topic, e.body, e.created_at,
       d.api_version, s.livemode, ${modeWebhookUrl} as webhook_url,
@@ -222,9 +217,10 @@ async function recordOutcomes(
           updated_at = now(),
           next_attempt_at = case when o.delay_s is null then null else now() + make_interval(secs => o.delay_s) end,
           queued_at = case when o.status = 'pending' then now() else d.queued_at end
-        from outcome o
-        where d.event_id = o.event_id and d.client_id = o.client_id and d.lease_token = ${token}
-          and d.status = 'pending'
+        from outcome o, ${lockedDeliveries(sql`outcome`)} held
+        where d.event_id = o.event_id and d.client_id = o.client_id
+          and held.event_id = o.event_id and held.client_id = o.client_id
+          and held.lease_token = ${token} and held.status = 'pending'
         returning d.event_id, d.client_id, d.next_attempt_at, d.status, d.installation_id, o.status_code = 410 as gone
       ), retry as (
         ${addDeliveryJobs(sql`(select * from decided where status = 'pending')`)}
@@ -321,11 +317,11 @@ export async function sweepExpiredLeases(db: Db): Promise<number> {
     ), swept as (
       update webhook_deliveries d
       set leased_until = null, lease_token = null, next_attempt_at = now(), queued_at = now(), updated_at = now()
-      from found f
-      where d.event_id = f.event_id and d.client_id = f.client_id and d.status = 'pending' and (
-        d.leased_until < now()
-        or (d.leased_until is null and d.next_attempt_at < ${stale})
-        or (d.queued_at is null and d.updated_at < ${unqueued})
+      from ${lockedDeliveries(sql`found`)} f
+      where d.event_id = f.event_id and d.client_id = f.client_id and f.status = 'pending' and (
+        f.leased_until < now()
+        or (f.leased_until is null and f.next_attempt_at < ${stale})
+        or (f.queued_at is null and f.updated_at < ${unqueued})
       )
       returning d.event_id, d.client_id, d.next_attempt_at
     )

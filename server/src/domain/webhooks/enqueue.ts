@@ -26,6 +26,38 @@ export function deliveriesOf(job: DeliveryJob): DeliveryKey[] {
   return 'deliveries' in job ? job.deliveries : [job];
 }
 
+/** `keys` as a relation (event_id, client_id), for `lockedDeliveries`. */
+export function deliveryKeys(keys: readonly DeliveryKey[]): RawBuilder<unknown> {
+  return sql`(select * from unnest(${keys.map((k) => k.eventId)}::text[], ${keys.map((k) => k.clientId)}::text[]) k (event_id, client_id))`;
+}
+
+/**
+ * The rows of the deliveries `keys` names (a relation with event_id and client_id), each read
+ * through the primary key and locked, in key order (so that two statements locking
+ * overlapping sets wait for each other instead of deadlocking); a key without a row is left out.
+ *
+ * A statement that changes deliveries by key checks its conditions (status, lease) on these
+ * rows and joins the changed table on the key alone. A condition such as `status = 'pending'`
+ * on the changed table itself lets the planner read a whole partial index (every pending
+ * delivery, with the dead entries of their earlier versions) instead of the few keys, and it
+ * does so whenever the table's statistics are older than a burst of deliveries: 13 ms a lease
+ * of ten during a burst of 3,000 instead of 0.7, and 1.9 s to queue a thousand.
+ * `limit 1` keeps each lookup a subquery of its own, where only the key can be used.
+ */
+export function lockedDeliveries(keys: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(
+    select latest.* from (
+      select event_id, client_id from ${keys} k
+      order by event_id collate "C", client_id collate "C"
+    ) k
+    cross join lateral (
+      select * from webhook_deliveries latest
+      where latest.event_id = k.event_id and latest.client_id = k.client_id
+      limit 1 for update
+    ) latest
+  )`;
+}
+
 /**
  * The delivery jobs of `rows` (a CTE or subquery with event_id, client_id, next_attempt_at),
  * in one `add_jobs` call; nothing when it has no row. Deliveries due already share jobs, up to
@@ -61,9 +93,9 @@ async function queueDue(db: Db, keys: readonly DeliveryKey[]): Promise<number> {
   const result = await prepared(sql<{ queued: number }>`
     with due as (
       update webhook_deliveries d set queued_at = now()
-      from unnest(${keys.map((k) => k.eventId)}::text[], ${keys.map((k) => k.clientId)}::text[]) k (event_id, client_id)
-      where d.event_id = k.event_id and d.client_id = k.client_id
-        and d.status = 'pending' and d.queued_at is null and d.next_attempt_at is not null
+      from ${lockedDeliveries(deliveryKeys(keys))} latest
+      where d.event_id = latest.event_id and d.client_id = latest.client_id
+        and latest.status = 'pending' and latest.queued_at is null and latest.next_attempt_at is not null
       returning d.event_id, d.client_id, d.next_attempt_at
     )
     ${addDeliveryJobs(sql`due`)}
