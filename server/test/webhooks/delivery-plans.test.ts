@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchesWritten } from '../../src/db/committed-batches';
+import { createDb, type Db, poolOf } from '../../src/db/database';
+import { migrateToLatest } from '../../src/db/migrate';
+import { transact } from '../../src/db/transact';
+import { registerApp } from '../../src/domain/identity/apps';
+import { createStore } from '../../src/domain/identity/stores';
+import { createUser } from '../../src/domain/identity/users';
+import { AttemptSlots } from '../../src/domain/webhooks/attempt-slots';
+import { runDeliveries } from '../../src/domain/webhooks/deliveries';
+import type { DeliveryKey } from '../../src/domain/webhooks/enqueue';
+import { recordEvent } from '../../src/domain/webhooks/record';
+import { newId } from '../../src/lib/ids';
+import { type PrivatePostgres, startPrivatePostgres } from '../harness/private-postgres';
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** Every node of `plan` that reads webhook_deliveries, as "<node type> <index>". */
+function deliveryReads(plan: PlanNode): string[] {
+  const own =
+    plan['Relation Name'] === 'webhook_deliveries' && plan['Node Type'] !== 'ModifyTable'
+      ? [`${plan['Node Type']} ${plan['Index Name'] ?? ''}`.trim()]
+      : plan['Node Type'] === 'Bitmap Index Scan' && plan['Index Name']?.startsWith('webhook_deliveries')
+        ? [`Bitmap Index Scan ${plan['Index Name']}`]
+        : [];
+  return [...own, ...(plan.Plans ?? []).flatMap(deliveryReads)];
+}
+
+/**
+ * The statements that change deliveries by key (queueing, lease, outcome: D32) read each
+ * delivery through the primary key, also when the table's statistics predate a burst of
+ * pending deliveries (as they do in production: a burst outruns autovacuum's analyze). With a
+ * status condition on the changed table itself, PostgreSQL read a whole partial index of
+ * pending deliveries for every statement instead (deliveries.ts, enqueue.ts `lockedDeliveries`).
+ * The plans are the ones PostgreSQL runs, reported by auto_explain.
+ */
+describe('delivery statements under statistics older than a burst', () => {
+  let postgres: PrivatePostgres;
+  let db: Db;
+  /** Plans run on `db`, by the statement's text. */
+  const plans: { text: string; plan: PlanNode }[] = [];
+  let storeId: string;
+  const secretKey = randomBytes(32);
+
+  beforeAll(async () => {
+    postgres = await startPrivatePostgres();
+    db = createDb(postgres.url, { max: 2 });
+    poolOf(db)!.on('connect', (client) => {
+      client.on('notice', (notice) => {
+        const json = notice.message?.indexOf('{') ?? -1;
+        if (!notice.message?.includes('plan:') || json < 0) return;
+        const explained = JSON.parse(notice.message.slice(json)) as { 'Query Text': string; Plan: PlanNode };
+        plans.push({ text: explained['Query Text'], plan: explained.Plan });
+      });
+      void client.query(
+        `load 'auto_explain'; set auto_explain.log_min_duration = 0; set auto_explain.log_analyze = on;
+         set auto_explain.log_timing = off; set auto_explain.log_format = json; set auto_explain.log_level = notice`,
+      );
+    });
+    await migrateToLatest(db);
+    await sql`alter table webhook_deliveries set (autovacuum_enabled = off)`.execute(db);
+    const store = await createStore(db, { name: 'Plans', domain: 'plans.example.com' });
+    storeId = store.id;
+    const user = await createUser(db, { email: 'plans@example.com', password: 'plans-password', storeIds: [storeId] });
+    const app = await registerApp(db, secretKey, user.id, {
+      name: 'Plans',
+      redirectUris: ['https://plans.example.com/cb'],
+      requestedScopes: ['order:read'],
+      distribution: 'private',
+      // Nothing listens there: each attempt fails at once and schedules a retry.
+      webhookUrl: 'http://127.0.0.1:9/hook',
+      webhookTopics: ['message/created'],
+    });
+    await db
+      .insertInto('installations')
+      .values({ id: newId('in'), storeId, clientId: app.clientId, scopes: ['order:read'] })
+      .execute();
+  }, 120_000);
+  afterAll(async () => {
+    await db?.destroy();
+    await postgres?.stop();
+  });
+
+  const burst = async (events: number): Promise<DeliveryKey[]> => {
+    const keys: DeliveryKey[] = [];
+    await transact(db, async (trx) => {
+      for (let i = 0; i < events; i++) {
+        const body = {
+          claimId: `cl_${i}`,
+          storeId,
+          messageId: `ms_${i}`,
+          senderType: 'customer' as const,
+          message: 'm',
+        };
+        const event = await recordEvent(trx, { storeId, topic: 'message/created', body });
+        keys.push(...event.subscribers.map((clientId) => ({ eventId: event.id, clientId })));
+      }
+    });
+    await batchesWritten(db);
+    return keys;
+  };
+
+  it('reads each delivery by its key when queueing, leasing and recording', { timeout: 120_000 }, async () => {
+    // Statistics taken when every delivery was decided: none pending, as far as the planner knows.
+    await burst(1000);
+    await sql`update webhook_deliveries set status = 'delivered', next_attempt_at = null`.execute(db);
+    await sql`vacuum analyze webhook_deliveries`.execute(db);
+    plans.length = 0;
+
+    const keys = await burst(1500);
+    const config = {
+      secretKey,
+      webhookWorkers: 10,
+      webhookTimeoutMs: 2000,
+      webhookRetrySchedule: [60],
+      webhookAllowPrivateUrls: true,
+    };
+    await runDeliveries(db, config, new AttemptSlots(10), keys.slice(700, 710));
+
+    const reads = (marker: string) => {
+      const found = plans.filter((p) => p.text.includes(marker));
+      expect(found.length, marker).toBeGreaterThan(0);
+      return [...new Set(found.flatMap((p) => deliveryReads(p.plan)))];
+    };
+    const byKey = ['Index Scan webhook_deliveries_pkey'];
+    expect.soft(reads('set queued_at = now()')).toEqual(byKey);
+    expect.soft(reads('lease_token = $')).toEqual(byKey);
+    expect.soft(reads('with outcome as')).toEqual(byKey);
+    // The attempts happened and were recorded: each delivery waits for its retry.
+    const decided = await db
+      .selectFrom('webhookDeliveries')
+      .select(['attemptCount', 'status'])
+      .where(
+        'eventId',
+        'in',
+        keys.slice(700, 710).map((k) => k.eventId),
+      )
+      .execute();
+    expect(decided).toEqual(Array.from({ length: 10 }, () => ({ attemptCount: 1, status: 'pending' })));
+  });
+});
