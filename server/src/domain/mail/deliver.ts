@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database';
+import { lockedByKey } from '../../db/locked-by-key';
 import { type ClaimLinks, viewClaimUrl } from '../claims/links';
 import type { MailKind } from './outbox';
 import { type MailFacts, renderMail } from './render';
@@ -43,14 +44,18 @@ interface FactsRow {
   creditType: string | null;
 }
 
+/** The message `id`, locked: its conditions are checked on this row (see `lockedByKey`). */
+const lockedMessage = (id: string) => lockedByKey('mail_messages', ['id'], sql`(select ${id}::text as id)`);
+
 /** Takes the message's lease when it is due and nobody holds it; undefined otherwise. */
 async function takeLease(db: Db, id: string, token: string, ms: number): Promise<Leased | undefined> {
   const result = await sql<Leased>`
-    update mail_messages
+    update mail_messages m
     set leased_until = now() + make_interval(secs => ${ms / 1000}), lease_token = ${token}
-    where id = ${id} and status = 'pending' and next_attempt_at <= now()
-      and (leased_until is null or leased_until < now())
-    returning kind, recipient, attempt_count
+    from ${lockedMessage(id)} latest
+    where m.id = latest.id and latest.status = 'pending' and latest.next_attempt_at <= now()
+      and (latest.leased_until is null or latest.leased_until < now())
+    returning m.kind, m.recipient, m.attempt_count
   `.execute(db);
   return result.rows[0];
 }
@@ -140,13 +145,14 @@ async function recordOutcome(
   const error = 'error' in result ? result.error : null;
   await sql`
     with message as (
-      update mail_messages
+      update mail_messages m
       set status = ${status}, attempt_count = ${attempts}, leased_until = null, lease_token = null,
         queued_at = null, error = ${error}, updated_at = now(),
         sent_at = ${status === 'sent' ? sql`now()` : sql`null`},
         next_attempt_at = ${delay === null ? sql`null` : sql`now() + make_interval(secs => ${delay})`}
-      where id = ${id} and lease_token = ${token} and status = 'pending'
-      returning store_credit_code
+      from ${lockedMessage(id)} latest
+      where m.id = latest.id and latest.lease_token = ${token} and latest.status = 'pending'
+      returning m.store_credit_code
     )
     update claim_store_credits sc
     set email_status = ${creditStatus}, updated_at = now(),

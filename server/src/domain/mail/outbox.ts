@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { writeInBatches } from '../../db/committed-batches';
 import type { Db } from '../../db/database';
 import { addJobs } from '../../db/jobs';
+import { lockedByKey } from '../../db/locked-by-key';
 import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { resolvedSettingSql } from '../partner/contexts';
@@ -104,9 +105,10 @@ const addMailJobs = (rows: RawBuilder<unknown>) =>
 async function queueMail(db: Db, ids: readonly string[]): Promise<void> {
   await sql`
       with queued as (
-        update mail_messages set queued_at = now()
-        where id = any(${ids}::text[]) and status = 'pending' and queued_at is null
-        returning id
+        update mail_messages m set queued_at = now()
+        from ${lockedByKey('mail_messages', ['id'], sql`(select unnest(${ids}::text[]) as id)`)} latest
+        where m.id = latest.id and latest.status = 'pending' and latest.queued_at is null
+        returning m.id
       )
       ${addMailJobs(sql`queued`)}
   `.execute(db);

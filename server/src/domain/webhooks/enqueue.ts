@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { writeInBatches } from '../../db/committed-batches';
 import { type Db, prepared } from '../../db/database';
 import { addJobs } from '../../db/jobs';
+import { lockedByKey } from '../../db/locked-by-key';
 
 /** A delivery: one event for one app. */
 export interface DeliveryKey {
@@ -31,31 +32,9 @@ export function deliveryKeys(keys: readonly DeliveryKey[]): RawBuilder<unknown> 
   return sql`(select * from unnest(${keys.map((k) => k.eventId)}::text[], ${keys.map((k) => k.clientId)}::text[]) k (event_id, client_id))`;
 }
 
-/**
- * The rows of the deliveries `keys` names (a relation with event_id and client_id), each read
- * through the primary key and locked, in key order (so that two statements locking
- * overlapping sets wait for each other instead of deadlocking); a key without a row is left out.
- *
- * A statement that changes deliveries by key checks its conditions (status, lease) on these
- * rows and joins the changed table on the key alone. A condition such as `status = 'pending'`
- * on the changed table itself lets the planner read a whole partial index (every pending
- * delivery, with the dead entries of their earlier versions) instead of the few keys, and it
- * does so whenever the table's statistics are older than a burst of deliveries: 13 ms a lease
- * of ten during a burst of 3,000 instead of 0.7, and 1.9 s to queue a thousand.
- * `limit 1` keeps each lookup a subquery of its own, where only the key can be used.
- */
+/** The deliveries `keys` names (a relation with event_id and client_id), locked: see `lockedByKey`. */
 export function lockedDeliveries(keys: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`(
-    select latest.* from (
-      select event_id, client_id from ${keys} k
-      order by event_id collate "C", client_id collate "C"
-    ) k
-    cross join lateral (
-      select * from webhook_deliveries latest
-      where latest.event_id = k.event_id and latest.client_id = k.client_id
-      limit 1 for update
-    ) latest
-  )`;
+  return lockedByKey('webhook_deliveries', ['event_id', 'client_id'], keys);
 }
 
 /**
