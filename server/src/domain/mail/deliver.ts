@@ -122,7 +122,8 @@ export async function runMail(
  * nothing): the message's status, and its store credit's `emailStatus` (D26, D42): `SENT`
  * with `emailTime` once accepted, `FAILED` when refused or after the last retry, `NOT_SENT`
  * without an SMTP server; `PENDING` while retries remain. A retry is queued by the sweep once
- * its time comes. Answers the message's new status.
+ * its time comes. Answers the message's new status. The lease token alone says who holds the
+ * message (whatever ends a lease or a message clears it).
  */
 async function recordOutcome(
   db: Db,
@@ -150,8 +151,7 @@ async function recordOutcome(
         queued_at = null, error = ${error}, updated_at = now(),
         sent_at = ${status === 'sent' ? sql`now()` : sql`null`},
         next_attempt_at = ${delay === null ? sql`null` : sql`now() + make_interval(secs => ${delay})`}
-      from ${lockedMessage(id)} latest
-      where m.id = latest.id and latest.lease_token = ${token} and latest.status = 'pending'
+      where m.id = ${id} and m.lease_token = ${token}
       returning m.store_credit_code
     )
     update claim_store_credits sc

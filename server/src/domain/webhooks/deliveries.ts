@@ -178,6 +178,8 @@ function attempt(config: WebhookSettings, leased: Leased): Promise<AttemptResult
  * Logs the attempts of a batch and, for the lease holder only, decides each delivery, in one
  * statement. A holder whose lease was swept (or whose delivery an uninstall or a 410 ended)
  * only logs. A 410 also disables the installation's subscription, in the same transaction.
+ * The lease token alone says who holds a delivery (whatever ends a lease or a delivery clears
+ * it), so the update needs no condition that would lead the planner to a partial index.
  */
 async function recordOutcomes(
   db: Db,
@@ -217,10 +219,8 @@ async function recordOutcomes(
           updated_at = now(),
           next_attempt_at = case when o.delay_s is null then null else now() + make_interval(secs => o.delay_s) end,
           queued_at = case when o.status = 'pending' then now() else d.queued_at end
-        from outcome o, ${lockedDeliveries(sql`outcome`)} held
-        where d.event_id = o.event_id and d.client_id = o.client_id
-          and held.event_id = o.event_id and held.client_id = o.client_id
-          and held.lease_token = ${token} and held.status = 'pending'
+        from outcome o
+        where d.event_id = o.event_id and d.client_id = o.client_id and d.lease_token = ${token}
         returning d.event_id, d.client_id, d.next_attempt_at, d.status, d.installation_id, o.status_code = 410 as gone
       ), retry as (
         ${addDeliveryJobs(sql`(select * from decided where status = 'pending')`)}
