@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,6 +50,14 @@ export function fsyncTitle(fsync: Fsync): string {
  */
 export const PG_STATS = process.env.BENCH_PG_STATS === '1';
 
+/**
+ * `BENCH_PG_PLANS=<ms>`: the embedded PostgreSQL writes the plan it ran (EXPLAIN ANALYZE,
+ * BUFFERS) of every statement that took longer, to `.tmp/pg-plans.log`: a plan chosen on stale
+ * statistics shows there under load, where an EXPLAIN afterwards would not find it.
+ */
+const PG_PLANS_MS = process.env.BENCH_PG_PLANS;
+export const PG_PLANS_LOG = path.join(ROOT, '.tmp', 'pg-plans.log');
+
 export interface BenchDatabase {
   url: string;
   /** The server's fsync setting, as it reports it. */
@@ -75,7 +83,18 @@ export async function benchDatabase({ fsync = 'on' }: { fsync?: Fsync } = {}): P
     // Planning counted apart: a statement planned on every call shows it here.
     settings['pg_stat_statements.track_planning'] = 'on';
   }
-  const embedded = await openEmbeddedPostgres({ dataDir: dir, settings });
+  if (PG_PLANS_MS) {
+    settings.shared_preload_libraries = [settings.shared_preload_libraries, 'auto_explain'].filter(Boolean).join(',');
+    settings['auto_explain.log_min_duration'] = `${Number(PG_PLANS_MS)}ms`;
+    settings['auto_explain.log_analyze'] = 'on';
+    settings['auto_explain.log_buffers'] = 'on';
+    mkdirSync(path.dirname(PG_PLANS_LOG), { recursive: true });
+  }
+  const embedded = await openEmbeddedPostgres({
+    dataDir: dir,
+    settings,
+    ...(PG_PLANS_MS ? { log: (line: string) => appendFileSync(PG_PLANS_LOG, `${line}\n`) } : {}),
+  });
   if (PG_STATS) {
     const client = new pg.Client({ connectionString: embedded.url });
     await client.connect();
