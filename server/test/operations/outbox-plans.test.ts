@@ -5,14 +5,19 @@ import { batchesWritten } from '../../src/db/committed-batches';
 import { createDb, type Db, poolOf } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
 import { transact } from '../../src/db/transact';
+import { claimLinks } from '../../src/domain/claims/links';
 import { registerApp } from '../../src/domain/identity/apps';
 import { createStore } from '../../src/domain/identity/stores';
 import { createUser } from '../../src/domain/identity/users';
+import { runMail } from '../../src/domain/mail/deliver';
+import { queueMailAfterCommit } from '../../src/domain/mail/outbox';
+import { createMailer } from '../../src/domain/mail/send';
 import { AttemptSlots } from '../../src/domain/webhooks/attempt-slots';
 import { runDeliveries } from '../../src/domain/webhooks/deliveries';
 import type { DeliveryKey } from '../../src/domain/webhooks/enqueue';
 import { recordEvent } from '../../src/domain/webhooks/record';
 import { newId } from '../../src/lib/ids';
+import { createLogger } from '../../src/logger';
 import { type PrivatePostgres, startPrivatePostgres } from '../harness/private-postgres';
 
 interface PlanNode {
@@ -22,26 +27,29 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** Every node of `plan` that reads webhook_deliveries, as "<node type> <index>". */
-function deliveryReads(plan: PlanNode): string[] {
+/** Every node of `plan` that reads `table`, as "<node type> <index>". */
+function readsOf(table: string, plan: PlanNode): string[] {
   const own =
-    plan['Relation Name'] === 'webhook_deliveries' && plan['Node Type'] !== 'ModifyTable'
+    plan['Relation Name'] === table && plan['Node Type'] !== 'ModifyTable'
       ? [`${plan['Node Type']} ${plan['Index Name'] ?? ''}`.trim()]
-      : plan['Node Type'] === 'Bitmap Index Scan' && plan['Index Name']?.startsWith('webhook_deliveries')
+      : plan['Node Type'] === 'Bitmap Index Scan' && plan['Index Name']?.startsWith(table)
         ? [`Bitmap Index Scan ${plan['Index Name']}`]
         : [];
-  return [...own, ...(plan.Plans ?? []).flatMap(deliveryReads)];
+  return [...own, ...(plan.Plans ?? []).flatMap((child) => readsOf(table, child))];
 }
+const deliveryReads = (plan: PlanNode) => readsOf('webhook_deliveries', plan);
+const mailReads = (plan: PlanNode) => readsOf('mail_messages', plan);
 
 /**
- * The statements that change deliveries by key (queueing, lease, outcome: D32) read each
- * delivery through the primary key, also when the table's statistics predate a burst of
- * pending deliveries (as they do in production: a burst outruns autovacuum's analyze). With a
- * status condition on the changed table itself, PostgreSQL read a whole partial index of
- * pending deliveries for every statement instead (deliveries.ts, enqueue.ts `lockedDeliveries`).
- * The plans are the ones PostgreSQL runs, reported by auto_explain.
+ * The outboxes' statements that change rows by key (webhook deliveries: queueing, lease,
+ * outcome, D32; e-mail: the same, D42) read each row through the primary key, also when the
+ * table's statistics predate a burst of pending rows (as they do in production: a burst
+ * outruns autovacuum's analyze, an SMTP outage leaves a backlog). With a status condition on
+ * the changed table itself, PostgreSQL read a whole partial index of pending rows for every
+ * statement instead (`db/locked-by-key.ts`). The plans are the ones PostgreSQL runs, reported
+ * by auto_explain.
  */
-describe('delivery statements under statistics older than a burst', () => {
+describe('outbox statements under statistics older than a burst', () => {
   let postgres: PrivatePostgres;
   let db: Db;
   /** Plans run on `db`, by the statement's text. */
@@ -144,5 +152,65 @@ describe('delivery statements under statistics older than a burst', () => {
       )
       .execute();
     expect(decided).toEqual(Array.from({ length: 10 }, () => ({ attemptCount: 1, status: 'pending' })));
+  });
+  it('reads each e-mail by its key when queueing, leasing and recording (D42)', { timeout: 120_000 }, async () => {
+    // A claim to write to, and statistics taken when 20,000 messages were sent and none pending.
+    await sql`
+      insert into orders (id, store_id, source_order_id, source_order_number, currency, source_created_at,
+        platform_id, total)
+      values ('or_plans', ${storeId}, 'plans-1', '#1', 'USD', now(), 'api', 10)
+    `.execute(db);
+    await sql`
+      insert into claims (id, store_id, order_id, source_order_id, claim_category, sales_channel, author_email)
+      values ('cl_plans', ${storeId}, 'or_plans', 'plans-1', 'SHIPPING', 'ONLINE', 'shopper@example.com')
+    `.execute(db);
+    await sql`alter table mail_messages set (autovacuum_enabled = off)`.execute(db);
+    const messages = (status: string, count: number) => sql`
+      insert into mail_messages (id, store_id, claim_id, kind, recipient, status, next_attempt_at)
+      select 'ml_' || ${status} || '_' || n, ${storeId}, 'cl_plans', 'claim_filed', 'shopper@example.com',
+        ${status}, case when ${status} = 'pending' then now() end
+      from generate_series(1, ${count}::int) n
+    `;
+    await messages('sent', 20_000).execute(db);
+    await sql`vacuum analyze mail_messages`.execute(db);
+    await messages('pending', 3000).execute(db);
+    plans.length = 0;
+
+    await queueMailAfterCommit(db, ['ml_pending_1500', 'ml_pending_1501']);
+    const settings = {
+      smtpUrl: undefined,
+      mailFrom: 'claims@plans.example.com',
+      mailRetrySchedule: [60],
+      mailTimeoutMs: 2000,
+      mailDir: undefined,
+      publicBaseUrl: 'https://plans.example.com',
+      secretKey,
+    };
+    const mailer = createMailer(settings);
+    try {
+      const links = claimLinks(secretKey, settings.publicBaseUrl);
+      await runMail(db, settings, links, mailer, createLogger('silent'), 'ml_pending_1500');
+    } finally {
+      mailer.close();
+    }
+
+    const reads = (marker: string) => {
+      const found = plans.filter((p) => p.text.includes(marker));
+      expect(found.length, marker).toBeGreaterThan(0);
+      return [...new Set(found.flatMap((p) => mailReads(p.plan)))];
+    };
+    const byKey = ['Index Scan mail_messages_pkey'];
+    expect.soft(reads('set queued_at = now()')).toEqual(byKey);
+    expect.soft(reads('lease_token = $')).toEqual(byKey);
+    expect.soft(reads('set status = $')).toEqual(byKey);
+    // Without an SMTP server the message is NOT_SENT (D42), decided by this attempt.
+    const message = await db
+      .selectFrom('mailMessages')
+      .select(['status', 'queuedAt'])
+      .where('id', 'in', ['ml_pending_1500', 'ml_pending_1501'])
+      .orderBy('id')
+      .execute();
+    expect(message.map((m) => m.status)).toEqual(['not_sent', 'pending']);
+    expect(message[1]!.queuedAt).not.toBeNull();
   });
 });
