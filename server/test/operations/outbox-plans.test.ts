@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchesWritten } from '../../src/db/committed-batches';
@@ -7,8 +6,6 @@ import { migrateToLatest } from '../../src/db/migrate';
 import { transact } from '../../src/db/transact';
 import { claimLinks } from '../../src/domain/claims/links';
 import { registerApp } from '../../src/domain/identity/apps';
-import { createStore } from '../../src/domain/identity/stores';
-import { createUser } from '../../src/domain/identity/users';
 import { runMail } from '../../src/domain/mail/deliver';
 import { queueMailAfterCommit } from '../../src/domain/mail/outbox';
 import { createMailer } from '../../src/domain/mail/send';
@@ -18,7 +15,9 @@ import type { DeliveryKey } from '../../src/domain/webhooks/enqueue';
 import { recordEvent } from '../../src/domain/webhooks/record';
 import { newId } from '../../src/lib/ids';
 import { createLogger } from '../../src/logger';
+import { createOwner } from '../harness/fixtures';
 import { type PrivatePostgres, startPrivatePostgres } from '../harness/private-postgres';
+import { testConfig } from '../harness/server';
 
 interface PlanNode {
   'Node Type': string;
@@ -37,8 +36,6 @@ function readsOf(table: string, plan: PlanNode): string[] {
         : [];
   return [...own, ...(plan.Plans ?? []).flatMap((child) => readsOf(table, child))];
 }
-const deliveryReads = (plan: PlanNode) => readsOf('webhook_deliveries', plan);
-const mailReads = (plan: PlanNode) => readsOf('mail_messages', plan);
 
 /**
  * The outboxes' statements that change rows by key (webhook deliveries: queueing, lease,
@@ -55,7 +52,15 @@ describe('outbox statements under statistics older than a burst', () => {
   /** Plans run on `db`, by the statement's text. */
   const plans: { text: string; plan: PlanNode }[] = [];
   let storeId: string;
-  const secretKey = randomBytes(32);
+  // Retries a minute away: none comes due while a test runs.
+  const config = testConfig({ webhookWorkers: 10, webhookRetrySchedule: [60], mailRetrySchedule: [60] });
+
+  /** The indexes of `table` that the plans of the statements whose text holds `marker` read. */
+  const indexesRead = (table: string, marker: string) => {
+    const found = plans.filter((p) => p.text.includes(marker));
+    expect(found.length, marker).toBeGreaterThan(0);
+    return [...new Set(found.flatMap((p) => readsOf(table, p.plan)))];
+  };
 
   beforeAll(async () => {
     postgres = await startPrivatePostgres();
@@ -74,10 +79,9 @@ describe('outbox statements under statistics older than a burst', () => {
     });
     await migrateToLatest(db);
     await sql`alter table webhook_deliveries set (autovacuum_enabled = off)`.execute(db);
-    const store = await createStore(db, { name: 'Plans', domain: 'plans.example.com' });
-    storeId = store.id;
-    const user = await createUser(db, { email: 'plans@example.com', password: 'plans-password', storeIds: [storeId] });
-    const app = await registerApp(db, secretKey, user.id, {
+    const owner = await createOwner(db, 'plans');
+    storeId = owner.store.id;
+    const app = await registerApp(db, config.secretKey, owner.user.id, {
       name: 'Plans',
       redirectUris: ['https://plans.example.com/cb'],
       requestedScopes: ['order:read'],
@@ -123,24 +127,12 @@ describe('outbox statements under statistics older than a burst', () => {
     plans.length = 0;
 
     const keys = await burst(1500);
-    const config = {
-      secretKey,
-      webhookWorkers: 10,
-      webhookTimeoutMs: 2000,
-      webhookRetrySchedule: [60],
-      webhookAllowPrivateUrls: true,
-    };
     await runDeliveries(db, config, new AttemptSlots(10), keys.slice(700, 710));
 
-    const reads = (marker: string) => {
-      const found = plans.filter((p) => p.text.includes(marker));
-      expect(found.length, marker).toBeGreaterThan(0);
-      return [...new Set(found.flatMap((p) => deliveryReads(p.plan)))];
-    };
     const byKey = ['Index Scan webhook_deliveries_pkey'];
-    expect.soft(reads('set queued_at = now()')).toEqual(byKey);
-    expect.soft(reads('lease_token = $')).toEqual(byKey);
-    expect.soft(reads('with outcome as')).toEqual(byKey);
+    expect.soft(indexesRead('webhook_deliveries', 'set queued_at = now()')).toEqual(byKey);
+    expect.soft(indexesRead('webhook_deliveries', 'lease_token = $')).toEqual(byKey);
+    expect.soft(indexesRead('webhook_deliveries', 'with outcome as')).toEqual(byKey);
     // The attempts happened and were recorded: each delivery waits for its retry.
     const decided = await db
       .selectFrom('webhookDeliveries')
@@ -153,6 +145,7 @@ describe('outbox statements under statistics older than a burst', () => {
       .execute();
     expect(decided).toEqual(Array.from({ length: 10 }, () => ({ attemptCount: 1, status: 'pending' })));
   });
+
   it('reads each e-mail by its key when queueing, leasing and recording (D42)', { timeout: 120_000 }, async () => {
     // A claim to write to, and statistics taken when 20,000 messages were sent and none pending.
     await sql`
@@ -177,32 +170,18 @@ describe('outbox statements under statistics older than a burst', () => {
     plans.length = 0;
 
     await queueMailAfterCommit(db, ['ml_pending_1500', 'ml_pending_1501']);
-    const settings = {
-      smtpUrl: undefined,
-      mailFrom: 'claims@plans.example.com',
-      mailRetrySchedule: [60],
-      mailTimeoutMs: 2000,
-      mailDir: undefined,
-      publicBaseUrl: 'https://plans.example.com',
-      secretKey,
-    };
-    const mailer = createMailer(settings);
+    const mailer = createMailer(config);
     try {
-      const links = claimLinks(secretKey, settings.publicBaseUrl);
-      await runMail(db, settings, links, mailer, createLogger('silent'), 'ml_pending_1500');
+      const links = claimLinks(config.secretKey, config.publicBaseUrl);
+      await runMail(db, config, links, mailer, createLogger('silent'), 'ml_pending_1500');
     } finally {
       mailer.close();
     }
 
-    const reads = (marker: string) => {
-      const found = plans.filter((p) => p.text.includes(marker));
-      expect(found.length, marker).toBeGreaterThan(0);
-      return [...new Set(found.flatMap((p) => mailReads(p.plan)))];
-    };
     const byKey = ['Index Scan mail_messages_pkey'];
-    expect.soft(reads('set queued_at = now()')).toEqual(byKey);
-    expect.soft(reads('lease_token = $')).toEqual(byKey);
-    expect.soft(reads('set status = $')).toEqual(byKey);
+    expect.soft(indexesRead('mail_messages', 'set queued_at = now()')).toEqual(byKey);
+    expect.soft(indexesRead('mail_messages', 'lease_token = $')).toEqual(byKey);
+    expect.soft(indexesRead('mail_messages', 'set status = $')).toEqual(byKey);
     // Without an SMTP server the message is NOT_SENT (D42), decided by this attempt.
     const message = await db
       .selectFrom('mailMessages')
