@@ -56,7 +56,7 @@ export const PG_STATS = process.env.BENCH_PG_STATS === '1';
  * statistics shows there under load, where an EXPLAIN afterwards would not find it.
  */
 const PG_PLANS_MS = process.env.BENCH_PG_PLANS;
-export const PG_PLANS_LOG = path.join(ROOT, '.tmp', 'pg-plans.log');
+const PG_PLANS_LOG = path.join(ROOT, '.tmp', 'pg-plans.log');
 
 export interface BenchDatabase {
   url: string;

@@ -44,15 +44,15 @@ interface FactsRow {
   creditType: string | null;
 }
 
-/** The message `id`, locked: its conditions are checked on this row (see `lockedByKey`). */
-const lockedMessage = (id: string) => lockedByKey('mail_messages', ['id'], sql`(select ${id}::text as id)`);
-
-/** Takes the message's lease when it is due and nobody holds it; undefined otherwise. */
+/**
+ * Takes the message's lease when it is due and nobody holds it; undefined otherwise. The
+ * conditions are checked on the message's locked row (`lockedByKey`).
+ */
 async function takeLease(db: Db, id: string, token: string, ms: number): Promise<Leased | undefined> {
   const result = await sql<Leased>`
     update mail_messages m
     set leased_until = now() + make_interval(secs => ${ms / 1000}), lease_token = ${token}
-    from ${lockedMessage(id)} latest
+    from ${lockedByKey('mail_messages', ['id'], sql`(select ${id}::text as id)`)} latest
     where m.id = latest.id and latest.status = 'pending' and latest.next_attempt_at <= now()
       and (latest.leased_until is null or latest.leased_until < now())
     returning m.kind, m.recipient, m.attempt_count
