@@ -7,6 +7,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { openEmbeddedPostgres } from '../../server/src/db/embedded';
 import { freePort } from '../../server/src/free-port';
+import { addCpuSince, type CpuMeters, cpuPerRequest, readCpu } from './cpu';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -21,6 +22,8 @@ export interface Measured {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU per request of each process the target kept busy, in µs (`cpuPerRequest`), where measured. */
+  cpu?: string;
 }
 
 /**
@@ -291,7 +294,11 @@ export async function loop(concurrency: number, durationS: number, worker: () =>
  * the machine's background load during the run falls on all targets alike. Requests/second
  * is the total over all rounds; p50 and p99 are the worst round's.
  */
-export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Promise<Measured[]> {
+export async function compare(
+  targets: (Target | LoopTarget)[],
+  rounds = 3,
+  meters: CpuMeters = {},
+): Promise<Measured[]> {
   // One per target for the whole run: a path counter goes on across rounds (fresh orders stay fresh).
   const setups = new Map(targets.map((t) => [t, 'run' in t ? undefined : setupRequest(t)]));
   const runRound = async (t: Target | LoopTarget, duration: number): Promise<Round> => {
@@ -317,11 +324,22 @@ export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Pro
     };
   };
   for (const t of targets) await runRound(t, 2);
-  const totals = targets.map((t) => ({ name: t.name, requests: 0, seconds: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 }));
+  const totals = targets.map((t) => ({
+    name: t.name,
+    requests: 0,
+    seconds: 0,
+    p50: 0,
+    p99: 0,
+    non2xx: 0,
+    errors: 0,
+    cpu: {} as Record<string, number>,
+  }));
   for (let round = 0; round < rounds; round++) {
     for (const [i, t] of targets.entries()) {
-      const r = await runRound(t, Math.max(1, Math.round(DURATION_S / rounds)));
       const total = totals[i]!;
+      const cpuBefore = readCpu(meters);
+      const r = await runRound(t, Math.max(1, Math.round(DURATION_S / rounds)));
+      addCpuSince(total.cpu, cpuBefore, meters);
       total.requests += r.requests;
       total.seconds += r.seconds;
       total.p50 = Math.max(total.p50, r.p50);
@@ -338,11 +356,13 @@ export async function compare(targets: (Target | LoopTarget)[], rounds = 3): Pro
     p99: t.p99,
     non2xx: t.non2xx,
     errors: t.errors,
+    cpu: cpuPerRequest(t.cpu, t.requests),
   }));
 }
 
 export function printTable(rows: Measured[]): void {
-  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'];
+  const withCpu = rows.some((r) => r.cpu);
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', ...(withCpu ? ['CPU µs/request'] : [])];
   const lines = rows.map((r) => [
     r.name,
     r.rps.toFixed(0),
@@ -350,6 +370,7 @@ export function printTable(rows: Measured[]): void {
     r.p99.toFixed(1),
     String(r.non2xx),
     String(r.errors),
+    ...(withCpu ? [r.cpu ?? ''] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');

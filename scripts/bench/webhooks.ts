@@ -23,6 +23,7 @@ import { transact } from '../../server/src/db/transact';
 import { recordEvent } from '../../server/src/domain/webhooks/record';
 import { signatureHeader, WEBHOOK_USER_AGENT, wireBody } from '../../server/src/domain/webhooks/send';
 import { newId } from '../../server/src/lib/ids';
+import { addCpuSince, type CpuMeters, cpuPerRequest, ownCpu, postgresCpu, processCpu, readCpu } from './cpu';
 import { benchInstallation } from './install';
 import {
   benchDatabase,
@@ -152,10 +153,19 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
       'delivering webhooks',
     );
     children.push(worker);
+    // CPU per delivery of the worker, PostgreSQL, and this process (the receiver; in the
+    // loop's rounds the loop too), over the measured rounds from commit to last arrival.
+    const meters: CpuMeters = {
+      worker: processCpu(worker.pid),
+      postgres: await postgresCpu(database.url),
+      'receiver (and loop)': ownCpu,
+    };
+    const serviceCpu: Record<string, number> = {};
+    const baselineCpu: Record<string, number> = {};
 
     let n = 0;
     /** The service: BURST events committed in one transaction; seconds until all arrived. */
-    const serviceRound = async () => {
+    const serviceRound = async (cpu: Record<string, number> = {}) => {
       const target = receiver.arrivals.size + BURST;
       await transact(db, async (trx) => {
         for (let i = 0; i < BURST; i++) {
@@ -163,13 +173,15 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
         }
       });
       const started = performance.now();
+      const cpuBefore = readCpu(meters);
       await receiver.until(target);
+      addCpuSince(cpu, cpuBefore, meters);
       return (performance.now() - started) / 1000;
     };
     /** The baseline: the same signed bodies, CONCURRENCY in flight over keep-alive connections. */
     const url = new URL(receiver.url);
     const baselineLatencies: number[] = [];
-    const baselineRound = async () => {
+    const baselineRound = async (cpu: Record<string, number> = {}) => {
       const events = Array.from({ length: BURST }, () => ({
         id: newId('evt'),
         topic: 'message/created' as const,
@@ -178,6 +190,7 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
       }));
       const target = receiver.arrivals.size + BURST;
       const started = performance.now();
+      const cpuBefore = readCpu(meters);
       let next = 0;
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async () => {
@@ -205,6 +218,7 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
         }),
       );
       await receiver.until(target);
+      addCpuSince(cpu, cpuBefore, meters);
       return (performance.now() - started) / 1000;
     };
 
@@ -216,8 +230,8 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
     let serviceSeconds = 0;
     let baselineSeconds = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      serviceSeconds += await serviceRound();
-      baselineSeconds += await baselineRound();
+      serviceSeconds += await serviceRound(serviceCpu);
+      baselineSeconds += await baselineRound(baselineCpu);
     }
     await printStatements(database.url, BURST * (ROUNDS + 1));
 
@@ -270,6 +284,7 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
       p99: percentile(lags, 0.99),
       non2xx: 0,
       errors: 0,
+      cpu: cpuPerRequest(serviceCpu, BURST * ROUNDS),
     };
     const baseline: Measured = {
       name: `node:http keep-alive loop, same signed bodies, ${CONCURRENCY} in flight (p50/p99: request latency)`,
@@ -278,6 +293,7 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
       p99: percentile(sortedBaseline, 0.99),
       non2xx: 0,
       errors: 0,
+      cpu: cpuPerRequest(baselineCpu, BURST * ROUNDS),
     };
     printTable([measuredService, baseline]);
     process.stdout.write(

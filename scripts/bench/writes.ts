@@ -25,6 +25,7 @@ import { sql } from 'kysely';
 import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { freePort } from '../../server/src/free-port';
+import { type CpuMeters, ownCpu, postgresCpu, processCpu } from './cpu';
 import { benchInstallation } from './install';
 import {
   benchDatabase,
@@ -141,16 +142,24 @@ async function benchWritesOn(fsync: Fsync): Promise<Measured[]> {
       'content-type': 'application/json',
       ...extra,
     });
-    const port = async (script: string, env: Record<string, string>) => {
+    // CPU per request of the service, each baseline's server, PostgreSQL and the load generator.
+    const meters: CpuMeters = {
+      service: processCpu(service.child.pid),
+      postgres: await postgresCpu(database.url),
+      'load generator': ownCpu,
+    };
+    const port = async (name: string, script: string, env: Record<string, string>) => {
       const p = await freePort();
-      children.push(await startProcess(script, { PORT: String(p), ...env }));
+      const child = await startProcess(script, { PORT: String(p), ...env });
+      children.push(child);
+      meters[name] = processCpu(child.pid);
       return `http://127.0.0.1:${p}`;
     };
-    const upsert = await port('scripts/bench/serve-upsert.ts', {
+    const upsert = await port('upsert', 'scripts/bench/serve-upsert.ts', {
       BENCH_DATABASE_URL: database.url,
       BENCH_STORE_ID: plain.store.id,
     });
-    const claimTxn = await port('scripts/bench/serve-claim-txn.ts', {
+    const claimTxn = await port('claim txn', 'scripts/bench/serve-claim-txn.ts', {
       BENCH_DATABASE_URL: database.url,
       BENCH_STORE_ID: plain.store.id,
     });
@@ -162,7 +171,9 @@ async function benchWritesOn(fsync: Fsync): Promise<Measured[]> {
         .where('type', '=', 'SHIPPING')
         .executeTakeFirstOrThrow()
     ).rules;
-    const quoteHand = await port('scripts/bench/serve-quote-hand.ts', { BENCH_RULES: JSON.stringify(rules) });
+    const quoteHand = await port('by hand', 'scripts/bench/serve-quote-hand.ts', {
+      BENCH_RULES: JSON.stringify(rules),
+    });
 
     const body = JSON.stringify(ORDER);
     await probe(`${base}/v1/orders/probe`, { method: 'PUT', headers: json(token), body }, 200);
@@ -176,7 +187,7 @@ async function benchWritesOn(fsync: Fsync): Promise<Measured[]> {
     });
     const measured = async (targets: Target[]) => {
       await resetStatements(database.url);
-      const r = await compare(targets);
+      const r = await compare(targets, undefined, meters);
       printTable(r);
       await printStatements(database.url, r[0]!.requests ?? 0);
       rows.push(...r);
