@@ -91,6 +91,8 @@ export async function benchDatabase({ fsync = 'on' }: { fsync?: Fsync } = {}): P
     settings['auto_explain.log_min_duration'] = `${Number(PG_PLANS_MS)}ms`;
     settings['auto_explain.log_analyze'] = 'on';
     settings['auto_explain.log_buffers'] = 'on';
+    // Statements run inside functions too: graphile-worker's add_jobs, the foreign key checks.
+    settings['auto_explain.log_nested_statements'] = 'on';
     mkdirSync(path.dirname(PG_PLANS_LOG), { recursive: true });
   }
   const embedded = await openEmbeddedPostgres({
