@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { createDb, handleConnectionErrors, POOL_WAIT_MS } from './db/database';
 import { queueLogger } from './db/queue-logger';
-import { isDatabaseUnavailable } from './db/unavailable';
+import { isConcurrencyAbort, isDatabaseUnavailable } from './db/unavailable';
 import { claimLinks } from './domain/claims/links';
 import { runMail } from './domain/mail/deliver';
 import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
@@ -117,9 +117,12 @@ export async function startDelivery(deps: {
   };
 }
 
-/** A sweep that found the database out of reach tries again in a second: a warning, not a fault. */
+/**
+ * A sweep that found the database out of reach, or that PostgreSQL ended for a concurrent
+ * change, tries again in a second: a warning, not a fault.
+ */
 function sweepFailed(logger: Logger, err: unknown, message: string): void {
-  if (isDatabaseUnavailable(err)) logger.warn({ err }, message);
+  if (isDatabaseUnavailable(err) || isConcurrencyAbort(err)) logger.warn({ err }, message);
   else logger.error({ err }, message);
 }
 

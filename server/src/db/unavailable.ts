@@ -19,6 +19,18 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return typeof message === 'string' && PG_CONNECTION_MESSAGES.some((m) => message.startsWith(m));
 }
 
+/**
+ * Whether PostgreSQL rolled a transaction back for a concurrent one: a deadlock it broke
+ * (40P01) or a serialization failure (40001). Nothing of it was applied, and the same request
+ * sent again normally succeeds, so it is answered like an outage (503 with Retry-After), never
+ * 500. Concurrent changes take their row locks in one order where they can (`lockedByKey`);
+ * this covers the rest.
+ */
+export function isConcurrencyAbort(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return code === '40P01' || code === '40001';
+}
+
 const SOCKET_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

@@ -2,7 +2,7 @@ import { type ErrorStatus, STATUS_NAMES, type TError } from '@protection-service
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
-import { isDatabaseUnavailable } from '../db/unavailable';
+import { isConcurrencyAbort, isDatabaseUnavailable } from '../db/unavailable';
 import { Refusal, type RefusalKind } from '../lib/refusal';
 import type { LoggedError } from './access-log';
 
@@ -114,13 +114,16 @@ export const unavailable = (message: string) =>
   new HttpError(503, message, { headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) } });
 
 /**
- * Domain refusals, errors thrown by body-parser and friends, and the database being out of
- * reach (D46: 503 with Retry-After, never 500), mapped onto HttpError; null for the unknown.
+ * Domain refusals, errors thrown by body-parser and friends, the database being out of reach
+ * (D46: 503 with Retry-After, never 500) and a transaction it rolled back for a concurrent one
+ * (503 too), mapped onto HttpError; null for the unknown.
  */
 export function mapError(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof Refusal) return refusalAnswer(err);
   if (isDatabaseUnavailable(err)) return unavailable('the service cannot reach its database; try again shortly');
+  if (isConcurrencyAbort(err))
+    return unavailable('the request met a concurrent change and was not applied; send it again');
   if (typeof err !== 'object' || err === null) return null;
   const e = err as { type?: string; status?: number };
   switch (e.type) {
