@@ -55,11 +55,14 @@ describe('outbox statements under statistics older than a burst', () => {
   // Retries a minute away: none comes due while a test runs.
   const config = testConfig({ webhookWorkers: 10, webhookRetrySchedule: [60], mailRetrySchedule: [60] });
 
-  /** The indexes of `table` that the plans of the statements whose text holds `marker` read. */
-  const indexesRead = (table: string, marker: string) => {
-    const found = plans.filter((p) => p.text.includes(marker));
-    expect(found.length, marker).toBeGreaterThan(0);
-    return [...new Set(found.flatMap((p) => readsOf(table, p.plan)))];
+  /** The plans of the statements whose text holds each of `markers` read `table` through its primary key alone. */
+  const expectReadByKey = (table: string, markers: readonly string[]) => {
+    for (const marker of markers) {
+      const found = plans.filter((p) => p.text.includes(marker));
+      expect(found.length, marker).toBeGreaterThan(0);
+      const read = [...new Set(found.flatMap((p) => readsOf(table, p.plan)))];
+      expect.soft(read, marker).toEqual([`Index Scan ${table}_pkey`]);
+    }
   };
 
   beforeAll(async () => {
@@ -129,10 +132,7 @@ describe('outbox statements under statistics older than a burst', () => {
     const keys = await burst(1500);
     await runDeliveries(db, config, new AttemptSlots(10), keys.slice(700, 710));
 
-    const byKey = ['Index Scan webhook_deliveries_pkey'];
-    expect.soft(indexesRead('webhook_deliveries', 'set queued_at = now()')).toEqual(byKey);
-    expect.soft(indexesRead('webhook_deliveries', 'lease_token = $')).toEqual(byKey);
-    expect.soft(indexesRead('webhook_deliveries', 'with outcome as')).toEqual(byKey);
+    expectReadByKey('webhook_deliveries', ['set queued_at = now()', 'lease_token = $', 'with outcome as']);
     // The attempts happened and were recorded: each delivery waits for its retry.
     const decided = await db
       .selectFrom('webhookDeliveries')
@@ -178,10 +178,7 @@ describe('outbox statements under statistics older than a burst', () => {
       mailer.close();
     }
 
-    const byKey = ['Index Scan mail_messages_pkey'];
-    expect.soft(indexesRead('mail_messages', 'set queued_at = now()')).toEqual(byKey);
-    expect.soft(indexesRead('mail_messages', 'lease_token = $')).toEqual(byKey);
-    expect.soft(indexesRead('mail_messages', 'set status = $')).toEqual(byKey);
+    expectReadByKey('mail_messages', ['set queued_at = now()', 'lease_token = $', 'set status = $']);
     // Without an SMTP server the message is NOT_SENT (D42), decided by this attempt.
     const message = await db
       .selectFrom('mailMessages')
