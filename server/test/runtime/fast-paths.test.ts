@@ -63,8 +63,10 @@ describe('the devices that reach under libraries (server/src/runtime/)', () => {
 
   it('a device whose guard finds its library changed stays off and is reported once at warn', () => {
     let guarded = 0;
+    // Not switchable, so that FAST_PATHS (a run with it off) leaves the guard to decide.
     const on = fastPath({
       name: 'probe-changed',
+      switchable: false,
       guard: () => {
         guarded++;
         return 'probe 2.0.0 is outside the versions it was written against';
@@ -84,6 +86,7 @@ describe('the devices that reach under libraries (server/src/runtime/)', () => {
   it('a guard that throws turns its device off instead of the process', () => {
     const on = fastPath({
       name: 'probe-throws',
+      switchable: false,
       guard: () => {
         throw new Error('no such method');
       },
@@ -92,7 +95,7 @@ describe('the devices that reach under libraries (server/src/runtime/)', () => {
   });
 
   it('a device found changed while the process runs turns off from then on, said once', () => {
-    const on = fastPath({ name: 'probe-late', guard: () => undefined });
+    const on = fastPath({ name: 'probe-late', switchable: false, guard: () => undefined });
     const log = warnings();
     reportFastPaths(log);
     expect(on()).toBe(true);
