@@ -40,9 +40,9 @@ export async function benchFastPaths(): Promise<Measured[]> {
   const secret = randomBytes(32);
   const issuer = `http://127.0.0.1:${await freePort()}`;
   const rows: Measured[] = [];
+  await migrateToLatest(db);
   const on = await startService(database.url, secret, { BENCH_ISSUER: issuer });
   try {
-    await migrateToLatest(db);
     const installed = await benchInstallation(db, secret, 'fast-paths', [
       'order:update',
       'claim:manage',
