@@ -45,6 +45,21 @@ module.exports = {
       to: { path: '^server/src/(http|routes|pages)/|^server/src/(app|main|worker|job-runner)\\.ts$' },
     },
     {
+      name: 'runtime-below-the-code',
+      severity: 'error',
+      comment:
+        'The devices that reach under libraries (server/src/runtime/) are used by the plumbing (http/, db/, the app and process entries), never by domain rules, route handlers or pages; and they use nothing of the service.',
+      from: { path: '^server/src/(domain|routes|pages)/' },
+      to: { path: '^server/src/runtime/' },
+    },
+    {
+      name: 'runtime-stands-alone',
+      severity: 'error',
+      comment: 'A device depends on the libraries it reaches under and on its folder, nothing else of the service.',
+      from: { path: '^server/src/runtime/' },
+      to: { path: '^server/src/(?!runtime/)' },
+    },
+    {
       name: 'handlers-map-nothing',
       severity: 'error',
       comment:

@@ -5,6 +5,7 @@
 import { benchAuth } from './auth';
 import { benchClaims } from './claims';
 import { benchConcurrency } from './concurrency';
+import { benchFastPaths } from './fast-paths';
 import { benchOrders } from './orders';
 import { benchPartner } from './partner';
 import { benchPublicRead } from './public-read';
@@ -20,6 +21,11 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
   ['claims', 'claims list: first page against a page after 900,000 claims; claim filing', benchClaims],
   ['writes', 'write paths and the quote against their baselines, PostgreSQL fsync on and off', benchWrites],
   ['concurrency', 'authenticated read through pnpm start: WEB_CONCURRENCY=2 against 1', benchConcurrency],
+  [
+    'fast-paths',
+    'each device of server/src/runtime/ on against off, and all against the stock libraries',
+    benchFastPaths,
+  ],
 ];
 
 const only = process.argv.slice(2);

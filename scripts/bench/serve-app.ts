@@ -10,6 +10,7 @@ import { loadConfig } from '../../server/src/config';
 import { createDb } from '../../server/src/db/database';
 import { createAppServer } from '../../server/src/http/server';
 import { createLogger } from '../../server/src/logger';
+import { reportFastPaths } from '../../server/src/runtime/index';
 
 const unlimited = '1000000000';
 const config = loadConfig({
@@ -27,8 +28,11 @@ const config = loadConfig({
   RATE_LIMIT_PUBLIC: unlimited,
   WEBHOOK_WORKERS: '0',
 });
+const logger = createLogger(config.logLevel);
+// FAST_PATHS, as the service reads it (scripts/bench/fast-paths.ts turns devices off one by one).
+reportFastPaths(logger);
 const db = createDb(config.databaseUrl!);
-const app = createApp({ db, logger: createLogger(config.logLevel), config });
+const app = createApp({ db, logger, config });
 createAppServer()
   .serve(app)
   .listen(config.port, config.host, () => process.stdout.write('ready\n'));

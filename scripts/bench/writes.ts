@@ -43,7 +43,7 @@ import {
   type Target,
 } from './lib';
 
-const ORDER = {
+export const ORDER = {
   sourceOrderNumber: '#1001',
   currency: 'USD',
   platformId: 'shopify',
@@ -56,18 +56,18 @@ const ORDER = {
   customerName: 'Ann Shopper',
   sourceCreatedAt: '2026-01-31T12:00:00.000Z',
 };
-const ORDER_WITH_ITEM = {
+export const ORDER_WITH_ITEM = {
   ...ORDER,
   lineItems: [{ sourceItemId: 'li-1', name: 'Blue mug', quantity: 2, price: 50, isShippable: true }],
 };
-const CLAIM = {
+export const CLAIM = {
   email: 'shopper@example.com',
   salesChannel: 'ONLINE',
   claimCategory: 'SHIPPING',
   fulfillmentIssues: [{ issues: [{ sourceItemId: 'li-1', issueType: 'DAMAGED', quantity: 1 }] }],
   resolution: { desiredMethod: 'RESHIP' },
 };
-const QUOTE = {
+export const QUOTE = {
   currency: 'USD',
   lineItems: Array.from({ length: 50 }, (_, i) => ({
     id: `li-${i}`,
@@ -88,7 +88,7 @@ const FRESH_ORDERS = Number(process.env.BENCH_FRESH_ORDERS ?? 60_000);
  * `<prefix>-0` ... `<prefix>-<count - 1>`, written in SQL: each claim then files against an
  * order of its own.
  */
-async function cloneOrders(db: Db, templateId: string, prefix: string, count: number): Promise<void> {
+export async function cloneOrders(db: Db, templateId: string, prefix: string, count: number): Promise<void> {
   await sql`
     with copies as (
       select n, ${`ord_${prefix}_`} || n as id from generate_series(0, ${count - 1}) n

@@ -1,17 +1,13 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   API_VERSIONS,
   type ApiVersion,
   contract,
-  contractFor,
-  LATEST_API_VERSION,
   type RouteMeta,
   servedDocuments,
   type TMerchantSettings,
 } from '@protection-service/contract';
-import type { AppRoute } from '@ts-rest/core';
-import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
-import express, { type Express, type RequestHandler } from 'express';
+import type express from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { AppDeps } from './app-deps';
 import { AppPins } from './cache/app-pins';
 import { followChanges } from './cache/listener';
@@ -25,10 +21,9 @@ import { ApiUsage } from './http/api-usage';
 import { type AuthServices, authenticate, StoreModes, tokenClientOf, verifiedTokens } from './http/auth';
 import { bodyParser, refuseNulInUrl } from './http/body';
 import { clientIp } from './http/client-ip';
-import { withCompiledRequest } from './http/compiled-schema';
 import { publicCors } from './http/cors';
 import { docs } from './http/docs';
-import { errorHandler, HttpError, zodIssues } from './http/errors';
+import { errorHandler, requestValidationError } from './http/errors';
 import { health } from './http/health';
 import { IdempotencySweeper, idempotency } from './http/idempotency';
 import { PublicReadCache } from './http/public-cache';
@@ -38,12 +33,13 @@ import { sequence } from './http/sequence';
 import { expressApp } from './http/server';
 import { unmatched } from './http/unmatched';
 import { versionDocs } from './http/version-docs';
-import { chooseVersion, versionData, versionedFailures, versionedHandler, versionGate } from './http/versions';
+import { chooseVersion, versionData, versionedFailures, versionedRoutes, versionGate } from './http/versions';
 import { KeysetPager } from './lib/pager';
 import { ServiceMetrics } from './metrics';
 import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
 import { mountedRoutes } from './routes/index';
 import { oauthValidationError } from './routes/oauth';
+import { answerFirst } from './runtime/answer-first';
 
 export type { AppDeps } from './app-deps';
 
@@ -80,52 +76,16 @@ const OPERATIONAL_ROUTES = [
 /** The Express application, without `listen` (tests and main.ts both use it). */
 export function createApp(deps: AppDeps): Express {
   const app = expressApp();
-
-  const metrics = deps.metrics ?? new ServiceMetrics(deps.db);
-  const auth = authServices(deps, metrics);
-  const log = requestLog(deps.logger, metrics);
-  const publicCache = new PublicReadCache(
-    Object.values(contract.public).map((r) => r.path),
-    log,
-    metrics,
-    (path, req) => auth.limiter.local(`ip:${path}:${clientIp(req, auth.trustProxy)}`, auth.limits.public),
-  );
-  const pricingCache = new StoreCache<QuotePricing>();
-  const settingsCache = new StoreCache<TMerchantSettings>();
-  /** Every cache of store-derived values: one invalidation path for all (D29). */
-  const storeCaches = [publicCache.store, pricingCache, settingsCache];
-  // D13, D29: what every process (this one included) announces once it has committed.
-  const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
-  const context = {
-    ...deps,
-    publicCache,
-    pricingCache,
-    settingsCache,
-    auth,
-    claimLinks: claimLinks(deps.config.secretKey, deps.config.publicBaseUrl),
-    pager: new KeysetPager(deps.config.secretKey),
-    apiUsage: new ApiUsage(deps.db, deps.logger),
-  };
+  const { context, metrics, log, listener, pins } = appContext(deps);
+  const { auth, publicCache } = context;
+  // The shopper widget's read is answered from memory before Express does any work (D29).
+  answerFirst(app, (req, res) => publicCache.tryServe(req, res));
   const routes = mountedRoutes(context);
-  const pins = new AppPins(deps.db, deps.logger);
   const idempotencySweeper = new IdempotencySweeper(deps.db);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES, ...PAGE_ROUTES]);
   const pageRouter = pages(context);
-
   const operationalPaths = new Set(OPERATIONAL_ROUTES.map((r) => r.path));
-  const operational = sequence([
-    health(deps.db, deps.isShuttingDown),
-    // The reference page's version picker shows each dated version's document (D44).
-    docs(
-      deps.config.publicBaseUrl,
-      servedDocuments().map((d) => ({
-        version: d.version,
-        url: d.url,
-        label: d.deprecated ? `${d.version} (deprecated)` : `${d.version} (latest)`,
-      })),
-    ),
-    versionDocs(deps.config.publicBaseUrl),
-  ]);
+  const operational = operationalRoutes(deps);
   const publicPaths = routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path);
   // One Express layer for everything before the routes: each layer of its own costs the
   // router's matching and bookkeeping on every request.
@@ -155,19 +115,28 @@ export function createApp(deps: AppDeps): Express {
       bodyParser(OAUTH_PATHS),
     ]),
   );
-  app.use(contractRoutes(routes, deps, auth, served(context.apiUsage, metrics)));
+  app.use(
+    versionedRoutes(routes, {
+      // D44 first (the version marks every answer of a versioned route, auth failures included),
+      // then D33 after authentication, since an Idempotency-Key belongs to the caller's installation.
+      before: sequence([
+        versionGate(deps.config.publicBaseUrl, served(context.apiUsage, metrics)) as RequestHandler,
+        authenticate(auth) as RequestHandler,
+        idempotency(deps.db, deps.logger),
+      ]),
+      responseValidation: deps.responseValidation ?? false,
+      // D2: on the token and revoke endpoints a validation failure is an RFC 6749 error.
+      invalidRequest: (err, req) => {
+        const failure = requestValidationError(err);
+        return OAUTH_PATHS.has(req.path) ? oauthValidationError(req, failure.message, failure.options.issues) : failure;
+      },
+      data: versionData(deps.db),
+    }),
+  );
   app.use(fallback);
   app.use(versionedFailures(deps.config.publicBaseUrl));
   app.use(errorHandler(deps.logger, OAUTH_PATHS));
-
-  // The shopper widget's read is answered from memory before Express does any work (D29,
-  // scripts/bench/public-read.ts); `app(req, res)` and `app.listen` both go through handle.
-  const inner = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, next?: () => void) => void };
-  const handle = inner.handle.bind(app);
-  inner.handle = (req, res, next) => {
-    if (!publicCache.tryServe(req, res)) handle(req, res, next);
-  };
-  (app.locals as { running?: Running }).running = {
+  const running: Running = {
     stop() {
       auth.revocations.stop();
       auth.limiter.stop();
@@ -177,7 +146,54 @@ export function createApp(deps: AppDeps): Express {
       pins.stop();
     },
   };
+  (app.locals as { running?: Running }).running = running;
   return app;
+}
+
+/** What the routes and pages are built from: the dependencies with the process's caches and services. */
+function appContext(deps: AppDeps) {
+  const metrics = deps.metrics ?? new ServiceMetrics(deps.db);
+  const auth = authServices(deps, metrics);
+  const log = requestLog(deps.logger, metrics);
+  const publicCache = new PublicReadCache(
+    Object.values(contract.public).map((r) => r.path),
+    log,
+    metrics,
+    (path, req) => auth.limiter.local(`ip:${path}:${clientIp(req, auth.trustProxy)}`, auth.limits.public),
+  );
+  const pricingCache = new StoreCache<QuotePricing>();
+  const settingsCache = new StoreCache<TMerchantSettings>();
+  /** Every cache of store-derived values: one invalidation path for all (D29). */
+  const storeCaches = [publicCache.store, pricingCache, settingsCache];
+  // D13, D29: what every process (this one included) announces once it has committed.
+  const listener = followChanges(deps.db, { storeCaches, revocations: auth.revocations }, deps.logger);
+  const context = {
+    ...deps,
+    publicCache,
+    pricingCache,
+    settingsCache,
+    auth,
+    claimLinks: claimLinks(deps.config.secretKey, deps.config.publicBaseUrl),
+    pager: new KeysetPager(deps.config.secretKey),
+    apiUsage: new ApiUsage(deps.db, deps.logger),
+  };
+  return { context, metrics, log, listener, pins: new AppPins(deps.db, deps.logger) };
+}
+
+/** Health, the API reference page with its version picker (D44) and the changelog page. */
+function operationalRoutes(deps: AppDeps): RequestHandler {
+  return sequence([
+    health(deps.db, deps.isShuttingDown),
+    docs(
+      deps.config.publicBaseUrl,
+      servedDocuments().map((d) => ({
+        version: d.version,
+        url: d.url,
+        label: d.deprecated ? `${d.version} (deprecated)` : `${d.version} (latest)`,
+      })),
+    ),
+    versionDocs(deps.config.publicBaseUrl),
+  ]);
 }
 
 /**
@@ -208,111 +224,7 @@ function authServices(deps: AppDeps, metrics: ServiceMetrics): AuthServices {
   };
 }
 
-/** The first two segments of a path: `/v1/orders` of `/v1/orders/:sourceOrderId`. */
-function prefixOf(path: string): string {
-  const second = path.indexOf('/', 1);
-  const third = second === -1 ? -1 : path.indexOf('/', second + 1);
-  return third === -1 ? path : path.slice(0, third);
-}
-
-/**
- * The contract's routes, mounted by ts-rest with authentication and idempotency before each
- * handler. One router per path prefix: a request is matched against the few routes of its
- * prefix (`/v1/orders`), not against all of them in turn.
- */
-function contractRoutes(
-  routes: ReturnType<typeof mountedRoutes>,
-  deps: AppDeps,
-  auth: AuthServices,
-  onServed: (req: express.Request, res: express.Response, version: ApiVersion) => void,
-): RequestHandler {
-  const newest = new Map(routes.map((r) => [`${r.group}.${r.name}`, r]));
-  const data = versionData(deps.db);
-  // D44 first (the version marks every answer of a versioned route, auth failures included),
-  // then D33 after authentication, since an Idempotency-Key belongs to the caller's
-  // installation. One step of ts-rest's route for all three.
-  const globalMiddleware = [
-    sequence([
-      versionGate(deps.config.publicBaseUrl, onServed) as RequestHandler,
-      authenticate(auth) as RequestHandler,
-      idempotency(deps.db, deps.logger),
-    ]) as never,
-  ];
-  // One set of routers per version: the newest contract with its handlers, and each older
-  // version's contract (contractFor) with the newest handlers behind its changes.
-  const byVersion = new Map<ApiVersion, Map<string, express.Router>>();
-  for (const version of API_VERSIONS) {
-    const mounted =
-      version === LATEST_API_VERSION
-        ? routes.map((r) => ({ group: r.group, name: r.name, route: r.route, implementation: r.implementation }))
-        : [...contractFor(version).routes.values()].map((r) => {
-            const [group, name] = r.key.split('.') as [string, string];
-            return {
-              group,
-              name,
-              route: r.route,
-              implementation: versionedHandler(r, newest.get(r.key)?.implementation, data),
-            };
-          });
-    byVersion.set(version, prefixRouters(mounted, deps, globalMiddleware));
-  }
-  return (req, res, next) => {
-    const router = byVersion.get(req.apiVersion ?? LATEST_API_VERSION)!.get(prefixOf(req.path));
-    if (router) router(req, res, next);
-    else next();
-  };
-}
-
-/**
- * The routes of one version mounted by ts-rest, one router per path prefix: a request is matched
- * against the few routes of its prefix (`/v1/orders`), not against all of them in turn. Each
- * route's request schemas are compiled (./http/compiled-schema.ts).
- */
-function prefixRouters(
-  routes: readonly { group: string; name: string; route: AppRoute; implementation: unknown }[],
-  deps: AppDeps,
-  globalMiddleware: never[],
-): Map<string, express.Router> {
-  const byPrefix = new Map<string, { contract: Record<string, Record<string, unknown>>; handlers: typeof contract }>();
-  for (const r of routes) {
-    const prefix = prefixOf(r.route.path);
-    const entry = byPrefix.get(prefix) ?? { contract: {}, handlers: {} as typeof contract };
-    byPrefix.set(prefix, entry);
-    const handlers = entry.handlers as Record<string, Record<string, unknown>>;
-    entry.contract[r.group] = { ...entry.contract[r.group], [r.name]: withCompiledRequest(r.route) };
-    handlers[r.group] = { ...handlers[r.group], [r.name]: r.implementation };
-  }
-  const routers = new Map<string, express.Router>();
-  for (const [prefix, entry] of byPrefix) {
-    const router = express.Router();
-    createExpressEndpoints(entry.contract as never, entry.handlers as never, router, {
-      logInitialization: false,
-      jsonQuery: false,
-      responseValidation: deps.responseValidation ?? false,
-      globalMiddleware,
-      // D2: on the token and revoke endpoints a validation failure is an RFC 6749 error.
-      requestValidationErrorHandler: (err, req, _res, next) => {
-        const failure = validationError(err);
-        next(OAUTH_PATHS.has(req.path) ? oauthValidationError(req, failure.message, failure.options.issues) : failure);
-      },
-    });
-    routers.set(prefix, router);
-  }
-  return routers;
-}
-
 /** Stops what createApp started (revocation feed, rate-limit flushes, change listener) before the database closes. */
 export function stopApp(app: Express): void {
   (app.locals as { running?: Running }).running?.stop();
-}
-
-function validationError(err: RequestValidationError): HttpError {
-  const issues = [
-    ...(err.pathParams ? zodIssues(err.pathParams, 'params') : []),
-    ...(err.headers ? zodIssues(err.headers, 'headers') : []),
-    ...(err.query ? zodIssues(err.query, 'query') : []),
-    ...(err.body ? zodIssues(err.body, 'body') : []),
-  ];
-  const first = issues[0];
-  return new HttpError(400, first ? `invalid request: ${first.path}: ${first.message}` : 'invalid request', { issues });
 }

@@ -11,6 +11,7 @@ import { setServerTimeouts } from './http/timeouts';
 import { type Delivery, startDelivery } from './job-runner';
 import { createLogger } from './logger';
 import { ServiceMetrics } from './metrics';
+import { reportFastPaths } from './runtime/index';
 import { stopOnce, supervise, takeOverSignals } from './supervisor';
 
 /** How long in-flight requests may take to finish after SIGTERM (D46). */
@@ -25,6 +26,7 @@ const DRAIN_MS = 10_000;
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
+  reportFastPaths(logger);
   if (cluster.isPrimary)
     await supervise(config, logger, {
       children: config.webConcurrency,

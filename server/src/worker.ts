@@ -3,6 +3,7 @@ import { loadConfig } from './config';
 import { openDatabase } from './db/open';
 import { startDelivery } from './job-runner';
 import { createLogger } from './logger';
+import { reportFastPaths } from './runtime/index';
 import { stopOnce, supervise, takeOverSignals } from './supervisor';
 
 /** Past the longest an attempt may take, how long its record may take after SIGTERM. */
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   if (config.webhookWorkers === 0) throw new Error('WEBHOOK_WORKERS is 0: this process would deliver nothing');
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
+  reportFastPaths(logger);
   if (cluster.isPrimary)
     await supervise(config, logger, {
       children: 1,

@@ -1,17 +1,23 @@
-import { createHash } from 'node:crypto';
 import {
   CamelCasePlugin,
   type CompiledQuery,
   Kysely,
-  type OperationNode,
   PostgresDialect,
   type QueryResult,
   type RawBuilder,
-  RawNode,
   sql,
-  ValueNode,
 } from 'kysely';
 import pg from 'pg';
+import { compiledInOnePass } from '../runtime/kysely-raw';
+import {
+  oneTripOn,
+  PREPARED_MARK,
+  parsedOn,
+  pipelined,
+  type Statement,
+  sendThrough,
+  statementName,
+} from '../runtime/pg-wire';
 import type { Database } from './schema';
 
 // numeric (money) and bigint (counts) arrive as strings by default; amounts stay well inside
@@ -20,10 +26,6 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
 export type Db = Kysely<Database>;
-
-/** What `prepared` puts at the start of a statement's text. */
-const PREPARED_MARK = '/* prepared */ ';
-const statementNames = new Map<string, string>();
 
 /** A raw statement ready to run, as `prepared` answers it. */
 export interface PreparedStatement<T> {
@@ -35,10 +37,8 @@ export interface PreparedStatement<T> {
  * (a named prepared statement): for the hot statements, whose text comes in a few fixed
  * variants. Runs like any other statement, in or out of a transaction.
  *
- * Its text and values are read off the `sql` template in one pass (`compileRaw`), not by
- * Kysely's plugin transform and compiler, which rebuild and walk the whole tree on every
- * call: raw SQL has no identifier for the camel-case plugin to rename. The plugins still
- * map the rows that come back.
+ * Named by the `named-statements` device, its text and values read in one pass by
+ * `one-pass-raw` (`runtime/`); the plugins still map the rows that come back.
  */
 export function prepared<T>(query: RawBuilder<T>): PreparedStatement<T> {
   return {
@@ -50,162 +50,17 @@ export function prepared<T>(query: RawBuilder<T>): PreparedStatement<T> {
 
 /** The text (marked prepared) and values of `query`, as `prepared` runs it. */
 function compilePrepared<T>(query: RawBuilder<T>, db: Db): CompiledQuery<T> {
-  const node = query.toOperationNode();
-  const text: string[] = [PREPARED_MARK];
-  const parameters: unknown[] = [];
-  if (!compileRaw(node, text, parameters)) {
-    // Identifiers, literals and the like: Kysely compiles them (its text is the same).
-    const compiled = query.compile(db);
-    return { ...compiled, sql: PREPARED_MARK + compiled.sql };
-  }
-  return { query: node, queryId: { queryId: '' }, sql: text.join(''), parameters };
+  const onePass = compiledInOnePass(query);
+  if (onePass)
+    return {
+      query: query.toOperationNode(),
+      queryId: { queryId: '' },
+      sql: PREPARED_MARK + onePass.sql,
+      parameters: onePass.parameters,
+    };
+  const compiled = query.compile(db);
+  return { ...compiled, sql: PREPARED_MARK + compiled.sql };
 }
-
-/**
- * Appends the text of a raw node to `text` and its values to `parameters` (`$1`, `$2`, ... in
- * order, as Kysely's PostgreSQL compiler numbers them). False when the node holds anything
- * but text, nested `sql` templates and bound values.
- */
-function compileRaw(node: OperationNode, text: string[], parameters: unknown[]): boolean {
-  if (!RawNode.is(node)) return false;
-  const { sqlFragments, parameters: children } = node;
-  for (let i = 0; i < sqlFragments.length; i++) {
-    text.push(sqlFragments[i]!);
-    const child = children[i];
-    if (child === undefined) continue;
-    if (ValueNode.is(child) && !child.immediate) {
-      parameters.push(child.value);
-      text.push(`$${parameters.length}`);
-    } else if (!compileRaw(child, text, parameters)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/**
- * Every client of the pool sends its statements through here:
- * - the statements `prepared` marked go as named ones (named by a digest of their text);
- * - a transaction's `begin` answers nothing worth a round trip: it is held and sent with the
- *   transaction's next statement, in one write answered at once (the extended protocol runs
- *   the messages before one Sync in order, and an error skips the rest). A transaction ended
- *   before any statement never reaches the server.
- */
-function sendThrough(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  let beginHeld = false;
-  /** Sends the held begin on its own; an error it meets fails the next statement too. */
-  const sendBegin = () => {
-    query('begin').catch(() => {});
-    beginHeld = false;
-  };
-  (client as { query: unknown }).query = (...args: unknown[]) => {
-    const [text, values] = args;
-    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values)) {
-      if (beginHeld) sendBegin();
-      return query(...args);
-    }
-    if (values.length === 0 && text === 'begin') {
-      beginHeld = true;
-      return Promise.resolve(NOTHING);
-    }
-    if (beginHeld && values.length === 0 && (text === 'commit' || text === 'rollback')) {
-      beginHeld = false;
-      return Promise.resolve(NOTHING);
-    }
-    const config: Statement = text.startsWith(PREPARED_MARK)
-      ? { name: statementName(text), text, values }
-      : { text, values };
-    if (!beginHeld) return query(config);
-    // A statement parsed for the first time on this connection goes alone: pg takes the first
-    // ParseComplete of a query for its own and would count it parsed even if its parse failed.
-    if (config.name && !parsedOn(client, config.name)) {
-      sendBegin();
-      return query(config);
-    }
-    beginHeld = false;
-    if (values.length === 0) {
-      // Text alone goes by the simple protocol, which also takes several statements in one.
-      return query(`begin;\n${text}`).then((results) => (Array.isArray(results) ? results.at(-1) : results));
-    }
-    return new Promise((resolve, reject) => {
-      client.query(
-        pipelined([{ text: 'begin', values: [] }], config, (err, results) =>
-          err ? reject(err) : resolve(results.at(-1)),
-        ),
-      );
-    });
-  };
-}
-
-/** What the held begin (and a commit or rollback of nothing) answers at once. */
-const NOTHING = { command: null, rowCount: null, rows: [], fields: [] };
-
-function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (!name) {
-    name = `p_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
-    statementNames.set(text, name);
-  }
-  return name;
-}
-
-/** A statement as the wire takes it: named when `prepared` marked it. */
-interface Statement {
-  text: string;
-  values: unknown[];
-  name?: string;
-}
-type Callback = (err: Error | null, results: pg.QueryResult[]) => void;
-/** The parts of pg's query and connection a pipelined query needs (not in pg's types). */
-interface PipelinedQuery {
-  submit(connection: PgConnection): Error | null;
-}
-interface PgConnection {
-  stream: { cork?(): void; uncork?(): void };
-  parse(m: { text: string; name: string }): void;
-  bind(m: { statement: string; portal: string; values: unknown[]; valueMapper: (v: unknown) => unknown }): void;
-  describe(m: { type: 'P'; name: string }): void;
-  execute(m: { portal: string }): void;
-}
-const { prepareValue } = (pg as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils;
-
-/**
- * A query that first runs `before`, in the same write and before the same Sync (the extended
- * protocol runs them in order, and an error skips the rest); answers every statement's result,
- * in order. A named statement of `before` must be parsed on the connection already.
- */
-function pipelined(before: Statement[], last: Statement, callback: Callback): pg.Query {
-  const pgQuery = new pg.Query({
-    ...last,
-    queryMode: 'extended',
-    callback: (err: Error | null, results: pg.QueryResult | pg.QueryResult[]) =>
-      callback(err, Array.isArray(results) ? results : [results]),
-  } as pg.QueryConfig);
-  const query = pgQuery as unknown as PipelinedQuery;
-  const submit = query.submit.bind(query);
-  query.submit = (connection) => {
-    connection.stream.cork?.();
-    try {
-      for (const s of before) {
-        if (!s.name) connection.parse({ text: s.text, name: '' });
-        connection.bind({ statement: s.name ?? '', portal: '', values: s.values, valueMapper: prepareValue });
-        connection.describe({ type: 'P', name: '' });
-        connection.execute({ portal: '' });
-      }
-      return submit(connection);
-    } finally {
-      connection.stream.uncork?.();
-    }
-  };
-  return pgQuery;
-}
-
-/** Whether pg has parsed the named statement on this client (it then sends no Parse). */
-const parsedOn = (client: pg.PoolClient, name: string): boolean =>
-  (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements[
-    name
-  ] !== undefined;
 
 /** Column names to camelCase in every row read, of Kysely's queries and of `inOneTrip`. */
 const camelCase = new CamelCasePlugin({ maintainNestedObjectKeys: true });
@@ -243,7 +98,7 @@ export async function inOneTrip(
   const client = await pool.connect();
   try {
     let results: pg.QueryResult[];
-    if (wire.every((s) => parsedOn(client, s.name!))) {
+    if (oneTripOn() && wire.every((s) => parsedOn(client, s.name!))) {
       const last = wire.at(-1)!;
       results = await new Promise((resolve, reject) => {
         client.query(pipelined(wire.slice(0, -1), last, (err, r) => (err ? reject(err) : resolve(r))));

@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { answerInFlight } from '../runtime/in-flight-answer';
 
 /** How often, while draining, answers in flight are told to close their connection and idle ones are closed. */
 const SWEEP_MS = 50;
@@ -27,7 +28,7 @@ export function drainable(server: Server): { drain(capMs: number): Promise<void>
       });
       const sweep = () => {
         for (const socket of sockets) {
-          const answer = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+          const answer = answerInFlight(socket);
           if (answer && !answer.headersSent) answer.shouldKeepAlive = false;
         }
         // Connections with no request in flight, including those whose answer just ended.

@@ -1,5 +1,13 @@
-import { type ErrorStatus, STATUS_NAMES, type TError } from '@protection-service/contract';
-import type { ErrorRequestHandler } from 'express';
+import {
+  type ApiVersion,
+  downError,
+  type ErrorStatus,
+  LATEST_API_VERSION,
+  STATUS_NAMES,
+  type TError,
+} from '@protection-service/contract';
+import type { RequestValidationError } from '@ts-rest/express';
+import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
 import { isConcurrencyAbort, isDatabaseUnavailable } from '../db/unavailable';
@@ -69,7 +77,7 @@ export function errorHandler(logger: Logger, oauthPaths: ReadonlySet<string> = n
     if (!mapped) {
       // The access log writes the one line of this 5xx, with the error (access-log.ts).
       res.locals.error = describeError(err);
-      res.status(500).json(errorBody(500, 'internal server error'));
+      answer(res, 500, errorBody(500, 'internal server error'));
       return;
     }
     for (const [name, value] of Object.entries(mapped.options.headers ?? {})) res.setHeader(name, value);
@@ -86,8 +94,19 @@ export function errorHandler(logger: Logger, oauthPaths: ReadonlySet<string> = n
       if ([400, 413, 415].includes(mapped.status) && !mapped.options.error) body.error = 'invalid_request';
       body.error_description = mapped.message;
     }
-    res.status(mapped.status).json(body);
+    answer(res, mapped.status, body);
   };
+}
+
+/**
+ * Writes a D2 error, as the version that serves the request renders it (D44): a versioned
+ * route of an older version answers its errors through that version's changes (`downError`).
+ * The version gate names the version of a versioned route (`res.locals.apiVersion`).
+ */
+function answer(res: Response, status: ErrorStatus, body: TError): void {
+  const version = res.locals.apiVersion as ApiVersion | undefined;
+  const rendered = version && version !== LATEST_API_VERSION ? downError(version, { status, body }).body : body;
+  res.status(status).json(rendered);
 }
 
 const REFUSAL_STATUS: Record<RefusalKind, ErrorStatus> = {
@@ -151,4 +170,16 @@ export function mapError(err: unknown): HttpError | null {
 export function describeError(err: unknown): LoggedError {
   if (err instanceof Error) return { name: err.name, message: err.message, stack: err.stack };
   return { message: String(err) };
+}
+
+/** A request ts-rest found invalid (params, headers, query or body): 400 with every issue (D2). */
+export function requestValidationError(err: RequestValidationError): HttpError {
+  const issues = [
+    ...(err.pathParams ? zodIssues(err.pathParams, 'params') : []),
+    ...(err.headers ? zodIssues(err.headers, 'headers') : []),
+    ...(err.query ? zodIssues(err.query, 'query') : []),
+    ...(err.body ? zodIssues(err.body, 'body') : []),
+  ];
+  const first = issues[0];
+  return new HttpError(400, first ? `invalid request: ${first.path}: ${first.message}` : 'invalid request', { issues });
 }

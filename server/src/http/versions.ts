@@ -4,17 +4,24 @@ import {
   contractFor,
   deprecationHeaders,
   downAnswer,
-  downError,
   isApiVersion,
   LATEST_API_VERSION,
-  type TError,
   upRequest,
   type VersionData,
   type VersionedRoute,
 } from '@protection-service/contract';
 import type { AppRoute } from '@ts-rest/core';
-import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { createExpressEndpoints, type RequestValidationError } from '@ts-rest/express';
+import express, {
+  type ErrorRequestHandler,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import type { Db } from '../db/database';
+import { withCompiledRequest } from '../runtime/compiled-schema';
 import { HttpError } from './errors';
 import { compilePaths } from './unmatched';
 
@@ -85,8 +92,8 @@ export function chooseVersion(pins: PinSource, tokenClient: TokenClient): Reques
  * The first step of every contract route (D44): on a versioned route (app access token) it
  * refuses an unknown version (400 listing the supported ones, without `Api-Version`), and
  * otherwise marks the answer, errors included, with `Api-Version` and, for a deprecated
- * version, `Deprecation`, `Sunset` and `Link`. An older version's D2 errors are rendered by
- * its changes (`downError`) as they are written.
+ * version, `Deprecation`, `Sunset` and `Link`. The error handler renders an older version's
+ * D2 errors through its changes (`http/errors.ts`).
  */
 export function versionGate(
   publicBaseUrl: string,
@@ -111,11 +118,6 @@ export function versionGate(
     for (const [name, value] of headers.get(version) ?? []) res.setHeader(name, value);
     res.locals.apiVersion = version;
     onServed?.(req, res, version);
-    if (version !== LATEST_API_VERSION) {
-      const json = res.json.bind(res);
-      res.json = (body: unknown) =>
-        json(res.statusCode >= 400 ? downError(version, { status: res.statusCode, body: body as TError }).body : body);
-    }
     next();
   };
 }
@@ -200,3 +202,87 @@ export function versionData(db: Db): VersionData {
     },
   };
 }
+
+/** A contract route with the handler of its newest version. */
+export interface RouteWithHandler {
+  group: string;
+  name: string;
+  route: AppRoute;
+  implementation: Handler;
+}
+
+export interface VersionedRoutesOptions {
+  /** What runs before every route's handler, as ts-rest's global middleware (one step). */
+  before: RequestHandler;
+  /** Answers are checked against the contract (tests). */
+  responseValidation: boolean;
+  /** Turns a request ts-rest found invalid into the error to answer. */
+  invalidRequest: (err: RequestValidationError, req: Request) => unknown;
+  data: VersionData;
+}
+
+/**
+ * The contract's routes of every API version (D44), one Express router per version and path
+ * prefix: the newest contract with its handlers, and each older version's contract
+ * (`contractFor`) with the newest handlers behind its changes (`versionedHandler`). A request
+ * is matched against its version's routes of its prefix (`/v1/orders`) only, not against all
+ * of them in turn.
+ */
+export function versionedRoutes(routes: readonly RouteWithHandler[], options: VersionedRoutesOptions): RequestHandler {
+  const newest = new Map(routes.map((r) => [`${r.group}.${r.name}`, r]));
+  const byVersion = new Map<ApiVersion, Map<string, Router>>();
+  for (const version of API_VERSIONS) {
+    const mounted =
+      version === LATEST_API_VERSION
+        ? routes
+        : [...contractFor(version).routes.values()].map((r) => {
+            const [group, name] = r.key.split('.') as [string, string];
+            return {
+              group,
+              name,
+              route: r.route,
+              implementation: versionedHandler(r, newest.get(r.key)?.implementation, options.data),
+            };
+          });
+    byVersion.set(version, prefixRouters(mounted, options));
+  }
+  return (req, res, next) => {
+    const router = byVersion.get(req.apiVersion ?? LATEST_API_VERSION)!.get(prefixOf(req.path));
+    if (router) router(req, res, next);
+    else next();
+  };
+}
+
+/** The first two segments of a path: `/v1/orders` of `/v1/orders/:sourceOrderId`. */
+function prefixOf(path: string): string {
+  const second = path.indexOf('/', 1);
+  const third = second === -1 ? -1 : path.indexOf('/', second + 1);
+  return third === -1 ? path : path.slice(0, third);
+}
+
+/** The routes of one version mounted by ts-rest, one router per path prefix, request schemas compiled. */
+function prefixRouters(routes: readonly RouteWithHandler[], options: VersionedRoutesOptions): Map<string, Router> {
+  const byPrefix = new Map<string, { contract: Record<string, Record<string, AppRoute>>; handlers: HandlerTree }>();
+  for (const r of routes) {
+    const prefix = prefixOf(r.route.path);
+    const entry = byPrefix.get(prefix) ?? { contract: {}, handlers: {} };
+    byPrefix.set(prefix, entry);
+    entry.contract[r.group] = { ...entry.contract[r.group], [r.name]: withCompiledRequest(r.route) };
+    entry.handlers[r.group] = { ...entry.handlers[r.group], [r.name]: r.implementation };
+  }
+  const routers = new Map<string, Router>();
+  for (const [prefix, entry] of byPrefix) {
+    const router = express.Router();
+    createExpressEndpoints(entry.contract as never, entry.handlers as never, router, {
+      logInitialization: false,
+      jsonQuery: false,
+      responseValidation: options.responseValidation,
+      globalMiddleware: [options.before as never],
+      requestValidationErrorHandler: (err, req, _res, next) =>
+        next(options.invalidRequest(err, req as unknown as Request)),
+    });
+    routers.set(prefix, router);
+  }
+  return routers;
+}
+type HandlerTree = Record<string, Record<string, Handler>>;

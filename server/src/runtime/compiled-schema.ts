@@ -1,5 +1,39 @@
-import type { AppRoute } from '@ts-rest/core';
-import type { ZodTypeAny } from 'zod';
+import { type AppRoute, checkZodSchema } from '@ts-rest/core';
+import { type ZodTypeAny, z } from 'zod';
+import { fastPath, firstProblem, outsideRange, packageVersion } from './fast-paths';
+
+const on = fastPath({
+  name: 'compiled-schema',
+  guard: () =>
+    firstProblem(
+      () => outsideRange('zod', packageVersion('zod'), '3.22.0', '4.0.0'),
+      () => outsideRange('@ts-rest/core', packageVersion('@ts-rest/core'), '3.45.0', '4.0.0'),
+      selfTest,
+    ),
+});
+
+/**
+ * A compiled schema, validated the way ts-rest validates a request, must accept and refuse what
+ * zod does: a zod whose definitions read differently, or a ts-rest that no longer validates
+ * through `safeParse`, would otherwise let a request through unchecked.
+ */
+function selfTest(): string | undefined {
+  const schema = z
+    .object({ name: z.string().min(2).max(5), count: z.number().int().min(1).default(1), tags: z.array(z.string()) })
+    .strict();
+  const compiled = compiledSchema(schema);
+  const samples: unknown[] = [{ name: 'ab', tags: [] }, { name: 'a', tags: [] }, { name: 'ab', tags: [1] }, {}, null];
+  for (const sample of samples) {
+    const mine = checkZodSchema(sample, compiled);
+    const zods = schema.safeParse(sample);
+    const same =
+      mine.success === zods.success && (!mine.success || JSON.stringify(mine.data) === JSON.stringify(zods.data));
+    if (!same) {
+      return `a compiled check and zod disagree on ${JSON.stringify(sample)}`;
+    }
+  }
+  return undefined;
+}
 
 /**
  * The contract's request schemas, compiled into plain checks for the common case: a request
@@ -235,8 +269,9 @@ const isZod = (value: unknown): value is ZodTypeAny =>
   typeof (value as { safeParse?: unknown } | null)?.safeParse === 'function' &&
   typeof (value as { _def?: unknown })._def === 'object';
 
-/** The route as mounted: its request schemas (path, headers, query, body) compiled. */
+/** The route as mounted: its request schemas (path, headers, query, body) compiled (unchanged when the device is off). */
 export function withCompiledRequest<R extends AppRoute>(route: R): R {
+  if (!on()) return route;
   const out: Record<string, unknown> = { ...route };
   for (const part of ['pathParams', 'headers', 'query', 'body'] as const) {
     const schema = (route as Record<string, unknown>)[part];

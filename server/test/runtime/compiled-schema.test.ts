@@ -2,7 +2,7 @@ import { API_VERSIONS, contractFor, ZQuoteRequest } from '@protection-service/co
 import { describe, expect, it } from 'vitest';
 import type { ZodTypeAny } from 'zod';
 import { seeded } from '../../../contract/test/versions/arbitrary';
-import { compiledSchema } from '../../src/http/compiled-schema';
+import { compiledSchema } from '../../src/runtime/compiled-schema';
 
 const STRINGS = [
   '',
