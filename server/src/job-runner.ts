@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { createDb, handleConnectionErrors, POOL_WAIT_MS } from './db/database';
 import { queueLogger } from './db/queue-logger';
 import { isConcurrencyAbort, isDatabaseUnavailable } from './db/unavailable';
-import { claimLinks } from './domain/claims/links';
+import { claimLinks, viewClaimUrl } from './domain/claims/links';
 import { runMail } from './domain/mail/deliver';
 import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
 import { createMailer } from './domain/mail/send';
@@ -16,7 +16,7 @@ import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/
 import type { WebhookSettings } from './domain/webhooks/settings';
 
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
-export const SWEEP_INTERVAL_MS = 1000;
+const SWEEP_INTERVAL_MS = 1000;
 
 export interface Delivery {
   stop(): Promise<void>;
@@ -63,6 +63,7 @@ export async function startDelivery(deps: {
   const mailer = createMailer(config);
   // D41: the claim link of each message, under a key derived once.
   const links = claimLinks(config.secretKey, config.publicBaseUrl);
+  const claimUrlOf = (linkId: string) => viewClaimUrl(links, linkId);
   const slots = new AttemptSlots(config.webhookWorkers);
   const runner = new RestartingRunner(pool, logger, (events) =>
     run({
@@ -84,7 +85,7 @@ export async function startDelivery(deps: {
           await runDeliveries(db, config, slots, deliveriesOf(payload as DeliveryJob));
         },
         [MAIL_TASK]: async (payload) => {
-          await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
+          await runMail(db, config, claimUrlOf, mailer, logger, (payload as { id: string }).id);
         },
       },
     }),
