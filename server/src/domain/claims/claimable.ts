@@ -19,15 +19,16 @@ export interface ClaimableItem {
 
 /**
  * D39, the one definition of the claimable quantity: a row per line item of the order
- * `orderId` (an expression), its ordered quantity and what can still be claimed of it, the
- * ordered quantity less the item's quantities in the order's claims, refused ones excepted,
- * never below 0. The claim filing checks a claim against it; an order read can show it.
+ * `orderId` (an expression), or of its item `itemId` alone when given, with its ordered
+ * quantity and what can still be claimed of it: the ordered quantity less the item's
+ * quantities in the order's claims, refused ones excepted, never below 0. The claim filing
+ * checks each item a claim names against it; an order read can show it for every item.
  *
  * Read in a statement after the order's lock, its snapshot sees every claim committed before
  * the lock was granted; a claim written by the same statement is not in it, so does not count
  * itself.
  */
-export function claimableItems(orderId: RawBuilder<unknown>): RawBuilder<ClaimableItem> {
+export function claimableItems(orderId: RawBuilder<unknown>, itemId?: RawBuilder<unknown>): RawBuilder<ClaimableItem> {
   return sql<ClaimableItem>`
     select li.source_item_id as item_id, li.quantity as ordered,
       greatest(0, li.quantity - coalesce(k.quantity, 0))::int as claimable
@@ -36,8 +37,9 @@ export function claimableItems(orderId: RawBuilder<unknown>): RawBuilder<Claimab
       select ci.item_id, sum(ci.quantity) as quantity
       from claims c join claim_items ci on ci.claim_id = c.id
       where c.order_id = ${orderId} and c.deleted_at is null and not ${refusedClaim}
+        ${itemId ? sql`and ci.item_id = ${itemId}` : sql``}
       group by ci.item_id
     ) k on k.item_id = li.source_item_id
-    where li.order_id = ${orderId}
+    where li.order_id = ${orderId} ${itemId ? sql`and li.source_item_id = ${itemId}` : sql``}
   `;
 }

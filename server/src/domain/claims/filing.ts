@@ -151,10 +151,11 @@ function liveSource(c: NewClaim, asked: readonly Asked[]) {
       from unnest(${asked.map((a) => a.itemId)}::text[], ${asked.map((a) => a.quantity)}::int[])
         with ordinality a (item_id, quantity, n)
     ), shortfalls as (
+      -- Each asked line's item alone, and nothing at all for a claim that names none.
       select a.n, a.item_id, a.requested, k.ordered, k.claimable
       from live_order o
       join asked a on o.line_items_known
-      left join (${claimableItems(sql`(select id from live_order)`)}) k on k.item_id = a.item_id
+      left join lateral (${claimableItems(sql`o.id`, sql`a.item_id`)}) k on true
       where k.item_id is null or a.requested > k.claimable
     ), source as (
       select o.id as order_id, o.customer_name as author_name,
