@@ -15,7 +15,6 @@ const KNOWN_LONG: Record<string, number> = {
   // The per-version routers are to move to http/versions.ts.
   'server/src/app.ts:createApp': 101,
   // Each benchmark's set-up, rounds and report in one function.
-  'scripts/bench/claims.ts:benchClaims': 84,
   'scripts/bench/partner.ts:benchPartner': 210,
   'scripts/bench/webhooks.ts:benchWebhooksOn': 190,
   'scripts/bench/writes.ts:benchWritesOn': 180,

@@ -63,7 +63,7 @@ async function takeLease(db: Db, id: string, token: string, ms: number): Promise
  * The shopper's claim link of a claim's random `link_id` (D41). The claims area makes it
  * (`viewClaimUrl`); the process hands it in, so mail depends on no claim code.
  */
-type ClaimUrlOf = (linkId: string) => string;
+export type ClaimUrlOf = (linkId: string) => string;
 
 /** What the message says, read now from the claim, its order, store and store credit. */
 export async function mailFacts(db: Db, id: string, kind: MailKind, claimUrlOf: ClaimUrlOf): Promise<MailFacts> {
