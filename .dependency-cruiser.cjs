@@ -3,9 +3,56 @@
  * that crosses one the wrong way, or closes a cycle (type-only imports included), fails.
  * docs/architecture.md explains the layers.
  */
+/**
+ * The domain areas each area may import (`server/src/domain/<area>/`): imports between areas go
+ * one way, from the areas that compose others down to those they compose. An area missing here
+ * may import no other; the table itself may hold no cycle (checked when this file loads).
+ */
+const DOMAIN_AREAS = {
+  identity: [],
+  auth: ['identity'],
+  partner: ['identity'],
+  webhooks: ['identity'],
+  commerce: ['webhooks'],
+  mail: ['partner'],
+  claims: ['commerce', 'mail', 'partner', 'webhooks'],
+  'test-mode': ['claims', 'mail', 'webhooks'],
+  // The ends of an installation reach into each area they clean up (D14, D45).
+  uninstall: ['auth', 'identity', 'partner', 'webhooks'],
+};
+
+/** Throws when an area reaches itself through the table: two areas importing each other, or a longer loop. */
+function assertOneWay(areas) {
+  const visit = (area, path) => {
+    if (path.includes(area)) throw new Error(`domain areas import each other: ${[...path, area].join(' -> ')}`);
+    for (const next of areas[area] ?? []) visit(next, [...path, area]);
+  };
+  for (const area of Object.keys(areas)) visit(area, []);
+}
+assertOneWay(DOMAIN_AREAS);
+
+const areaRules = Object.entries(DOMAIN_AREAS).map(([area, allowed]) => ({
+  name: `domain-${area}-imports`,
+  severity: 'error',
+  comment: `The ${area} area imports ${allowed.length ? `only the ${allowed.join(', ')} area(s)` : 'no other area'} (DOMAIN_AREAS): areas depend one way.`,
+  from: { path: `^server/src/domain/${area}/` },
+  to: { path: '^server/src/domain/', pathNot: `^server/src/domain/(${[area, ...allowed].join('|')})/` },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...areaRules,
+    {
+      name: 'domain-area-listed',
+      severity: 'error',
+      comment: 'Every domain area says in DOMAIN_AREAS which areas it may import.',
+      from: {
+        path: '^server/src/domain/([^/]+)/',
+        pathNot: `^server/src/domain/(${Object.keys(DOMAIN_AREAS).join('|')})/`,
+      },
+      to: { path: '^server/src/domain/', pathNot: '^server/src/domain/$1/' },
+    },
     {
       name: 'no-cycles',
       severity: 'error',

@@ -9,7 +9,7 @@ import { exampleOf } from './openapi-examples';
 
 type Schema = Record<string, any>;
 
-export interface CodeSample {
+interface CodeSample {
   lang: string;
   label: string;
   source: string;
@@ -43,7 +43,7 @@ export function routerKeys(
 }
 
 /** A route's key in the contract's router and the names of its path parameters there, in order. */
-export interface RouterKey {
+interface RouterKey {
   key: string;
   params: string[];
 }

@@ -184,72 +184,86 @@ export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion
   const version = options.version ?? LATEST_API_VERSION;
   // Component schemas met while mapping operations; filled by `mapOperation`.
   const schemas: Record<string, unknown> = {};
-  const doc = generateOpenApi(
-    contractFor(version).router as never,
-    {
-      info: {
-        title: 'Protection Service API',
-        version,
-        contact: {
-          name: 'The operator of this deployment',
-          url: `${PLACEHOLDER_SERVER}/docs`,
-        },
-        description: [
-          'Sells and administers purchase protection (shipping insurance and extended warranty) for merchant stores.',
-          'Authenticated `/v2` success bodies are wrapped as `{"data": …}` (D1). Every failure is `{statusCode, message, error}`',
-          '(D2), with `issues` on validation failures; every response carries `x-request-id`. Rate limits (D4) answer 429 with',
-          '`Retry-After` and `RateLimit-*` headers. Token-authenticated POSTs accept an `Idempotency-Key` header (D33).',
-          ...versionText(version),
-        ].join(' '),
+  const doc = generateOpenApi(contractFor(version).router as never, documentHead(version), {
+    setOperationId: 'concatenated-path', // `group.name`, mapped by `operationIdOf`
+    operationMapper: ((operation: Record<string, any>, route: AppRoute) =>
+      mapOperation(operation, route, schemas, version)) as never,
+  });
+  withComponents(doc, schemas);
+  const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
+  withExamples(out);
+  // D47: a curl and an SDK sample per operation, for the reference page.
+  withCodeSamples(out, routerKeys(contractFor(version).router, operationIdOf));
+  return options.serverUrl ? forDeployment(out, options.serverUrl) : out;
+}
+
+/** What the document says of itself: its info, server, tags, response headers and security schemes. */
+function documentHead(version: ApiVersion) {
+  return {
+    info: {
+      title: 'Protection Service API',
+      version,
+      contact: {
+        name: 'The operator of this deployment',
+        url: `${PLACEHOLDER_SERVER}/docs`,
       },
-      servers: [
-        {
-          url: PLACEHOLDER_SERVER,
-          description: 'Replace with the address of your deployment',
-          // The API is for partner apps and storefronts outside the operator's network.
-          'x-internal': false,
-        },
-      ],
-      tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
-      components: {
-        headers: VERSION_LIFECYCLE[version].deprecated
-          ? { ...RESPONSE_HEADERS, ...DEPRECATION_HEADERS }
-          : RESPONSE_HEADERS,
-        securitySchemes: {
-          oauth2: {
-            type: 'oauth2',
-            description:
-              'App access tokens for one store. Earlier-style scope names are accepted as aliases when requesting scopes (D16). ' +
-              JWT_PRACTICES,
-            flows: {
-              authorizationCode: {
-                authorizationUrl: '/v1/oauth/authorize',
-                tokenUrl: '/v1/oauth/token',
-                refreshUrl: '/v1/oauth/token',
-                scopes: SCOPE_DESCRIPTIONS,
-              },
-              clientCredentials: { tokenUrl: '/v1/oauth/token', scopes: SCOPE_DESCRIPTIONS },
+      description: [
+        'Sells and administers purchase protection (shipping insurance and extended warranty) for merchant stores.',
+        'Authenticated `/v2` success bodies are wrapped as `{"data": …}` (D1). Every failure is `{statusCode, message, error}`',
+        '(D2), with `issues` on validation failures; every response carries `x-request-id`. Rate limits (D4) answer 429 with',
+        '`Retry-After` and `RateLimit-*` headers. Token-authenticated POSTs accept an `Idempotency-Key` header (D33).',
+        ...versionText(version),
+      ].join(' '),
+    },
+    servers: [
+      {
+        url: PLACEHOLDER_SERVER,
+        description: 'Replace with the address of your deployment',
+        // The API is for partner apps and storefronts outside the operator's network.
+        'x-internal': false,
+      },
+    ],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    components: {
+      headers: VERSION_LIFECYCLE[version].deprecated
+        ? { ...RESPONSE_HEADERS, ...DEPRECATION_HEADERS }
+        : RESPONSE_HEADERS,
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          description:
+            'App access tokens for one store. Earlier-style scope names are accepted as aliases when requesting scopes (D16). ' +
+            JWT_PRACTICES,
+          flows: {
+            authorizationCode: {
+              authorizationUrl: '/v1/oauth/authorize',
+              tokenUrl: '/v1/oauth/token',
+              refreshUrl: '/v1/oauth/token',
+              scopes: SCOPE_DESCRIPTIONS,
             },
+            clientCredentials: { tokenUrl: '/v1/oauth/token', scopes: SCOPE_DESCRIPTIONS },
           },
-          dashboardJwt: {
-            type: 'http',
-            scheme: 'bearer',
-            bearerFormat: 'JWT',
-            description: `Dashboard user token (D8). ${JWT_PRACTICES}`,
-          },
-          clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client id and secret (RFC 6749 §2.3.1).' },
         },
+        dashboardJwt: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: `Dashboard user token (D8). ${JWT_PRACTICES}`,
+        },
+        clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client id and secret (RFC 6749 §2.3.1).' },
       },
     },
-    {
-      setOperationId: 'concatenated-path', // `group.name`, mapped by `operationIdOf`
-      operationMapper: ((operation: Record<string, any>, route: AppRoute) =>
-        mapOperation(operation, route, schemas, version)) as never,
-    },
-  );
+  };
+}
+
+/**
+ * The document's component schemas: every schema the contract names becomes a component of that
+ * name (the SDK's type name without its `T`), and every copy of it in the operations a
+ * reference to it; `schemas` are those `mapOperation` met. Only the components an operation
+ * reaches are kept.
+ */
+function withComponents(doc: ReturnType<typeof generateOpenApi>, schemas: Record<string, unknown>): void {
   const components = doc.components as Record<string, unknown>;
-  // Every schema the contract names becomes a component of that name (the SDK's type name
-  // without its `T`), and every copy of it in the operations a reference to it.
   const named = namedSchemas();
   for (const [name, schema] of Object.entries(schemas)) named.set(name, normalise(schema) as Record<string, unknown>);
   const refs = new Map<string, string>();
@@ -273,11 +287,6 @@ export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion
   }
   for (const schema of resolved.values()) withMapping(schema as Record<string, any>, named);
   components.schemas = Object.fromEntries([...resolved].sort(([a], [b]) => a.localeCompare(b)));
-  const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
-  withExamples(out);
-  // D47: a curl and an SDK sample per operation, for the reference page.
-  withCodeSamples(out, routerKeys(contractFor(version).router, operationIdOf));
-  return options.serverUrl ? forDeployment(out, options.serverUrl) : out;
 }
 
 /**
@@ -471,6 +480,49 @@ function mapOperation(
   const meta = route.metadata;
   if (!isRouteMeta(meta)) throw new Error(`route ${route.method} ${route.path} has no metadata`);
   const scopeText = meta.scopes.kind === 'none' ? '' : ` Scopes: \`${formatScopeRule(meta.scopes)}\`.`;
+  const responses = responsesOf(operation, route, schemas, version);
+  const body = operation.requestBody?.content?.['application/json'];
+  const requestBody =
+    body && (route.path === '/v1/oauth/token' || route.path === '/v1/oauth/revoke')
+      ? { ...operation.requestBody, content: { 'application/json': body, 'application/x-www-form-urlencoded': body } }
+      : operation.requestBody;
+  const parameters = [
+    ...(operation.parameters ?? []).map((p: any) => described(withQuerySchema(p, route), route)),
+    ...(isVersionedRoute(route) ? [apiVersionParameter(version)] : []),
+  ];
+  return {
+    ...operation,
+    ...(parameters.length ? { parameters } : {}),
+    ...(requestBody
+      ? {
+          requestBody: {
+            ...requestBody,
+            description: undefined,
+            // A body the route may go without (the client secret's rotation, D45) is not required.
+            required: !('body' in route && (route.body as z.ZodTypeAny | undefined)?.isOptional?.()),
+          },
+        }
+      : {}),
+    description: `${operation.description ?? ''}\n\n${AUTH_TEXT[meta.auth]}${scopeText}`.trim(),
+    operationId: operationIdOf(operation.operationId),
+    responses,
+    security: security(meta),
+    'x-auth': meta.auth,
+    'x-scopes': formatScopeRule(meta.scopes),
+  };
+}
+
+/**
+ * An operation's responses: each with its status described, the shared bodies (`SHARED_RESPONSES`)
+ * as references (met in `schemas`), the failures any operation can answer, and each response's
+ * headers.
+ */
+function responsesOf(
+  operation: Record<string, any>,
+  route: AppRoute,
+  schemas: Record<string, unknown>,
+  version: ApiVersion,
+): Record<string, unknown> {
   const responses = Object.fromEntries(
     Object.entries(operation.responses as Record<string, { description: string; content?: any }>).map(([status, r]) => {
       const described = {
@@ -511,11 +563,6 @@ function mapOperation(
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
     };
   }
-  const body = operation.requestBody?.content?.['application/json'];
-  const requestBody =
-    body && (route.path === '/v1/oauth/token' || route.path === '/v1/oauth/revoke')
-      ? { ...operation.requestBody, content: { 'application/json': body, 'application/x-www-form-urlencoded': body } }
-      : operation.requestBody;
   for (const [status, response] of Object.entries(responses)) {
     const headers = headersOf(Number(status), operation.operationId, route, version);
     (responses as Record<string, unknown>)[status] = {
@@ -523,30 +570,7 @@ function mapOperation(
       headers: Object.fromEntries(headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
     };
   }
-  const parameters = [
-    ...(operation.parameters ?? []).map((p: any) => described(withQuerySchema(p, route), route)),
-    ...(isVersionedRoute(route) ? [apiVersionParameter(version)] : []),
-  ];
-  return {
-    ...operation,
-    ...(parameters.length ? { parameters } : {}),
-    ...(requestBody
-      ? {
-          requestBody: {
-            ...requestBody,
-            description: undefined,
-            // A body the route may go without (the client secret's rotation, D45) is not required.
-            required: !('body' in route && (route.body as z.ZodTypeAny | undefined)?.isOptional?.()),
-          },
-        }
-      : {}),
-    description: `${operation.description ?? ''}\n\n${AUTH_TEXT[meta.auth]}${scopeText}`.trim(),
-    operationId: operationIdOf(operation.operationId),
-    responses,
-    security: security(meta),
-    'x-auth': meta.auth,
-    'x-scopes': formatScopeRule(meta.scopes),
-  };
+  return responses;
 }
 
 /** A parameter with its description beside it (not in its schema), from the contract or `PARAMETER_TEXT`. */

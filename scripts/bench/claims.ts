@@ -8,7 +8,9 @@
  *   claim in a hundred was updated a month after filing, spread over the whole list). Goal: each
  *   deep page at least 0.9 of the first page's requests/second; the EXPLAIN of the pages is
  *   printed;
- * - `POST /v1/claims/:sourceOrderId` filing throughput, p50 and p99.
+ * - `POST /v1/claims/:sourceOrderId` filing throughput, p50 and p99: on an order whose line
+ *   items are unknown, and naming an item of an order whose line items are known, so that the
+ *   claimable quantity (D39) is counted over the order's claims (a thousandth of the claims each).
  */
 import { randomBytes } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
@@ -19,7 +21,17 @@ import { claimListBinding, claimPageQuery } from '../../server/src/domain/claims
 import { CursorCodec, type Position } from '../../server/src/lib/cursor';
 import { positionTime } from '../../server/src/lib/pager';
 import { benchInstallation } from './install';
-import { benchDatabase, compare, type Measured, printTable, startService, stopProcess } from './lib';
+import {
+  benchDatabase,
+  compare,
+  type Measured,
+  printStatements,
+  printTable,
+  resetStatements,
+  startService,
+  stopProcess,
+  type Target,
+} from './lib';
 
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 1_000_000);
 const DEPTH = Math.floor(CLAIMS * 0.9);
@@ -35,6 +47,32 @@ const UPDATED_SINCE = '2026-01-15T00:00:00.000Z';
  * are skipped for the load (`session_replication_role = replica`, superuser only; the rows
  * are consistent by construction: the orders are written first).
  */
+/** The two filings measured, each checked once first: naming no item, and naming bench-2's item-1 (D39). */
+async function filingTargets(base: string, headers: Record<string, string>): Promise<Target[]> {
+  const filing = (name: string, order: string, issue: Record<string, unknown>) => ({
+    name,
+    url: `${base}/v1/claims/${order}`,
+    method: 'POST' as const,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: 'bench@example.com',
+      salesChannel: 'ONLINE',
+      claimCategory: 'SHIPPING',
+      fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1, ...issue }] }],
+      resolution: { desiredMethod: 'RESHIP' },
+    }),
+  });
+  const targets = [
+    filing('POST /v1/claims/:sourceOrderId (filing)', 'bench-1', {}),
+    filing('POST /v1/claims/:sourceOrderId (filing, an item checked, D39)', 'bench-2', { sourceItemId: 'item-1' }),
+  ];
+  for (const t of targets) {
+    const filed = await fetch(t.url, { method: t.method, headers: t.headers, body: t.body });
+    if (filed.status !== 200) throw new Error(`${t.name} answered ${filed.status}`);
+  }
+  return targets;
+}
+
 async function seed(db: Db, storeId: string): Promise<number> {
   const started = Date.now();
   await transact(db, async (trx) => {
@@ -63,6 +101,11 @@ async function seed(db: Db, storeId: string): Promise<number> {
       insert into claim_items (id, claim_id, position, item_id, quantity, issue_type)
       select 'cli_bench_' || n, 'clm_bench_' || lpad(n::text, 7, '0'), 1, 'item-1', 1, 'DAMAGED'
       from generate_series(1, ${CLAIMS}) n`.execute(trx);
+    // bench-2's line items are known: a filing that names item-1 is checked against its claims (D39).
+    await sql`update orders set line_items_known = true where id = 'ord_bench_2'`.execute(trx);
+    await sql`
+      insert into order_line_items (order_id, source_item_id, position, quantity)
+      values ('ord_bench_2', 'item-1', 0, 1000000000)`.execute(trx);
     await sql`set local session_replication_role = origin`.execute(trx);
     for (const i of indexes.rows) await sql.raw(i.indexdef).execute(trx);
   });
@@ -124,37 +167,25 @@ export async function benchClaims(): Promise<Measured[]> {
       const firstUpdated = `clm_bench_${String(DEPTH + UPDATED_EVERY - (DEPTH % UPDATED_EVERY)).padStart(7, '0')}`;
       if (updated.status !== 200 || updatedPage.edges[0]?.node.id !== firstUpdated || updatedPage.edges.length !== 50)
         throw new Error(`the filtered deep page answered ${updated.status}, first ${updatedPage.edges[0]?.node.id}`);
-      const fileBody = JSON.stringify({
-        email: 'bench@example.com',
-        salesChannel: 'ONLINE',
-        claimCategory: 'SHIPPING',
-        fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1 }] }],
-        resolution: { desiredMethod: 'RESHIP' },
-      });
-      const filed = await fetch(`${base}/v1/claims/bench-1`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: fileBody,
-      });
-      if (filed.status !== 200) throw new Error(`filing answered ${filed.status}`);
+      const filing = await filingTargets(base, headers);
+      await resetStatements(database.url);
       rows.push(
         ...(await compare([
           { name: 'GET /v1/claims?first=50 (first page)', url: firstUrl, headers },
           { name: `GET /v1/claims?first=50&after=<claim ${DEPTH}>`, url: deepUrl, headers },
           { name: `GET /v1/claims?first=50&updatedAtMin=…&after=<claim ${DEPTH}>`, url: updatedUrl, headers },
-          {
-            name: 'POST /v1/claims/:sourceOrderId (filing)',
-            url: `${base}/v1/claims/bench-1`,
-            method: 'POST',
-            headers: { ...headers, 'content-type': 'application/json' },
-            body: fileBody,
-          },
+          ...filing,
         ])),
       );
     } finally {
       await stopProcess(server);
     }
     printTable(rows);
+    await printStatements(
+      database.url,
+      rows.reduce((n, r) => n + (r.requests ?? 0), 0),
+      8,
+    );
     const ratio = (row: Measured) => (row.rps / rows[0]!.rps).toFixed(2);
     process.stdout.write(`deep page / first page: ${ratio(rows[1]!)} of the requests/second (goal >= 0.9)\n`);
     process.stdout.write(`updatedAtMin deep page / first page: ${ratio(rows[2]!)} (goal >= 0.9)\n`);

@@ -6,7 +6,7 @@ import { createStore, type Store } from '../../server/src/domain/identity/stores
 import { createUser } from '../../server/src/domain/identity/users';
 import { newId } from '../../server/src/lib/ids';
 
-export interface BenchInstallation {
+interface BenchInstallation {
   store: Store;
   clientId: string;
   clientSecret: string;

@@ -11,7 +11,7 @@ import { addCpuSince, type CpuMeters, cpuPerRequest, readCpu } from './cpu';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
-export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 export interface Measured {
   name: string;
@@ -51,7 +51,7 @@ export function fsyncTitle(fsync: Fsync): string {
  * `BENCH_PG_STATS=1`: the embedded PostgreSQL loads pg_stat_statements, and the benchmarks
  * that can print, after their rounds, the statements the service ran per request.
  */
-export const PG_STATS = process.env.BENCH_PG_STATS === '1';
+const PG_STATS = process.env.BENCH_PG_STATS === '1';
 
 /**
  * `BENCH_PG_PLANS=<ms>`: the embedded PostgreSQL writes the plan it ran (EXPLAIN ANALYZE,
@@ -61,7 +61,7 @@ export const PG_STATS = process.env.BENCH_PG_STATS === '1';
 const PG_PLANS_MS = process.env.BENCH_PG_PLANS;
 const PG_PLANS_LOG = path.join(ROOT, '.tmp', 'pg-plans.log');
 
-export interface BenchDatabase {
+interface BenchDatabase {
   url: string;
   /** The server's fsync setting, as it reports it. */
   fsync: Fsync;
@@ -164,7 +164,7 @@ const profiling = process.env.BENCH_PROFILE === '1';
  * The Node flags `pnpm start` runs the service with (package.json), given to every process a
  * benchmark starts, so the service is measured as it runs and its baselines on equal terms.
  */
-export const START_FLAGS: string[] = (
+const START_FLAGS: string[] = (
   JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
 ).scripts.start
   .split(' ')
@@ -242,7 +242,7 @@ function setupRequest(t: Target) {
 }
 
 /** What one round of a target measured. */
-export interface Round {
+interface Round {
   requests: number;
   seconds: number;
   p50: number;
@@ -252,43 +252,9 @@ export interface Round {
 }
 
 /** A baseline that is not an HTTP server (a plain database loop, say): it runs one round itself. */
-export interface LoopTarget {
+interface LoopTarget {
   name: string;
   run(durationS: number): Promise<Round>;
-}
-
-/**
- * Runs `worker` from `concurrency` callers for `durationS` seconds, like autocannon's
- * connections: each caller starts its next call when the last one ended.
- */
-export async function loop(concurrency: number, durationS: number, worker: () => Promise<void>): Promise<Round> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  const deadline = started + durationS * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        const t = performance.now();
-        try {
-          await worker();
-          latencies.push(performance.now() - t);
-        } catch {
-          errors++;
-        }
-      }
-    }),
-  );
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return {
-    requests: latencies.length,
-    seconds: (performance.now() - started) / 1000,
-    p50: at(0.5),
-    p99: at(0.99),
-    non2xx: 0,
-    errors,
-  };
 }
 
 /**

@@ -5,8 +5,8 @@ import type { Logger } from 'pino';
 import { createDb, handleConnectionErrors, POOL_WAIT_MS } from './db/database';
 import { queueLogger } from './db/queue-logger';
 import { isConcurrencyAbort, isDatabaseUnavailable } from './db/unavailable';
-import { claimLinks } from './domain/claims/links';
-import { runMail } from './domain/mail/deliver';
+import { type ClaimLinks, claimLinks, viewClaimUrl } from './domain/claims/links';
+import { type ClaimUrlOf, runMail } from './domain/mail/deliver';
 import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
 import { createMailer } from './domain/mail/send';
 import type { MailSettings } from './domain/mail/settings';
@@ -16,11 +16,17 @@ import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/
 import type { WebhookSettings } from './domain/webhooks/settings';
 
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
-export const SWEEP_INTERVAL_MS = 1000;
+const SWEEP_INTERVAL_MS = 1000;
 
 export interface Delivery {
   stop(): Promise<void>;
 }
+
+/** The shopper's claim link of a message's claim (D41), which mail is handed rather than importing claims. */
+const claimUrls =
+  (links: ClaimLinks): ClaimUrlOf =>
+  (linkId) =>
+    viewClaimUrl(links, linkId);
 
 /**
  * Delivers webhooks from this process (D32, D35) on graphile-worker, which wakes on
@@ -62,7 +68,7 @@ export async function startDelivery(deps: {
   handleConnectionErrors(pool);
   const mailer = createMailer(config);
   // D41: the claim link of each message, under a key derived once.
-  const links = claimLinks(config.secretKey, config.publicBaseUrl);
+  const claimUrlOf = claimUrls(claimLinks(config.secretKey, config.publicBaseUrl));
   const slots = new AttemptSlots(config.webhookWorkers);
   const runner = new RestartingRunner(pool, logger, (events) =>
     run({
@@ -84,7 +90,7 @@ export async function startDelivery(deps: {
           await runDeliveries(db, config, slots, deliveriesOf(payload as DeliveryJob));
         },
         [MAIL_TASK]: async (payload) => {
-          await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
+          await runMail(db, config, claimUrlOf, mailer, logger, (payload as { id: string }).id);
         },
       },
     }),

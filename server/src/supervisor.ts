@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import type { Config } from './config';
+import type { Db } from './db/database';
 import { openDatabase } from './db/open';
 import { handleProcessFaults } from './faults';
 import { registerQueueMetrics, serveMetrics } from './metrics';
@@ -58,16 +59,7 @@ export async function supervise(
     );
   });
 
-  let metricsServer: Server | undefined;
-  if (options.metrics && config.metricsPort !== undefined) {
-    const workers = new AggregatorRegistry();
-    const queue = new Registry();
-    registerQueueMetrics(queue, database.db);
-    metricsServer = await serveMetrics(config.metricsPort, config.host, logger, async () => ({
-      contentType: workers.contentType,
-      text: `${await workers.clusterMetrics()}\n${await queue.metrics()}`,
-    }));
-  }
+  const metricsServer = options.metrics ? await serveChildrenMetrics(config, logger, database.db) : undefined;
   for (let i = 0; i < children; i++) fork();
   logger.info(
     {
@@ -84,27 +76,47 @@ export async function supervise(
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: draining every worker');
-    const running = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
-    await Promise.all(
-      running.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.isDead()) return resolve();
-            const kill = setTimeout(() => child.process.kill('SIGKILL'), drainMs + EXIT_GRACE_MS);
-            child.once('exit', () => {
-              clearTimeout(kill);
-              resolve();
-            });
-            child.process.kill('SIGTERM');
-          }),
-      ),
-    );
+    await drainChildren(drainMs);
     metricsServer?.close();
     await database.close().catch((err) => logger.warn({ err }, 'database did not close cleanly'));
     logger.info('stopped');
     process.exit(0);
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
+}
+
+/**
+ * The children's figures and the queue's on METRICS_PORT, when it is set: the children answer
+ * the aggregation, the queue's are read from the database once.
+ */
+async function serveChildrenMetrics(config: Config, logger: Logger, db: Db): Promise<Server | undefined> {
+  if (config.metricsPort === undefined) return undefined;
+  const workers = new AggregatorRegistry();
+  const queue = new Registry();
+  registerQueueMetrics(queue, db);
+  return serveMetrics(config.metricsPort, config.host, logger, async () => ({
+    contentType: workers.contentType,
+    text: `${await workers.clusterMetrics()}\n${await queue.metrics()}`,
+  }));
+}
+
+/** Sends every running child SIGTERM and waits for it to exit, killing one still there after `drainMs` and a grace. */
+async function drainChildren(drainMs: number): Promise<void> {
+  const running = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.isDead()) return resolve();
+          const kill = setTimeout(() => child.process.kill('SIGKILL'), drainMs + EXIT_GRACE_MS);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          child.process.kill('SIGTERM');
+        }),
+    ),
+  );
 }
 
 /**

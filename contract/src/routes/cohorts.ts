@@ -12,7 +12,7 @@ const ZPriceSetParams = z.object({ contextId: ZId, priceSetId: ZId });
 const ZWidgetParams = z.object({ contextId: ZId, widgetConfigId: ZId });
 
 /** D28: list filter. */
-export const ZCohortListQuery = z.object({
+const ZCohortListQuery = z.object({
   variantKey: ZVariantKey.optional().describe('Only the cohort with this key'),
 });
 

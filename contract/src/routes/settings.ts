@@ -16,7 +16,7 @@ const tokenRoute = routeMeta('token', 'data');
 const ZContextParams = z.object({ contextId: ZId });
 
 /** Selects which cohort's pricing the resolved view renders (spec). */
-export const ZContextViewQuery = z.object({
+const ZContextViewQuery = z.object({
   variantKey: ZVariantKey.optional().describe(
     'Cohort whose price sets resolvedPricingRules renders; merchant rule sets when omitted',
   ),

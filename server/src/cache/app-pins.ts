@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database';
 
 /** How often each process re-reads the pins (D44: a changed pin applies everywhere within 1 s). */
-export const PIN_REFRESH_MS = 500;
+const PIN_REFRESH_MS = 500;
 
 /**
  * The API version each app is pinned to (`apps.api_version`, D44), kept in memory by every

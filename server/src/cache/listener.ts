@@ -6,7 +6,7 @@ import { CHANGES_CHANNEL, type Change, parseChange } from './changes';
 import type { StoreCache } from './store-cache';
 import { StoreChangeFeed } from './store-change-feed';
 
-export interface ChangeHandlers {
+interface ChangeHandlers {
   /** A change announced by any process (this one included), after its transaction committed. */
   onChange(change: Change): void;
   /** Listening (again): announcements may have been missed while it was down. */

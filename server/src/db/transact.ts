@@ -5,7 +5,7 @@ import type { Db } from './database';
  * answers a promise is awaited before `transact` resolves (D42: a change's e-mails are queued
  * before it answers), and must not throw: what it misses, a sweep recovers.
  */
-export type AfterCommit = (db: Db) => void | Promise<void>;
+type AfterCommit = (db: Db) => void | Promise<void>;
 
 const hooks = new WeakMap<Db, AfterCommit[]>();
 

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { type ServiceMetrics, UNMATCHED_ROUTE } from '../metrics';
 
 /** Requests slower than this are logged at warn. */
-export const SLOW_REQUEST_MS = 1000;
+const SLOW_REQUEST_MS = 1000;
 
 /** An unexpected failure, as the error handler hands it to the access log. */
 export interface LoggedError {

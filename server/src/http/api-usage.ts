@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database';
 
 /** How often a process writes the calls it counted (D44: the API health report lags by at most this). */
-export const USAGE_FLUSH_MS = 1000;
+const USAGE_FLUSH_MS = 1000;
 
 interface Pending {
   clientId: string;

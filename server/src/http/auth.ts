@@ -19,7 +19,7 @@ import { HttpError, unavailable } from './errors';
 import { type RateLimiter, type RateLimits, rateLimitHeaders } from './rate-limit';
 
 /** Who is calling, as the auth middleware established it. */
-export type Caller =
+type Caller =
   | { kind: 'public' | 'client'; ip: string }
   | { kind: 'dashboard'; claims: DashboardTokenClaims }
   | { kind: 'token'; claims: AccessTokenClaims; scopes: ReadonlySet<Scope> };

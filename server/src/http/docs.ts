@@ -28,7 +28,7 @@ function redocStandalone(): string {
 }
 
 /** One document the reference page can show, and the name its version picker gives it. */
-export interface ApiDocument {
+interface ApiDocument {
   version: string;
   url: string;
   label: string;
@@ -38,7 +38,7 @@ export interface ApiDocument {
  * The documents of the reference page (D47), the first one shown by default. With more than
  * one (dated versions) the page shows a version picker.
  */
-export const API_DOCUMENTS: readonly ApiDocument[] = [{ version: 'latest', url: '/openapi.json', label: 'Latest' }];
+const API_DOCUMENTS: readonly ApiDocument[] = [{ version: 'latest', url: '/openapi.json', label: 'Latest' }];
 
 /**
  * The reference page's policy: its own scripts and styles (the renderer writes its styles

@@ -14,7 +14,7 @@ import { isConcurrencyAbort, isDatabaseUnavailable } from '../db/unavailable';
 import { Refusal, type RefusalKind } from '../lib/refusal';
 import type { LoggedError } from './access-log';
 
-export interface Issue {
+interface Issue {
   path: string;
   message: string;
 }
@@ -117,7 +117,7 @@ const REFUSAL_STATUS: Record<RefusalKind, ErrorStatus> = {
 };
 
 /** A domain refusal as the D2 answer: the one place refusals become statuses. */
-export function refusalAnswer(err: Refusal): HttpError {
+function refusalAnswer(err: Refusal): HttpError {
   return new HttpError(REFUSAL_STATUS[err.kind], err.message, {
     ...(err.detail.issues ? { issues: err.detail.issues } : {}),
     ...(err.detail.oauthCode ? { error: err.detail.oauthCode } : {}),
@@ -126,7 +126,7 @@ export function refusalAnswer(err: Refusal): HttpError {
 }
 
 /** Seconds a client is asked to wait while the database cannot be reached (D46). */
-export const UNAVAILABLE_RETRY_AFTER_S = 2;
+const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 /** D46: a 503 the client may simply send again, a moment later. */
 export const unavailable = (message: string) =>

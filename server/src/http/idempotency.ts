@@ -8,7 +8,7 @@ import type { Db } from '../db/database';
 import { HttpError, zodIssues } from './errors';
 
 /** D33: a key answers its first answer again for 24 hours. */
-export const IDEMPOTENCY_TTL_HOURS = 24;
+const IDEMPOTENCY_TTL_HOURS = 24;
 /** A first request still 'running' after this long died with its process; its key is free again. */
 const ABANDONED_AFTER_SECONDS = 300;
 /** Answers that say "try again" rather than "this is the outcome": not kept, the key is freed. */
@@ -16,7 +16,7 @@ const TRANSIENT = new Set([429, 500, 502, 503, 504]);
 /** Headers of the first answer a replay repeats; the rest (request id, rate limits) are per request. */
 const KEPT_HEADERS = ['content-type', 'location', 'cache-control'] as const;
 
-export const REPLAYED_HEADER = 'idempotent-replayed';
+const REPLAYED_HEADER = 'idempotent-replayed';
 
 /**
  * Whether a route takes an Idempotency-Key: every token-authenticated POST of the contract

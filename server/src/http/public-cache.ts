@@ -11,8 +11,8 @@ import { compilePaths } from './unmatched';
 /** D29: shoppers' browsers may reuse an answer for a minute. */
 export const PUBLIC_CACHE_CONTROL = 'public, max-age=60';
 /** Memory bounds whatever shoppers send: entries, and bytes of keys plus bodies. */
-export const PUBLIC_CACHE_MAX_ENTRIES = 10_000;
-export const PUBLIC_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+const PUBLIC_CACHE_MAX_ENTRIES = 10_000;
+const PUBLIC_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 interface Entry {
   json: Buffer;

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 
-export interface ServerTimeouts {
+interface ServerTimeouts {
   keepAliveTimeoutMs: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;

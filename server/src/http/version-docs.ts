@@ -13,7 +13,7 @@ const escapeHtml = (text: string) =>
 const inline = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, (_, code: string) => `<code>${code}</code>`);
 
 /** `/docs/versions`: the changelog of the dated versions as a page, one anchor per version and per change. */
-export function changelogPage(): string {
+function changelogPage(): string {
   const sections = changelog().map((entry) => {
     const status = entry.latest
       ? 'The latest version.'

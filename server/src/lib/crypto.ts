@@ -12,7 +12,7 @@ import {
  * Keys the service derives from SECRET_KEY, one per purpose, so a value signed for one
  * purpose never verifies for another (D5, D16 token-kind confusion).
  */
-export type KeyPurpose =
+type KeyPurpose =
   | 'access-token'
   | 'dashboard-token'
   | 'webhook-secret-encryption'

@@ -92,7 +92,7 @@ export function roundMoney(amount: number, currency?: string | null): number {
  * An exact non-negative rational amount `n / d` (d > 0), for arithmetic that must be exact in
  * decimal (D6: 1.005 rounds to 1.01, 0.1 × 3 is 0.3), such as the store credit of D26.
  */
-export interface Exact {
+interface Exact {
   n: bigint;
   d: bigint;
 }

@@ -22,7 +22,7 @@ import { refuse } from './refusal';
  */
 
 /** The paging part of a list's query (the contract's `ZPageQuery`). */
-export interface PageQuery {
+interface PageQuery {
   first?: number;
   after?: string;
   last?: number;
@@ -37,13 +37,13 @@ export interface PageRange {
   backward: boolean;
 }
 
-export interface Connection<Node> {
+interface Connection<Node> {
   edges: { node: Node; cursor: string }[];
   pageInfo: { startCursor: string | null; endCursor: string | null; hasNextPage: boolean; hasPreviousPage: boolean };
 }
 
 /** A page's size when the query names none. */
-export const DEFAULT_PAGE_SIZE = 50;
+const DEFAULT_PAGE_SIZE = 50;
 
 /** The time of a position as a cursor keeps it (UTC, microseconds), from a timestamptz column. */
 export const positionTime = (column: string) =>

@@ -13,7 +13,7 @@ export interface RefusalIssue {
   message: string;
 }
 
-export interface RefusalDetail {
+interface RefusalDetail {
   /** Where the request is wrong (400, D2 `issues`). */
   issues?: RefusalIssue[];
   /** The RFC 6749 §5.2 code on the OAuth endpoints (D2). */

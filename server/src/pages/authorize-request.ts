@@ -31,7 +31,7 @@ export interface AuthorizeRequest {
   params: Record<string, string | undefined>;
 }
 
-export type Parsed =
+type Parsed =
   | { kind: 'ok'; request: AuthorizeRequest }
   /** Client or redirect URI not known good: an error page, never a redirect (RFC 6749 §4.1.2.1). */
   | { kind: 'page'; message: string }

@@ -19,7 +19,7 @@ import { deriveKey, equalBytes, hmacSha256 } from '../lib/crypto';
  * the database on every page, so signing out ends it at once on every process.
  */
 
-export const SESSION_COOKIE = 'ps_session';
+const SESSION_COOKIE = 'ps_session';
 
 export interface BrowserSession {
   id: string;

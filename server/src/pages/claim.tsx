@@ -25,7 +25,7 @@ export const CLAIM_PAGE_PATH = '/claims/view/:token';
 export const CLAIM_MESSAGE_PATH = '/claims/view/:token/messages';
 
 /** D41: messages a link may post per minute, counted on every process alike. */
-export const CLAIM_MESSAGES_PER_MINUTE = 10;
+const CLAIM_MESSAGES_PER_MINUTE = 10;
 
 /** Each state of D22 in the shopper's words. */
 const STATE_WORDS: Record<TClaimState, string> = {

@@ -14,7 +14,7 @@ import { renderToString } from 'preact-render-to-string';
 
 export const STYLESHEET_PATH = '/pages/style.css';
 
-export interface PageOptions {
+interface PageOptions {
   /** Origins a form on the page may be sent to, or redirected to, beyond this one. */
   formTargets?: readonly string[];
 }
@@ -24,7 +24,7 @@ export interface PageOptions {
  * referrer (a claim link must not leak through one), and a policy that allows this origin's
  * stylesheet and nothing else: no script at all, inline or not.
  */
-export function pageHeaders(res: Response, options: PageOptions = {}): void {
+function pageHeaders(res: Response, options: PageOptions = {}): void {
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
   res.setHeader(
     'content-security-policy',

@@ -1,7 +1,8 @@
 import type { Contract } from '@protection-service/contract';
 import { apiHealth } from '../domain/identity/api-health';
 import { ownedApp, registerApp, rotateClientSecret, rotateWebhookSecret, updateApp } from '../domain/identity/apps';
-import { createTestStore, deleteTestStore, listTestStores } from '../domain/identity/test-stores';
+import { createTestStore, listTestStores } from '../domain/identity/test-stores';
+import { deleteTestStore } from '../domain/uninstall/uninstall';
 import { listAppEvents, redeliver, sendTestEvent } from '../domain/webhooks/log';
 import { checkWebhookUrl } from '../domain/webhooks/webhook-urls';
 import { dashboardUserOf } from '../http/caller';

@@ -41,7 +41,7 @@ function handlers(deps: RouteContext): Handlers {
 
 type Handler = (input: any) => Promise<{ status: number; body: unknown }>;
 
-export interface MountedRoute {
+interface MountedRoute {
   group: string;
   name: string;
   route: AppRoute;

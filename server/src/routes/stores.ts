@@ -1,6 +1,7 @@
 import type { Contract } from '@protection-service/contract';
 import { mintSessionToken } from '../domain/auth/session-tokens';
-import { listInstallations, uninstall } from '../domain/identity/installations';
+import { listInstallations } from '../domain/identity/installations';
+import { uninstall } from '../domain/uninstall/uninstall';
 import { dashboardUserOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { TCreatedApp } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uninstall } from '../../src/domain/identity/installations';
 import { createStore } from '../../src/domain/identity/stores';
+import { uninstall } from '../../src/domain/uninstall/uninstall';
 import { bearer, createApp, createOwner, dashboardTokenFor, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClaimableItem, claimableItems } from '../../src/domain/claims/claimable';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
 import { errorOf } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
@@ -101,6 +102,33 @@ describe('claimable quantity (D39)', () => {
     expect((await move(approved, 'RESOLVED')).status).toBe(200);
     expect((await move(approved, 'CLOSED')).status).toBe(200);
     expect((await s.file('q-3', claiming('mug', 1))).status).toBe(400);
+  });
+
+  it('is one definition an order read can share: what each line item can still be claimed for', async () => {
+    await s.putOrder('q-5', {
+      lineItems: [
+        { sourceItemId: 'mug', quantity: 3 },
+        { sourceItemId: 'cap', quantity: 2 },
+      ],
+    });
+    await s.fileId('q-5', claiming('mug', 2));
+    expect((await move(await s.fileId('q-5', claiming('cap', 2)), 'DENIED')).status).toBe(200);
+    const claimable = async () =>
+      (
+        await sql<ClaimableItem>`
+          with o as (select id from orders where store_id = ${s.owner.store.id} and source_order_id = 'q-5')
+          ${claimableItems(sql`(select id from o)`)} order by item_id
+        `.execute(server.db)
+      ).rows;
+    // The denied claim gives its quantity back; the refusal quotes the same figures.
+    expect(await claimable()).toEqual([
+      { itemId: 'cap', ordered: 2, claimable: 2 },
+      { itemId: 'mug', ordered: 3, claimable: 1 },
+    ]);
+    const res = await s.file('q-5', claiming('mug', 2));
+    expect((await errorOf(res)).issues?.[0]?.message).toBe(
+      'exceeds what is left to claim of item mug: 1 of 3 ordered (D39)',
+    );
   });
 
   it('files exactly one of several concurrent claims on the last unit', async () => {

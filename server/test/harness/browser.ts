@@ -68,7 +68,7 @@ export async function expectAccessible(browser: Browser, page: Page, label: stri
   }
 }
 
-export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../../.tmp/pages');
+const SCREENSHOTS = path.resolve(import.meta.dirname, '../../../.tmp/pages');
 
 /** The page at phone (390 px) and desktop (1280 px) widths, under .tmp/pages/, for a person to look at. */
 export async function screenshots(page: Page, name: string): Promise<void> {

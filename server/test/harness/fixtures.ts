@@ -49,7 +49,7 @@ export async function createApp(
   });
 }
 
-export interface Installed {
+interface Installed {
   installationId: string;
   accessToken: string;
   jti: string;

@@ -58,7 +58,7 @@ export const seedClaim = async (api: Api) => {
   const res = await api.send('POST', '/v1/claims/iso-order', CLAIM);
   return { claimId: res.headers.get('location')!.replace('/v1/claims/', '') };
 };
-export const CLAIM = {
+const CLAIM = {
   email: 'iso@example.com',
   salesChannel: 'ONLINE',
   claimCategory: 'SHIPPING',
@@ -252,7 +252,7 @@ export const ISOLATION_CASES: IsolationCase[] = [
 ];
 
 /** Headers that differ between any two requests: the request id (D2) and clock-driven ones. */
-export const PER_REQUEST_HEADERS = new Set(['x-request-id', 'date', 'ratelimit-reset']);
+const PER_REQUEST_HEADERS = new Set(['x-request-id', 'date', 'ratelimit-reset']);
 
 /**
  * One isolation case called with `accessToken`: its status, the headers that do not change per

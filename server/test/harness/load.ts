@@ -12,7 +12,7 @@ export interface Answer {
   ms: number;
 }
 
-export interface OrderLoad {
+interface OrderLoad {
   answers: Answer[];
   /** Order ids answered 2xx: each must be in the database with what was sent. */
   acknowledged: Set<string>;
@@ -74,7 +74,7 @@ function failure(err: unknown): 'refused' | 'reset' | 'timeout' {
 }
 
 /** The body written for order `id`: its premium tells it apart when read back. */
-export function orderBody(id: string) {
+function orderBody(id: string) {
   return {
     sourceOrderNumber: `#${id}`,
     currency: 'USD',

@@ -181,7 +181,7 @@ function paramCount(template: string): number {
 const checkers = new Map<string, AnswerChecker>();
 
 /** The checker of the document of the version an answer names in `Api-Version` (the latest without one). */
-export function checkerFor(version: string | undefined): AnswerChecker {
+function checkerFor(version: string | undefined): AnswerChecker {
   const key = version && version !== LATEST_API_VERSION && isApiVersion(version) ? version : LATEST_API_VERSION;
   let checker = checkers.get(key);
   if (!checker) {

@@ -1,5 +1,5 @@
 import type { Scope, TCreatedApp } from '@protection-service/contract';
-import { answered, bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from './fixtures';
+import { answered, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from './fixtures';
 import type { TestServer } from './server';
 
 /**
@@ -45,5 +45,3 @@ export async function testModeRig(
   const { access_token: testToken } = (await res.json()) as { access_token: string };
   return { owner, dashboard, app: created, liveToken, testStore: store, testToken };
 }
-
-export { bearer };

@@ -4,7 +4,7 @@ import { batchesWritten } from '../../src/db/committed-batches';
 import { createDb, type Db, poolOf } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
 import { transact } from '../../src/db/transact';
-import { claimLinks } from '../../src/domain/claims/links';
+import { claimLinks, viewClaimUrl } from '../../src/domain/claims/links';
 import { registerApp } from '../../src/domain/identity/apps';
 import { runMail } from '../../src/domain/mail/deliver';
 import { queueMailAfterCommit } from '../../src/domain/mail/outbox';
@@ -173,7 +173,14 @@ describe('outbox statements under statistics older than a burst', () => {
     const mailer = createMailer(config);
     try {
       const links = claimLinks(config.secretKey, config.publicBaseUrl);
-      await runMail(db, config, links, mailer, createLogger('silent'), 'ml_pending_1500');
+      await runMail(
+        db,
+        config,
+        (linkId) => viewClaimUrl(links, linkId),
+        mailer,
+        createLogger('silent'),
+        'ml_pending_1500',
+      );
     } finally {
       mailer.close();
     }

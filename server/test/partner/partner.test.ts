@@ -1,7 +1,7 @@
 import { SCOPES, type Scope } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TCohortPriceSetCreateBodyInput, TQuoteRequestInput } from '../../../sdk/src/index';
-import { uninstall } from '../../src/domain/identity/installations';
+import { uninstall } from '../../src/domain/uninstall/uninstall';
 import {
   answered,
   bearer,

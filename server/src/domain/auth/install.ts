@@ -14,11 +14,11 @@ import { findStore, storeLivemode } from '../identity/stores';
  */
 
 /** Authorization codes live 10 minutes (D10). */
-export const AUTHORIZATION_CODE_TTL_S = 600;
+const AUTHORIZATION_CODE_TTL_S = 600;
 /** Codes carry 256 random bits behind this prefix (D5); only their digest is stored. */
-export const AUTHORIZATION_CODE_PREFIX = 'svc_ac_';
+const AUTHORIZATION_CODE_PREFIX = 'svc_ac_';
 
-export interface InstallRequest {
+interface InstallRequest {
   userId: string;
   clientId: string;
   redirectUri: string;

@@ -36,7 +36,7 @@ export interface TokenSet {
 // Token grants (D11, D12).
 
 /** BASE64URL(SHA-256(verifier)) without padding (RFC 7636 §4.2, S256). */
-export function s256Challenge(verifier: string): string {
+function s256Challenge(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
 }
 
@@ -68,7 +68,7 @@ function narrowScopes(names: string[] | undefined, allowed: readonly Scope[]): S
  * tokens, and (through the feed) every access token carrying its id. Used for a replayed
  * code or refresh token, so it must commit even though the request itself fails.
  */
-export async function revokeGrant(db: Db, grantId: string, reason: string): Promise<void> {
+async function revokeGrant(db: Db, grantId: string, reason: string): Promise<void> {
   await transact(db, (trx) => revokeFamily(trx, grantId, reason));
 }
 

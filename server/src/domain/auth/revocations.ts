@@ -3,7 +3,7 @@ import { announceRevocation } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './tokens';
 
-export type RevocationKind = 'token' | 'grant' | 'installation';
+type RevocationKind = 'token' | 'grant' | 'installation';
 
 /**
  * Records a revocation in the feed every server process follows (D13). Call it inside the

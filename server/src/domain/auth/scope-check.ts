@@ -1,6 +1,6 @@
 import { acceptedFamilyScopes, hasStoreCreditFields, type Scope, type ScopeRule } from '@protection-service/contract';
 
-export type ScopeVerdict = { ok: true } | { ok: false; required: Scope[] };
+type ScopeVerdict = { ok: true } | { ok: false; required: Scope[] };
 
 /**
  * What a route's scope rule (D16, routes.tsv) asks of a token's scopes, before the handler

@@ -12,15 +12,15 @@ import { signJwt, verifyJwt } from './jwt';
  * server key, so each app can check its own tokens and no app can forge another's. They
  * live 60 s; verification allows 5 s of clock skew.
  */
-export const SESSION_TOKEN_TTL_S = 60;
-export const SESSION_TOKEN_LEEWAY_S = 5;
+const SESSION_TOKEN_TTL_S = 60;
+const SESSION_TOKEN_LEEWAY_S = 5;
 
 /** The per-app key: HKDF of the server key for purpose `session-token`, context = client id (D5). */
 export function sessionTokenKey(secretKey: Buffer, clientId: string): Buffer {
   return deriveKey(secretKey, 'session-token', clientId);
 }
 
-export interface SessionTokenSettings {
+interface SessionTokenSettings {
   secretKey: Buffer;
   /** `iss`: the service's public base URL (D17 issuer). */
   issuer: string;

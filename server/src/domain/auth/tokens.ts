@@ -10,11 +10,11 @@ export const DASHBOARD_TOKEN_TTL_S = 900;
 /** Refresh tokens are long-lived (spec) but not eternal. */
 export const REFRESH_TOKEN_TTL_S = 90 * 24 * 3600;
 
-export const ACCESS_TOKEN_PREFIX = 'svc_at_';
+const ACCESS_TOKEN_PREFIX = 'svc_at_';
 export const REFRESH_TOKEN_PREFIX = 'svc_rt_';
 /** D45: the tokens of test stores; they start with the live prefixes too, so mode is read first. */
-export const TEST_ACCESS_TOKEN_PREFIX = 'svc_at_test_';
-export const TEST_REFRESH_TOKEN_PREFIX = 'svc_rt_test_';
+const TEST_ACCESS_TOKEN_PREFIX = 'svc_at_test_';
+const TEST_REFRESH_TOKEN_PREFIX = 'svc_rt_test_';
 
 /** D45: the refresh token prefix of a mode. */
 export const refreshTokenPrefix = (livemode: boolean) => (livemode ? REFRESH_TOKEN_PREFIX : TEST_REFRESH_TOKEN_PREFIX);

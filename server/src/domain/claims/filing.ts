@@ -5,7 +5,7 @@ import type {
   TOfflineClaimFile,
   TOfflineClaimFiled,
 } from '@protection-service/contract';
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import { type Db, inOneTrip, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
@@ -13,6 +13,7 @@ import { refuse } from '../../lib/refusal';
 import { liveOrderLock } from '../commerce/live-order';
 import { claimMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
+import { claimableItems } from './claimable';
 import type { Actor } from './moves';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
@@ -42,24 +43,41 @@ interface NewClaim {
   documents: { url: string; documentType: 'SIGNATURE' | 'RECEIPT' | 'IMAGE' }[];
 }
 
+/** What a claim asks of one line item of a live order, in the order the claim names them. */
+interface Asked {
+  itemId: string;
+  quantity: number;
+}
+
 /**
  * The order a claim is written on: one just written (`orderId`, the offline filing), or the
  * store's live order `sourceOrderId` read by the statement itself, which then writes the claim
  * only if what it asks of the order's items fits what is left to claim (D39).
  */
-type ClaimOn =
-  | { orderId: string; authorName: string | null }
-  | { live: true; asked: readonly { itemId: string; quantity: number }[] };
+type ClaimOn = { orderId: string; authorName: string | null } | { live: true; asked: readonly Asked[] };
 
-/** What the claim's statement answers. */
+/** What the claim's statement answers: what to queue once it committed. */
 interface Written {
-  /** The claim was written (else nothing was). */
-  filed: boolean;
   subscribers: string[];
   queuedMail: string[];
 }
-/** ... and, filed on a live order, what the check read of it. */
-type WrittenOnLive = Written & Claimable & { found: boolean; lineItemsKnown: boolean | null };
+
+/**
+ * An asked line the live order cannot give (D23, D39), as the statement found it: the
+ * `n`th asked line (from 1) names an item that is no line item of the order (`ordered` and
+ * `claimable` null), or brings what is asked of its item, this line and those before it
+ * (`requested`), past what is left to claim of it.
+ */
+interface Shortfall {
+  n: number;
+  itemId: string;
+  requested: number;
+  ordered: number | null;
+  claimable: number | null;
+}
+
+/** ... and, filed on a live order: whether the order was found, and what kept the claim out. */
+type WrittenOnLive = Written & { found: boolean; shortfalls: Shortfall[] };
 
 /** D22: the issue type when all lines share one, `MULTIPLE` when they differ, else null. */
 function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
@@ -72,17 +90,14 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
  * The one statement that writes a `NEW` claim with its items and documents, records
  * `claim/created` (D22) and writes the claimant's confirmation e-mail (D42), whatever the
  * number of items, its text one of a few (a prepared statement). On a live order (`on.live`)
- * it reads the order and what may be claimed of it (`claimableSql`), links the order's active
- * policy, and writes nothing unless the claim fits; else the claim has no policy. Hand its
+ * it reads the order, links its active policy, and writes nothing when an asked line falls
+ * short (`liveSource`), answering the shortfalls; else the claim has no policy. Hand its
  * answer's `subscribers` and `queuedMail` to the after-commit queues.
  */
 function claimStatement(clientId: string, c: NewClaim, on: ClaimOn) {
   const id = newId('clm');
-  const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
   const claimType = claimTypeOf(c.lines);
   const items = c.lines.map((l) => ({ ...l, id: newId('cli') }));
-  const col = <T>(f: (l: (typeof items)[number]) => T) => items.map(f);
-  const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
   const event = eventSteps(
     {
       storeId: c.storeId,
@@ -101,30 +116,61 @@ function claimStatement(clientId: string, c: NewClaim, on: ClaimOn) {
   );
   const mail = claimMailSteps({ storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' }, sql`claim`);
   const live = 'live' in on;
-  // `source`: the order, its author and its policy, one row when the claim is to be written.
   const source = live
-    ? sql`live_order as (
-        select o.id, o.line_items_known, o.customer_name from orders o
-        where o.store_id = ${c.storeId} and o.source_order_id = ${c.sourceOrderId} and o.deleted_at is null
-      ), claimable as (${claimableSql(
-        sql`(select id from live_order)`,
-        on.asked.map((a) => a.itemId),
-      )}), asked as (
-        select a.item_id, sum(a.quantity) as quantity
-        from unnest(${on.asked.map((a) => a.itemId)}::text[], ${on.asked.map((a) => a.quantity)}::int[]) a (item_id, quantity)
-        group by a.item_id
-      ), source as (
-        select o.id as order_id, o.customer_name as author_name, claimable.policy_id
-        from live_order o, claimable
-        where not o.line_items_known or not exists (
-          select 1 from asked a
-          where (claimable.ordered ->> a.item_id) is null
-            or a.quantity > greatest(0, (claimable.ordered ->> a.item_id)::int - coalesce((claimable.claimed ->> a.item_id)::int, 0))
-        )
-      )`
+    ? liveSource(c, on.asked)
     : sql`source as (select ${on.orderId}::text as order_id, ${on.authorName}::text as author_name, null::text as policy_id)`;
   const statement = sql<Written>`
-    with ${source}, claim as (
+    with ${source}, ${claimWrites(id, c, claimType, items)}, ${event.steps}, ${mail}
+    select array(select client_id from fanned) as subscribers, array(select id from mail where queued) as queued_mail
+      ${
+        live
+          ? sql`, exists (select 1 from live_order) as found, coalesce((
+              select json_agg(json_build_object('n', s.n, 'itemId', s.item_id, 'requested', s.requested,
+                'ordered', s.ordered, 'claimable', s.claimable) order by s.n)
+              from shortfalls s
+            ), '[]') as shortfalls`
+          : sql``
+      }
+  `;
+  return { id, eventId: event.id, statement };
+}
+
+/**
+ * `source` of a claim on the store's live order: the order, its author and its active policy,
+ * one row when the claim is to be written, none when the order is missing or has `shortfalls`.
+ * Where the order's line items are known, an asked line falls short when its item is no line
+ * item of the order, or when the item's quantities asked so far exceed its claimable quantity
+ * (`claimableItems`, D39): the rule is decided here, once, and the refusal only words it.
+ */
+function liveSource(c: NewClaim, asked: readonly Asked[]) {
+  return sql`live_order as (
+      select o.id, o.line_items_known, o.customer_name from orders o
+      where o.store_id = ${c.storeId} and o.source_order_id = ${c.sourceOrderId} and o.deleted_at is null
+    ), asked as (
+      select a.n, a.item_id, (sum(a.quantity) over (partition by a.item_id order by a.n))::int as requested
+      from unnest(${asked.map((a) => a.itemId)}::text[], ${asked.map((a) => a.quantity)}::int[])
+        with ordinality a (item_id, quantity, n)
+    ), shortfalls as (
+      -- Each asked line's item alone, and nothing at all for a claim that names none.
+      select a.n, a.item_id, a.requested, k.ordered, k.claimable
+      from live_order o
+      join asked a on o.line_items_known
+      left join lateral (${claimableItems(sql`o.id`, sql`a.item_id`)}) k on true
+      where k.item_id is null or a.requested > k.claimable
+    ), source as (
+      select o.id as order_id, o.customer_name as author_name,
+        (select p.id from protection_policies p where p.order_id = o.id and p.removed_at is null) as policy_id
+      from live_order o
+      where not exists (select 1 from shortfalls)
+    )`;
+}
+
+/** The claim's rows, one `claim` for each `source` row: the claim, its items and its documents. */
+function claimWrites(id: string, c: NewClaim, claimType: TClaimType | null, items: (ClaimLine & { id: string })[]) {
+  const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
+  const col = <T>(f: (l: (typeof items)[number]) => T) => items.map(f);
+  const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
+  return sql`claim as (
       insert into claims (
         id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
         claim_description, resolution_requested, claim_type, claim_category, sales_channel,
@@ -155,35 +201,14 @@ function claimStatement(clientId: string, c: NewClaim, on: ClaimOn) {
       select d.id, claim.id, d.n, d.url, d.document_type
       from claim, unnest(${docs.map((d) => d.id)}::text[], ${docs.map((d) => d.url)}::text[],
         ${docs.map((d) => d.documentType)}::text[]) with ordinality as d (id, url, document_type, n)
-    ), ${event.steps}, ${mail}
-    select exists (select 1 from claim) as filed,
-      array(select client_id from fanned) as subscribers, array(select id from mail where queued) as queued_mail
-      ${
-        live
-          ? sql`, exists (select 1 from live_order) as found, (select line_items_known from live_order),
-              claimable.policy_id, claimable.ordered, claimable.claimed from claimable`
-          : sql``
-      }
-  `;
-  return { id, eventId: event.id, statement };
+    )`;
 }
-
-/**
- * D39: a claim whose outcome was a refusal frees its quantity: it is `DENIED` or `DISMISSED`,
- * or `CLOSED` or `ARCHIVED` after one of those. D22 lets a claim leave `DENIED` and `DISMISSED`
- * only towards `CLOSED` and then `ARCHIVED`, so a claim that ever entered either is refused.
- * Over `claims c`.
- */
-const refusedClaim = sql<boolean>`exists (
-  select 1 from claim_state_changes sc where sc.claim_id = c.id and sc.to_state in ('DENIED', 'DISMISSED')
-)`;
 
 /**
  * `POST /v1/claims/:sourceOrderId` (D22, D23, D39): files a `NEW` claim against the store's
  * live order. When the order's line items are known, every issue's `sourceItemId` must name
- * one, and the quantities claimed per item may not exceed what is left to claim: the ordered
- * quantity less the item's quantities in the order's other claims, refused claims excepted
- * (`issues`, 400). The claim links the order's active policy, or none.
+ * one, and the quantities claimed per item may not exceed what is left to claim
+ * (`claimableItems`; `issues`, 400). The claim links the order's active policy, or none.
  *
  * One transaction in one round trip (`inOneTrip`): the order row is locked first, `for no key
  * update` by a claim that names items, so concurrent such filings on one order run one after
@@ -191,7 +216,7 @@ const refusedClaim = sql<boolean>`exists (
  * concurrent PUT from swapping the line items (or a DELETE from ending the order) before the
  * claim is written. The claim's statement, the next, reads with a snapshot taken once the lock
  * was granted, so it counts every claim committed before; it writes the claim only if it fits
- * and answers what it read, from which a refusal names every problem.
+ * and answers the shortfalls it found, which the refusal words.
  */
 export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: TClaimFile): Promise<string> {
   const { storeId } = actor;
@@ -200,47 +225,17 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
   );
   // Only the items a claim names are counted (D39); a claim naming none takes a share lock
   // and files beside others.
-  const asked = issues.flatMap((i) => (i.sourceItemId ? [{ itemId: i.sourceItemId, quantity: i.quantity }] : []));
-  const { id, eventId, statement } = claimStatement(
-    actor.clientId,
-    {
-      storeId,
-      sourceOrderId,
-      claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
-      authorEmail: f.email,
-      resolutionRequested: f.resolution.desiredMethod,
-      claimCategory: f.claimCategory,
-      salesChannel: f.salesChannel,
-      warrantyPeriod: f.resolution.warrantyPeriod ?? null,
-      options: f.options ?? null,
-      offlineDetails: null,
-      lines: issues.map((i) => ({
-        itemId: i.sourceItemId ?? null,
-        quantity: i.quantity,
-        issueType: i.issueType,
-        sourceFulfillmentId: i.sourceFulfillmentId,
-        sourceProductId: i.sourceProductId ?? null,
-        sourceVariantId: i.sourceVariantId ?? null,
-        details: i.details ?? null,
-        images: i.images ?? [],
-      })),
-      documents: [
-        ...(f.resolution.customerSignature
-          ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
-          : []),
-        ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
-      ],
-    },
-    { live: true, asked },
-  );
+  const naming = issues.filter((i) => i.sourceItemId);
+  const asked = naming.map((i) => ({ itemId: i.sourceItemId!, quantity: i.quantity }));
+  const { id, eventId, statement } = claimStatement(actor.clientId, onlineClaim(storeId, sourceOrderId, f, issues), {
+    live: true,
+    asked,
+  });
   const lock = liveOrderLock(storeId, sourceOrderId, asked.length > 0 ? 'no key update' : 'share');
   const results = await inOneTrip(db, [lock, statement], { genericPlans: true });
   const written = results.at(-1)!.rows[0] as unknown as WrittenOnLive;
   if (!written.found) throw refuse.missing('order not found');
-  if (!written.filed) {
-    checkClaimable(issues, written);
-    throw new Error('a claim that fits what is left to claim was not written');
-  }
+  if (written.shortfalls.length > 0) throw refuse.issues(written.shortfalls.map((s) => worded(s, naming[s.n - 1]!)));
   // Committed: its deliveries and e-mail are queued now (D32, D42).
   queueAfterCommit(db, eventId, written.subscribers);
   await queueMailAfterCommit(db, written.queuedMail);
@@ -253,69 +248,46 @@ type Issue = TClaimFile['fulfillmentIssues'][number]['issues'][number] & {
   at: number[];
 };
 
-interface Claimable {
-  policyId: string | null;
-  /** Ordered quantity per line item. */
-  ordered: Record<string, number>;
-  /** Quantity in the order's other claims, refused ones excepted, per item of `itemIds` (D39). */
-  claimed: Record<string, number>;
+/** D23, D39: a shortfall the claim's statement found, as a problem of the issue it names. */
+function worded(s: Shortfall, issue: Issue): { path: string; message: string } {
+  const path = `body.fulfillmentIssues.${issue.at[0]}.issues.${issue.at[1]}`;
+  if (s.ordered === null) return { path: `${path}.sourceItemId`, message: 'not a line item of the order' };
+  return {
+    path: `${path}.quantity`,
+    message: `exceeds what is left to claim of item ${s.itemId}: ${s.claimable} of ${s.ordered} ordered (D39)`,
+  };
 }
 
-/**
- * What a claim on the locked order `orderId` (an expression) may ask for (one row), read in a
- * statement after the lock's so that its snapshot sees every claim committed before the lock
- * was granted. The claim written by the same statement is not in its snapshot, so it does not
- * count itself.
- */
-function claimableSql(orderId: RawBuilder<unknown>, itemIds: readonly string[]) {
-  return sql<Claimable>`
-    select
-      (select p.id from protection_policies p where p.order_id = ${orderId} and p.removed_at is null) as policy_id,
-      coalesce((
-        select json_object_agg(li.source_item_id, li.quantity) from order_line_items li
-        where li.order_id = ${orderId}
-      ), '{}') as ordered,
-      ${
-        itemIds.length > 0
-          ? sql`coalesce((
-              select json_object_agg(t.item_id, t.quantity) from (
-                select ci.item_id, sum(ci.quantity) as quantity
-                from claims c join claim_items ci on ci.claim_id = c.id
-                where c.order_id = ${orderId} and c.deleted_at is null and ci.item_id = any(${itemIds}::text[])
-                  and not ${refusedClaim}
-                group by ci.item_id
-              ) t
-            ), '{}')`
-          : sql`'{}'::json`
-      } as claimed
-  `;
-}
-
-/**
- * D23, D39: every item an issue names is a line item of the order, and the quantities asked
- * per item fit in what is left to claim of it. Refuses with every problem at once.
- */
-function checkClaimable(issues: readonly Issue[], order: Claimable): void {
-  const problems: { path: string; message: string }[] = [];
-  const asked = new Map<string, number>();
-  for (const issue of issues) {
-    if (!issue.sourceItemId) continue;
-    const path = `body.fulfillmentIssues.${issue.at[0]}.issues.${issue.at[1]}`;
-    const ordered = order.ordered[issue.sourceItemId];
-    if (ordered === undefined) {
-      problems.push({ path: `${path}.sourceItemId`, message: 'not a line item of the order' });
-      continue;
-    }
-    const total = (asked.get(issue.sourceItemId) ?? 0) + issue.quantity;
-    asked.set(issue.sourceItemId, total);
-    const left = Math.max(0, ordered - (order.claimed[issue.sourceItemId] ?? 0));
-    if (total > left)
-      problems.push({
-        path: `${path}.quantity`,
-        message: `exceeds what is left to claim of item ${issue.sourceItemId}: ${left} of ${ordered} ordered (D39)`,
-      });
-  }
-  if (problems.length > 0) throw refuse.issues(problems);
+/** The claim a `POST /v1/claims/:sourceOrderId` body files. */
+function onlineClaim(storeId: string, sourceOrderId: string, f: TClaimFile, issues: readonly Issue[]): NewClaim {
+  return {
+    storeId,
+    sourceOrderId,
+    claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
+    authorEmail: f.email,
+    resolutionRequested: f.resolution.desiredMethod,
+    claimCategory: f.claimCategory,
+    salesChannel: f.salesChannel,
+    warrantyPeriod: f.resolution.warrantyPeriod ?? null,
+    options: f.options ?? null,
+    offlineDetails: null,
+    lines: issues.map((i) => ({
+      itemId: i.sourceItemId ?? null,
+      quantity: i.quantity,
+      issueType: i.issueType,
+      sourceFulfillmentId: i.sourceFulfillmentId,
+      sourceProductId: i.sourceProductId ?? null,
+      sourceVariantId: i.sourceVariantId ?? null,
+      details: i.details ?? null,
+      images: i.images ?? [],
+    })),
+    documents: [
+      ...(f.resolution.customerSignature
+        ? [{ url: f.resolution.customerSignature, documentType: 'SIGNATURE' as const }]
+        : []),
+      ...issues.flatMap((i) => (i.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const }))),
+    ],
+  };
 }
 
 /**
@@ -333,81 +305,89 @@ export async function fileOfflineClaim(
   if (f.storeId != null && f.storeId !== storeId) {
     throw refuse.issues([{ path: 'body.storeId', message: "storeId is not the token's store" }]);
   }
-  const item = f.items[0]!;
   const sourceOrderId = newId('offline');
   return transact(db, async (trx) => {
-    const orderId = newId('ord');
-    await sql`
-      insert into orders (
-        id, store_id, source_order_id, source_order_number, currency, source_created_at, platform_id,
-        total, customer_email, customer_phone, customer_name, line_items_known
-      )
-      select ${orderId}, s.id, ${sourceOrderId}, ${sourceOrderId}, s.currency,
-        ${f.warranty.dateOfPurchase}::timestamptz, 'api', ${item.price ?? 0}::numeric,
-        ${f.customer.email}, ${f.customer.phoneNumber ?? null},
-        ${[f.shippingAddress?.firstName, f.shippingAddress?.lastName].filter(Boolean).join(' ') || null},
-        ${item.sourceItemId != null}
-      from stores s where s.id = ${storeId}
-    `.execute(trx);
-    if (item.sourceItemId != null) {
-      await trx
-        .insertInto('orderLineItems')
-        .values({
-          orderId,
-          sourceItemId: item.sourceItemId,
-          position: 0,
-          sourceProductId: item.sourceProductId ?? null,
-          sourceVariantId: item.sourceVariantId ?? null,
-          name: item.name ?? null,
-          sku: item.sku ?? null,
-          quantity: 1,
-          price: item.price ?? null,
-          isShippable: null,
-        })
-        .execute();
-    }
+    const orderId = await insertOfflineOrder(trx, storeId, sourceOrderId, f);
     const {
       id: claimId,
       eventId,
       statement,
-    } = claimStatement(
-      actor.clientId,
-      {
-        storeId,
-        sourceOrderId,
-        claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
-        authorEmail: f.customer.email,
-        resolutionRequested: f.resolution ?? null,
-        claimCategory: f.claimCategory,
-        salesChannel: f.salesChannel,
-        warrantyPeriod: item.warrantyPeriod ?? null,
-        options: f.options ?? null,
-        offlineDetails: { item, warranty: f.warranty, shippingAddress: f.shippingAddress ?? null },
-        lines: [
-          {
-            itemId: item.sourceItemId ?? null,
-            quantity: 1,
-            issueType: f.issueType ?? null,
-            sourceFulfillmentId: null,
-            sourceProductId: item.sourceProductId ?? null,
-            sourceVariantId: item.sourceVariantId ?? null,
-            details: item.details ?? null,
-            images: item.images ?? [],
-          },
-        ],
-        documents: [
-          ...(f.signature ? [{ url: f.signature, documentType: 'SIGNATURE' as const }] : []),
-          ...(f.warranty.receiptImages ?? []).map((url) => ({ url, documentType: 'RECEIPT' as const })),
-          ...(item.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const })),
-        ],
-      },
-      { orderId, authorName: null },
-    );
+    } = claimStatement(actor.clientId, offlineClaim(storeId, sourceOrderId, f), { orderId, authorName: null });
     const written = (await prepared(statement).execute(trx)).rows[0]!;
     queueAfterCommit(trx, eventId, written.subscribers);
     queueMailAfterCommit(trx, written.queuedMail);
     return { claimId, filed: offlinePayload(f, storeId, sourceOrderId) };
   });
+}
+
+/** The order of an offline filing, with its single item as line item when it names one; answers its id. */
+async function insertOfflineOrder(trx: Db, storeId: string, sourceOrderId: string, f: TOfflineClaimFile) {
+  const item = f.items[0]!;
+  const orderId = newId('ord');
+  await sql`
+    insert into orders (
+      id, store_id, source_order_id, source_order_number, currency, source_created_at, platform_id,
+      total, customer_email, customer_phone, customer_name, line_items_known
+    )
+    select ${orderId}, s.id, ${sourceOrderId}, ${sourceOrderId}, s.currency,
+      ${f.warranty.dateOfPurchase}::timestamptz, 'api', ${item.price ?? 0}::numeric,
+      ${f.customer.email}, ${f.customer.phoneNumber ?? null},
+      ${[f.shippingAddress?.firstName, f.shippingAddress?.lastName].filter(Boolean).join(' ') || null},
+      ${item.sourceItemId != null}
+    from stores s where s.id = ${storeId}
+  `.execute(trx);
+  if (item.sourceItemId != null) {
+    await trx
+      .insertInto('orderLineItems')
+      .values({
+        orderId,
+        sourceItemId: item.sourceItemId,
+        position: 0,
+        sourceProductId: item.sourceProductId ?? null,
+        sourceVariantId: item.sourceVariantId ?? null,
+        name: item.name ?? null,
+        sku: item.sku ?? null,
+        quantity: 1,
+        price: item.price ?? null,
+        isShippable: null,
+      })
+      .execute();
+  }
+  return orderId;
+}
+
+/** The claim a `POST /v1/claims/offline` body files, on its single item. */
+function offlineClaim(storeId: string, sourceOrderId: string, f: TOfflineClaimFile): NewClaim {
+  const item = f.items[0]!;
+  return {
+    storeId,
+    sourceOrderId,
+    claimFiledFrom: f.claimFiledFrom ?? 'EXTERNAL',
+    authorEmail: f.customer.email,
+    resolutionRequested: f.resolution ?? null,
+    claimCategory: f.claimCategory,
+    salesChannel: f.salesChannel,
+    warrantyPeriod: item.warrantyPeriod ?? null,
+    options: f.options ?? null,
+    offlineDetails: { item, warranty: f.warranty, shippingAddress: f.shippingAddress ?? null },
+    lines: [
+      {
+        itemId: item.sourceItemId ?? null,
+        quantity: 1,
+        issueType: f.issueType ?? null,
+        sourceFulfillmentId: null,
+        sourceProductId: item.sourceProductId ?? null,
+        sourceVariantId: item.sourceVariantId ?? null,
+        details: item.details ?? null,
+        images: item.images ?? [],
+      },
+    ],
+    documents: [
+      ...(f.signature ? [{ url: f.signature, documentType: 'SIGNATURE' as const }] : []),
+      ...(f.warranty.receiptImages ?? []).map((url) => ({ url, documentType: 'RECEIPT' as const })),
+      ...(item.images ?? []).map((url) => ({ url, documentType: 'IMAGE' as const })),
+    ],
+  };
 }
 
 /** The spec's echo of an offline filing: every field present, absent ones null. */

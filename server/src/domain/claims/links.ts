@@ -31,7 +31,7 @@ function mac(links: ClaimLinks, linkId: string): string {
   return hmacSha256(links.key, `claim-link:${linkId}`).subarray(0, 16).toString('base64url');
 }
 
-export function linkToken(links: ClaimLinks, linkId: string): string {
+function linkToken(links: ClaimLinks, linkId: string): string {
   if (!LINK_ID.test(linkId)) throw new Error('malformed link id');
   return `${linkId}${mac(links, linkId)}`;
 }

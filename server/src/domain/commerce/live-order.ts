@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { type Db, prepared } from '../../db/database';
 
 /** What a write that hangs off an order (a claim, a fulfillment) needs of it. */
-export interface LiveOrder {
+interface LiveOrder {
   id: string;
   lineItemsKnown: boolean;
   customerName: string | null;

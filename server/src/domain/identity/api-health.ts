@@ -4,7 +4,7 @@ import type { Db } from '../../db/database';
 import { ownedApp } from './apps';
 
 /** The report covers this many days, today included (D44). */
-export const API_HEALTH_DAYS = 30;
+const API_HEALTH_DAYS = 30;
 
 /**
  * The owner's app's calls per dated version over the last 30 days (D44), every version listed

@@ -15,17 +15,17 @@ import { transact } from '../../db/transact';
 import { decrypt, deriveKey, digest, encrypt, matchesDigest, randomCredential } from '../../lib/crypto';
 import { refuse } from '../../lib/refusal';
 
-export const CLIENT_ID_PREFIX = 'svc_app_';
-export const CLIENT_SECRET_PREFIX = 'svc_secret_';
+const CLIENT_ID_PREFIX = 'svc_app_';
+const CLIENT_SECRET_PREFIX = 'svc_secret_';
 /** D45: the test client secret, for the app's test stores only. */
 export const TEST_CLIENT_SECRET_PREFIX = 'svc_test_secret_';
-export const WEBHOOK_SECRET_PREFIX = 'svc_whsec_';
+const WEBHOOK_SECRET_PREFIX = 'svc_whsec_';
 
 /**
  * Requested scopes in later style (D16). Unknown names and `write_settings` are refused;
  * a private app may never ask for the admin-gated pricing scopes (spec, D9).
  */
-export function normalizeRequestedScopes(names: readonly string[], distribution: 'public' | 'private'): Scope[] {
+function normalizeRequestedScopes(names: readonly string[], distribution: 'public' | 'private'): Scope[] {
   const scopes = new Set<Scope>();
   for (const name of names) {
     const scope = normalizeScope(name);
@@ -50,7 +50,7 @@ type AppRow = Pick<
   updatedAt: Date;
 };
 
-export function appView(row: AppRow): TApp {
+function appView(row: AppRow): TApp {
   return {
     clientId: row.clientId,
     name: row.name,
@@ -296,7 +296,7 @@ export function webhookSecretOf(secretKey: Buffer, ciphertext: string): string {
 }
 
 /** How long the previous webhook secret keeps signing after a rotation (D34). */
-export const PREVIOUS_WEBHOOK_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
+const PREVIOUS_WEBHOOK_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Issues a new webhook secret, shown once (D34). For 24 hours the previous one signs beside it

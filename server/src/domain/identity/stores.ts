@@ -4,7 +4,7 @@ import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 
-export interface NewStore {
+interface NewStore {
   name: string;
   domain: string;
   currency?: string;
@@ -21,7 +21,7 @@ export interface Store {
 export const TEST_DOMAIN_SUFFIX = '.test';
 
 /** What every store starts with (D30): merchant settings... */
-export const DEFAULT_MERCHANT_SETTINGS = {
+const DEFAULT_MERCHANT_SETTINGS = {
   enableCancelAfterPurchase: false,
   cancelAfterPurchaseDurationSeconds: 0,
   sendConfirmationEmail: true,
@@ -49,7 +49,7 @@ const DEFAULT_WIDGETS = [
 ] as const;
 
 /** A storefront domain as `store_url` names it (D29): host only, lower case. */
-export function normalizeDomain(input: string): string {
+function normalizeDomain(input: string): string {
   const withoutScheme = input
     .trim()
     .toLowerCase()

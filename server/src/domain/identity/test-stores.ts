@@ -1,15 +1,12 @@
 import type { Scope, TCreatedTestStore, TTestStore } from '@protection-service/contract';
 import { MAX_TEST_STORES_PER_APP } from '@protection-service/contract';
-import { sql } from 'kysely';
-import { announceStoreDeleted } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
-import { recordRevocation } from '../auth/revocations';
 import { TEST_CLIENT_SECRET_PREFIX } from './apps';
-import { INSTALLATION_REVOCATION_TTL_S, upsertInstallation } from './installations';
+import { upsertInstallation } from './installations';
 import { insertStore, TEST_DOMAIN_SUFFIX, withDomainConflict } from './stores';
 
 /**
@@ -20,7 +17,6 @@ import { insertStore, TEST_DOMAIN_SUFFIX, withDomainConflict } from './stores';
  */
 
 const APP_NOT_FOUND = 'app not found';
-const STORE_NOT_FOUND = 'test store not found';
 
 interface TestStoreRow {
   id: string;
@@ -38,7 +34,7 @@ const view = (row: TestStoreRow): TTestStore => ({
 });
 
 /** `<slug>.test`: the name in lower-case letters, digits and dashes, and a random tail for uniqueness. */
-export function testStoreDomain(name: string): string {
+function testStoreDomain(name: string): string {
   const slug =
     name
       .normalize('NFKD')
@@ -51,7 +47,7 @@ export function testStoreDomain(name: string): string {
 }
 
 /** The owner's app, locked until the transaction ends (so that concurrent creations count one by one). */
-async function lockOwnedApp(trx: Db, clientId: string, ownerUserId: string) {
+export async function lockOwnedApp(trx: Db, clientId: string, ownerUserId: string) {
   const app = await trx
     .selectFrom('apps')
     .select(['clientId', 'requestedScopes', 'testClientSecretHash'])
@@ -140,32 +136,4 @@ export async function listTestStores(db: Db, ownerUserId: string, clientId: stri
     .orderBy('id')
     .execute();
   return rows.map(view);
-}
-
-/**
- * Deletes a test store of the owner's app and every row of it (D45): the foreign keys
- * cascade from the store to all its tables, its installations, grants, refresh tokens and
- * codes included. Its access tokens, which live in no table, are revoked with its
- * installations through the feed (D13), so they stop working within a second. A live store,
- * or a test store of another app, answers 404.
- */
-export async function deleteTestStore(db: Db, ownerUserId: string, clientId: string, storeId: string): Promise<void> {
-  await transact(db, async (trx) => {
-    await lockOwnedApp(trx, clientId, ownerUserId);
-    const store = await trx
-      .selectFrom('stores')
-      .select('id')
-      .where('id', '=', storeId)
-      .where('testClientId', '=', clientId)
-      .where('livemode', '=', false)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!store) throw refuse.missing(STORE_NOT_FOUND);
-    const installations = await trx.selectFrom('installations').select('id').where('storeId', '=', storeId).execute();
-    const until = new Date(Date.now() + INSTALLATION_REVOCATION_TTL_S * 1000);
-    for (const { id } of installations) await recordRevocation(trx, 'installation', id, until);
-    await trx.deleteFrom('storeChanges').where('storeId', '=', storeId).execute();
-    await sql`delete from stores where id = ${storeId} and not livemode`.execute(trx);
-    await announceStoreDeleted(trx, storeId);
-  });
 }

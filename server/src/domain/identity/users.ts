@@ -8,7 +8,7 @@ import { refuse } from '../../lib/refusal';
  * argon2id parameters (OWASP minimums: 19 MiB, 2 passes). `algorithm: 2` is the library's
  * const enum `Algorithm.Argon2id`, which isolated modules cannot import.
  */
-export const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 export interface DashboardUser {
   id: string;

@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database';
 import { lockedByKey } from '../../db/locked-by-key';
-import { type ClaimLinks, viewClaimUrl } from '../claims/links';
 import type { MailKind } from './outbox';
 import { type MailFacts, renderMail } from './render';
 import type { Mailer, SendResult } from './send';
@@ -23,7 +22,7 @@ export function mailRetryDelay(schedule: readonly number[], attempts: number): n
 }
 
 /** How long an attempt holds its message: the connection, greeting and replies may each take the timeout. */
-export const leaseMs = (settings: Pick<MailSettings, 'mailTimeoutMs'>) => settings.mailTimeoutMs * 4;
+const leaseMs = (settings: Pick<MailSettings, 'mailTimeoutMs'>) => settings.mailTimeoutMs * 4;
 
 interface Leased {
   kind: MailKind;
@@ -60,8 +59,14 @@ async function takeLease(db: Db, id: string, token: string, ms: number): Promise
   return result.rows[0];
 }
 
+/**
+ * The shopper's claim link of a claim's random `link_id` (D41). The claims area makes it
+ * (`viewClaimUrl`); the process hands it in, so mail depends on no claim code.
+ */
+export type ClaimUrlOf = (linkId: string) => string;
+
 /** What the message says, read now from the claim, its order, store and store credit. */
-export async function mailFacts(db: Db, id: string, kind: MailKind, links: ClaimLinks): Promise<MailFacts> {
+export async function mailFacts(db: Db, id: string, kind: MailKind, claimUrlOf: ClaimUrlOf): Promise<MailFacts> {
   const row = (
     await sql<FactsRow>`
       select s.name as store_name, o.source_order_number, c.link_id, c.deny_reason,
@@ -80,7 +85,7 @@ export async function mailFacts(db: Db, id: string, kind: MailKind, links: Claim
     storeName: row.storeName,
     sourceOrderNumber: row.sourceOrderNumber,
     // D41: the shopper's capability link, as the claim record gives it.
-    claimUrl: viewClaimUrl(links, row.linkId),
+    claimUrl: claimUrlOf(row.linkId),
     denyReason: row.denyReason,
     credit: row.code
       ? {
@@ -99,7 +104,7 @@ export async function mailFacts(db: Db, id: string, kind: MailKind, links: Claim
 export async function runMail(
   db: Db,
   settings: MailSettings,
-  links: ClaimLinks,
+  claimUrlOf: ClaimUrlOf,
   mailer: Mailer,
   logger: Logger,
   id: string,
@@ -107,7 +112,7 @@ export async function runMail(
   const token = crypto.randomUUID();
   const leased = await takeLease(db, id, token, leaseMs(settings));
   if (!leased) return;
-  const f = await mailFacts(db, id, leased.kind, links);
+  const f = await mailFacts(db, id, leased.kind, claimUrlOf);
   const result = await mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...renderMail(f) });
   const status = await recordOutcome(db, settings, id, token, leased.attemptCount + 1, result);
   // D42: the id, kind and outcome only; never the address or the text.

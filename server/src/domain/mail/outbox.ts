@@ -20,7 +20,7 @@ export const MAIL_TASK = 'mail_send';
 
 export type MailKind = 'claim_filed' | 'claim_approved' | 'claim_denied' | 'store_credit';
 
-export interface ClaimMail {
+interface ClaimMail {
   storeId: string;
   /** The app that made the change: its partner context may override the merchant settings (D37). */
   clientId: string;
@@ -119,7 +119,7 @@ async function queueMail(db: Db, ids: readonly string[]): Promise<void> {
  * killed after the queue handed it the job but before it took the lease (graphile-worker
  * would free that job only after 4 hours). An extra job is harmless: the lease decides.
  */
-export const STALE_QUEUED_S = 60;
+const STALE_QUEUED_S = 60;
 
 /**
  * Queues every due message nobody queued (a crash between commit and `queueMail`, or a retry

@@ -28,7 +28,7 @@ import { readMerchantSettings } from './settings';
  * exactly like a missing one (D7).
  */
 
-export type ContextRow = Selectable<PartnerContextsTable>;
+type ContextRow = Selectable<PartnerContextsTable>;
 
 function render(row: ContextRow): TPartnerContext {
   return {
@@ -45,7 +45,7 @@ function overridesOf(row: ContextRow): TSettingsOverrides {
 }
 
 /** D37: the merchant settings with the context's non-null overrides on top. */
-export function layerOverrides(merchant: TMerchantSettings, row: ContextRow | undefined): TMerchantSettings {
+function layerOverrides(merchant: TMerchantSettings, row: ContextRow | undefined): TMerchantSettings {
   if (!row) return merchant;
   const resolved: Record<string, unknown> = { ...merchant };
   for (const f of SETTINGS_FIELDS) if (row[f] !== null) resolved[f] = row[f];
@@ -76,7 +76,7 @@ export function resolvedSettingSql(field: TSettingsField, storeId: RawBuilder<st
 }
 
 /** The live context of (store, app), if any. */
-export async function activeContext(db: Db, storeId: string, clientId: string): Promise<ContextRow | undefined> {
+async function activeContext(db: Db, storeId: string, clientId: string): Promise<ContextRow | undefined> {
   return db
     .selectFrom('partnerContexts')
     .selectAll()

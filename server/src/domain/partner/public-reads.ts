@@ -5,7 +5,7 @@ import { findStore, type Store } from '../identity/stores';
 import { renderTerms } from './pricing';
 import { cohortSource, merchantSource, type PricingSource, quoteWith } from './pricing-source';
 
-export interface StoreLocator {
+interface StoreLocator {
   store_url?: string | undefined;
   storeId?: string | undefined;
 }

@@ -22,7 +22,7 @@ export interface QuoteInput {
   duration?: TQuoteDuration | null;
 }
 
-export interface PriceResult {
+interface PriceResult {
   subtotal: number;
   eligible: boolean;
   premium: number;
@@ -37,7 +37,7 @@ export interface PriceResult {
  * D31/D38 subtotal: the sum of price × quantity over the line items (non-shippable items
  * dropped for SHIPPING), else the order total; rounded to the currency's minor units.
  */
-export function quoteSubtotal(input: QuoteInput, currency?: string | null): Decimal {
+function quoteSubtotal(input: QuoteInput, currency?: string | null): Decimal {
   if (input.lineItems) {
     const items =
       input.policyType === 'SHIPPING' ? input.lineItems.filter((i) => i.isShippable !== false) : input.lineItems;

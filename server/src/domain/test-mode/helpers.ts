@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { refuse } from '../../lib/refusal';
-import type { ClaimLinks } from '../claims/links';
+import { type ClaimLinks, viewClaimUrl } from '../claims/links';
 import { type Actor, approveClaim, denyClaim, postMessage, transitionClaim } from '../claims/moves';
 import { mailFacts } from '../mail/deliver';
 import type { MailKind } from '../mail/outbox';
@@ -71,7 +71,7 @@ export async function flushDeliveries(db: Db, storeId: string): Promise<void> {
 }
 
 /** How many e-mails the mail helper shows. */
-export const TEST_MAIL_LIMIT = 100;
+const TEST_MAIL_LIMIT = 100;
 
 /** The last e-mails of the store, newest first, as they would have been sent (D42). */
 export async function listTestMail(db: Db, links: ClaimLinks, storeId: string): Promise<TTestMailbox> {
@@ -85,7 +85,9 @@ export async function listTestMail(db: Db, links: ClaimLinks, storeId: string): 
     .execute();
   const messages = [];
   for (const row of rows) {
-    const { subject, text } = renderMail(await mailFacts(db, row.id, row.kind as MailKind, links));
+    const { subject, text } = renderMail(
+      await mailFacts(db, row.id, row.kind as MailKind, (linkId) => viewClaimUrl(links, linkId)),
+    );
     messages.push({ to: row.recipient, subject, text, createdAt: row.createdAt.toISOString() });
   }
   return { messages };

@@ -21,13 +21,13 @@ import type { WebhookSettings } from './settings';
  */
 
 /** How long past the attempt's own timeout and its wait for a slot a lease lasts: room for logging the outcome. */
-export const LEASE_MARGIN_MS = 3000;
+const LEASE_MARGIN_MS = 3000;
 
 /**
  * A lease covers the wait for a slot (at most the attempts in flight, one timeout: see
  * AttemptSlots), the attempt (one timeout) and the record of its outcome.
  */
-export function leaseMs(config: Pick<WebhookSettings, 'webhookTimeoutMs'>): number {
+function leaseMs(config: Pick<WebhookSettings, 'webhookTimeoutMs'>): number {
   return 2 * config.webhookTimeoutMs + LEASE_MARGIN_MS;
 }
 
@@ -272,7 +272,7 @@ async function disableSubscription(trx: Db, installationId: string): Promise<voi
  * which graphile-worker would free only after 4 hours. Far longer than any queue
  * backlog in normal operation; an extra job for a delivery is harmless (the lease decides).
  */
-export const STALE_DUE_S = 60;
+const STALE_DUE_S = 60;
 
 /**
  * A delivery made due this long ago and still not queued lost its queueing: its process died

@@ -18,7 +18,7 @@ export const DELIVER_TASK = 'webhook_deliver';
  * leases and outcomes are written in one statement each (`runDeliveries`), which is most of
  * what an attempt costs the delivering process.
  */
-export const DELIVERIES_PER_JOB = 10;
+const DELIVERIES_PER_JOB = 10;
 
 /** A job's payload: one delivery (every job queued before jobs named several), or several. */
 export type DeliveryJob = DeliveryKey | { deliveries: DeliveryKey[] };

@@ -83,7 +83,7 @@ export async function listAppEvents(
 }
 
 /** One event of the app with its attempts; undefined when the app has no delivery of it. */
-export async function findAppEvent(db: Db, clientId: string, eventId: string): Promise<TAppEvent | undefined> {
+async function findAppEvent(db: Db, clientId: string, eventId: string): Promise<TAppEvent | undefined> {
   const result = await eventSelect([sql`d.client_id = ${clientId}`, sql`d.event_id = ${eventId}`]).execute(db);
   const row = result.rows[0];
   if (!row) return undefined;

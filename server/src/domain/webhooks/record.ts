@@ -5,7 +5,7 @@ import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { queueDeliveries } from './enqueue';
 
-export interface NewEvent<T extends WebhookTopic> {
+interface NewEvent<T extends WebhookTopic> {
   storeId: string;
   topic: T;
   body: WebhookBodies[T];

@@ -16,13 +16,13 @@ import { isNonPublicAddress } from './webhook-urls';
 /** The user-agent of every delivery (D32). */
 export const WEBHOOK_USER_AGENT = 'protection-service-webhooks/1.0';
 /** At most this much of an answer is read (D32); the rest is discarded with the connection. */
-export const MAX_ANSWER_BYTES = 64 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024;
 /** At most this much of an answer is kept in the attempt log (D35). */
 export const EXCERPT_BYTES = 1024;
 /** The longest wait a 429's Retry-After can ask for (D35). */
 export const MAX_RETRY_AFTER_S = 24 * 60 * 60;
 
-export interface WireEvent {
+interface WireEvent {
   id: string;
   topic: WebhookTopic;
   createdAt: Date;
@@ -115,7 +115,7 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
 };
 
-export interface SendOptions {
+interface SendOptions {
   url: string;
   /** The current secret first; after a rotation, the previous one too (D34). */
   secrets: readonly string[];
