@@ -6,7 +6,7 @@
 # webhook delivery process (`node --import tsx src/worker.ts`). See deploy/compose.yaml.
 # Each is a supervisor (PID 1) that runs and replaces its serving processes (README, "Failures").
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 ENV CI=true
 RUN npm install --global pnpm@10.34.9
 WORKDIR /src
@@ -19,7 +19,7 @@ RUN pnpm install --frozen-lockfile --offline
 # packages it uses (contract, migrations), no dev tools, no tests.
 RUN pnpm --config.inject-workspace-packages=true --filter @protection-service/server deploy --prod --offline /app
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 WORKDIR /app
 # Owned by root, run as `node`: the process cannot change its own code.
 COPY --from=build /app /app

@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import * as foundation from './20261121000000-foundation';
 import * as identity from './20261121010000-identity';
 import * as events from './20261122000000-events';

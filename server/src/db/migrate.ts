@@ -1,6 +1,6 @@
 import { migrations } from '@protection-service/migrations';
 import { runMigrations } from 'graphile-worker';
-import { Migrator } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { connectionStringOf, type Db } from './database';
 import { queueLogger } from './queue-logger';
 

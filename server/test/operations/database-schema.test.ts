@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { migrations } from '@protection-service/migrations';
-import { Migrator, NO_MIGRATIONS, sql } from 'kysely';
+import { sql } from 'kysely';
+import { Migrator, NO_MIGRATIONS } from 'kysely/migration';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/database';

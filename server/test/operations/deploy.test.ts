@@ -79,10 +79,10 @@ describe('Dockerfile', () => {
   const instructions = dockerfile();
   const last = finalStage(instructions);
 
-  it('builds in stages on Node 20 slim, and runs as a user other than root', () => {
+  it('builds in stages on Node 24 slim (an LTS line in support), and runs as a user other than root', () => {
     const froms = instructions.filter((i) => i.keyword === 'FROM').map((i) => i.args);
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    for (const from of froms) expect(from).toMatch(/^node:20[\w.-]*-slim\b/);
+    for (const from of froms) expect(from).toMatch(/^node:24[\w.-]*-slim\b/);
     const user = last.filter((i) => i.keyword === 'USER').at(-1);
     expect(user?.args).toBeDefined();
     expect(user!.args).not.toMatch(/^(root|0)(:|$)/);
