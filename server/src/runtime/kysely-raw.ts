@@ -13,7 +13,7 @@ const on = fastPath({
   name: 'one-pass-raw',
   guard: () =>
     firstProblem(
-      () => outsideRange('kysely', packageVersion('kysely'), '0.27.0', '0.29.0'),
+      () => outsideRange('kysely', packageVersion('kysely'), '0.27.0', '0.30.0'),
       () =>
         typeof RawNode?.is === 'function' && typeof ValueNode?.is === 'function'
           ? undefined
