@@ -6,7 +6,7 @@
  * on over off. BENCH_FAST_PATHS names the devices to measure (default all).
  */
 import { randomBytes } from 'node:crypto';
-import { createDb } from '../../server/src/db/database';
+import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { freePort } from '../../server/src/free-port';
 import { benchInstallation } from './install';
@@ -64,55 +64,14 @@ export async function benchFastPaths(): Promise<Measured[]> {
     const domain = (
       await db.selectFrom('stores').select('domain').where('id', '=', installed.store.id).executeTakeFirstOrThrow()
     ).domain;
-    let sides = 0;
-    /** The request of a workload against one service; `side` keeps each service's new rows apart. */
-    const target = async (workload: Workload, base: string, label: string): Promise<Target> => {
-      const side = `s${sides++}`;
-      const name = `${workload}, ${label}`;
-      switch (workload) {
-        case 'public read':
-          return { name, url: `${base}/v1/quote/insurance?store_url=${domain}&subtotal=120` };
-        case 'authenticated read':
-          return { name, url: `${base}/v2/settings`, headers };
-        case 'quote':
-          return { name, url: `${base}/v2/quote`, method: 'POST', headers, body: JSON.stringify(QUOTE) };
-        case 'order write':
-          return {
-            name,
-            url: `${base}/v1/orders/${side}-[<id>]`,
-            method: 'PUT',
-            headers,
-            body: JSON.stringify(ORDER),
-            idReplacement: true,
-          };
-        case 'order update':
-          return {
-            name,
-            url: `${base}/v1/orders/upd-0`,
-            method: 'PUT',
-            headers,
-            body: JSON.stringify({ ...ORDER, tax: 9 }),
-            path: (n) => `/v1/orders/upd-${n % UPDATED_ORDERS}`,
-          };
-        case 'claim filing':
-          await cloneOrders(db, template.id, side, FRESH_ORDERS);
-          return {
-            name,
-            url: `${base}/v1/claims/x`,
-            method: 'POST',
-            headers,
-            body: JSON.stringify(CLAIM),
-            path: (n) => `/v1/claims/${side}-${n}`,
-          };
-      }
-    };
+    const setup: Setup = { db, headers, domain, templateId: template.id };
     const measure = async (off: string, workloads: Workload[]) => {
       const service = await startService(database.url, secret, { BENCH_ISSUER: issuer, FAST_PATHS: off });
       try {
         for (const workload of workloads) {
           const [a, b] = await compare([
-            await target(workload, on.base, 'on'),
-            await target(workload, service.base, `${off}`),
+            await target(setup, workload, on.base, 'on'),
+            await target(setup, workload, service.base, off),
           ]);
           printTable([a!, b!]);
           process.stdout.write(
@@ -138,5 +97,61 @@ export async function benchFastPaths(): Promise<Measured[]> {
     await stopProcess(on.child);
     await db.destroy();
     await database.stop();
+  }
+}
+
+/** What the workloads' requests are made from. */
+interface Setup {
+  db: Db;
+  headers: Record<string, string>;
+  /** The store's domain, for the shopper read. */
+  domain: string;
+  /** The order cloned for claim filings. */
+  templateId: string;
+}
+
+let sides = 0;
+
+/** The request of a workload against one service; each target's new rows are its own (`side`). */
+async function target(setup: Setup, workload: Workload, base: string, label: string): Promise<Target> {
+  const { db, headers, domain, templateId } = setup;
+  const side = `s${sides++}`;
+  const name = `${workload}, ${label}`;
+  const body = (value: unknown) => JSON.stringify(value);
+  switch (workload) {
+    case 'public read':
+      return { name, url: `${base}/v1/quote/insurance?store_url=${domain}&subtotal=120` };
+    case 'authenticated read':
+      return { name, url: `${base}/v2/settings`, headers };
+    case 'quote':
+      return { name, url: `${base}/v2/quote`, method: 'POST', headers, body: body(QUOTE) };
+    case 'order write':
+      return {
+        name,
+        url: `${base}/v1/orders/${side}-[<id>]`,
+        method: 'PUT',
+        headers,
+        body: body(ORDER),
+        idReplacement: true,
+      };
+    case 'order update':
+      return {
+        name,
+        url: `${base}/v1/orders/upd-0`,
+        method: 'PUT',
+        headers,
+        body: body({ ...ORDER, tax: 9 }),
+        path: (n) => `/v1/orders/upd-${n % UPDATED_ORDERS}`,
+      };
+    case 'claim filing':
+      await cloneOrders(db, templateId, side, FRESH_ORDERS);
+      return {
+        name,
+        url: `${base}/v1/claims/x`,
+        method: 'POST',
+        headers,
+        body: body(CLAIM),
+        path: (n) => `/v1/claims/${side}-${n}`,
+      };
   }
 }
