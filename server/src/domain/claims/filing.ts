@@ -76,7 +76,7 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
  * policy, and writes nothing unless the claim fits; else the claim has no policy. Hand its
  * answer's `subscribers` and `queuedMail` to the after-commit queues.
  */
-function claimStatement(clientId: string, c: NewClaim, on: ClaimOn) {
+function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
   const id = newId('clm');
   const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
   const claimType = claimTypeOf(c.lines);
