@@ -207,8 +207,7 @@ export type Role = (typeof ROLES)[number];
 /**
  * What each role may do, as D16 scopes (D49): a staff token carries its role's scopes and is
  * refused by the same checks as an app's. Owner and admin hold every scope but
- * `partner-context:update` (a partner context is an installed app's own); they differ only in
- * who may change owners (D53).
+ * `partner-context:update` (a partner context is an installed app's own).
  */
 export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   owner: SCOPES.filter((s) => s !== 'partner-context:update'),
