@@ -3,7 +3,7 @@
  * or the embedded PostgreSQL in DATA_DIR, joined while the server runs).
  */
 import { randomBytes } from 'node:crypto';
-import { ZCurrency, ZEmail } from '@protection-service/contract';
+import { isRole, ROLES, type Role, ZCurrency, ZEmail } from '@protection-service/contract';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../server/src/config';
 import { type OpenDatabase, openDatabase } from '../server/src/db/open';
@@ -70,12 +70,25 @@ user
     return v;
   })
   .requiredOption('--store <id>', 'id of the store the user belongs to')
+  .option(
+    '--role <role>',
+    `the user's role in the store (D49): ${ROLES.join(', ')}`,
+    (v: string): Role => {
+      if (!isRole(v)) throw new InvalidArgumentError(`must be one of ${ROLES.join(', ')}`);
+      return v;
+    },
+    'owner',
+  )
   .option('--json', 'print JSON')
-  .action(async (opts: { email: string; password: string; store: string; json?: boolean }) => {
+  .action(async (opts: { email: string; password: string; store: string; role: Role; json?: boolean }) => {
     const created = await withDatabase((db) =>
-      createUser(db, { email: opts.email, password: opts.password, storeIds: [opts.store] }),
+      createUser(db, { email: opts.email, password: opts.password, storeIds: [opts.store], role: opts.role }),
     );
-    print(!!opts.json, { user: created }, `created user ${created.id} (${created.email})`);
+    print(
+      !!opts.json,
+      { user: { ...created, role: opts.role } },
+      `created user ${created.id} (${created.email}), ${opts.role} of store ${opts.store}`,
+    );
   });
 
 const app = program.command('app').description('manage apps');

@@ -6,7 +6,8 @@ import { noScope, type ScopeRule } from './scopes';
  * - `public`: nobody in particular (rate-limited per IP).
  * - `client`: an OAuth client authenticating with its id and secret (token, revoke).
  * - `dashboard`: a dashboard user's JWT from `POST /v1/auth/login` (D8).
- * - `token`: an app access token `svc_at_…` bound to one store (D7).
+ * - `token`: an access token `svc_at_…` bound to one store (D7): an installed app's, or a store
+ *   member's staff token with the scopes of their role (D49).
  */
 export const AUTH_KINDS: readonly AuthKind[] = ['public', 'client', 'dashboard', 'token'];
 export type AuthKind = 'public' | 'client' | 'dashboard' | 'token';

@@ -33,6 +33,8 @@ const OPERATION_IDS: Record<string, string> = {
   'oauth.discovery': 'getAuthorizationServerMetadata',
   'auth.login': 'logIn',
   'auth.refresh': 'refreshDashboardTokens',
+  'auth.changePassword': 'changePassword',
+  'stores.mintStaffToken': 'mintStaffToken',
   'stores.uninstall': 'uninstallApp',
   'settings.createContext': 'createPartnerContext',
   'settings.listContexts': 'listPartnerContexts',

@@ -199,3 +199,23 @@ export function formatScopeRule(rule: ScopeRule): string {
     }
   }
 }
+
+/** The roles of a store's members (D49), most powerful first. */
+export const ROLES = ['owner', 'admin', 'agent', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * What each role may do, as D16 scopes (D49): a staff token carries its role's scopes and is
+ * refused by the same checks as an app's. Owner and admin hold every scope but
+ * `partner-context:update` (a partner context is an installed app's own).
+ */
+export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
+  owner: SCOPES.filter((s) => s !== 'partner-context:update'),
+  admin: SCOPES.filter((s) => s !== 'partner-context:update'),
+  agent: ['claim:read', 'claim:update', 'claim:manage', 'order:read', 'product:read', 'store:read'],
+  viewer: ['claim:read', 'order:read', 'store:read', 'analytics:read'],
+};
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}

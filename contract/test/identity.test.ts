@@ -11,7 +11,9 @@ import {
   ZCreatedApp,
   ZLoginRequest,
   ZLoginResponse,
+  ZPasswordChange,
   ZRedirectUri,
+  ZStaffToken,
   ZWebhookTestRequest,
 } from '../src/schemas/identity';
 import {
@@ -26,6 +28,7 @@ import {
   ZTokenResponse,
 } from '../src/schemas/oauth';
 import { WEBHOOK_BODY_SCHEMAS, WEBHOOK_TOPICS, ZProtectionRemovedBody, ZWebhookEvent } from '../src/schemas/webhooks';
+import { isRole, ROLE_SCOPES, ROLES, SCOPES } from '../src/scopes';
 
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk'; // RFC 7636 appendix B, 43 chars
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
@@ -391,6 +394,34 @@ describe('webhooks (D32, D34)', () => {
   });
 });
 
+describe('staff (D49)', () => {
+  it('knows four roles, each a set of catalog scopes; no role writes partner contexts', () => {
+    expect(ROLES).toEqual(['owner', 'admin', 'agent', 'viewer']);
+    for (const role of ROLES) {
+      expect(isRole(role)).toBe(true);
+      expect(ROLE_SCOPES[role].every((s) => (SCOPES as readonly string[]).includes(s))).toBe(true);
+      expect(ROLE_SCOPES[role]).not.toContain('partner-context:update');
+    }
+    expect(isRole('boss')).toBe(false);
+    expect(ROLE_SCOPES.viewer).toEqual(['claim:read', 'order:read', 'store:read', 'analytics:read']);
+  });
+
+  it('answers a staff token of at most 300 seconds, with its prefix', () => {
+    const token = { access_token: 'svc_at_x', token_type: 'Bearer', expires_in: 300, scope: 'claim:read' };
+    expect(ZStaffToken.safeParse(token).success).toBe(true);
+    expect(ZStaffToken.safeParse({ ...token, expires_in: 301 }).success).toBe(false);
+    expect(ZStaffToken.safeParse({ ...token, access_token: 'x' }).success).toBe(false);
+  });
+
+  it('takes a new password of at least 12 characters, strictly', () => {
+    const change = { currentPassword: 'old', newPassword: '123456789012' };
+    expect(ZPasswordChange.safeParse(change).success).toBe(true);
+    expect(ZPasswordChange.safeParse({ ...change, newPassword: '12345678901' }).success).toBe(false);
+    expect(ZPasswordChange.safeParse({ ...change, currentPassword: '' }).success).toBe(false);
+    expect(ZPasswordChange.safeParse({ ...change, extra: 1 }).success).toBe(false);
+  });
+});
+
 describe('routes', () => {
   const groups = { oauth: oauthRoutes, auth: authRoutes, apps: appRoutes, stores: storeRoutes };
   const all = Object.values(groups).flatMap((g) => Object.values(g));
@@ -422,6 +453,8 @@ describe('routes', () => {
         'POST /v1/apps/:clientId/events/:eventId/redeliver',
         'POST /v1/apps/:clientId/webhooks/test',
         'POST /v1/apps/:clientId/webhooks/rotate-secret',
+        'POST /v1/stores/:storeId/staff-tokens',
+        'POST /v1/auth/password',
       ].sort(),
     );
   });

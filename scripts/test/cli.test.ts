@@ -117,6 +117,55 @@ describe('pnpm cli', () => {
     ).not.toBe(0);
   }, 60_000);
 
+  it("user create --role sets the member's role (D49), owner by default; an unknown role is refused", async () => {
+    const roleOf = async (userId: string) =>
+      (
+        await database.db
+          .selectFrom('storeMembers')
+          .select('role')
+          .where('userId', '=', userId)
+          .where('storeId', '=', storeId)
+          .executeTakeFirstOrThrow()
+      ).role;
+    const agent = await cli(
+      'user',
+      'create',
+      '--email',
+      'agent@example.com',
+      '--password',
+      'long enough',
+      '--store',
+      storeId,
+      '--role',
+      'agent',
+      '--json',
+    );
+    expect(agent.code).toBe(0);
+    const created = JSON.parse(agent.stdout).user;
+    expect(created.role).toBe('agent');
+    expect(await roleOf(created.id)).toBe('agent');
+    const owner = await database.db
+      .selectFrom('dashboardUsers')
+      .select('id')
+      .where('email', '=', 'owner@example.com')
+      .executeTakeFirstOrThrow();
+    expect(await roleOf(owner.id)).toBe('owner');
+    const refused = await cli(
+      'user',
+      'create',
+      '--email',
+      'boss@example.com',
+      '--password',
+      'long enough',
+      '--store',
+      storeId,
+      '--role',
+      'boss',
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/owner, admin, agent, viewer/);
+  }, 60_000);
+
   it('seed --json prints a demo store and user, and reuses them when run again', async () => {
     const first = JSON.parse((await cli('seed', '--json')).stdout);
     const second = JSON.parse((await cli('seed', '--json')).stdout);

@@ -205,7 +205,9 @@ function served(usage: ApiUsage, metrics: ServiceMetrics) {
   return (req: express.Request, res: express.Response, version: ApiVersion) => {
     res.on('finish', () => {
       metrics.apiVersionAnswer(version);
-      if (req.caller?.kind === 'token') usage.record(req.caller.claims.clientId, version);
+      // An app's calls only: a staff token (D49) has no app to report to.
+      if (req.caller?.kind === 'token' && req.caller.claims.kind === 'app')
+        usage.record(req.caller.claims.clientId, version);
     });
   };
 }

@@ -1,11 +1,19 @@
-import { errors } from '../errors';
+import { dashboardErrors, errors } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
 import { data } from '../schemas/common';
-import { ZDashboardTokens, ZLoginRequest, ZLoginResponse, ZRefreshRequest } from '../schemas/identity';
+import {
+  ZDashboardTokens,
+  ZLoginRequest,
+  ZLoginResponse,
+  ZPasswordChange,
+  ZPasswordChanged,
+  ZRefreshRequest,
+} from '../schemas/identity';
 
 const publicRoute = routeMeta('public', 'data');
+const dashboardRoute = routeMeta('dashboard', 'data');
 
-/** Dashboard user login and refresh (spec, D8). */
+/** Dashboard user login and refresh (spec, D8), and the password (D49). */
 export const authRoutes = routeGroup({
   login: {
     method: 'POST',
@@ -27,5 +35,16 @@ export const authRoutes = routeGroup({
     description:
       'Rotates a dashboard refresh token into new dashboard tokens; a retired refresh token answers 401 and revokes its family (D8, D12).',
     metadata: publicRoute('spec', ['D8', 'D12']),
+  },
+  changePassword: {
+    method: 'POST',
+    path: '/v1/auth/password',
+    body: ZPasswordChange,
+    responses: { 200: data(ZPasswordChanged), ...dashboardErrors, ...errors(409) },
+    summary: 'Change the password',
+    description:
+      "Changes the signed-in user's password (the new one at least 12 characters) and ends the user's other sessions: their dashboard tokens, refresh tokens and staff tokens fail within a second; " +
+      'the session that asks stays signed in. A wrong current password answers 400 (at body.currentPassword) and changes nothing; 409 when another change of the password came first (D49).',
+    metadata: dashboardRoute('D49', ['D8', 'D13']),
   },
 });

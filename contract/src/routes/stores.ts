@@ -3,12 +3,15 @@ import { z } from 'zod';
 import { dashboardErrors } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
 import { data, ZId } from '../schemas/common';
-import { ZInstallation, ZSessionTokenMint, ZUninstalled } from '../schemas/identity';
+import { ZInstallation, ZSessionTokenMint, ZStaffToken, ZUninstalled } from '../schemas/identity';
 
 const c = initContract();
 const dashboardRoute = routeMeta('dashboard', 'data');
 
-/** A store's app installations (D14) and embedded-app session tokens (D15). Dashboard JWT of a store member. */
+/**
+ * A store's app installations (D14), embedded-app session tokens (D15) and staff tokens (D49).
+ * Dashboard JWT of a store member.
+ */
 export const storeRoutes = routeGroup({
   listInstallations: {
     method: 'GET',
@@ -40,5 +43,18 @@ export const storeRoutes = routeGroup({
     description:
       'Mints the HS256 session token for the embedded app of an active installation, valid 60 seconds, signed with a per-app key (D15).',
     metadata: dashboardRoute('D15'),
+  },
+  mintStaffToken: {
+    method: 'POST',
+    path: '/v1/stores/:storeId/staff-tokens',
+    pathParams: z.object({ storeId: ZId }),
+    body: c.noBody(),
+    responses: { 200: data(ZStaffToken), ...dashboardErrors },
+    summary: 'Mint a staff token',
+    description:
+      "Mints an access token for the signed-in member on the store: `svc_at_…` (`svc_at_test_…` on a test store), living at most 5 minutes, with the scopes of the member's role, " +
+      "accepted by the token routes like an app's and refused by the same scope checks. What it changes is recorded as the member's act. " +
+      'A role change, a removal or the end of the dashboard session makes it fail (401) within a second. A store the user is not a member of answers 404 (D7).',
+    metadata: dashboardRoute('D49', ['D7', 'D13', 'D16', 'D45']),
   },
 });

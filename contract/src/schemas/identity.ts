@@ -1,7 +1,16 @@
 import { z } from 'zod';
+import { ROLES } from '../scopes';
 import { ZApiVersion } from '../versions/list';
 import { connection, ZDeleted, ZEmail, ZId, ZName, ZPageQuery, ZTimestamp, ZUrl } from './common';
-import { ZClientId, ZClientSecret, ZGrantedScopes, ZScopeList, ZStoreSummary, ZTestClientSecret } from './oauth';
+import {
+  ZAccessToken,
+  ZClientId,
+  ZClientSecret,
+  ZGrantedScopes,
+  ZScopeList,
+  ZStoreSummary,
+  ZTestClientSecret,
+} from './oauth';
 import { WEBHOOK_BODY_SCHEMAS, type WebhookTopic, ZWebhookEventId, ZWebhookSecret, ZWebhookTopic } from './webhooks';
 
 /**
@@ -63,6 +72,52 @@ export type TDashboardUser = z.infer<typeof ZDashboardUser>;
 /** Login answer: the tokens plus the user (D8). */
 export const ZLoginResponse = ZDashboardTokens.extend({ user: ZDashboardUser }).strict();
 export type TLoginResponse = z.infer<typeof ZLoginResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// Staff (D49): a member's role, the staff token a member mints for one store, the password.
+
+export const ZRole = z.enum(ROLES).describe("A store member's role (D49): owner, admin, agent or viewer");
+
+/** D49: a staff token lives at most this long. */
+export const STAFF_TOKEN_MAX_TTL_S = 300;
+
+/**
+ * A staff token (D49): an access token `svc_at_…` (`svc_at_test_…` on a test store) bound to
+ * the store and the member, carrying the scopes of the member's role.
+ */
+export const ZStaffToken = z
+  .object({
+    access_token: ZAccessToken,
+    token_type: z.literal('Bearer'),
+    expires_in: z
+      .number()
+      .int()
+      .positive()
+      .max(STAFF_TOKEN_MAX_TTL_S)
+      .describe('Seconds until the token expires; at most 300 (D49)'),
+    scope: z.string().max(4096).describe("Space-separated scopes of the member's role (D49)"),
+  })
+  .strict()
+  .describe('Staff token (D49)');
+export type TStaffToken = z.infer<typeof ZStaffToken>;
+
+/** D49: a new password has at least this many characters. */
+export const MIN_PASSWORD_LENGTH = 12;
+
+export const ZPasswordChange = z
+  .object({
+    currentPassword: z.string().min(1).max(1024),
+    newPassword: z
+      .string()
+      .min(MIN_PASSWORD_LENGTH)
+      .max(1024)
+      .describe(`The new password, at least ${MIN_PASSWORD_LENGTH} characters (D49)`),
+  })
+  .strict();
+export type TPasswordChange = z.infer<typeof ZPasswordChange>;
+
+/** Password change answer: `{ok: true}`. */
+export const ZPasswordChanged = ZDeleted;
 
 // ---------------------------------------------------------------------------------------------
 // Apps (D9).

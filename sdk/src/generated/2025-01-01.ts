@@ -256,6 +256,16 @@ export interface TDashboardTokens {
   token_type: 'Bearer';
 }
 
+export interface TPasswordChange {
+  currentPassword: string;
+  /** The new password, at least 12 characters (D49) */
+  newPassword: string;
+}
+
+export interface TDeleted {
+  ok: true;
+}
+
 export type TWebhookTopic = 'claim/created' | 'claim/approved' | 'claim/denied' | 'message/created' | 'protection/added' | 'protection/removed';
 
 /** App registration (D9) */
@@ -641,10 +651,6 @@ export interface TTestStore {
   createdAt: string;
 }
 
-export interface TDeleted {
-  ok: true;
-}
-
 export interface TInstallation {
   id: string;
   storeId: string;
@@ -661,6 +667,17 @@ export interface TInstallation {
 export interface TSessionTokenMint {
   /** HS256 JWT (iss, aud, sub, dest, sid, jti, iat, nbf, exp = 60 s) (D15) */
   session_token: string;
+}
+
+/** Staff token (D49) */
+export interface TStaffToken {
+  /** Access token `svc_at_…` */
+  access_token: string;
+  token_type: 'Bearer';
+  /** Seconds until the token expires; at most 300 (D49) */
+  expires_in: number;
+  /** Space-separated scopes of the member's role (D49) */
+  scope: string;
 }
 
 export type TPlatformId = 'shopify' | 'woocommerce' | 'magento' | 'bigcommerce' | 'api';
@@ -1326,11 +1343,6 @@ export interface TPartnerContextKeyed {
   variantKey: string;
 }
 
-export interface TContextViewQuery {
-  /** Cohort whose price sets resolvedPricingRules renders; merchant rule sets when omitted */
-  variantKey?: string;
-}
-
 export interface TSettingsOverrides {
   enableCancelAfterPurchase: boolean | null;
   cancelAfterPurchaseDurationSeconds: number | null;
@@ -1433,11 +1445,6 @@ export interface TCohortPriceSetCreateBodyInput {
   rules: TPriceRulesInput;
   autoAddStateBlockList?: string[];
   autoAddCountryBlockList?: string[];
-}
-
-export interface TCohortListQuery {
-  /** Only the cohort with this key */
-  variantKey?: string;
 }
 
 export interface TCohortPriceSetUpdateBodyInput {
@@ -1937,6 +1944,26 @@ export interface AuthRoutes {
   }): Promise<Reply<200, {
     data: TDashboardTokens;
   }> | Reply<400 | 401 | 429, TError>>;
+  /**
+   * Change the password — `POST /v1/auth/password`
+   *
+   * Changes the signed-in user's password (the new one at least 12 characters) and ends the
+   * user's other sessions: their dashboard tokens, refresh tokens and staff tokens fail within a
+   * second; the session that asks stays signed in. A wrong current password answers 400 (at
+   * body.currentPassword) and changes nothing; 409 when another change of the password came
+   * first (D49).
+   */
+  changePassword(args: {
+    body: TPasswordChange;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TDeleted;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
 }
 
 /**
@@ -2274,6 +2301,30 @@ export interface StoresRoutes {
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, {
     data: TSessionTokenMint;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Mint a staff token — `POST /v1/stores/:storeId/staff-tokens`
+   *
+   * Mints an access token for the signed-in member on the store: `svc_at_…` (`svc_at_test_…` on
+   * a test store), living at most 5 minutes, with the scopes of the member's role, accepted by
+   * the token routes like an app's and refused by the same scope checks. What it changes is
+   * recorded as the member's act. A role change, a removal or the end of the dashboard session
+   * makes it fail (401) within a second. A store the user is not a member of answers 404 (D7).
+   */
+  mintStaffToken(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    /** Staff token (D49) */
+    data: TStaffToken;
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
@@ -2769,7 +2820,10 @@ export interface SettingsRoutes {
       contextId: string;
     };
     /** Query parameters; the SDK writes numbers and booleans into the query string. */
-    query?: TContextViewQuery;
+    query?: {
+      /** Cohort whose price sets resolvedPricingRules renders; merchant rule sets when omitted */
+      variantKey?: string;
+    };
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
       [name: string]: string | undefined;
@@ -2835,7 +2889,10 @@ export interface SettingsRoutes {
       contextId: string;
     };
     /** Query parameters; the SDK writes numbers and booleans into the query string. */
-    query?: TContextViewQuery;
+    query?: {
+      /** Cohort whose price sets resolvedPricingRules renders; merchant rule sets when omitted */
+      variantKey?: string;
+    };
     body: TContextUpdateBody;
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
@@ -2995,7 +3052,10 @@ export interface CohortsRoutes {
       contextId: string;
     };
     /** Query parameters; the SDK writes numbers and booleans into the query string. */
-    query?: TCohortListQuery;
+    query?: {
+      /** Only the cohort with this key */
+      variantKey?: string;
+    };
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
       [name: string]: string | undefined;
@@ -3184,7 +3244,10 @@ export interface CohortsRoutes {
       contextId: string;
     };
     /** Query parameters; the SDK writes numbers and booleans into the query string. */
-    query?: TCohortListQuery;
+    query?: {
+      /** Only the cohort with this key */
+      variantKey?: string;
+    };
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
       [name: string]: string | undefined;

@@ -1,3 +1,4 @@
+import type { Role } from '@protection-service/contract';
 import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
 /** Columns with a database default: optional on insert. */
@@ -45,6 +46,10 @@ export interface DashboardUsersTable {
 export interface StoreMembersTable {
   storeId: string;
   userId: string;
+  /** D49; members from before roles are owners. */
+  role: ColumnType<Role, Role | undefined, Role>;
+  /** What the member's staff tokens are bound to; replaced on a role change (D49). */
+  staffGrantId: ColumnType<string, string | undefined, string>;
   createdAt: Timestamp;
 }
 
@@ -166,7 +171,7 @@ export interface RefreshTokensTable {
 
 export interface RevocationsTable {
   id: Generated<number>;
-  kind: 'token' | 'grant' | 'installation';
+  kind: 'token' | 'grant' | 'installation' | 'membership';
   subject: string;
   createdAt: Timestamp;
   expiresAt: Date;
@@ -373,7 +378,10 @@ export interface ProductsTable {
 }
 
 export interface IdempotencyKeysTable {
-  installationId: string;
+  /** The installation whose token sent the key, or null for a staff token's (D49: then its store and user). */
+  installationId: string | null;
+  storeId: string | null;
+  userId: string | null;
   key: string;
   route: string;
   requestDigest: string;
@@ -527,7 +535,10 @@ export interface ClaimStateChangesTable {
   claimId: string;
   fromState: string;
   toState: string;
+  /** The app that made the move, or null for a staff member's (D49). */
   clientId: string | null;
+  /** The person who made the move with a staff token (D49). */
+  userId: string | null;
   note: string | null;
   createdAt: Timestamp;
 }

@@ -118,7 +118,9 @@ export function tokenClientOf(services: AuthServices): (req: Request) => string 
     const header = req.headers.authorization;
     if (header === undefined) return undefined;
     const match = /^Bearer +(svc_at_[\x21-\x7e]+) *$/i.exec(header);
-    return match ? verifyAccess(services, match[1]!)?.claims.clientId : undefined;
+    const claims = match ? verifyAccess(services, match[1]!)?.claims : undefined;
+    // A staff token (D49) has no app, hence no pin.
+    return claims?.kind === 'app' ? claims.clientId : undefined;
   };
 }
 
@@ -201,6 +203,16 @@ export function authenticate(services: AuthServices) {
   };
 }
 
+/**
+ * What revokes an access token (D13): itself, its family and its installation; a staff token
+ * (D49) also ends with its dashboard session (its grant) and its membership's staff grant.
+ */
+function revocationSubjects(claims: AccessTokenClaims) {
+  return claims.kind === 'staff'
+    ? { token: claims.jti, grant: claims.grantId, membership: claims.memberGrantId }
+    : { token: claims.jti, grant: claims.grantId, installation: claims.installationId };
+}
+
 async function identify(services: AuthServices, req: Request, meta: RouteMeta): Promise<Caller> {
   // Only callers without a token are counted by address (D4): the others' is not worked out.
   if (meta.auth === 'public' || meta.auth === 'client')
@@ -218,14 +230,7 @@ async function identify(services: AuthServices, req: Request, meta: RouteMeta): 
     return { kind: 'dashboard', claims };
   }
   const verified = verifyAccess(services, token);
-  if (
-    !verified ||
-    services.revocations.isRevoked({
-      token: verified.claims.jti,
-      grant: verified.claims.grantId,
-      installation: verified.claims.installationId,
-    })
-  ) {
+  if (!verified || services.revocations.isRevoked(revocationSubjects(verified.claims))) {
     throw unauthorized('invalid, expired or revoked access token', 'invalid_token');
   }
   // D45: behind the store binding, the token's mode must be its store's (a deleted store has none).

@@ -8,7 +8,7 @@ import {
   type WidgetType,
 } from '@protection-service/contract';
 import type { Request } from 'express';
-import type { AccessTokenClaims, DashboardTokenClaims } from '../domain/auth/tokens';
+import type { AccessTokenClaims, AppTokenClaims, DashboardTokenClaims } from '../domain/auth/tokens';
 import { HttpError } from './errors';
 
 type TokenView = Readonly<AccessTokenClaims & { has(scope: string): boolean }>;
@@ -47,6 +47,35 @@ export function widgetTypesOf(req: Request, action: Action): WidgetType[] {
 
 export function storeOf(req: Pick<Request, 'caller'>): string {
   return tokenOf(req).storeId;
+}
+
+/**
+ * Who makes a change through a token (D49): an installed app (its client id) or a store member
+ * with a staff token (the user's id, and no app).
+ */
+export function actorOf(req: Pick<Request, 'caller'>): {
+  storeId: string;
+  clientId: string | null;
+  userId: string | null;
+} {
+  const token = tokenOf(req);
+  return token.kind === 'staff'
+    ? { storeId: token.storeId, clientId: null, userId: token.userId }
+    : { storeId: token.storeId, clientId: token.clientId, userId: null };
+}
+
+/** D49: what a staff token hears on a route of an installed app's own (partner contexts, cohorts). */
+export const APP_ONLY =
+  "this route acts on the calling app's own partner context: call it with an installed app's access token, not a staff token (D49)";
+
+/**
+ * The token of an installed app, for routes that act on the app's own resources (its partner
+ * context and cohorts, D27, D28): a staff token has no app there and is refused (403, D49).
+ */
+export function appTokenOf(req: Pick<Request, 'caller'>): Readonly<AppTokenClaims> {
+  const token = tokenOf(req);
+  if (token.kind !== 'app') throw new HttpError(403, APP_ONLY);
+  return token;
 }
 
 export function dashboardUserOf(req: Pick<Request, 'caller'>): DashboardTokenClaims {

@@ -37,7 +37,7 @@ interface StoredAnswer {
 
 /**
  * The one Idempotency-Key mechanism (D33), installed after authentication (it keys by the
- * caller's installation) and before the handler. For a key seen for the first time it reserves
+ * caller's installation, or a staff token's member and store, D49) and before the handler. For a key seen for the first time it reserves
  * the key (state 'running'), lets the request run, and stores the final answer (status, the
  * headers that matter, the body bytes) before the answer leaves, so that a client that got
  * an answer can always get it again. Then, within 24 hours and for the same installation:
@@ -59,15 +59,23 @@ export function idempotency(db: Db, logger: Logger): RequestHandler {
       );
     }
     const key = parsed.data['idempotency-key'];
-    const installationId = req.caller.claims.installationId;
+    const claims = req.caller.claims;
+    // D49: a staff token's keys are the member's in that store, apart from every app's.
+    const owner: KeyOwner =
+      claims.kind === 'staff'
+        ? { kind: 'member', storeId: claims.storeId, userId: claims.userId }
+        : { kind: 'installation', installationId: claims.installationId };
     const routeName = `${route.method} ${route.path}`;
     const digest = requestDigest(req);
-    handle(db, logger, { installationId, key, routeName, digest }, res, next).catch(next);
+    handle(db, logger, { owner, key, routeName, digest }, res, next).catch(next);
   };
 }
 
+/** Whose key it is: an installation's, or a store member's through a staff token (D49). */
+type KeyOwner = { kind: 'installation'; installationId: string } | { kind: 'member'; storeId: string; userId: string };
+
 interface KeyRef {
-  installationId: string;
+  owner: KeyOwner;
   key: string;
   routeName: string;
   digest: string;
@@ -83,8 +91,7 @@ async function handle(db: Db, logger: Logger, ref: KeyRef, res: Response, next: 
     const stored = await db
       .selectFrom('idempotencyKeys')
       .select(['route', 'requestDigest', 'state', 'responseStatus', 'responseHeaders', 'responseBody'])
-      .where('installationId', '=', ref.installationId)
-      .where('key', '=', ref.key)
+      .where(ownedBy(ref))
       .executeTakeFirst();
     if (!stored) continue;
     answerFrom(stored as StoredAnswer, ref, res);
@@ -98,10 +105,15 @@ async function handle(db: Db, logger: Logger, ref: KeyRef, res: Response, next: 
  * that died mid-request. One statement, so of two twins exactly one wins.
  */
 async function reserveKey(db: Db, ref: KeyRef): Promise<boolean> {
+  const { owner } = ref;
+  const [columns, values, target] =
+    owner.kind === 'installation'
+      ? [sql`installation_id`, sql`${owner.installationId}`, sql`(installation_id, key)`]
+      : [sql`store_id, user_id`, sql`${owner.storeId}, ${owner.userId}`, sql`(store_id, user_id, key)`];
   const result = await sql`
-    insert into idempotency_keys as k (installation_id, key, route, request_digest)
-    values (${ref.installationId}, ${ref.key}, ${ref.routeName}, ${ref.digest})
-    on conflict (installation_id, key) do update set
+    insert into idempotency_keys as k (${columns}, key, route, request_digest)
+    values (${values}, ${ref.key}, ${ref.routeName}, ${ref.digest})
+    on conflict ${target} do update set
       route = excluded.route, request_digest = excluded.request_digest, state = 'running',
       response_status = null, response_headers = null, response_body = null, created_at = now()
     where k.created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
@@ -109,6 +121,14 @@ async function reserveKey(db: Db, ref: KeyRef): Promise<boolean> {
     returning 1
   `.execute(db);
   return result.rows.length === 1;
+}
+
+/** The condition that finds the key's record, whoever owns it. */
+function ownedBy(ref: KeyRef) {
+  const { owner } = ref;
+  return owner.kind === 'installation'
+    ? sql<boolean>`installation_id = ${owner.installationId} and key = ${ref.key}`
+    : sql<boolean>`store_id = ${owner.storeId} and user_id = ${owner.userId} and key = ${ref.key}`;
 }
 
 /** Replays the stored answer, or throws the D33 409 when it cannot be replayed. */
@@ -148,7 +168,7 @@ function captureAnswer(db: Db, logger: Logger, ref: KeyRef, res: Response): void
       const value = res.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
-    const mine = sql`installation_id = ${ref.installationId} and key = ${ref.key} and state = 'running'`;
+    const mine = sql`${ownedBy(ref)} and state = 'running'`;
     // An answer already partly sent cannot be replayed byte for byte: free the key instead.
     const settle =
       TRANSIENT.has(status) || streamed

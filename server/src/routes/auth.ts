@@ -1,9 +1,10 @@
 import type { Contract } from '@protection-service/contract';
-import { login, refresh } from '../domain/auth/dashboard';
+import { changePassword, login, refresh } from '../domain/auth/dashboard';
+import { dashboardUserOf } from '../http/caller';
 import { Refusal } from '../lib/refusal';
 import type { GroupHandlers, RouteContext } from './context';
 
-/** Dashboard login and refresh (D8, D12). Per-IP rate limits are the gate's (D4). */
+/** Dashboard login and refresh (D8, D12), and the password (D49). Per-IP rate limits are the gate's (D4). */
 export function authHandlers({ db, auth }: RouteContext): GroupHandlers<Contract['auth']> {
   return {
     async login({ body }) {
@@ -17,6 +18,12 @@ export function authHandlers({ db, auth }: RouteContext): GroupHandlers<Contract
         if (err instanceof Refusal) await auth.revocations.refresh();
         throw err;
       }
+    },
+    async changePassword({ body, req }) {
+      await changePassword(db, dashboardUserOf(req), body);
+      // D13: the other sessions' tokens fail in this process before it answers.
+      await auth.revocations.refresh();
+      return { status: 200, body: { data: { ok: true as const } } };
     },
   };
 }

@@ -2,29 +2,25 @@ import type { Contract } from '@protection-service/contract';
 import { fileClaim, fileOfflineClaim } from '../domain/claims/filing';
 import { approveClaim, denyClaim, postMessage, transitionClaim } from '../domain/claims/moves';
 import { listClaims, readClaim } from '../domain/claims/read';
-import { storeOf, tokenOf } from '../http/caller';
+import { actorOf, storeOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
 
-/** Claims (D22-D26); the store and the acting app come from the token only (D7). */
+/** Claims (D22-D26); the store and the acting app or member come from the token only (D7, D49). */
 export function claimHandlers({ db, pager, claimLinks }: RouteContext): GroupHandlers<Contract['claims']> {
-  const actor = (req: Parameters<typeof tokenOf>[0]) => {
-    const token = tokenOf(req);
-    return { storeId: token.storeId, clientId: token.clientId };
-  };
   const record = async (storeId: string, claimId: string) => ({
     status: 200 as const,
     body: await readClaim(db, storeId, claimId, claimLinks),
   });
   return {
     async file({ params, body, req, res }) {
-      const claimId = await fileClaim(db, actor(req), params.sourceOrderId, body);
+      const claimId = await fileClaim(db, actorOf(req), params.sourceOrderId, body);
       res.setHeader('location', `/v1/claims/${encodeURIComponent(claimId)}`);
       return { status: 200, body: OK };
     },
     async fileOffline({ body, req, res }) {
-      const result = await fileOfflineClaim(db, actor(req), body);
+      const result = await fileOfflineClaim(db, actorOf(req), body);
       res.setHeader('location', `/v1/claims/${encodeURIComponent(result.claimId)}`);
       return { status: 200, body: result.filed };
     },
@@ -39,15 +35,15 @@ export function claimHandlers({ db, pager, claimLinks }: RouteContext): GroupHan
       return { status: 200, body: OK };
     },
     async approve({ params, body, req }) {
-      await approveClaim(db, actor(req), params.claimId, body);
+      await approveClaim(db, actorOf(req), params.claimId, body);
       return record(storeOf(req), params.claimId);
     },
     async deny({ params, body, req }) {
-      await denyClaim(db, actor(req), params.claimId, body);
+      await denyClaim(db, actorOf(req), params.claimId, body);
       return record(storeOf(req), params.claimId);
     },
     async transition({ params, body, req }) {
-      await transitionClaim(db, actor(req), params.claimId, body.claimState, body.note ?? null);
+      await transitionClaim(db, actorOf(req), params.claimId, body.claimState, body.note ?? null);
       return record(storeOf(req), params.claimId);
     },
   };

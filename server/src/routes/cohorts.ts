@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { type CohortEntries, type ContextRef, cohortPriceSets, cohortWidgets } from '../domain/partner/cohorts';
 import { ownContext } from '../domain/partner/contexts';
 import { insufficientScope } from '../http/auth';
-import { pricingTypesOf, tokenOf, widgetTypesOf } from '../http/caller';
+import { appTokenOf, pricingTypesOf, widgetTypesOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /**
@@ -11,7 +11,7 @@ import type { GroupHandlers, RouteContext } from './context';
  * gate has checked partner-context:update and that the token holds the family's scope for
  * some type; here the addressed type decides: a create naming a type the token cannot write
  * answers 403, a set of an unreadable (unwritable) type answers 404 like a missing one, and
- * lists are filtered (D16).
+ * lists are filtered (D16). A staff token has no context of its own: 403 (D49).
  */
 export function cohortHandlers({ db }: RouteContext): GroupHandlers<Contract['cohorts']> {
   const priceSets = entryHandlers(db, cohortPriceSets, {
@@ -50,7 +50,7 @@ function entryHandlers<
 >(db: RouteContext['db'], entries: CohortEntries<unknown, Out, Create, Update, never>, access: EntryAccess) {
   /** The caller's live context (the domain refuses a foreign id like a missing one, D7). */
   function contextOf(req: Request, contextId: string): Promise<ContextRef> {
-    const { storeId, clientId } = tokenOf(req);
+    const { storeId, clientId } = appTokenOf(req);
     return ownContext(db, storeId, clientId, contextId);
   }
   const found = (data: Out) => ({ status: 200 as const, body: { data } });
@@ -58,7 +58,10 @@ function entryHandlers<
     async create({ params, body, req }: Call<{ body: Create }>) {
       if (!access.typesOf(req, 'update').includes(body.type)) throw insufficientScope(access.accepted(body.type));
       const context = await contextOf(req, params.contextId);
-      return { status: 201 as const, body: { data: await entries.create(db, context, body, tokenOf(req).clientId) } };
+      return {
+        status: 201 as const,
+        body: { data: await entries.create(db, context, body, appTokenOf(req).clientId) },
+      };
     },
     async list({ params, query, req }: Call<{ query: { variantKey?: string | undefined } }>) {
       const context = await contextOf(req, params.contextId);
@@ -72,7 +75,7 @@ function entryHandlers<
     async update({ params, body, req }: Call<{ body: Update }>, id: string) {
       const context = await contextOf(req, params.contextId);
       const types = access.typesOf(req, 'update');
-      return found(await entries.update(db, context, id, types, body, tokenOf(req).clientId));
+      return found(await entries.update(db, context, id, types, body, appTokenOf(req).clientId));
     },
     async remove({ params, req }: Call, id: string) {
       const context = await contextOf(req, params.contextId);

@@ -1,6 +1,6 @@
 import type { Contract } from '@protection-service/contract';
 import { listRuleSets, updateRuleSet } from '../domain/partner/pricing';
-import { pricingTypesOf, tokenOf } from '../http/caller';
+import { actorOf, pricingTypesOf, tokenOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** Merchant pricing rule sets (spec "Pricing rules"): per-type scopes, filtered and hidden. */
@@ -18,7 +18,8 @@ export function pricingHandlers({ db }: RouteContext): GroupHandlers<Contract['p
         params.ruleSetId,
         pricingTypesOf(req, 'update'),
         body,
-        token.clientId,
+        // D49: a staff member's write leaves updatedByApplicationId null, as the dashboard's.
+        actorOf(req).clientId,
       );
       return { status: 200, body: { data: [updated] } };
     },

@@ -1,13 +1,14 @@
 import type { Contract } from '@protection-service/contract';
 import { mintSessionToken } from '../domain/auth/session-tokens';
+import { mintStaffToken } from '../domain/auth/staff';
 import { listInstallations } from '../domain/identity/installations';
 import { uninstall } from '../domain/uninstall/uninstall';
 import { dashboardUserOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /**
- * Installations (D14) and session-token minting (D15), on the stores the dashboard user
- * belongs to: the domain answers another store exactly as a missing one (D7).
+ * Installations (D14), session-token (D15) and staff-token (D49) minting, on the stores the
+ * dashboard user belongs to: the domain answers another store exactly as a missing one (D7).
  */
 export function storeHandlers({ db, config, auth }: RouteContext): GroupHandlers<Contract['stores']> {
   const sessionSettings = { secretKey: config.secretKey, issuer: config.publicBaseUrl };
@@ -33,6 +34,12 @@ export function storeHandlers({ db, config, auth }: RouteContext): GroupHandlers
         clientId: params.clientId,
       });
       return { status: 200, body: { data: { session_token: token } } };
+    },
+    async mintStaffToken({ params, req, res }) {
+      const data = await mintStaffToken(db, auth.keys, dashboardUserOf(req), params.storeId);
+      // RFC 6749 §5.1, as every token answer: no cache keeps it.
+      res.setHeader('cache-control', 'no-store');
+      return { status: 200, body: { data } };
     },
   };
 }

@@ -8,7 +8,7 @@ import {
   recordSampleEvent,
   resetStore,
 } from '../domain/test-mode/helpers';
-import { storeOf, tokenOf } from '../http/caller';
+import { actorOf, storeOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
@@ -20,9 +20,9 @@ const OK = { status: 'ok' } as const;
 export function testHelperHandlers({ db, claimLinks }: RouteContext): GroupHandlers<Contract['testHelpers']> {
   return {
     async advanceClaim({ params, body, req }) {
-      const { storeId, clientId } = tokenOf(req);
-      await advanceClaim(db, { storeId, clientId }, params.claimId, body);
-      return { status: 200, body: await readClaim(db, storeId, params.claimId, claimLinks) };
+      const actor = actorOf(req);
+      await advanceClaim(db, actor, params.claimId, body);
+      return { status: 200, body: await readClaim(db, actor.storeId, params.claimId, claimLinks) };
     },
     async addShopperMessage({ params, body, req }) {
       await addShopperMessage(db, storeOf(req), params.claimId, body.message);

@@ -1,6 +1,6 @@
 import type { Contract } from '@protection-service/contract';
 import { listWidgetConfigs, updateWidgetConfig } from '../domain/partner/widgets';
-import { tokenOf, widgetTypesOf } from '../http/caller';
+import { actorOf, tokenOf, widgetTypesOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** Merchant widget configs (spec "Widget config"): per-type scopes, filtered and hidden. */
@@ -18,7 +18,8 @@ export function widgetHandlers({ db }: RouteContext): GroupHandlers<Contract['wi
         params.widgetConfigId,
         widgetTypesOf(req, 'update'),
         body,
-        token.clientId,
+        // D49: a staff member's write leaves updatedByApplicationId null, as the dashboard's.
+        actorOf(req).clientId,
       );
       return { status: 200, body: { data: updated } };
     },

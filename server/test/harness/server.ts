@@ -141,3 +141,36 @@ export async function startTestServer(
     },
   };
 }
+
+/**
+ * Another app on the database of `first`, as a second server process would be (D13, D29): its
+ * own connections, revocation feed, change listener and caches, the same keys and issuer.
+ */
+export async function startSecondServer(
+  first: TestServer,
+): Promise<{ baseUrl: string; api(token?: string): Client; close(): Promise<void> }> {
+  const db = createDb(first.databaseUrl, { max: 5 });
+  const server = createAppServer();
+  setServerTimeouts(server, first.config);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const app = createApp({
+    db,
+    config: first.config,
+    logger,
+    metrics: new ServiceMetrics(db),
+    responseValidation: true,
+  });
+  server.serve(app, checkingAnswers(inject('openapiAnswersDir'), app));
+  return {
+    baseUrl,
+    api: (token) => apiAt(baseUrl, token),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      stopApp(app);
+      await db.destroy();
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -391,6 +391,98 @@ describe('hostile input on orders, fulfillments, products and claims', () => {
       statusCode: number;
       error: string;
       message: string;
+      issues: { path: string; message: string }[];
+    };
+    expect(err).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(
+      err.issues.some((i) => i.path === field || i.path.startsWith(`${field}.`) || i.message.includes(field)),
+    ).toBe(true);
+    expect(await snapshot()).toEqual(before);
+  });
+});
+
+/** Hostile input on the staff routes (D49): 400 in the D2 shape naming the field, and nothing changed. */
+describe('hostile input on the password and staff-token routes', () => {
+  let server: TestServer;
+  let owner: Owner;
+  let dash: string;
+  const NEW = 'a new long password';
+  /** [name, path, raw JSON body, the issue path that must appear] */
+  const cases = (current: () => string): [string, string, () => string, string][] => [
+    ['no current password', '/v1/auth/password', () => JSON.stringify({ newPassword: NEW }), 'body.currentPassword'],
+    [
+      'a new password of 11 characters',
+      '/v1/auth/password',
+      () => JSON.stringify({ currentPassword: current(), newPassword: '12345678901' }),
+      'body.newPassword',
+    ],
+    [
+      'a new password over 1,024 characters',
+      '/v1/auth/password',
+      () => JSON.stringify({ currentPassword: current(), newPassword: 'x'.repeat(1025) }),
+      'body.newPassword',
+    ],
+    [
+      'a new password that is a number',
+      '/v1/auth/password',
+      () => `{"currentPassword":${JSON.stringify(current())},"newPassword":123456789012345}`,
+      'body.newPassword',
+    ],
+    [
+      'an unknown property',
+      '/v1/auth/password',
+      () => JSON.stringify({ currentPassword: current(), newPassword: NEW, userId: 'usr_other' }),
+      'userId',
+    ],
+    [
+      'a __proto__ key',
+      '/v1/auth/password',
+      () => `{"__proto__":{"admin":true},"currentPassword":${JSON.stringify(current())},"newPassword":"${NEW}"}`,
+      '__proto__',
+    ],
+    [
+      'a wrong current password',
+      '/v1/auth/password',
+      () => JSON.stringify({ currentPassword: `${current()}x`, newPassword: NEW }),
+      'body.currentPassword',
+    ],
+    ['a store id over 255 characters', `/v1/stores/${LONG}/staff-tokens`, () => '', 'params.storeId'],
+  ];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    owner = await createOwner(server.db, 'hostile-staff');
+    dash = await dashboardTokenFor(server, owner.user.id);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const snapshot = async () =>
+    (
+      await sql<{ rows: unknown }>`
+        select json_build_array(
+          (select json_agg(u order by id) from dashboard_users u),
+          (select json_agg(g order by id) from grants g),
+          (select json_agg(m order by store_id, user_id) from store_members m),
+          (select count(*) from revocations)
+        ) as rows`.execute(server.db)
+    ).rows[0]!.rows;
+
+  it.each(
+    cases(() => owner.password),
+  )('%s answers 400 naming it and changes nothing', async (_name, path, body, field) => {
+    const before = await snapshot();
+    const raw = body();
+    const res = await server.request(path, {
+      method: 'POST',
+      headers: { ...bearer(dash), ...(raw ? { 'content-type': 'application/json' } : {}) },
+      ...(raw ? { body: raw } : {}),
+    });
+    expect(res.status).toBe(400);
+    const err = (await res.json()) as {
+      statusCode: number;
+      error: string;
       issues: { path: string; message: string }[];
     };
     expect(err).toMatchObject({ statusCode: 400, error: 'Bad Request' });

@@ -9,6 +9,8 @@ import {
   familyScopes,
   isRouteMeta,
   LATEST_API_VERSION,
+  ROLE_SCOPES,
+  type Role,
   type RouteMeta,
   SCOPE_ALIASES,
   SCOPES,
@@ -18,8 +20,11 @@ import type { AppRoute } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../../src/domain/auth/jwt';
 import { recordRevocation } from '../../src/domain/auth/revocations';
+import { removeMember } from '../../src/domain/auth/staff';
 import { tokenKeys } from '../../src/domain/auth/tokens';
+import { createUser } from '../../src/domain/identity/users';
 import { TEST_STORES_ONLY } from '../../src/http/auth';
+import { APP_ONLY } from '../../src/http/caller';
 import {
   bearer,
   createApp,
@@ -62,6 +67,24 @@ const EARLIER = new Map(Object.entries(SCOPE_ALIASES).flatMap(([old, later]) => 
 const named = (version: ApiVersion, scope: Scope) =>
   version === LATEST_API_VERSION ? scope : (EARLIER.get(scope) ?? scope);
 const dashboardRoutes = routes.filter((r) => metaOf(r).auth === 'dashboard');
+
+/** Whether a token holding `held` passes a route's scope rule (D16), for a body without store-credit fields. */
+function satisfies(meta: RouteMeta, held: readonly Scope[]): boolean {
+  const rule = meta.scopes;
+  switch (rule.kind) {
+    case 'none':
+      return true;
+    case 'anyOf':
+      return rule.scopes.some((s) => held.includes(s));
+    case 'conditional':
+      return held.includes(rule.base);
+    case 'perType':
+      return (
+        (!rule.requires || held.includes(rule.requires)) &&
+        acceptedFamilyScopes(rule.family, rule.action).some((s) => held.includes(s))
+      );
+  }
+}
 
 /** Scopes that satisfy a route's rule, and the ones a token must lack to fail it. */
 function scopesFor(meta: RouteMeta): { enough: Scope[]; forbidden: Scope[] } {
@@ -264,6 +287,68 @@ describe('security suite', () => {
         expect(res2.status).toBe(403);
         expect(((await res2.json()) as { message: string }).message).toContain(named(version, meta.scopes.requires));
       }
+    });
+  });
+
+  /**
+   * D49: a staff token passes the same gate as an app's: its role's scopes decide, a route of
+   * an installed app's own partner context refuses it (403), a live one is refused on the test
+   * helpers (D45), and one whose membership ended is refused (401).
+   */
+  describe('staff tokens (D49)', () => {
+    const staff = {} as Record<Role | 'ended', string>;
+    beforeAll(async () => {
+      for (const role of ['owner', 'admin', 'agent', 'viewer'] as const) {
+        const user = await createUser(server.db, {
+          email: `sec-staff-${role}@example.com`,
+          password: 'a long enough password',
+          storeIds: [owner.store.id],
+          role,
+        });
+        const minted = await server
+          .api(await dashboardTokenFor(server, user.id))
+          .stores.mintStaffToken({ params: { storeId: owner.store.id } });
+        if (minted.status !== 200) throw new Error(`minting answered ${minted.status}`);
+        staff[role] = minted.body.data.access_token;
+        if (role === 'agent') {
+          const again = await server
+            .api(await dashboardTokenFor(server, user.id))
+            .stores.mintStaffToken({ params: { storeId: owner.store.id } });
+          if (again.status !== 200) throw new Error(`minting answered ${again.status}`);
+          staff.ended = again.body.data.access_token;
+        }
+      }
+      const agent = await server.db
+        .selectFrom('dashboardUsers')
+        .select('id')
+        .where('email', '=', 'sec-staff-agent@example.com')
+        .executeTakeFirstOrThrow();
+      await removeMember(server.db, owner.store.id, agent.id);
+    });
+
+    it.each(tokenRoutesOf(LATEST_API_VERSION).map((r) => [label(r), r] as const))('%s', async (_name, route) => {
+      const meta = metaOf(route);
+      const ownContext = route.path.startsWith('/v2/settings/context');
+      for (const role of ['owner', 'admin', 'viewer'] as const) {
+        const res = await call(route, bearer(staff[role]));
+        const body = (await res.json()) as { message?: string };
+        // The gate's order: the scope rule, then the mode (D45), then the route's own refusal.
+        if (!satisfies(meta, ROLE_SCOPES[role])) {
+          expect(res.status, role).toBe(403);
+          expect(res.headers.get('www-authenticate'), role).toContain('error="insufficient_scope"');
+        } else if (meta.mode === 'test') {
+          expect(res.status, role).toBe(403);
+          expect(body.message, role).toBe(TEST_STORES_ONLY);
+        } else if (ownContext) {
+          expect(res.status, role).toBe(403);
+          expect(body.message, role).toBe(APP_ONLY);
+        } else {
+          expect([401, 403, 429], `${role}: ${res.status}`).not.toContain(res.status);
+          expect(res.status < 500, `${role}: ${res.status}`).toBe(true);
+        }
+      }
+      // The removed member's token fails within a second of the removal (D13).
+      await expect401(await untilRefused(route, staff.ended), true);
     });
   });
 

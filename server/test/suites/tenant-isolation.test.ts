@@ -1,7 +1,7 @@
 import { contract, isRouteMeta, SCOPES } from '@protection-service/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { bearer, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from '../harness/fixtures';
 import {
   type Api,
   callCase,
@@ -67,6 +67,47 @@ describe('tenant isolation (D7): a foreign id answers what a missing id answers'
     const foreign = await strangerCall(c, (s) => s, seeded);
     expect(foreign).toEqual(missing);
     expect(foreign.status).toBeGreaterThanOrEqual(200);
+    expect(await ownerRows()).toEqual(before);
+  });
+
+  /** D49: a staff token of the stranger's owner, minted afresh so rate-limit counters start equal. */
+  const strangerStaffToken = async () => {
+    const minted = await server
+      .api(await dashboardTokenFor(server, stranger.user.id))
+      .stores.mintStaffToken({ params: { storeId: stranger.store.id } });
+    if (minted.status !== 200) throw new Error(`minting answered ${minted.status}`);
+    return minted.body.data.access_token;
+  };
+
+  it.each(
+    ISOLATION_CASES.map((c) => [label(c.route), c] as const),
+  )('with a staff token (D49): %s', async (_name, c) => {
+    const seeded = await c.seed(ownerApi);
+    const before = await ownerRows();
+    const missing = await callCase(server, await strangerStaffToken(), c, (s) => `${s}-missing`, seeded);
+    const foreign = await callCase(server, await strangerStaffToken(), c, (s) => s, seeded);
+    expect(foreign).toEqual(missing);
+    expect(await ownerRows()).toEqual(before);
+  });
+
+  it("a dashboard user's foreign store id answers what a missing store answers on every store route (D7, D49)", async () => {
+    const storeRoutes = routes.filter(
+      (r) => isRouteMeta(r.metadata) && r.metadata.auth === 'dashboard' && r.path.includes(':storeId'),
+    );
+    expect(storeRoutes.map(label)).toContain('POST /v1/stores/:storeId/staff-tokens');
+    const dash = await dashboardTokenFor(server, stranger.user.id);
+    const before = await ownerRows();
+    for (const route of storeRoutes) {
+      const send = async (storeId: string) => {
+        const path = route.path.replace(/:(\w+)/g, (_m, name: string) => (name === 'storeId' ? storeId : 'iso-x'));
+        const res = await server.request(path, { method: route.method, headers: bearer(dash) });
+        return { status: res.status, body: await res.text() };
+      };
+      const foreign = await send(owner.store.id);
+      const missing = await send('st_missing');
+      expect(foreign.status, label(route)).toBe(404);
+      expect(foreign, label(route)).toEqual(missing);
+    }
     expect(await ownerRows()).toEqual(before);
   });
 

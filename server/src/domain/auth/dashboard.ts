@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { verify } from '@node-rs/argon2';
-import type { TDashboardTokens, TDashboardUser, TLoginResponse } from '@protection-service/contract';
+import type { TDashboardTokens, TDashboardUser, TLoginResponse, TPasswordChange } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { hashPassword } from '../identity/users';
-import { revokeFamily } from './revocations';
+import { revokeFamily, revokeOtherSessions } from './revocations';
 import {
   DASHBOARD_REFRESH_PREFIX,
   DASHBOARD_TOKEN_TTL_S,
+  type DashboardTokenClaims,
   issueDashboardToken,
   REFRESH_TOKEN_TTL_S,
   type TokenKeys,
@@ -173,4 +174,38 @@ export async function refresh(db: Db, keys: TokenKeys, presented: string): Promi
     if (known) await revokeFamily(trx, known.grantId, 'refresh token reuse');
   });
   throw refuse.unauthorized(REFRESH_REFUSED);
+}
+
+/**
+ * `POST /v1/auth/password` (D49): checks the current password, stores the new one (argon2id),
+ * and ends every other session of the user (their dashboard, refresh and staff tokens) in the
+ * same transaction; the session that asks stays. A wrong current password answers 400 and
+ * changes nothing. The caller applies the revocations before it answers.
+ */
+export async function changePassword(
+  db: Db,
+  session: Pick<DashboardTokenClaims, 'userId' | 'grantId'>,
+  change: TPasswordChange,
+): Promise<void> {
+  const user = await db
+    .selectFrom('dashboardUsers')
+    .select('passwordHash')
+    .where('id', '=', session.userId)
+    .executeTakeFirst();
+  if (!user) throw refuse.unauthorized('invalid, expired or revoked dashboard token');
+  if (!(await passwordMatches(user.passwordHash, change.currentPassword))) {
+    throw refuse.invalidAt('body.currentPassword', 'is not the current password');
+  }
+  const passwordHash = await hashPassword(change.newPassword);
+  await transact(db, async (trx) => {
+    // Only if nobody changed it meanwhile: of two concurrent changes, the second is refused.
+    const changed = await trx
+      .updateTable('dashboardUsers')
+      .set({ passwordHash })
+      .where('id', '=', session.userId)
+      .where('passwordHash', '=', user.passwordHash)
+      .executeTakeFirst();
+    if (changed.numUpdatedRows === 0n) throw refuse.conflict('the password was changed meanwhile: try again');
+    await revokeOtherSessions(trx, session.userId, session.grantId, 'password changed');
+  });
 }

@@ -317,7 +317,8 @@ export async function revokeToken(db: Db, keys: TokenKeys, client: Authenticated
     return;
   }
   const claims = verifyAccessToken(keys, token);
-  if (claims && claims.clientId === client.clientId) {
+  // A staff token (D49) is no client's: like a token of another client, it is left as it is.
+  if (claims?.kind === 'app' && claims.clientId === client.clientId) {
     await recordRevocation(db, 'token', claims.jti, new Date(claims.expiresAt * 1000));
   }
 }

@@ -3,7 +3,7 @@ import { announceRevocation } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './tokens';
 
-type RevocationKind = 'token' | 'grant' | 'installation';
+export type RevocationKind = 'token' | 'grant' | 'installation' | 'membership';
 
 /**
  * Records a revocation in the feed every server process follows (D13). Call it inside the
@@ -45,6 +45,30 @@ export async function revokeFamily(db: Db, grantId: string, reason: string): Pro
     .where('retiredAt', 'is', null)
     .execute();
   await recordRevocation(db, 'grant', grantId, new Date(now.getTime() + FAMILY_REVOCATION_TTL_S * 1000));
+}
+
+/**
+ * Revokes every dashboard session of a user but `keepGrantId` (D49, a password change), inside
+ * the caller's transaction: the grants, their refresh tokens, and through the feed their
+ * dashboard and staff tokens. One statement whatever the number of sessions.
+ */
+export async function revokeOtherSessions(db: Db, userId: string, keepGrantId: string, reason: string): Promise<void> {
+  const { rows } = await sql<{ n: number }>`
+    with revoked as (
+      update grants set revoked_at = now(), revoked_reason = ${reason}
+      where kind = 'dashboard' and user_id = ${userId} and id <> ${keepGrantId} and revoked_at is null
+      returning id
+    ), retired as (
+      update refresh_tokens set retired_at = now()
+      where grant_id in (select id from revoked) and retired_at is null
+    ), fed as (
+      insert into revocations (kind, subject, expires_at)
+      select 'grant', id, now() + make_interval(secs => ${FAMILY_REVOCATION_TTL_S}) from revoked
+      returning 1
+    )
+    select count(*)::int as n from fed
+  `.execute(db);
+  if (rows[0]!.n > 0) await announceRevocation(db);
 }
 
 /**
@@ -116,11 +140,12 @@ export class RevocationFeed {
     this.lastSync = now;
   }
 
-  isRevoked(subjects: { token?: string; grant?: string | null; installation?: string }): boolean {
+  isRevoked(subjects: { token?: string; grant?: string | null; installation?: string; membership?: string }): boolean {
     return (
       (subjects.token !== undefined && this.revoked.has(`token:${subjects.token}`)) ||
       (subjects.grant != null && this.revoked.has(`grant:${subjects.grant}`)) ||
-      (subjects.installation !== undefined && this.revoked.has(`installation:${subjects.installation}`))
+      (subjects.installation !== undefined && this.revoked.has(`installation:${subjects.installation}`)) ||
+      (subjects.membership !== undefined && this.revoked.has(`membership:${subjects.membership}`))
     );
   }
 

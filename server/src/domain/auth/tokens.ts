@@ -33,18 +33,37 @@ export function tokenKeys(secretKey: Buffer, issuer: string): TokenKeys {
   return { issuer, access: deriveKey(secretKey, 'access-token'), dashboard: deriveKey(secretKey, 'dashboard-token') };
 }
 
-export interface AccessTokenClaims {
+interface AccessTokenCommon {
   jti: string;
-  /** Token family (D12); null for client-credentials tokens, which have none. */
-  grantId: string | null;
-  installationId: string;
   storeId: string;
-  clientId: string;
   scopes: Scope[];
   expiresAt: number;
   /** D45: false for a token of a test store (`svc_at_test_`, claim `lm: false`). */
   livemode: boolean;
 }
+
+/** An installed app's token (D11): bound to the installation. */
+export interface AppTokenClaims extends AccessTokenCommon {
+  kind: 'app';
+  /** Token family (D12); null for client-credentials tokens, which have none. */
+  grantId: string | null;
+  installationId: string;
+  clientId: string;
+}
+
+/**
+ * A staff token (D49): bound to a store member, their dashboard session (`grantId`, so signing
+ * out ends it) and the membership's current staff grant (`memberGrantId`, replaced on a role
+ * change, so the old role's tokens end).
+ */
+export interface StaffTokenClaims extends AccessTokenCommon {
+  kind: 'staff';
+  grantId: string;
+  userId: string;
+  memberGrantId: string;
+}
+
+export type AccessTokenClaims = AppTokenClaims | StaffTokenClaims;
 
 export interface DashboardTokenClaims {
   jti: string;
@@ -56,27 +75,38 @@ export interface DashboardTokenClaims {
 const nowS = () => Math.floor(Date.now() / 1000);
 const newJti = () => randomBytes(16).toString('base64url');
 
+/** D49: a staff token lives 5 minutes; it is minted again from the dashboard session. */
+export const STAFF_TOKEN_TTL_S = 300;
+
 /**
  * Issues an access token. `livemode` defaults to true; a test store's token (D45) starts
  * `svc_at_test_` and carries `lm: false` inside its signature, so the prefix cannot be
- * changed without the token failing verification.
+ * changed without the token failing verification. An app's token names its client (`sub`) and
+ * installation (`iid`); a staff token (D49) names its user (`sub`), `stf: true` and the
+ * membership's staff grant (`mid`), and has no installation.
  */
 export function issueAccessToken(
   keys: TokenKeys,
-  claims: Omit<AccessTokenClaims, 'jti' | 'expiresAt' | 'livemode'> & { livemode?: boolean },
+  claims:
+    | (Omit<AppTokenClaims, 'jti' | 'expiresAt' | 'livemode' | 'kind'> & { kind?: 'app'; livemode?: boolean })
+    | (Omit<StaffTokenClaims, 'jti' | 'expiresAt' | 'livemode'> & { livemode?: boolean }),
 ): { token: string; claims: AccessTokenClaims } {
   const iat = nowS();
   const livemode = claims.livemode ?? true;
-  const full: AccessTokenClaims = { ...claims, livemode, jti: newJti(), expiresAt: iat + ACCESS_TOKEN_TTL_S };
+  const ttl = claims.kind === 'staff' ? STAFF_TOKEN_TTL_S : ACCESS_TOKEN_TTL_S;
+  const common = { jti: newJti(), expiresAt: iat + ttl, livemode };
+  const full: AccessTokenClaims =
+    claims.kind === 'staff' ? { ...claims, ...common } : { ...claims, kind: 'app', ...common };
   const jwt = signJwt(keys.access, {
     iss: keys.issuer,
     aud: AUDIENCE.access,
-    sub: claims.clientId,
     jti: full.jti,
-    gid: claims.grantId,
-    iid: claims.installationId,
-    sid: claims.storeId,
-    scope: claims.scopes.join(' '),
+    gid: full.grantId,
+    ...(full.kind === 'staff'
+      ? { sub: full.userId, stf: true, mid: full.memberGrantId }
+      : { sub: full.clientId, iid: full.installationId }),
+    sid: full.storeId,
+    scope: full.scopes.join(' '),
     ...(livemode ? {} : { lm: false }),
     iat,
     exp: full.expiresAt,
@@ -93,27 +123,18 @@ export function verifyAccessToken(keys: TokenKeys, token: string): AccessTokenCl
   // D45: the signed mode must be the prefix's (a live token has no `lm`).
   if ((c.lm === false) === livemode || (c.lm !== undefined && c.lm !== false)) return null;
   if (typeof c.exp !== 'number' || c.exp <= nowS()) return null;
-  if (
-    typeof c.jti !== 'string' ||
-    typeof c.iid !== 'string' ||
-    typeof c.sid !== 'string' ||
-    typeof c.sub !== 'string'
-  ) {
-    return null;
-  }
-  if (typeof c.scope !== 'string' || (c.gid !== null && typeof c.gid !== 'string')) return null;
+  if (typeof c.jti !== 'string' || typeof c.sid !== 'string' || typeof c.sub !== 'string') return null;
+  if (typeof c.scope !== 'string') return null;
   const scopes = c.scope === '' ? [] : c.scope.split(' ');
   if (!scopes.every(isScope)) return null;
-  return {
-    jti: c.jti,
-    grantId: c.gid,
-    installationId: c.iid,
-    storeId: c.sid,
-    clientId: c.sub,
-    scopes: scopes as Scope[],
-    expiresAt: c.exp,
-    livemode,
-  };
+  const common = { jti: c.jti, storeId: c.sid, scopes: scopes as Scope[], expiresAt: c.exp, livemode };
+  // D49: a staff token has its user, session and membership grant, and no installation.
+  if (c.stf === true) {
+    if (typeof c.gid !== 'string' || typeof c.mid !== 'string' || c.iid !== undefined) return null;
+    return { kind: 'staff', ...common, grantId: c.gid, userId: c.sub, memberGrantId: c.mid };
+  }
+  if (c.stf !== undefined || typeof c.iid !== 'string' || (c.gid !== null && typeof c.gid !== 'string')) return null;
+  return { kind: 'app', ...common, grantId: c.gid, installationId: c.iid, clientId: c.sub };
 }
 
 export function issueDashboardToken(

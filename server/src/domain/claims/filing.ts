@@ -94,7 +94,7 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
  * short (`liveSource`), answering the shortfalls; else the claim has no policy. Hand its
  * answer's `subscribers` and `queuedMail` to the after-commit queues.
  */
-function claimStatement(clientId: string, c: NewClaim, on: ClaimOn) {
+function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
   const id = newId('clm');
   const claimType = claimTypeOf(c.lines);
   const items = c.lines.map((l) => ({ ...l, id: newId('cli') }));

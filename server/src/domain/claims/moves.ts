@@ -23,11 +23,21 @@ interface LockedClaim {
   currency: string;
 }
 
-/** The app and store a move is made for. */
+/**
+ * The store a change is made in and who makes it: an installed app (its client id), or a store
+ * member with a staff token (D49: the user's id, and no app).
+ */
 export interface Actor {
   storeId: string;
-  clientId: string;
+  clientId: string | null;
+  userId: string | null;
 }
+
+/**
+ * Who a resolution names in `userId` (D49): the member who approved, else the approving app's
+ * client id, as before staff.
+ */
+const resolverOf = (actor: Actor): string | null => actor.userId ?? actor.clientId;
 
 /**
  * Runs one state move of a claim (D22, D36) in a transaction that holds the claim's row lock
@@ -65,8 +75,8 @@ async function move(
           ${to === 'APPROVED' ? sql`, resolution_date = now()` : sql``}
         where id = ${claim.id}
       )
-      insert into claim_state_changes (claim_id, from_state, to_state, client_id, note)
-      values (${claim.id}, ${claim.claimState}, ${to}, ${actor.clientId}, ${note})
+      insert into claim_state_changes (claim_id, from_state, to_state, client_id, user_id, note)
+      values (${claim.id}, ${claim.claimState}, ${to}, ${actor.clientId}, ${actor.userId}, ${note})
     `.execute(trx);
   });
 }
@@ -97,7 +107,7 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
     const credits = resolutions.flatMap((r) =>
       r.credit ? [{ ...r.credit, resolutionId: r.id, code: storeCreditCode() }] : [],
     );
-    await writeResolutions(trx, claim.id, actor.clientId, resolutions, credits);
+    await writeResolutions(trx, claim.id, resolverOf(actor), resolutions, credits);
     await recordEvent(trx, {
       storeId: actor.storeId,
       topic: 'claim/approved',
@@ -145,7 +155,7 @@ type Credit = ReturnType<typeof storeCredit> & { resolutionId: string; code: str
 async function writeResolutions(
   trx: Db,
   claimId: string,
-  clientId: string,
+  resolver: string | null,
   resolutions: readonly Resolution[],
   credits: readonly Credit[],
 ): Promise<void> {
@@ -158,7 +168,7 @@ async function writeResolutions(
         paid_value, paid_currency, paid_original_value, include_shipping, shipping_amount,
         credit_store, claim_state
       )
-      select r.id, ${claimId}, r.position, ${clientId}, r.type, r.details, r.item_id, r.quantity,
+      select r.id, ${claimId}, r.position, ${resolver}, r.type, r.details, r.item_id, r.quantity,
         r.paid, r.currency, r.original, coalesce(r.include_shipping, false), r.shipping,
         r.type = 'STORE_CREDIT', 'APPROVED'
       from unnest(

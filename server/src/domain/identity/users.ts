@@ -1,4 +1,5 @@
 import { hash } from '@node-rs/argon2';
+import type { Role } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
@@ -22,11 +23,12 @@ export async function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2_OPTIONS);
 }
 
-/** Creates a dashboard user (D8) who belongs to the given stores. */
+/** Creates a dashboard user (D8) who belongs to the given stores with one role there (D49; owner unless told). */
 export async function createUser(
   db: Db,
-  input: { email: string; password: string; storeIds: string[]; firstName?: string; lastName?: string },
+  input: { email: string; password: string; storeIds: string[]; firstName?: string; lastName?: string; role?: Role },
 ): Promise<DashboardUser> {
+  const role = input.role ?? 'owner';
   const user = {
     id: newId('usr'),
     email: input.email.trim().toLowerCase(),
@@ -49,7 +51,7 @@ export async function createUser(
     if (input.storeIds.length > 0) {
       await trx
         .insertInto('storeMembers')
-        .values(input.storeIds.map((storeId) => ({ storeId, userId: user.id })))
+        .values(input.storeIds.map((storeId) => ({ storeId, userId: user.id, role })))
         .execute();
     }
   });

@@ -22,8 +22,11 @@ export type MailKind = 'claim_filed' | 'claim_approved' | 'claim_denied' | 'stor
 
 interface ClaimMail {
   storeId: string;
-  /** The app that made the change: its partner context may override the merchant settings (D37). */
-  clientId: string;
+  /**
+   * The app that made the change: its partner context may override the merchant settings (D37).
+   * null for a staff member's change (D49): the merchant settings decide (no context matches).
+   */
+  clientId: string | null;
   claimId: string;
   /** The claim's own notice, sent when the resolved `sendConfirmationEmail` is true. */
   notice: 'claim_filed' | 'claim_approved' | 'claim_denied';

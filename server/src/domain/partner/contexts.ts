@@ -60,7 +60,7 @@ const resolvedColumns = new Map<TSettingsField, RawBuilder<unknown>>();
  * value (D37) without reading the settings first: the app's live context's override when it
  * has one, else the merchant setting; null when the store has no merchant settings.
  */
-export function resolvedSettingSql(field: TSettingsField, storeId: RawBuilder<string>, clientId: string) {
+export function resolvedSettingSql(field: TSettingsField, storeId: RawBuilder<string>, clientId: string | null) {
   let column = resolvedColumns.get(field);
   if (!column) {
     // Column names are written in camelCase and snake-cased by the database's CamelCasePlugin.
@@ -106,10 +106,12 @@ export async function ownContext(db: Db, storeId: string, clientId: string, cont
 export async function resolvedSettings(
   db: Db,
   storeId: string,
-  clientId: string,
+  /** null for a staff member (D49): no app, so the merchant settings as they are. */
+  clientId: string | null,
 ): Promise<TMerchantSettings | undefined> {
   const merchant = await readMerchantSettings(db, storeId);
-  return merchant && layerOverrides(merchant, await activeContext(db, storeId, clientId));
+  const context = clientId === null ? undefined : await activeContext(db, storeId, clientId);
+  return merchant && layerOverrides(merchant, context);
 }
 
 /** D27: creates the one live context of (store, app); a second one is refused as a conflict (409). */

@@ -107,15 +107,16 @@ export interface QuotePricing {
 
 async function quotePricing(
   db: Db,
-  caller: { storeId: string; clientId: string },
+  caller: { storeId: string; clientId: string | null },
   variantKey: string | undefined,
   type: PricingType,
 ): Promise<QuotePricing | undefined> {
   const store = await db.selectFrom('stores').select('currency').where('id', '=', caller.storeId).executeTakeFirst();
   if (!store) return undefined;
   const source =
-    (variantKey !== undefined ? await cohortSource(db, { ...caller, variantKey, type }) : undefined) ??
-    (await merchantSource(db, caller.storeId, type));
+    (variantKey !== undefined && caller.clientId !== null
+      ? await cohortSource(db, { storeId: caller.storeId, clientId: caller.clientId, variantKey, type })
+      : undefined) ?? (await merchantSource(db, caller.storeId, type));
   return { currency: store.currency, source };
 }
 
@@ -128,7 +129,8 @@ async function quotePricing(
 export async function createQuote(
   db: Db,
   cache: StoreCache<QuotePricing>,
-  caller: { storeId: string; clientId: string },
+  /** `clientId` null for a staff token (D49): no app, so no cohort. */
+  caller: { storeId: string; clientId: string | null },
   request: TQuoteRequest,
 ): Promise<TQuote> {
   const key = `${caller.storeId}\n${caller.clientId}\n${request.variantKey ?? ''}\n${request.policyType}`;

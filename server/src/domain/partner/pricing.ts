@@ -100,13 +100,14 @@ export function storedRules(input: TPriceRule[], existing: PriceRuleRow[]): Pric
 export function ruleSetChanges(
   change: TPricingRuleSetUpdateBody,
   current: PriceRuleRow[],
-  applicationId: string,
+  /** The writing app; null for a staff member's write (D49). */
+  applicationId: string | null,
 ): {
   automaticallyAddToCart?: boolean;
   autoAddStateBlockList?: string[];
   autoAddCountryBlockList?: string[];
   rules?: string;
-  updatedByApplicationId: string;
+  updatedByApplicationId: string | null;
   updatedAt: Date;
 } {
   return {
@@ -134,7 +135,7 @@ export async function updateRuleSet(
   ruleSetId: string,
   writableTypes: readonly PricingType[],
   change: TPricingRuleSetUpdateBody,
-  applicationId: string,
+  applicationId: string | null,
 ): Promise<TPricingRuleSet> {
   if (writableTypes.length === 0) throw refuse.missing(RULE_SET_NOT_FOUND);
   return transact(db, async (trx) => {

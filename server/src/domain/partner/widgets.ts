@@ -61,13 +61,14 @@ export async function listWidgetConfigs(
 /** The columns a sparse widget-config update writes (merchant and cohort configs alike). */
 export function widgetChanges(
   change: TWidgetConfigUpdateBody,
-  applicationId: string,
+  /** The writing app; null for a staff member's write (D49). */
+  applicationId: string | null,
 ): {
   status?: string;
   variant?: string;
   name?: string;
   config?: string;
-  updatedByApplicationId: string;
+  updatedByApplicationId: string | null;
   updatedAt: Date;
 } {
   return {
@@ -93,7 +94,7 @@ export async function updateWidgetConfig(
   widgetConfigId: string,
   writableTypes: readonly WidgetType[],
   change: TWidgetConfigUpdateBody,
-  applicationId: string,
+  applicationId: string | null,
 ): Promise<TWidgetConfig> {
   if (writableTypes.length === 0) throw refuse.missing(WIDGET_CONFIG_NOT_FOUND);
   return transact(db, async (trx) => {
