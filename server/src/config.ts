@@ -156,6 +156,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const dataDir = path.resolve(e.DATA_DIR);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  // D42: a development install is the one whose operator gave no DATABASE_URL (the embedded
+  // database). Decided here, from the operator's settings, in every process alike: the
+  // supervisor hands its children the database it opened by another name (supervisor.ts).
+  const development = e.DATABASE_URL === undefined;
   return {
     port: e.PORT,
     host: e.HOST,
@@ -172,8 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: e.MAIL_FROM ?? `no-reply@${new URL(publicBaseUrl).hostname}`,
     mailRetrySchedule: e.MAIL_RETRY_SCHEDULE,
     mailTimeoutMs: 30_000,
-    // D42: development is the embedded database (no DATABASE_URL), as the README says.
-    mailDir: e.SMTP_URL || e.DATABASE_URL ? undefined : path.join(dataDir, 'mail'),
+    mailDir: development && !e.SMTP_URL ? path.join(dataDir, 'mail') : undefined,
     rateLimits: {
       token: e.RATE_LIMIT_TOKEN,
       auth: e.RATE_LIMIT_AUTH,
