@@ -19,6 +19,9 @@ import {
 
 /** The server named by the committed document; the live one names its own public address. */
 export const PLACEHOLDER_SERVER = 'https://protection-service.invalid';
+/** The committed document describes no one deployment: it says where each names its own. */
+const PLACEHOLDER_SERVER_TEXT =
+  'A placeholder: each deployment serves this document at /openapi.json naming its own address and its environment (local, test, sandbox, staging or production)';
 
 /**
  * Operation ids whose contract name is not a verb followed by what it acts on, or reads
@@ -180,7 +183,7 @@ function security(meta: RouteMeta): Record<string, string[]>[] {
  * The OpenAPI 3.0 document of the whole contract. Pure: the same contract gives the same
  * document, so the committed `openapi.json` can be compared with a fresh generation.
  */
-export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion } = {}): Record<string, unknown> {
+export function buildOpenApi(options: { version?: ApiVersion } = {}): Record<string, unknown> {
   const version = options.version ?? LATEST_API_VERSION;
   // Component schemas met while mapping operations; filled by `mapOperation`.
   const schemas: Record<string, unknown> = {};
@@ -205,7 +208,7 @@ export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion
       servers: [
         {
           url: PLACEHOLDER_SERVER,
-          description: 'Replace with the address of your deployment',
+          description: PLACEHOLDER_SERVER_TEXT,
           // The API is for partner apps and storefronts outside the operator's network.
           'x-internal': false,
         },
@@ -277,7 +280,7 @@ export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion
   withExamples(out);
   // D47: a curl and an SDK sample per operation, for the reference page.
   withCodeSamples(out, routerKeys(contractFor(version).router, operationIdOf));
-  return options.serverUrl ? forDeployment(out, options.serverUrl) : out;
+  return out;
 }
 
 /**
@@ -438,14 +441,18 @@ function useRefs(value: unknown, refs: Map<string, string>, used: Set<string>): 
 }
 
 /**
- * The document as one deployment serves it: naming its own public address as the server and
- * its reference page as the contact, and otherwise the committed one.
+ * The document as one deployment serves it: naming its own public address as the server,
+ * described by the environment it runs in (`Production deployment`), and its reference page
+ * as the contact; otherwise the committed one.
  */
-export function forDeployment(doc: Record<string, any>, serverUrl: string): Record<string, unknown> {
+export function forDeployment(
+  doc: Record<string, any>,
+  server: { url: string; description: string },
+): Record<string, unknown> {
   return {
     ...doc,
-    info: { ...doc.info, contact: { ...doc.info.contact, url: `${serverUrl}/docs` } },
-    servers: [{ url: serverUrl, description: 'This deployment', 'x-internal': false }],
+    info: { ...doc.info, contact: { ...doc.info.contact, url: `${server.url}/docs` } },
+    servers: [{ url: server.url, description: server.description, 'x-internal': false }],
   };
 }
 

@@ -117,14 +117,14 @@ export function createApp(deps: AppDeps): Express {
     health(deps.db, deps.isShuttingDown),
     // The reference page's version picker shows each dated version's document (D44).
     docs(
-      deps.config.publicBaseUrl,
+      deps.config,
       servedDocuments().map((d) => ({
         version: d.version,
         url: d.url,
         label: d.deprecated ? `${d.version} (deprecated)` : `${d.version} (latest)`,
       })),
     ),
-    versionDocs(deps.config.publicBaseUrl),
+    versionDocs(deps.config),
   ]);
   const publicPaths = routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path);
   // One Express layer for everything before the routes: each layer of its own costs the
