@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, type RequestListener, type Server, ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
+import { answerClientErrors } from './client-errors';
 import { leanJson } from './json-response';
 import { CHECK_INTERVAL_MS } from './timeouts';
 
@@ -75,6 +76,8 @@ export function createAppServer(): AppServer {
   // some proxies do) still gets its answer: Node would otherwise drop the request in flight,
   // whose effects may already be committed. Its connection ends after that answer.
   (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
+  // D2 also for what Node's parser refuses (431, 400, 408).
+  answerClientErrors(server);
   server.serve = (app, listener = app) => {
     AppRequest.prototype = app.request;
     AppResponse.prototype = app.response;
