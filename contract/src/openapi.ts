@@ -278,9 +278,40 @@ export function buildOpenApi(options: { version?: ApiVersion } = {}): Record<str
   components.schemas = Object.fromEntries([...resolved].sort(([a], [b]) => a.localeCompare(b)));
   const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
   withExamples(out);
+  defaultsInWords(out);
   // D47: a curl and an SDK sample per operation, for the reference page.
   withCodeSamples(out, routerKeys(contractFor(version).router, operationIdOf));
   return out;
+}
+
+/**
+ * A default the server applies is said in words in the description, not as `default`: the
+ * most used TypeScript generator (openapi-typescript, default options) makes a property
+ * with a `default` in a named schema required, so a request the server accepts without it
+ * would not compile (`POST /v2/quote` without `policyType`). Stripe's document states its
+ * request defaults in words for the same reason. Run after the examples, which use them.
+ */
+function defaultsInWords(value: unknown): void {
+  if (!value || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) defaultsInWords(item);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  for (const [key, inner] of Object.entries(record)) {
+    // Examples are values, not schemas: a property of an example may be called `default`.
+    if (key !== 'example' && key !== 'examples') defaultsInWords(inner);
+  }
+  if (!('default' in record) || !('type' in record || 'enum' in record || '$ref' in record || 'allOf' in record))
+    return;
+  const shown = typeof record.default === 'string' ? record.default : JSON.stringify(record.default);
+  const said = `Defaults to \`${shown}\` when left out.`;
+  const before = typeof record.description === 'string' ? record.description.trim() : '';
+  // A description that says what an omission means already says it.
+  if (!/when omitted|when left out|defaults to/i.test(before)) {
+    record.description = before ? `${before}${/[.!?]$/.test(before) ? '' : '.'} ${said}` : said;
+  }
+  delete record.default;
 }
 
 /**
@@ -392,7 +423,10 @@ function mergeIdenticalPaths<T extends Record<string, Record<string, any>>>(path
 
 /**
  * A discriminated union of named schemas says which value of the discriminator selects which
- * one: the values (`claim/created`) are not the schemas' names.
+ * one: the values (`claim/created`) are not the schemas' names. A union with a member that
+ * several values select (a claim move to any of a dozen states) names no discriminator: a
+ * mapping cannot say it, and generators would give that member its schema's name as its only
+ * value (openapi-typescript does), refusing every real one; the members' enums tell them apart.
  */
 function withMapping(schema: Record<string, any>, named: Map<string, Record<string, unknown>>): void {
   const property = schema.discriminator?.propertyName;
@@ -401,7 +435,10 @@ function withMapping(schema: Record<string, any>, named: Map<string, Record<stri
   for (const member of schema.oneOf as { $ref?: string }[]) {
     const target = member.$ref && named.get(member.$ref.replace('#/components/schemas/', ''));
     const values = (target as Record<string, any> | undefined)?.properties?.[property]?.enum;
-    if (!member.$ref || !Array.isArray(values) || values.length !== 1) return;
+    if (!member.$ref || !Array.isArray(values) || values.length !== 1) {
+      delete schema.discriminator;
+      return;
+    }
     mapping[values[0]] = member.$ref;
   }
   schema.discriminator = { ...schema.discriminator, mapping };
