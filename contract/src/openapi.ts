@@ -19,6 +19,9 @@ import {
 
 /** The server named by the committed document; the live one names its own public address. */
 export const PLACEHOLDER_SERVER = 'https://protection-service.invalid';
+/** The committed document describes no one deployment: it says where each names its own. */
+const PLACEHOLDER_SERVER_TEXT =
+  'A placeholder: each deployment serves this document at /openapi.json naming its own address and its environment (local, test, sandbox, staging or production)';
 
 /**
  * Operation ids whose contract name is not a verb followed by what it acts on, or reads
@@ -182,7 +185,7 @@ function security(meta: RouteMeta): Record<string, string[]>[] {
  * The OpenAPI 3.0 document of the whole contract. Pure: the same contract gives the same
  * document, so the committed `openapi.json` can be compared with a fresh generation.
  */
-export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion } = {}): Record<string, unknown> {
+export function buildOpenApi(options: { version?: ApiVersion } = {}): Record<string, unknown> {
   const version = options.version ?? LATEST_API_VERSION;
   // Component schemas met while mapping operations; filled by `mapOperation`.
   const schemas: Record<string, unknown> = {};
@@ -194,9 +197,10 @@ export function buildOpenApi(options: { serverUrl?: string; version?: ApiVersion
   withComponents(doc, schemas);
   const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
   withExamples(out);
+  defaultsInWords(out);
   // D47: a curl and an SDK sample per operation, for the reference page.
   withCodeSamples(out, routerKeys(contractFor(version).router, operationIdOf));
-  return options.serverUrl ? forDeployment(out, options.serverUrl) : out;
+  return out;
 }
 
 /** What the document says of itself: its info, server, tags, response headers and security schemes. */
@@ -220,7 +224,7 @@ function documentHead(version: ApiVersion) {
     servers: [
       {
         url: PLACEHOLDER_SERVER,
-        description: 'Replace with the address of your deployment',
+        description: PLACEHOLDER_SERVER_TEXT,
         // The API is for partner apps and storefronts outside the operator's network.
         'x-internal': false,
       },
@@ -289,6 +293,36 @@ function withComponents(doc: ReturnType<typeof generateOpenApi>, schemas: Record
   }
   for (const schema of resolved.values()) withMapping(schema as Record<string, any>, named);
   components.schemas = Object.fromEntries([...resolved].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * A default the server applies is said in words in the description, not as `default`: the
+ * most used TypeScript generator (openapi-typescript, default options) makes a property
+ * with a `default` in a named schema required, so a request the server accepts without it
+ * would not compile (`POST /v2/quote` without `policyType`). Stripe's document states its
+ * request defaults in words for the same reason. Run after the examples, which use them.
+ */
+function defaultsInWords(value: unknown): void {
+  if (!value || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) defaultsInWords(item);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  for (const [key, inner] of Object.entries(record)) {
+    // Examples are values, not schemas: a property of an example may be called `default`.
+    if (key !== 'example' && key !== 'examples') defaultsInWords(inner);
+  }
+  if (!('default' in record) || !('type' in record || 'enum' in record || '$ref' in record || 'allOf' in record))
+    return;
+  const shown = typeof record.default === 'string' ? record.default : JSON.stringify(record.default);
+  const said = `Defaults to \`${shown}\` when left out.`;
+  const before = typeof record.description === 'string' ? record.description.trim() : '';
+  // A description that says what an omission means already says it.
+  if (!/when omitted|when left out|defaults to/i.test(before)) {
+    record.description = before ? `${before}${/[.!?]$/.test(before) ? '' : '.'} ${said}` : said;
+  }
+  delete record.default;
 }
 
 /**
@@ -400,7 +434,10 @@ function mergeIdenticalPaths<T extends Record<string, Record<string, any>>>(path
 
 /**
  * A discriminated union of named schemas says which value of the discriminator selects which
- * one: the values (`claim/created`) are not the schemas' names.
+ * one: the values (`claim/created`) are not the schemas' names. A union with a member that
+ * several values select (a claim move to any of a dozen states) names no discriminator: a
+ * mapping cannot say it, and generators would give that member its schema's name as its only
+ * value (openapi-typescript does), refusing every real one; the members' enums tell them apart.
  */
 function withMapping(schema: Record<string, any>, named: Map<string, Record<string, unknown>>): void {
   const property = schema.discriminator?.propertyName;
@@ -409,7 +446,10 @@ function withMapping(schema: Record<string, any>, named: Map<string, Record<stri
   for (const member of schema.oneOf as { $ref?: string }[]) {
     const target = member.$ref && named.get(member.$ref.replace('#/components/schemas/', ''));
     const values = (target as Record<string, any> | undefined)?.properties?.[property]?.enum;
-    if (!member.$ref || !Array.isArray(values) || values.length !== 1) return;
+    if (!member.$ref || !Array.isArray(values) || values.length !== 1) {
+      delete schema.discriminator;
+      return;
+    }
     mapping[values[0]] = member.$ref;
   }
   schema.discriminator = { ...schema.discriminator, mapping };
@@ -449,14 +489,18 @@ function useRefs(value: unknown, refs: Map<string, string>, used: Set<string>): 
 }
 
 /**
- * The document as one deployment serves it: naming its own public address as the server and
- * its reference page as the contact, and otherwise the committed one.
+ * The document as one deployment serves it: naming its own public address as the server,
+ * described by the environment it runs in (`Production deployment`), and its reference page
+ * as the contact; otherwise the committed one.
  */
-export function forDeployment(doc: Record<string, any>, serverUrl: string): Record<string, unknown> {
+export function forDeployment(
+  doc: Record<string, any>,
+  server: { url: string; description: string },
+): Record<string, unknown> {
   return {
     ...doc,
-    info: { ...doc.info, contact: { ...doc.info.contact, url: `${serverUrl}/docs` } },
-    servers: [{ url: serverUrl, description: 'This deployment', 'x-internal': false }],
+    info: { ...doc.info, contact: { ...doc.info.contact, url: `${server.url}/docs` } },
+    servers: [{ url: server.url, description: server.description, 'x-internal': false }],
   };
 }
 

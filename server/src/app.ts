@@ -185,14 +185,14 @@ function operationalRoutes(deps: AppDeps): RequestHandler {
   return sequence([
     health(deps.db, deps.isShuttingDown),
     docs(
-      deps.config.publicBaseUrl,
+      deps.config,
       servedDocuments().map((d) => ({
         version: d.version,
         url: d.url,
         label: d.deprecated ? `${d.version} (deprecated)` : `${d.version} (latest)`,
       })),
     ),
-    versionDocs(deps.config.publicBaseUrl),
+    versionDocs(deps.config),
   ]);
 }
 

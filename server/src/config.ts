@@ -22,6 +22,13 @@ const retrySchedule = (fallback: string) =>
 /** An unset variable; compose's `${NAME:-}` gives an empty string for one. */
 const unsetWhenEmpty = (v: unknown) => (v === '' ? undefined : v);
 
+/**
+ * Where a deployment runs, named in the description of the server its document serves, so a
+ * reader knows whether they are looking at production (OWASP API9:2023, inventory).
+ */
+export const DEPLOYMENT_ENVIRONMENTS = ['local', 'test', 'sandbox', 'staging', 'production'] as const;
+export type DeploymentEnvironment = (typeof DEPLOYMENT_ENVIRONMENTS)[number];
+
 /** A D4 limit in requests per minute. */
 const perMinute = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 
@@ -32,6 +39,7 @@ const ZEnv = z
     DATABASE_URL: z.string().url().optional(),
     DATA_DIR: z.string().min(1).default('.data'),
     PUBLIC_BASE_URL: z.string().url().optional(),
+    DEPLOYMENT_ENVIRONMENT: z.preprocess(unsetWhenEmpty, z.enum(DEPLOYMENT_ENVIRONMENTS).optional()),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SECRET_KEY: z
       .string()
@@ -104,6 +112,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   publicBaseUrl: string;
+  /** Named in the served documents' server description. */
+  deploymentEnvironment: DeploymentEnvironment;
   logLevel: z.infer<typeof ZEnv>['LOG_LEVEL'];
   /** Server key: signs dashboard tokens, derives per-app keys (D5). Never logged. */
   secretKey: Buffer;
@@ -156,12 +166,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const dataDir = path.resolve(e.DATA_DIR);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  // D42: a development install is the one whose operator gave no DATABASE_URL (the embedded
+  // database). Decided here, from the operator's settings, in every process alike: the
+  // supervisor hands its children the database it opened by another name (supervisor.ts).
+  const development = e.DATABASE_URL === undefined;
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     dataDir,
     publicBaseUrl,
+    deploymentEnvironment: e.DEPLOYMENT_ENVIRONMENT ?? (development ? 'local' : 'production'),
     logLevel: e.LOG_LEVEL,
     secretKey: e.SECRET_KEY ? decodeKey(e.SECRET_KEY) : readOrCreateSecretKey(dataDir),
     webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
@@ -172,8 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: e.MAIL_FROM ?? `no-reply@${new URL(publicBaseUrl).hostname}`,
     mailRetrySchedule: e.MAIL_RETRY_SCHEDULE,
     mailTimeoutMs: 30_000,
-    // D42: development is the embedded database (no DATABASE_URL), as the README says.
-    mailDir: e.SMTP_URL || e.DATABASE_URL ? undefined : path.join(dataDir, 'mail'),
+    mailDir: development && !e.SMTP_URL ? path.join(dataDir, 'mail') : undefined,
     rateLimits: {
       token: e.RATE_LIMIT_TOKEN,
       auth: e.RATE_LIMIT_AUTH,

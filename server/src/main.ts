@@ -4,7 +4,6 @@ import { AggregatorRegistry } from 'prom-client';
 import { createApp, stopApp } from './app';
 import { type Config, loadConfig } from './config';
 import { batchesWritten } from './db/committed-batches';
-import { openDatabase } from './db/open';
 import { drainable } from './http/drain';
 import { createAppServer } from './http/server';
 import { setServerTimeouts } from './http/timeouts';
@@ -12,7 +11,7 @@ import { type Delivery, startDelivery } from './job-runner';
 import { createLogger } from './logger';
 import { ServiceMetrics } from './metrics';
 import { reportFastPaths } from './runtime/index';
-import { stopOnce, supervise, takeOverSignals } from './supervisor';
+import { openSupervisorDatabase, stopOnce, supervise, takeOverSignals } from './supervisor';
 
 /** How long in-flight requests may take to finish after SIGTERM (D46). */
 const DRAIN_MS = 10_000;
@@ -40,7 +39,7 @@ async function main(): Promise<void> {
 /** One HTTP worker. */
 async function serve(config: Config, logger: Logger): Promise<void> {
   takeOverSignals();
-  const database = await openDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'), { migrate: false });
+  const database = await openSupervisorDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
   const metrics = new ServiceMetrics(database.db, { processFigures: true });
   // The supervisor asks every worker for its figures and serves their sum; constructing an
   // AggregatorRegistry is what makes a worker answer those requests.

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import type { Config } from './config';
 import type { Db } from './db/database';
-import { openDatabase } from './db/open';
+import { type OpenDatabase, openDatabase } from './db/open';
 import { handleProcessFaults } from './faults';
 import { registerQueueMetrics, serveMetrics } from './metrics';
 
@@ -13,6 +13,12 @@ const STEADY_MS = 10_000;
 const RESTART_PAUSE_MS = 2_000;
 /** Past its own drain, how long a child may take to exit before it is killed. */
 const EXIT_GRACE_MS = 5_000;
+/**
+ * How a supervisor hands its children the database it opened. Not DATABASE_URL: that one is
+ * the operator's, and its absence is what makes an install a development one (D42), for the
+ * children as for the supervisor.
+ */
+const OPENED_DATABASE = 'PROTECTION_SERVICE_OPENED_DATABASE_URL';
 
 /**
  * The first process of `pnpm start` and `pnpm worker`, whatever the number of children (D46):
@@ -42,7 +48,7 @@ export async function supervise(
   const bornAt = new Map<number, number>();
   const fork = () => {
     // Children join the database opened here (and migrated once) instead of opening their own.
-    const child = cluster.fork({ DATABASE_URL: database.url });
+    const child = cluster.fork({ [OPENED_DATABASE]: database.url });
     bornAt.set(child.id, Date.now());
   };
 
@@ -117,6 +123,16 @@ async function drainChildren(drainMs: number): Promise<void> {
         }),
     ),
   );
+}
+
+/**
+ * A child's database: the one its supervisor opened and migrated, under the operator's own
+ * configuration (an embedded database stays one in every child's eyes).
+ */
+export function openSupervisorDatabase(config: Config, log: (m: string) => void): Promise<OpenDatabase> {
+  const opened = process.env[OPENED_DATABASE];
+  if (!opened) throw new Error('started without a supervisor: run pnpm start or pnpm worker');
+  return openDatabase(config, log, { migrate: false, opened });
 }
 
 /**

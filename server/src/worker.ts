@@ -1,10 +1,9 @@
 import cluster from 'node:cluster';
 import { loadConfig } from './config';
-import { openDatabase } from './db/open';
 import { startDelivery } from './job-runner';
 import { createLogger } from './logger';
 import { reportFastPaths } from './runtime/index';
-import { stopOnce, supervise, takeOverSignals } from './supervisor';
+import { openSupervisorDatabase, stopOnce, supervise, takeOverSignals } from './supervisor';
 
 /** Past the longest an attempt may take, how long its record may take after SIGTERM. */
 const RECORD_MS = 10_000;
@@ -31,7 +30,7 @@ async function main(): Promise<void> {
 
   async function deliver(logger: ReturnType<typeof createLogger>): Promise<void> {
     takeOverSignals();
-    const database = await openDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'), { migrate: false });
+    const database = await openSupervisorDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
     const delivery = await startDelivery({ config, logger, connectionString: database.url });
     logger.info(
       { workers: config.webhookWorkers, database: database.description, pid: process.pid },

@@ -157,11 +157,13 @@ export function connection<T extends z.ZodTypeAny>(node: T) {
 }
 
 /**
- * D47: the longest value a request header can have. Node refuses a request whose headers
- * together pass 16 KB (431) before the contract sees it, so this bound refuses nothing more;
- * it is for headers whose malformed values are ignored rather than refused (D29).
+ * D47: the longest value of a header whose malformed values are ignored rather than refused
+ * (the cohort headers of D29, `If-None-Match`); longer answers 400. Node refuses a request
+ * whose URL and headers together pass 16 KiB (431), so the three at their longest, with the
+ * longest URL the document allows and a client's usual headers, stay well inside that; and
+ * inside the 8 KiB a common proxy (nginx) allows one header line.
  */
-export const MAX_HEADER_LENGTH = 16_384;
+export const MAX_HEADER_LENGTH = 2_048;
 
 /** D33: optional on every token-authenticated POST. */
 export const ZIdempotencyHeaders = z.object({

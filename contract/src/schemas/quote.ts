@@ -38,8 +38,16 @@ export type TQuoteLineItem = z.infer<typeof ZQuoteLineItem>;
  */
 export const ZQuoteRequest = z
   .object({
-    orderTotal: ZAmount.optional().describe('Pre-computed subtotal; ignored when lineItems is sent'),
-    lineItems: z.array(ZQuoteLineItem).max(MAX_QUOTE_LINE_ITEMS).optional(),
+    orderTotal: ZAmount.optional().describe(
+      'Pre-computed subtotal; ignored when lineItems is sent. Send orderTotal or lineItems: one of them is required',
+    ),
+    lineItems: z
+      .array(ZQuoteLineItem)
+      .max(MAX_QUOTE_LINE_ITEMS)
+      .optional()
+      .describe(
+        'The items to quote, whose prices make the subtotal. Send orderTotal or lineItems: one of them is required',
+      ),
     policyType: ZPricingType.default('SHIPPING'),
     currency: ZCurrencyCode.optional().describe(
       "Informational; sets the rounding: the code's minor units, 2 for a code ISO 4217 does not list (D6, D43)",

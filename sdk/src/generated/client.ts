@@ -1636,8 +1636,9 @@ export interface TQuoteLineItem {
 }
 
 export interface TQuoteRequestInput {
-  /** Pre-computed subtotal; ignored when lineItems is sent */
+  /** Pre-computed subtotal; ignored when lineItems is sent. Send orderTotal or lineItems: one of them is required */
   orderTotal?: number;
+  /** The items to quote, whose prices make the subtotal. Send orderTotal or lineItems: one of them is required */
   lineItems?: TQuoteLineItemInput[];
   policyType?: TPricingType;
   /** Informational; sets the rounding: the code's minor units, 2 for a code ISO 4217 does not list (D6, D43) */

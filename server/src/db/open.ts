@@ -15,15 +15,17 @@ export interface OpenDatabase {
 /**
  * The database `pnpm start` and `pnpm cli` share: DATABASE_URL when given, else the embedded
  * PostgreSQL in DATA_DIR (joined when another process already runs it). Migrated on open,
- * unless `migrate` is false (the workers of a supervisor that migrated it already).
+ * unless `migrate` is false (the workers of a supervisor that migrated it already). `opened`
+ * is the connection string of a database another process opened for this one (a supervisor
+ * for its children): used as it is, never started here.
  */
 export async function openDatabase(
   config: Config,
   log: (m: string) => void = () => {},
-  { migrate = true }: { migrate?: boolean } = {},
+  { migrate = true, opened }: { migrate?: boolean; opened?: string } = {},
 ): Promise<OpenDatabase> {
-  const embedded = config.databaseUrl ? null : await openEmbedded(config.dataDir, log);
-  const url = config.databaseUrl ?? embedded!.url;
+  const embedded = config.databaseUrl || opened ? null : await openEmbedded(config.dataDir, log);
+  const url = opened ?? config.databaseUrl ?? embedded!.url;
   const db = createDb(url);
   try {
     if (migrate) await migrateToLatest(db);
@@ -36,9 +38,9 @@ export async function openDatabase(
   return {
     db,
     url,
-    description: embedded
-      ? `embedded PostgreSQL in ${config.dataDir}/postgres on port ${where.port}${embedded.owned ? '' : ' (joined)'}`
-      : `PostgreSQL at ${where.hostname}:${where.port || 5432}${where.pathname}`,
+    description: config.databaseUrl
+      ? `PostgreSQL at ${where.hostname}:${where.port || 5432}${where.pathname}`
+      : `embedded PostgreSQL in ${config.dataDir}/postgres on port ${where.port}${embedded?.owned ? '' : ' (joined)'}`,
     async close() {
       await db.destroy();
       await embedded?.stop();

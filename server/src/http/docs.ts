@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { ApiVersion } from '@protection-service/contract';
 import { buildOpenApi, forDeployment } from '@protection-service/contract/openapi';
 import express, { Router } from 'express';
+import type { Config, DeploymentEnvironment } from '../config';
 
 /** The committed document at the repository root. */
 const OPENAPI_FILE = path.resolve(import.meta.dirname, '../../../openapi.json');
@@ -25,6 +27,33 @@ function redocStandalone(): string {
     EMPTY_IMAGE,
   );
   return redocBundle;
+}
+
+/** What a served document says of where it is served: the public address and the environment. */
+export type Deployment = Pick<Config, 'publicBaseUrl' | 'deploymentEnvironment'>;
+
+/** The served document's server description, by DEPLOYMENT_ENVIRONMENT (OWASP API9:2023). */
+const SERVER_TEXT: Record<DeploymentEnvironment, string> = {
+  local: 'Local development install',
+  test: 'Test deployment',
+  sandbox: 'Sandbox deployment, apart from production',
+  staging: 'Staging deployment, apart from production',
+  production: 'Production deployment',
+};
+
+/**
+ * A committed document (`file`; the contract's of `version` where there is none) as this
+ * deployment serves it. The committed file is what the contract generates (CI checks it);
+ * generating it again here would hold the event loop for a second.
+ */
+export function servedDocument(file: string, version: ApiVersion | undefined, deployment: Deployment): string {
+  const doc = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : buildOpenApi({ version });
+  return JSON.stringify(
+    forDeployment(doc, {
+      url: deployment.publicBaseUrl,
+      description: SERVER_TEXT[deployment.deploymentEnvironment],
+    }),
+  );
 }
 
 /** One document the reference page can show, and the name its version picker gives it. */
@@ -147,20 +176,14 @@ const INIT_JS = `(function () {
  * its server) and `GET /docs`, the reference page (D47): Redoc, whose assets come from this
  * server, not a CDN, showing `documents` (a version picker when there are several).
  */
-export function docs(publicBaseUrl: string, documents: readonly ApiDocument[] = API_DOCUMENTS): Router {
+export function docs(deployment: Deployment, documents: readonly ApiDocument[] = API_DOCUMENTS): Router {
   if (documents.length === 0) throw new Error('the reference page needs at least one document');
   const router = Router();
-  // Read on first request, not at start-up: most processes (and every test server) never serve
-  // it. The committed file is what the contract generates (CI checks it); generating it again
-  // here would hold the event loop for a second.
+  // Read on first request, not at start-up: most processes (and every test server) never serve it.
   let document: string | undefined;
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').setHeader('cache-control', 'public, max-age=300');
-    document ??= JSON.stringify(
-      existsSync(OPENAPI_FILE)
-        ? forDeployment(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')), publicBaseUrl)
-        : buildOpenApi({ serverUrl: publicBaseUrl }),
-    );
+    document ??= servedDocument(OPENAPI_FILE, undefined, deployment);
     res.send(document);
   });
   const html = indexHtml(documents);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MAX_HEADER_LENGTH } from '@protection-service/contract';
 import { StoreCache } from '../cache/store-cache';
 import type { ServiceMetrics } from '../metrics';
 import type { RequestLog } from './access-log';
@@ -82,6 +83,8 @@ export class PublicReadCache {
     const path = q === -1 ? req.url : req.url.slice(0, q);
     const route = this.patterns.find((p) => p.regex.test(path));
     if (!route) return false;
+    // If-None-Match is not in the key: one past the document's bound gets the full stack's 400 (D47).
+    if ((req.headers['if-none-match']?.length ?? 0) > MAX_HEADER_LENGTH) return false;
     const hit = this.store.get(this.key(req.url, req.headers));
     if (!hit) {
       this.metrics.publicCacheLookup(false);

@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import { answerHalfClosedClients } from '../runtime/half-open';
 import { leanJson } from '../runtime/lean-json';
 import { prebuiltMessages } from '../runtime/prebuilt-messages';
+import { answerClientErrors } from './client-errors';
 import { CHECK_INTERVAL_MS } from './timeouts';
 
 /**
@@ -37,6 +38,8 @@ export function createAppServer(): AppServer {
     ...messages?.options,
   }) as AppServer;
   answerHalfClosedClients(server);
+  // D2 also for what Node's parser refuses (431, 400, 408).
+  answerClientErrors(server);
   server.serve = (app, listener = app) => {
     messages?.adopt(app);
     server.on('request', listener);

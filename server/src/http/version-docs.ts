@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type ApiVersion, changelog, isApiVersion } from '@protection-service/contract';
-import { buildOpenApi, forDeployment } from '@protection-service/contract/openapi';
 import { Router } from 'express';
+import { type Deployment, servedDocument } from './docs';
 
 /** The committed documents: `openapi/<version>.json` at the repository root (D44). */
 const OPENAPI_DIR = path.resolve(import.meta.dirname, '../../../openapi');
@@ -56,7 +55,7 @@ ${sections.join('\n')}
  * `GET /openapi/<version>.json` (each version's document, D44, naming this deployment's
  * address) and `GET /docs/versions` (the changelog). `/openapi.json` stays the latest's.
  */
-export function versionDocs(publicBaseUrl: string): Router {
+export function versionDocs(deployment: Deployment): Router {
   const router = Router();
   const documents = new Map<ApiVersion, string>();
   router.get('/openapi/:file', (req, res, next) => {
@@ -64,12 +63,7 @@ export function versionDocs(publicBaseUrl: string): Router {
     if (!req.params.file?.endsWith('.json') || !isApiVersion(version)) return next();
     let document = documents.get(version);
     if (!document) {
-      const file = path.join(OPENAPI_DIR, `${version}.json`);
-      document = JSON.stringify(
-        existsSync(file)
-          ? forDeployment(JSON.parse(readFileSync(file, 'utf8')), publicBaseUrl)
-          : buildOpenApi({ serverUrl: publicBaseUrl, version }),
-      );
+      document = servedDocument(path.join(OPENAPI_DIR, `${version}.json`), version, deployment);
       documents.set(version, document);
     }
     res.type('application/json').setHeader('cache-control', 'public, max-age=300');

@@ -51,6 +51,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     databaseUrl: undefined,
     dataDir: os.tmpdir(),
     publicBaseUrl: 'http://localhost',
+    deploymentEnvironment: 'test',
     logLevel: 'silent',
     secretKey: randomBytes(32),
     webhookAllowPrivateUrls: true,

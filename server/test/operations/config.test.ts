@@ -26,6 +26,16 @@ describe('configuration', () => {
     expect(config.trustProxy('10.0.0.1', 0)).toBe(false);
   });
 
+  it('names the environment from DEPLOYMENT_ENVIRONMENT, else from the database the operator gave', () => {
+    // No DATABASE_URL: the embedded database of a development install.
+    expect(load({}).deploymentEnvironment).toBe('local');
+    expect(load({ DATABASE_URL: 'postgres://db/x' }).deploymentEnvironment).toBe('production');
+    expect(load({ DATABASE_URL: 'postgres://db/x', DEPLOYMENT_ENVIRONMENT: 'staging' }).deploymentEnvironment).toBe(
+      'staging',
+    );
+    expect(load({ DEPLOYMENT_ENVIRONMENT: '' }).deploymentEnvironment).toBe('local');
+  });
+
   it('reads every setting', () => {
     const config = load({
       RATE_LIMIT_TOKEN: '1000',
@@ -58,6 +68,7 @@ describe('configuration', () => {
     ['METRICS_PORT', '70000'],
     ['KEEP_ALIVE_TIMEOUT_MS', 'soon'],
     ['LOG_FORMAT', 'xml'],
+    ['DEPLOYMENT_ENVIRONMENT', 'qa'],
   ])('refuses %s=%s with a message naming it', (name, value) => {
     expect(() => load({ [name]: value })).toThrow(new RegExp(`invalid configuration:\\n {2}${name}: `));
   });

@@ -147,7 +147,7 @@ describe.skipIf(!CHROMIUM)('GET /docs in headless Chromium', () => {
     }
     app.use(
       docs(
-        'http://localhost',
+        { publicBaseUrl: 'http://localhost', deploymentEnvironment: 'test' },
         versions.map((version) => ({ version, url: `/openapi/${version}.json`, label: version })),
       ),
     );

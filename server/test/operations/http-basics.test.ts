@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { API_VERSIONS } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_FILE } from '../../../scripts/openapi';
+import { OPENAPI_FILE, openApiFileOf } from '../../../scripts/openapi';
+import { DEPLOYMENT_ENVIRONMENTS } from '../../src/config';
+import { servedDocument } from '../../src/http/docs';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** Behaviour every route shares: D2 errors, request ids, 404/405/413/415, health. */
@@ -134,8 +137,9 @@ describe('HTTP basics', () => {
     type Doc = { servers: { url: string }[]; info: { contact: { url: string } } };
     const committed = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as Doc;
     const live = (await doc.json()) as Doc;
+    // Named by its environment (DEPLOYMENT_ENVIRONMENT; the test servers are `test`).
     expect(live.servers).toEqual([
-      { url: server.config.publicBaseUrl, description: 'This deployment', 'x-internal': false },
+      { url: server.config.publicBaseUrl, description: 'Test deployment', 'x-internal': false },
     ]);
     expect(live.info.contact.url).toBe(`${server.config.publicBaseUrl}/docs`);
     expect({ ...live, servers: committed.servers, info: committed.info }).toEqual(committed);
@@ -145,5 +149,28 @@ describe('HTTP basics', () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
     await expectD2(await server.request('/docs/assets/missing.js'), 404, 'Not Found');
+  });
+
+  it('names its environment in every served document as the OWASP inventory rule asks, whatever the setting', async () => {
+    // The rule's own pattern, from the pinned rule set `pnpm lint:openapi` runs.
+    const { default: ruleset } = await import('@stoplight/spectral-owasp-ruleset');
+    const rule = (
+      ruleset.rules['owasp:api9:2023-inventory-environment'] as { then: { functionOptions: { match: string } } }
+    ).then.functionOptions.match;
+    const [, source, flags] = /^\/(.*)\/(\w*)$/.exec(rule)!;
+    for (const deploymentEnvironment of DEPLOYMENT_ENVIRONMENTS) {
+      for (const [file, version] of [
+        [OPENAPI_FILE, undefined] as const,
+        ...API_VERSIONS.map((v) => [openApiFileOf(v), v] as const),
+      ]) {
+        const served = servedDocument(file, version, {
+          publicBaseUrl: 'https://api.example.com',
+          deploymentEnvironment,
+        });
+        const doc = JSON.parse(served) as { servers: { url: string; description: string }[] };
+        expect(doc.servers[0]!.description).toMatch(new RegExp(source!, flags));
+        expect(doc.servers[0]!.url).toBe('https://api.example.com');
+      }
+    }
   });
 });

@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPkcePair, exchangeCode } from '../../../sdk/src/index';
 import { freePort } from '../../src/free-port';
 import { answered } from '../harness/fixtures';
 import { loginAcrossSigterm, NODE_ARGS, ROOT, runScript } from '../harness/processes';
@@ -12,7 +14,8 @@ import { apiAt } from '../harness/server';
 /**
  * README's first command, end to end: `pnpm start` on an embedded PostgreSQL in a fresh
  * DATA_DIR, `pnpm cli seed` joining that database from a second process, the public read of
- * the seeded store, a graceful SIGTERM, and data surviving a restart.
+ * the seeded store, a claim approved with a store credit whose e-mail lands in DATA_DIR/mail,
+ * a graceful SIGTERM, and data surviving a restart.
  */
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
@@ -98,6 +101,92 @@ describe('pnpm start on embedded PostgreSQL, with pnpm cli beside it', () => {
     expect(body.source).toBe('merchant');
     expect(body.quote?.premium).toBe(2);
   });
+
+  it('as a development install, writes the store credit e-mail as a .eml file under DATA_DIR/mail (D42)', async () => {
+    // Through HTTP only, as a new user would: log in, register an app, install it, file and approve.
+    const login = answered(
+      await apiAt(url).auth.login({ body: { email: seeded.user.email, password: seeded.user.password } }),
+      200,
+    );
+    const merchant = apiAt(url, login.data.access_token);
+    const redirectUri = 'https://app.example.com/callback';
+    const app = answered(
+      await merchant.apps.create({
+        body: {
+          name: 'Claims desk',
+          redirectUris: [redirectUri],
+          requestedScopes: ['order:update', 'claim:read', 'claim:update', 'claim:manage'],
+          distribution: 'private',
+        },
+      }),
+      201,
+    ).data;
+    const pkce = await createPkcePair();
+    const consent = answered(
+      await merchant.oauth.approve({
+        body: {
+          clientId: app.clientId,
+          redirectUri,
+          storeId: seeded.store.id,
+          codeChallenge: pkce.challenge,
+          codeChallengeMethod: pkce.method,
+        },
+      }),
+      200,
+    ).data;
+    const tokens = await exchangeCode({
+      baseUrl: url,
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      code: new URL(consent.redirectUri).searchParams.get('code')!,
+      redirectUri,
+      codeVerifier: pkce.verifier,
+    });
+    const api = apiAt(url, tokens.accessToken);
+    answered(
+      await api.orders.upsert({
+        params: { sourceOrderId: 'e2e-1' },
+        body: {
+          sourceOrderNumber: '#E2E-1',
+          currency: 'USD',
+          platformId: 'api',
+          total: 40,
+          sourceCreatedAt: '2026-01-31T12:00:00Z',
+        },
+      }),
+      200,
+    );
+    const filed = await api.claims.file({
+      params: { sourceOrderId: 'e2e-1' },
+      body: {
+        email: 'shopper@example.com',
+        salesChannel: 'ONLINE',
+        claimCategory: 'SHIPPING',
+        fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1 }] }],
+        resolution: { desiredMethod: 'STORE_CREDIT' },
+      },
+    });
+    answered(filed, 200);
+    const claimId = filed.headers.get('location')!.split('/').pop()!;
+    const approved = answered(
+      await api.claims.approve({
+        params: { claimId },
+        body: { resolutions: [{ type: 'STORE_CREDIT', paidValue: 5 }] },
+      }),
+      200,
+    );
+    const code = approved.claimStoreCredits[0]!.code;
+
+    const mailDir = path.join(dataDir, 'mail');
+    const withCode = async () => {
+      const files = existsSync(mailDir) ? (await readdir(mailDir)).filter((f) => f.endsWith('.eml')) : [];
+      const mails = await Promise.all(files.map(async (f) => simpleParser(await readFile(path.join(mailDir, f)))));
+      return mails.filter((mail) => mail.subject?.startsWith('Your store credit') && mail.text?.includes(code)).length;
+    };
+    await expect.poll(withCode, { timeout: 20_000, interval: 250 }).toBe(1);
+    const record = answered(await api.claims.get({ params: { claimId } }), 200);
+    expect(record.claimStoreCredits[0]!.emailStatus).toBe('NOT_SENT');
+  }, 60_000);
 
   it('on SIGTERM finishes the request in flight, then exits 0 and stops the embedded database', async () => {
     const answered = loginAcrossSigterm(url, server!, seeded.user.email);

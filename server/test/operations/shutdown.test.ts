@@ -92,6 +92,8 @@ describe('pnpm start with slow clients, then SIGTERM under load', () => {
       expect(s.closedAfterMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS);
       expect(s.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 2500);
       expect(s.got).toMatch(/^HTTP\/1\.1 408 /);
+      // In the D2 shape, as every answer of the process (http/client-errors.ts).
+      expect(s.got).toContain('{"statusCode":408,');
     }
   }, 30_000);
 
