@@ -10,6 +10,7 @@ import { type Db, inOneTrip, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
+import { claimedByItem, leftToClaim } from '../commerce/claimable';
 import { liveOrderLock } from '../commerce/live-order';
 import { claimMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
@@ -119,7 +120,7 @@ function claimStatement(clientId: string, c: NewClaim, on: ClaimOn) {
         where not o.line_items_known or not exists (
           select 1 from asked a
           where (claimable.ordered ->> a.item_id) is null
-            or a.quantity > greatest(0, (claimable.ordered ->> a.item_id)::int - coalesce((claimable.claimed ->> a.item_id)::int, 0))
+            or a.quantity > ${leftToClaim(sql`(claimable.ordered ->> a.item_id)::int`, sql`(claimable.claimed ->> a.item_id)::int`)}
         )
       )`
     : sql`source as (select ${on.orderId}::text as order_id, ${on.authorName}::text as author_name, null::text as policy_id)`;
@@ -167,16 +168,6 @@ function claimStatement(clientId: string, c: NewClaim, on: ClaimOn) {
   `;
   return { id, eventId: event.id, statement };
 }
-
-/**
- * D39: a claim whose outcome was a refusal frees its quantity: it is `DENIED` or `DISMISSED`,
- * or `CLOSED` or `ARCHIVED` after one of those. D22 lets a claim leave `DENIED` and `DISMISSED`
- * only towards `CLOSED` and then `ARCHIVED`, so a claim that ever entered either is refused.
- * Over `claims c`.
- */
-const refusedClaim = sql<boolean>`exists (
-  select 1 from claim_state_changes sc where sc.claim_id = c.id and sc.to_state in ('DENIED', 'DISMISSED')
-)`;
 
 /**
  * `POST /v1/claims/:sourceOrderId` (D22, D23, D39): files a `NEW` claim against the store's
@@ -278,13 +269,7 @@ function claimableSql(orderId: RawBuilder<unknown>, itemIds: readonly string[]) 
       ${
         itemIds.length > 0
           ? sql`coalesce((
-              select json_object_agg(t.item_id, t.quantity) from (
-                select ci.item_id, sum(ci.quantity) as quantity
-                from claims c join claim_items ci on ci.claim_id = c.id
-                where c.order_id = ${orderId} and c.deleted_at is null and ci.item_id = any(${itemIds}::text[])
-                  and not ${refusedClaim}
-                group by ci.item_id
-              ) t
+              select json_object_agg(t.item_id, t.quantity) from (${claimedByItem(orderId, itemIds)}) t
             ), '{}')`
           : sql`'{}'::json`
       } as claimed
