@@ -628,34 +628,49 @@ export type TTimelineActor = z.infer<typeof ZTimelineActor>;
 const entry = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
   z.object({ type: z.literal(type), at: ZTimestamp, actor: ZTimelineActor, ...shape }).strict();
 
+/** A state move with its note (D22, D51). */
+export const ZTimelineStateChange = entry('state_change', {
+  from: ZClaimState,
+  to: ZClaimState,
+  note: z.string().nullable(),
+});
+/** A resolution of an approval (D22, D51). */
+export const ZTimelineResolution = entry('resolution', {
+  resolutionId: ZId,
+  resolutionType: ZResolutionType,
+  itemId: z.string().nullable(),
+  quantity: z.number().int().nullable(),
+  paidValue: ZAmount.nullable(),
+  paidCurrency: ZCurrency.nullable(),
+  details: z.string().nullable(),
+});
+/** A store credit issued, with its e-mail's status (D26, D42, D51). */
+export const ZTimelineStoreCredit = entry('store_credit', {
+  code: z.string(),
+  creditValue: ZAmount,
+  bonusValue: ZAmount,
+  totalValue: ZAmount,
+  currency: ZCurrency.nullable(),
+  emailStatus: ZEmailStatus,
+  emailTime: ZTimestamp.nullable(),
+});
+/** A message between the shopper and the merchant (D25, D51). */
+export const ZTimelineMessage = entry('message', {
+  messageId: ZId,
+  senderType: ZSenderType,
+  message: z.string(),
+  medias: z.array(z.string()),
+});
+/** A staff note (D51). */
+export const ZTimelineNote = entry('note', { noteId: ZId, note: z.string() });
+
 /** One entry of a claim's timeline (D51), by `type`. */
 export const ZTimelineEntry = z.discriminatedUnion('type', [
-  entry('state_change', { from: ZClaimState, to: ZClaimState, note: z.string().nullable() }),
-  entry('resolution', {
-    resolutionId: ZId,
-    resolutionType: ZResolutionType,
-    itemId: z.string().nullable(),
-    quantity: z.number().int().nullable(),
-    paidValue: ZAmount.nullable(),
-    paidCurrency: ZCurrency.nullable(),
-    details: z.string().nullable(),
-  }),
-  entry('store_credit', {
-    code: z.string(),
-    creditValue: ZAmount,
-    bonusValue: ZAmount,
-    totalValue: ZAmount,
-    currency: ZCurrency.nullable(),
-    emailStatus: ZEmailStatus,
-    emailTime: ZTimestamp.nullable(),
-  }),
-  entry('message', {
-    messageId: ZId,
-    senderType: ZSenderType,
-    message: z.string(),
-    medias: z.array(z.string()),
-  }),
-  entry('note', { noteId: ZId, note: z.string() }),
+  ZTimelineStateChange,
+  ZTimelineResolution,
+  ZTimelineStoreCredit,
+  ZTimelineMessage,
+  ZTimelineNote,
 ]);
 export type TTimelineEntry = z.infer<typeof ZTimelineEntry>;
 

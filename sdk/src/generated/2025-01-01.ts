@@ -1237,14 +1237,16 @@ export interface TTimelineActor {
   name: string | null;
 }
 
-export type TTimelineEntry = {
+export interface TTimelineStateChange {
   type: 'state_change';
   at: string;
   actor: TTimelineActor;
   from: TClaimState;
   to: TClaimState;
   note: string | null;
-} | {
+}
+
+export interface TTimelineResolution {
   type: 'resolution';
   at: string;
   actor: TTimelineActor;
@@ -1255,7 +1257,9 @@ export type TTimelineEntry = {
   paidValue: number | null;
   paidCurrency: string | null;
   details: string | null;
-} | {
+}
+
+export interface TTimelineStoreCredit {
   type: 'store_credit';
   at: string;
   actor: TTimelineActor;
@@ -1267,7 +1271,9 @@ export type TTimelineEntry = {
   /** PENDING until the SMTP server accepts the e-mail, then SENT; FAILED after the last retry; NOT_SENT without an SMTP server (D42) */
   emailStatus: TEmailStatus;
   emailTime: string | null;
-} | {
+}
+
+export interface TTimelineMessage {
   type: 'message';
   at: string;
   actor: TTimelineActor;
@@ -1275,13 +1281,17 @@ export type TTimelineEntry = {
   senderType: TSenderType;
   message: string;
   medias: string[];
-} | {
+}
+
+export interface TTimelineNote {
   type: 'note';
   at: string;
   actor: TTimelineActor;
   noteId: string;
   note: string;
-};
+}
+
+export type TTimelineEntry = TTimelineStateChange | TTimelineResolution | TTimelineStoreCredit | TTimelineMessage | TTimelineNote;
 
 export type TClaimTimeline = TTimelineEntry[];
 

@@ -1,3 +1,4 @@
+import { CLAIM_STATES } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TClaimListQuery } from '../../../sdk/src/index';
@@ -32,22 +33,7 @@ describe('claims workspace (D51)', () => {
   describe('GET /v1/claims: queue, claimState, q, claimType, order', () => {
     // One claim per state, filed in order, so the list's order is the filing order.
     const byState: Record<string, string> = {};
-    const states = [
-      'NEW',
-      'OPEN',
-      'COMMUNICATING',
-      'WAITING_FOR_CUSTOMER',
-      'WAITING_FOR_BRAND',
-      'WAITING_FOR_OP',
-      'APPROVED',
-      'DENIED',
-      'DISMISSED',
-      'TEMPORARILY_DISMISSED',
-      'RESOLVED',
-      'RESOLVED_BY_BRAND',
-      'CLOSED',
-      'ARCHIVED',
-    ];
+    const states = CLAIM_STATES;
 
     beforeAll(async () => {
       for (const [i, state] of states.entries()) {
