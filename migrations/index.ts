@@ -13,6 +13,7 @@ import * as storeChanges from './20261124030000-store-changes';
 import * as appSettings from './20261125000000-app-settings';
 import * as apiVersions from './20261125010000-api-versions';
 import * as testMode from './20261125020000-test-mode';
+import * as claimsWorkspace from './20261126000000-claims-workspace';
 import * as staff from './20261126000000-staff';
 
 /**
@@ -34,5 +35,6 @@ export const migrations: Record<string, Migration> = {
   '20261125000000-app-settings': appSettings,
   '20261125010000-api-versions': apiVersions,
   '20261125020000-test-mode': testMode,
+  '20261126000000-claims-workspace': claimsWorkspace,
   '20261126000000-staff': staff,
 };

@@ -245,6 +245,7 @@ describe('ZOrder read (D18, D19)', () => {
         quantity: 1,
         price: 10,
         isShippable: null,
+        claimableQuantity: 1,
       },
     ],
     protection: { status: 'ACTIVE', policyId: 'pol_1' },
@@ -591,6 +592,13 @@ describe('claim reads (D24)', () => {
     claimId: 'cl_1',
     itemId: 'li-1',
     quantity: 1,
+    issueType: 'DAMAGED',
+    details: 'cracked',
+    images: ['https://example.com/1.jpg'],
+    sourceFulfillmentId: null,
+    sourceProductId: 'p-1',
+    sourceVariantId: null,
+    name: 'Mug',
     createdAt: T,
     updatedAt: T,
     deletedAt: null,
@@ -614,6 +622,10 @@ describe('claim reads (D24)', () => {
     otaDescription: null,
     externalSource: 'api',
     policyId: null,
+    claimCategory: 'SHIPPING',
+    salesChannel: 'ONLINE',
+    denyReason: null,
+    denyDetails: null,
     createdAt: T,
     updatedAt: T,
     deletedAt: null,
@@ -883,6 +895,10 @@ describe('routes match routes.tsv', () => {
     ['POST', '/v1/claims/:claimId/approve', 'token', 'claim:manage', 200, 'plain', 'D22'],
     ['POST', '/v1/claims/:claimId/deny', 'token', 'claim:manage', 200, 'plain', 'D22'],
     ['POST', '/v1/claims/:claimId/transition', 'token', 'claim:manage', 200, 'plain', 'D22'],
+    ['GET', '/v1/claims/:claimId/timeline', 'token', 'claim:read|claim:update|claim:manage', 200, 'data', 'D51'],
+    ['POST', '/v1/claims/:claimId/notes', 'token', 'claim:update|claim:manage', 201, 'data', 'D51'],
+    ['POST', '/v1/claims/:claimId/approve/preview', 'token', 'claim:manage', 200, 'data', 'D51'],
+    ['GET', '/v1/orders', 'token', 'order:read|order:update', 200, 'plain', 'D51'],
     ['GET', '/v2/products/:productId', 'token', 'product:read|product:update', 200, 'data', 'spec'],
     ['PUT', '/v2/products/:productId', 'token', 'product:update', 200, 'data', 'spec'],
     ['DELETE', '/v2/products/:productId', 'token', 'product:update', 200, 'data', 'spec'],
@@ -904,7 +920,7 @@ describe('routes match routes.tsv', () => {
     ...Object.values(productRoutes),
   ] as unknown as AnyRoute[];
 
-  it('defines exactly the 21 routes', () => {
+  it('defines exactly the 25 routes', () => {
     expect(all).toHaveLength(expected.length);
   });
 

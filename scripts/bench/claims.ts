@@ -120,7 +120,9 @@ async function explain(
   after: Position | undefined,
   filters: { updatedAtMin?: string } = {},
 ): Promise<string> {
-  const compiled = claimPageQuery(storeId, filters, { after, limit: 51, backward: false }).compile(db);
+  const compiled = claimPageQuery(storeId, filters, { after, limit: 51, backward: false, descending: false }).compile(
+    db,
+  );
   const plan = await db.executeQuery<{ 'QUERY PLAN': string }>(
     CompiledQuery.raw(`explain (analyze, buffers, costs off) ${compiled.sql}`, [...compiled.parameters]),
   );

@@ -184,7 +184,7 @@ export function createClient(options: ClientOptions): ModeClient {
         (s): s is AbortSignal => s != null,
       );
       const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-      const response = await fetcher(path, { ...fetchOptions, method, headers, body, signal });
+      const response = await fetcher(repeatedQuery(path), { ...fetchOptions, method, headers, body, signal });
       return { response, body: await readBody(response) };
     });
     if (response.status >= 400 && !(response.status in route.responses)) {
@@ -212,6 +212,15 @@ export function createClient(options: ClientOptions): ModeClient {
   const client = initClient(contractFor(apiVersion ?? LATEST_API_VERSION).router as never, args) as unknown as Client;
   const livemode = options.accessToken !== undefined ? tokenLivemode(options.accessToken) : options.auth?.livemode;
   return Object.defineProperty(client, 'livemode', { value: livemode }) as ModeClient;
+}
+
+/**
+ * An array in the query is the parameter repeated (`claimState=NEW&claimState=OPEN`), as the
+ * API reads it (D51), not the `claimState[0]=…` of the request builder.
+ */
+function repeatedQuery(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? url : url.slice(0, at) + url.slice(at).replace(/%5B\d+%5D=/g, '=');
 }
 
 /** JSON when the answer says so, `undefined` when empty (204, 304), text otherwise. */

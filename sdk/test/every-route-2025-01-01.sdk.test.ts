@@ -166,6 +166,35 @@ describe('SDK 2025-01-01: every token route, end to end', () => {
     body('orders.get', await client.orders.get({ params: { sourceOrderId: 'old-gone' } }), 404);
   });
 
+  it('the claims workspace (D51): the same answers as the latest version, additive', async () => {
+    const sourceOrderId = 'old-workspace';
+    body('orders.upsert', await client.orders.upsert({ params: { sourceOrderId }, body: order }), 200);
+    const filed = seen('claims.file', await client.claims.file({ params: { sourceOrderId }, body: claim }));
+    const claimId = filed.headers.get('location')!.replace('/v1/claims/', '');
+    const list = body('claims.list', await client.claims.list({ query: { queue: 'to_do', order: 'desc' } }), 200);
+    expect(list.edges[0]!.node.id).toBe(claimId);
+    const note = body(
+      'claims.addNote',
+      await client.claims.addNote({ params: { claimId }, body: { note: 'staff only' } }),
+      201,
+    );
+    expect(note.data.note).toBe('staff only');
+    const preview = body(
+      'claims.previewApproval',
+      await client.claims.previewApproval({
+        params: { claimId },
+        body: { resolutions: [{ type: 'STORE_CREDIT', paidValue: 15 }] },
+      }),
+      200,
+    );
+    expect(preview.data.storeCredits).toHaveLength(1);
+    const timeline = body('claims.getTimeline', await client.claims.getTimeline({ params: { claimId } }), 200);
+    expect(timeline.data.map((e) => e.type)).toEqual(['note']);
+    const orders = body('orders.list', await client.orders.list({ query: { q: '#2025' } }), 200);
+    const mine = orders.edges.find((e) => e.node.sourceOrderId === sourceOrderId)!;
+    expect(mine.node.lineItems![0]!.claimableQuantity).toBe(10 - 2);
+  });
+
   it('products, unwrapped', async () => {
     body(
       'products.upsert',

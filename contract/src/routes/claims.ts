@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { tokenErrors, ZError } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
 import {
+  ZApprovePreview,
   ZClaim,
   ZClaimApprove,
   ZClaimConnection,
@@ -9,14 +10,18 @@ import {
   ZClaimFile,
   ZClaimListQuery,
   ZClaimMessageWrite,
+  ZClaimNote,
+  ZClaimNoteWrite,
+  ZClaimTimeline,
   ZClaimTransition,
   ZOfflineClaimFile,
   ZOfflineClaimFiled,
 } from '../schemas/claims';
-import { ZId, ZIdempotencyHeaders, ZStatusOk } from '../schemas/common';
+import { data, ZId, ZIdempotencyHeaders, ZStatusOk } from '../schemas/common';
 import { anyOf } from '../scopes';
 
 const tokenRoute = routeMeta('token', 'plain');
+const tokenDataRoute = routeMeta('token', 'data');
 
 const ZClaimPath = z.object({ claimId: ZId });
 
@@ -61,8 +66,10 @@ export const claimRoutes = routeGroup({
     description:
       "Cursor-paged list of the store's claims ordered by `createdAt` then `id` (keyset paging): `first` " +
       '(1-250, default 50), `after`, `last`, `before`, filtered by `claimState`, `sourceOrderId`, ' +
-      '`createdAtMin`, `createdAtMax`, `updatedAtMin` (D24).',
-    metadata: tokenRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'spec', ['D24']),
+      "`createdAtMin`, `createdAtMax`, `updatedAtMin` (D24), and by the claim queue's tab (`queue`), several " +
+      '`claimState`s, `q` (exact claim id, order number or shopper e-mail) and `claimType`, oldest or newest ' +
+      'first (`order`, D51). `queue` with `claimState`, or `createdAtMin` after `createdAtMax`, answers 400.',
+    metadata: tokenRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'spec', ['D24', 'D51']),
   },
   get: {
     method: 'GET',
@@ -72,6 +79,32 @@ export const claimRoutes = routeGroup({
     summary: 'Get a claim',
     description: 'Answers one claim record in the spec shape (D24).',
     metadata: tokenRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'D24'),
+  },
+  getTimeline: {
+    method: 'GET',
+    path: '/v1/claims/:claimId/timeline',
+    pathParams: ZClaimPath,
+    responses: { 200: data(ZClaimTimeline), ...tokenErrors },
+    summary: "A claim's timeline",
+    description:
+      'Everything that happened to the claim, oldest first: state moves with their notes, resolutions, store ' +
+      'credits with their e-mail status, messages and staff notes, each with its time and who did it (D51). ' +
+      'Wrapped in `data`.',
+    metadata: tokenDataRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'D51'),
+  },
+  addNote: {
+    method: 'POST',
+    path: '/v1/claims/:claimId/notes',
+    pathParams: ZClaimPath,
+    headers: ZIdempotencyHeaders,
+    body: ZClaimNoteWrite,
+    responses: { 201: data(ZClaimNote), ...tokenErrors, 409: ZError },
+    summary: 'Add a staff note to a claim',
+    description:
+      "Adds a note (1-5,000 characters) to the claim's timeline for the store's staff and apps: it emits no " +
+      "webhook and never shows on the shopper's claim page (D41, D51). Accepts an `Idempotency-Key` (D33). " +
+      'Wrapped in `data`.',
+    metadata: tokenDataRoute(anyOf('claim:update', 'claim:manage'), 'D51', ['D33']),
   },
   postMessage: {
     method: 'POST',
@@ -97,6 +130,20 @@ export const claimRoutes = routeGroup({
       'resolution creates a claim store credit (D22, D26). A move the claim states do not allow answers 409. ' +
       'Answers the updated claim record.',
     metadata: tokenRoute(anyOf('claim:manage'), 'D22', ['D26', 'D33']),
+  },
+  previewApproval: {
+    method: 'POST',
+    path: '/v1/claims/:claimId/approve/preview',
+    pathParams: ZClaimPath,
+    headers: ZIdempotencyHeaders,
+    body: ZClaimApprove,
+    responses: { 200: data(ZApprovePreview), ...tokenErrors, 409: ZError },
+    summary: 'Preview an approval',
+    description:
+      "Takes approve's body and answers what approving with it would create, changing nothing: the store " +
+      'credits of its `STORE_CREDIT` resolutions, computed as approve computes them (D26, D51). It refuses what ' +
+      'approve would refuse (400, 404, 409). Wrapped in `data`.',
+    metadata: tokenDataRoute(anyOf('claim:manage'), 'D51', ['D26', 'D33']),
   },
   deny: {
     method: 'POST',

@@ -3,7 +3,14 @@ import { tokenErrors } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
 import { ZClaim } from '../schemas/claims';
 import { ZId, ZStatusOk } from '../schemas/common';
-import { ZFulfillment, ZFulfillmentWrite, ZOrder, ZOrderWrite } from '../schemas/orders';
+import {
+  ZFulfillment,
+  ZFulfillmentWrite,
+  ZOrder,
+  ZOrderConnection,
+  ZOrderListQuery,
+  ZOrderWrite,
+} from '../schemas/orders';
 import { anyOf } from '../scopes';
 
 const tokenRoute = routeMeta('token', 'plain');
@@ -13,6 +20,18 @@ const ZFulfillmentPath = z.object({ sourceOrderId: ZId, sourceFulfillmentId: ZId
 
 /** Orders and their fulfillments (spec "Orders", D18-D20). */
 export const orderRoutes = routeGroup({
+  list: {
+    method: 'GET',
+    path: '/v1/orders',
+    query: ZOrderListQuery,
+    responses: { 200: ZOrderConnection, ...tokenErrors },
+    summary: 'List orders',
+    description:
+      "Cursor-paged list of the store's live orders, newest first (`createdAt` then `id`, keyset paging, D24): " +
+      '`first` (1-250, default 50), `after`, `last`, `before`, filtered by `q` (the exact order number or ' +
+      "customer's e-mail), `createdAtMin` and `createdAtMax` (D51). Line items carry their `claimableQuantity` (D39).",
+    metadata: tokenRoute(anyOf('order:read', 'order:update'), 'D51', ['D24', 'D39']),
+  },
   upsert: {
     method: 'PUT',
     path: '/v1/orders/:sourceOrderId',
@@ -34,8 +53,9 @@ export const orderRoutes = routeGroup({
     summary: 'Get an order',
     description:
       'Answers the stored order plus `id`, `storeId`, `protection` ({status, policyId}), ' +
-      '`createdAt` and `updatedAt` (D18). A deleted order answers 404.',
-    metadata: tokenRoute(anyOf('order:read', 'order:update'), 'D18', ['D19']),
+      '`createdAt` and `updatedAt` (D18). A deleted order answers 404. Line items carry their ' +
+      '`claimableQuantity`: what a new claim may still ask of them (D39, D51).',
+    metadata: tokenRoute(anyOf('order:read', 'order:update'), 'D18', ['D19', 'D39', 'D51']),
   },
   remove: {
     method: 'DELETE',

@@ -14,6 +14,7 @@ import {
   ZTimestampInput,
   ZUrl,
 } from './common';
+import { ZStoreCreditType } from './settings';
 
 /** Short free text (names, SKUs, address lines). */
 const ZShortText = z.string().max(255);
@@ -372,6 +373,13 @@ export const ZClaimItem = z
     claimId: ZId,
     itemId: z.string().nullable(),
     quantity: z.number().int().nonnegative(),
+    issueType: ZIssueType.nullable().describe('The issue filed for this item (D51)'),
+    details: z.string().nullable().describe("The shopper's words about this item (D51)"),
+    images: z.array(z.string()).describe('Image URLs the shopper sent, as sent (D51)'),
+    sourceFulfillmentId: z.string().nullable(),
+    sourceProductId: z.string().nullable(),
+    sourceVariantId: z.string().nullable(),
+    name: z.string().nullable().describe("The order line item's name, when the item names one (D51)"),
     ...recordTimes,
   })
   .strict();
@@ -480,6 +488,10 @@ export const ZClaim = z
     otaDescription: z.string().nullable(),
     externalSource: z.string().nullable().describe('Value seen: api'),
     policyId: ZId.nullable().describe("The order's active policy at filing, or null (D23)"),
+    claimCategory: ZClaimCategory,
+    salesChannel: ZSalesChannel,
+    denyReason: ZDenyReason.nullable().describe('Why the claim was denied, once it was (D22, D51)'),
+    denyDetails: z.string().nullable(),
     ...recordTimes,
     claimItems: z.array(ZClaimItem),
     claimMessages: z.array(ZClaimMessage),
@@ -548,12 +560,151 @@ export type TClaimListNode = z.infer<typeof ZClaimListNode>;
 export const ZClaimConnection = connection(ZClaimListNode);
 export type TClaimConnection = z.infer<typeof ZClaimConnection>;
 
-/** `GET /v1/claims` query: D24 paging plus filters. */
+/**
+ * D51: the claim queue's tabs, each a set of claim states. Together they hold every state
+ * once, so a claim is in exactly one tab.
+ */
+export const CLAIM_QUEUES = {
+  to_do: ['NEW', 'OPEN', 'COMMUNICATING', 'WAITING_FOR_BRAND'],
+  waiting_on_shopper: ['WAITING_FOR_CUSTOMER'],
+  on_hold: ['TEMPORARILY_DISMISSED', 'WAITING_FOR_OP'],
+  approved: ['APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND'],
+  declined: ['DENIED', 'DISMISSED'],
+  closed: ['CLOSED', 'ARCHIVED'],
+} as const satisfies Record<string, readonly TClaimState[]>;
+export type TClaimQueue = keyof typeof CLAIM_QUEUES;
+export const ZClaimQueue = z.enum(Object.keys(CLAIM_QUEUES) as [TClaimQueue, ...TClaimQueue[]]);
+
+/**
+ * A query value that may be repeated (`?claimState=NEW&claimState=OPEN`): one value, or the
+ * array the query parser makes of several. The reader takes either (`valuesOf`).
+ */
+const repeated = <T extends z.ZodTypeAny>(item: T, max: number) => z.union([item, z.array(item).min(1).max(max)]);
+
+/** The values of a repeated query parameter (`repeated`), as an array. */
+export const valuesOf = <T>(value: T | readonly T[] | undefined): readonly T[] | undefined =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value as T];
+
+/** The list order by `createdAt` (D51): `asc` (oldest first, the default) or `desc`. */
+export const ZListOrder = z.enum(['asc', 'desc']);
+
+/** `GET /v1/claims` query: D24 paging plus filters, and the workspace's (D51). */
 export const ZClaimListQuery = ZPageQuery.extend({
-  claimState: ZClaimState.optional(),
+  claimState: repeated(ZClaimState, CLAIM_STATES.length)
+    .optional()
+    .describe('Only claims in these states; repeat the parameter for several (D51)'),
+  queue: ZClaimQueue.optional().describe(
+    'Only claims in this tab of the claim queue (D51); cannot be combined with claimState',
+  ),
+  q: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe("Only the claims whose id, order number or shopper's e-mail is exactly this (D51)"),
+  claimType: ZClaimType.optional().describe('Only claims of this type (D51)'),
+  order: ZListOrder.optional().describe('By createdAt: asc (oldest first, the default) or desc (D51)'),
   sourceOrderId: ZId.optional(),
   createdAtMin: ZTimestampInput.optional().describe('Claims created at or after'),
   createdAtMax: ZTimestampInput.optional().describe('Claims created at or before'),
   updatedAtMin: ZTimestampInput.optional().describe('Claims updated at or after'),
 });
 export type TClaimListQuery = z.infer<typeof ZClaimListQuery>;
+
+// ---------------------------------------------------------------------------------------
+// The claims workspace (D51): timeline, staff notes, approve preview
+// ---------------------------------------------------------------------------------------
+
+/** Who did something on a claim (D51): a dashboard user, an app, the shopper, or the service itself. */
+export const ZTimelineActor = z
+  .object({
+    type: z.enum(['user', 'app', 'shopper', 'system']),
+    id: z.string().nullable().describe("A user's id or an app's client id; null for the shopper and the service"),
+    name: z.string().nullable(),
+  })
+  .strict();
+export type TTimelineActor = z.infer<typeof ZTimelineActor>;
+
+const entry = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.object({ type: z.literal(type), at: ZTimestamp, actor: ZTimelineActor, ...shape }).strict();
+
+/** A state move with its note (D22, D51). */
+export const ZTimelineStateChange = entry('state_change', {
+  from: ZClaimState,
+  to: ZClaimState,
+  note: z.string().nullable(),
+});
+/** A resolution of an approval (D22, D51). */
+export const ZTimelineResolution = entry('resolution', {
+  resolutionId: ZId,
+  resolutionType: ZResolutionType,
+  itemId: z.string().nullable(),
+  quantity: z.number().int().nullable(),
+  paidValue: ZAmount.nullable(),
+  paidCurrency: ZCurrency.nullable(),
+  details: z.string().nullable(),
+});
+/** A store credit issued, with its e-mail's status (D26, D42, D51). */
+export const ZTimelineStoreCredit = entry('store_credit', {
+  code: z.string(),
+  creditValue: ZAmount,
+  bonusValue: ZAmount,
+  totalValue: ZAmount,
+  currency: ZCurrency.nullable(),
+  emailStatus: ZEmailStatus,
+  emailTime: ZTimestamp.nullable(),
+});
+/** A message between the shopper and the merchant (D25, D51). */
+export const ZTimelineMessage = entry('message', {
+  messageId: ZId,
+  senderType: ZSenderType,
+  message: z.string(),
+  medias: z.array(z.string()),
+});
+/** A staff note (D51). */
+export const ZTimelineNote = entry('note', { noteId: ZId, note: z.string() });
+
+/** One entry of a claim's timeline (D51), by `type`. */
+export const ZTimelineEntry = z.discriminatedUnion('type', [
+  ZTimelineStateChange,
+  ZTimelineResolution,
+  ZTimelineStoreCredit,
+  ZTimelineMessage,
+  ZTimelineNote,
+]);
+export type TTimelineEntry = z.infer<typeof ZTimelineEntry>;
+
+/** `GET /v1/claims/:claimId/timeline` (D51): every entry, oldest first. */
+export const ZClaimTimeline = z.array(ZTimelineEntry);
+export type TClaimTimeline = z.infer<typeof ZClaimTimeline>;
+
+/** `POST /v1/claims/:claimId/notes` body (D51): a staff note, never shown to the shopper. */
+export const ZClaimNoteWrite = z.object({ note: z.string().min(1).max(5000) }).strict();
+export type TClaimNoteWrite = z.infer<typeof ZClaimNoteWrite>;
+
+/** A staff note as written (D51). */
+export const ZClaimNote = z
+  .object({ id: ZId, claimId: ZId, note: z.string(), actor: ZTimelineActor, createdAt: ZTimestamp })
+  .strict();
+export type TClaimNote = z.infer<typeof ZClaimNote>;
+
+/** What approving with a body would create (D51): the store credits of its `STORE_CREDIT` resolutions (D26). */
+export const ZApprovePreview = z
+  .object({
+    storeCredits: z.array(
+      z
+        .object({
+          resolution: z.number().int().nonnegative().describe("The resolution's index in the body"),
+          creditValue: ZAmount,
+          bonusValue: ZAmount,
+          totalValue: ZAmount,
+          bonus: ZAmount.describe('The bonus setting applied: an amount (FLAT) or a percentage (PERCENTAGE)'),
+          bonusType: ZBonusType,
+          currency: ZCurrency,
+          storeCreditType: ZStoreCreditType,
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+export type TApprovePreview = z.infer<typeof ZApprovePreview>;

@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { ZAmount, ZCurrency, ZEmail, ZId, ZPhone, ZPlatformId, ZTimestamp, ZTimestampInput, ZUrl } from './common';
+import {
+  connection,
+  ZAmount,
+  ZCurrency,
+  ZEmail,
+  ZId,
+  ZPageQuery,
+  ZPhone,
+  ZPlatformId,
+  ZTimestamp,
+  ZTimestampInput,
+  ZUrl,
+} from './common';
 
 /** Short free text (names, numbers, SKUs, carriers). */
 const ZShortText = z.string().max(255);
@@ -26,7 +38,17 @@ export const ZLineItemWrite = z
   .strict();
 export type TLineItemWrite = z.infer<typeof ZLineItemWrite>;
 
-export const ZLineItem = ZLineItemWrite.required().strict();
+export const ZLineItem = ZLineItemWrite.required()
+  .extend({
+    claimableQuantity: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe(
+        "What a new claim may still ask of this item: the quantity less the order's other claims, refused ones excepted (D39, D51)",
+      ),
+  })
+  .strict();
 export type TLineItem = z.infer<typeof ZLineItem>;
 
 /** At most 500 line items per order, with distinct `sourceItemId`s. */
@@ -126,6 +148,23 @@ export const ZOrder = z
   .strict()
   .describe('Order (D18)');
 export type TOrder = z.infer<typeof ZOrder>;
+
+/** `GET /v1/orders` (D51): the store's live orders, newest first, keyset (D24). */
+export const ZOrderConnection = connection(ZOrder);
+export type TOrderConnection = z.infer<typeof ZOrderConnection>;
+
+/** `GET /v1/orders` query (D51): D24 paging, a search and the creation dates. */
+export const ZOrderListQuery = ZPageQuery.extend({
+  q: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe("Only the orders whose order number or customer's e-mail is exactly this (D51)"),
+  createdAtMin: ZTimestampInput.optional().describe('Orders created at or after'),
+  createdAtMax: ZTimestampInput.optional().describe('Orders created at or before'),
+});
+export type TOrderListQuery = z.infer<typeof ZOrderListQuery>;
 
 // ---------------------------------------------------------------------------------------
 // Fulfillments (spec "Fulfillment", D20)

@@ -680,7 +680,85 @@ export interface TStaffToken {
   scope: string;
 }
 
+export interface TOrderListQuery {
+  /** Page size from the start, 1-250 (default 50) */
+  first?: number;
+  /** Opaque cursor: items after this one */
+  after?: string;
+  /** Page size from the end, 1-250 */
+  last?: number;
+  /** Opaque cursor: items before this one */
+  before?: string;
+  /** Only the orders whose order number or customer's e-mail is exactly this (D51) */
+  q?: string;
+  /** Orders created at or after */
+  createdAtMin?: string;
+  /** Orders created at or before */
+  createdAtMax?: string;
+}
+
 export type TPlatformId = 'shopify' | 'woocommerce' | 'magento' | 'bigcommerce' | 'api';
+
+export interface TLineItem {
+  /** The platform's line item id; claims name items by it (D23) */
+  sourceItemId: string;
+  sourceProductId: string | null;
+  sourceVariantId: string | null;
+  name: string | null;
+  sku: string | null;
+  /** Ordered quantity; a claim may not claim more (D23) */
+  quantity: number;
+  price: number | null;
+  isShippable: boolean | null;
+  /** What a new claim may still ask of this item: the quantity less the order's other claims, refused ones excepted (D39, D51) */
+  claimableQuantity: number;
+}
+
+export type TProtectionStatus = 'ACTIVE' | 'REMOVED' | 'NONE';
+
+export interface TOrderProtection {
+  status: TProtectionStatus;
+  /** The current or last protection policy, null when none */
+  policyId: string | null;
+}
+
+/** Order (D18) */
+export interface TOrder {
+  id: string;
+  storeId: string;
+  sourceOrderId: string;
+  sourceOrderNumber: string;
+  currency: string;
+  policyCancelledAt: string | null;
+  originalSourceOrderId: string | null;
+  sourceCreatedAt: string;
+  sourceUpdatedAt: string | null;
+  sourceCancelledAt: string | null;
+  platformId: TPlatformId;
+  premiumPaid: number | null;
+  total: number;
+  discountTotal: number | null;
+  shippingCost: number | null;
+  tax: number | null;
+  subtotal: number | null;
+  customerEmail: string | null;
+  customerName: string | null;
+  customerPhone: string | null;
+  shippingCostTax: number | null;
+  lineItems: TLineItem[] | null;
+  protection: TOrderProtection;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TOrderConnection {
+  edges: {
+    /** Order (D18) */
+    node: TOrder;
+    cursor: string;
+  }[];
+  pageInfo: TPageInfo;
+}
 
 export interface TLineItemWrite {
   /** The platform's line item id; claims name items by it (D23) */
@@ -735,63 +813,28 @@ export interface TStatusOk {
   status: 'ok';
 }
 
-export interface TLineItem {
-  /** The platform's line item id; claims name items by it (D23) */
-  sourceItemId: string;
-  sourceProductId: string | null;
-  sourceVariantId: string | null;
-  name: string | null;
-  sku: string | null;
-  /** Ordered quantity; a claim may not claim more (D23) */
-  quantity: number;
-  price: number | null;
-  isShippable: boolean | null;
-}
-
-export type TProtectionStatus = 'ACTIVE' | 'REMOVED' | 'NONE';
-
-export interface TOrderProtection {
-  status: TProtectionStatus;
-  /** The current or last protection policy, null when none */
-  policyId: string | null;
-}
-
-/** Order (D18) */
-export interface TOrder {
-  id: string;
-  storeId: string;
-  sourceOrderId: string;
-  sourceOrderNumber: string;
-  currency: string;
-  policyCancelledAt: string | null;
-  originalSourceOrderId: string | null;
-  sourceCreatedAt: string;
-  sourceUpdatedAt: string | null;
-  sourceCancelledAt: string | null;
-  platformId: TPlatformId;
-  premiumPaid: number | null;
-  total: number;
-  discountTotal: number | null;
-  shippingCost: number | null;
-  tax: number | null;
-  subtotal: number | null;
-  customerEmail: string | null;
-  customerName: string | null;
-  customerPhone: string | null;
-  shippingCostTax: number | null;
-  lineItems: TLineItem[] | null;
-  protection: TOrderProtection;
-  createdAt: string;
-  updatedAt: string;
-}
-
 export type TClaimFiledFrom = 'EXTERNAL' | 'INTERNAL';
+
+export type TClaimCategory = 'SHIPPING' | 'WARRANTY';
+
+export type TSalesChannel = 'ONLINE' | 'IN_STORE';
 
 export interface TClaimItem {
   id: string;
   claimId: string;
   itemId: string | null;
   quantity: number;
+  /** The issue filed for this item (D51) */
+  issueType: TIssueType | null;
+  /** The shopper's words about this item (D51) */
+  details: string | null;
+  /** Image URLs the shopper sent, as sent (D51) */
+  images: string[];
+  sourceFulfillmentId: string | null;
+  sourceProductId: string | null;
+  sourceVariantId: string | null;
+  /** The order line item's name, when the item names one (D51) */
+  name: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -910,6 +953,11 @@ export interface TClaim {
   externalSource: string | null;
   /** The order's active policy at filing, or null (D23) */
   policyId: string | null;
+  claimCategory: TClaimCategory;
+  salesChannel: TSalesChannel;
+  /** Why the claim was denied, once it was (D22, D51) */
+  denyReason: TDenyReason | null;
+  denyDetails: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -1003,10 +1051,6 @@ export interface TShippingAddress {
   /** Value seen: CONCIERGE */
   addressOrigin?: string | null;
 }
-
-export type TSalesChannel = 'ONLINE' | 'IN_STORE';
-
-export type TClaimCategory = 'SHIPPING' | 'WARRANTY';
 
 export interface TClaimOptions {
   fromValet?: boolean | null;
@@ -1120,6 +1164,10 @@ export interface TClaimFile {
   options?: TClaimOptions | null;
 }
 
+export type TClaimQueue = 'to_do' | 'waiting_on_shopper' | 'on_hold' | 'approved' | 'declined' | 'closed';
+
+export type TListOrder = 'asc' | 'desc';
+
 export interface TClaimListQuery {
   /** Page size from the start, 1-250 (default 50) */
   first?: number;
@@ -1129,7 +1177,16 @@ export interface TClaimListQuery {
   last?: number;
   /** Opaque cursor: items before this one */
   before?: string;
-  claimState?: TClaimState;
+  /** Only claims in these states; repeat the parameter for several (D51) */
+  claimState?: TClaimState | TClaimState[];
+  /** Only claims in this tab of the claim queue (D51); cannot be combined with claimState */
+  queue?: TClaimQueue;
+  /** Only the claims whose id, order number or shopper's e-mail is exactly this (D51) */
+  q?: string;
+  /** Only claims of this type (D51) */
+  claimType?: TClaimType;
+  /** By createdAt: asc (oldest first, the default) or desc (D51) */
+  order?: TListOrder;
   sourceOrderId?: string;
   /** Claims created at or after */
   createdAtMin?: string;
@@ -1190,6 +1247,83 @@ export interface TClaimConnection {
   pageInfo: TPageInfo;
 }
 
+export interface TTimelineActor {
+  type: 'user' | 'app' | 'shopper' | 'system';
+  /** A user's id or an app's client id; null for the shopper and the service */
+  id: string | null;
+  name: string | null;
+}
+
+export interface TTimelineStateChange {
+  type: 'state_change';
+  at: string;
+  actor: TTimelineActor;
+  from: TClaimState;
+  to: TClaimState;
+  note: string | null;
+}
+
+export interface TTimelineResolution {
+  type: 'resolution';
+  at: string;
+  actor: TTimelineActor;
+  resolutionId: string;
+  resolutionType: TResolutionType;
+  itemId: string | null;
+  quantity: number | null;
+  paidValue: number | null;
+  paidCurrency: string | null;
+  details: string | null;
+}
+
+export interface TTimelineStoreCredit {
+  type: 'store_credit';
+  at: string;
+  actor: TTimelineActor;
+  code: string;
+  creditValue: number;
+  bonusValue: number;
+  totalValue: number;
+  currency: string | null;
+  /** PENDING until the SMTP server accepts the e-mail, then SENT; FAILED after the last retry; NOT_SENT without an SMTP server (D42) */
+  emailStatus: TEmailStatus;
+  emailTime: string | null;
+}
+
+export interface TTimelineMessage {
+  type: 'message';
+  at: string;
+  actor: TTimelineActor;
+  messageId: string;
+  senderType: TSenderType;
+  message: string;
+  medias: string[];
+}
+
+export interface TTimelineNote {
+  type: 'note';
+  at: string;
+  actor: TTimelineActor;
+  noteId: string;
+  note: string;
+}
+
+export type TTimelineEntry = TTimelineStateChange | TTimelineResolution | TTimelineStoreCredit | TTimelineMessage | TTimelineNote;
+
+export type TClaimTimeline = TTimelineEntry[];
+
+export interface TClaimNoteWrite {
+  note: string;
+}
+
+export interface TClaimNote {
+  id: string;
+  claimId: string;
+  note: string;
+  actor: TTimelineActor;
+  createdAt: string;
+}
+
 export interface TClaimMessageWrite {
   message: string;
   senderType: TSenderType;
@@ -1214,6 +1348,23 @@ export interface TApproveResolution {
 
 export interface TClaimApprove {
   resolutions: TApproveResolution[];
+}
+
+export type TStoreCreditType = 'GIFT_CARD' | 'DISCOUNT_CODE';
+
+export interface TApprovePreview {
+  storeCredits: {
+    /** The resolution's index in the body */
+    resolution: number;
+    creditValue: number;
+    bonusValue: number;
+    totalValue: number;
+    /** The bonus setting applied: an amount (FLAT) or a percentage (PERCENTAGE) */
+    bonus: number;
+    bonusType: TBonusType;
+    currency: string;
+    storeCreditType: TStoreCreditType;
+  }[];
 }
 
 export interface TClaimDeny {
@@ -1304,8 +1455,6 @@ export interface TProductChildWrite {
 export interface TBundleRemove {
   productIds: string[];
 }
-
-export type TStoreCreditType = 'GIFT_CARD' | 'DISCOUNT_CODE';
 
 export type TCalcMethod = 'flat' | 'percentage';
 
@@ -2333,10 +2482,28 @@ export interface StoresRoutes {
  * The `orders` routes: `client.orders.<operation>(…)`.
  *
  * @example
- * const res = await client.orders.get({ params: { sourceOrderId } });
+ * const res = await client.orders.list();
  * if (res.status === 200) console.log(res.body);
  */
 export interface OrdersRoutes {
+  /**
+   * List orders — `GET /v1/orders`
+   *
+   * Cursor-paged list of the store's live orders, newest first (`createdAt` then `id`, keyset
+   * paging, D24): `first` (1-250, default 50), `after`, `last`, `before`, filtered by `q` (the
+   * exact order number or customer's e-mail), `createdAtMin` and `createdAtMax` (D51). Line
+   * items carry their `claimableQuantity` (D39).
+   */
+  list(args?: {
+    /** Query parameters; the SDK writes numbers and booleans into the query string. */
+    query?: TOrderListQuery;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TOrderConnection> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
   /**
    * Create or replace an order — `PUT /v1/orders/:sourceOrderId`
    *
@@ -2362,7 +2529,8 @@ export interface OrdersRoutes {
    * Get an order — `GET /v1/orders/:sourceOrderId`
    *
    * Answers the stored order plus `id`, `storeId`, `protection` ({status, policyId}),
-   * `createdAt` and `updatedAt` (D18). A deleted order answers 404.
+   * `createdAt` and `updatedAt` (D18). A deleted order answers 404. Line items carry their
+   * `claimableQuantity`: what a new claim may still ask of them (D39, D51).
    */
   get(args: {
     /** Path parameters. */
@@ -2523,7 +2691,10 @@ export interface ClaimsRoutes {
    *
    * Cursor-paged list of the store's claims ordered by `createdAt` then `id` (keyset paging):
    * `first` (1-250, default 50), `after`, `last`, `before`, filtered by `claimState`,
-   * `sourceOrderId`, `createdAtMin`, `createdAtMax`, `updatedAtMin` (D24).
+   * `sourceOrderId`, `createdAtMin`, `createdAtMax`, `updatedAtMin` (D24), and by the claim
+   * queue's tab (`queue`), several `claimState`s, `q` (exact claim id, order number or shopper
+   * e-mail) and `claimType`, oldest or newest first (`order`, D51). `queue` with `claimState`,
+   * or `createdAtMin` after `createdAtMax`, answers 400.
    */
   list(args?: {
     /** Query parameters; the SDK writes numbers and booleans into the query string. */
@@ -2552,6 +2723,50 @@ export interface ClaimsRoutes {
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, TClaim> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * A claim's timeline — `GET /v1/claims/:claimId/timeline`
+   *
+   * Everything that happened to the claim, oldest first: state moves with their notes,
+   * resolutions, store credits with their e-mail status, messages and staff notes, each with its
+   * time and who did it (D51). Wrapped in `data`.
+   */
+  getTimeline(args: {
+    /** Path parameters. */
+    params: {
+      claimId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TClaimTimeline;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Add a staff note to a claim — `POST /v1/claims/:claimId/notes`
+   *
+   * Adds a note (1-5,000 characters) to the claim's timeline for the store's staff and apps: it
+   * emits no webhook and never shows on the shopper's claim page (D41, D51). Accepts an
+   * `Idempotency-Key` (D33). Wrapped in `data`.
+   */
+  addNote(args: {
+    /** Path parameters. */
+    params: {
+      claimId: string;
+    };
+    body: TClaimNoteWrite;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      'idempotency-key'?: string;
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<201, {
+    data: TClaimNote;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Post a message on a claim — `POST /v1/claims/:claimId/messages`
    *
@@ -2593,6 +2808,29 @@ export interface ClaimsRoutes {
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, TClaim> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  /**
+   * Preview an approval — `POST /v1/claims/:claimId/approve/preview`
+   *
+   * Takes approve's body and answers what approving with it would create, changing nothing: the
+   * store credits of its `STORE_CREDIT` resolutions, computed as approve computes them (D26,
+   * D51). It refuses what approve would refuse (400, 404, 409). Wrapped in `data`.
+   */
+  previewApproval(args: {
+    /** Path parameters. */
+    params: {
+      claimId: string;
+    };
+    body: TClaimApprove;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      'idempotency-key'?: string;
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TApprovePreview;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Deny a claim — `POST /v1/claims/:claimId/deny`
    *

@@ -452,6 +452,18 @@ export interface ClaimMessagesTable {
   message: string;
   authorName: string | null;
   medias: Json<string[]>;
+  /** Who wrote a brand message: an app's client id or a user's id (D51); null for the shopper's. */
+  actorId: Nullable<string>;
+  createdAt: Timestamp;
+}
+
+/** A staff note on a claim (D51): never shown to the shopper, never sent in a webhook. */
+export interface ClaimNotesTable {
+  id: string;
+  claimId: string;
+  note: string;
+  /** An app's client id or a user's id. */
+  actorId: string | null;
   createdAt: Timestamp;
 }
 
@@ -579,6 +591,7 @@ export interface Database {
   claimStoreCredits: ClaimStoreCreditsTable;
   claimDocuments: ClaimDocumentsTable;
   claimStateChanges: ClaimStateChangesTable;
+  claimNotes: ClaimNotesTable;
   // E-mail to shoppers (D42).
   mailMessages: MailMessagesTable;
 }

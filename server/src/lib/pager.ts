@@ -18,7 +18,9 @@ import { refuse } from './refusal';
  * A page holds the rows strictly between `after` and `before` (either, both or neither): the
  * first `first` of them, or with `last` the last `last` (default 50); `first` and `last`
  * together are refused. Never OFFSET: a page is one range scan of an index ending in the
- * keyset columns, so it costs the same at any depth.
+ * keyset columns, so it costs the same at any depth. A list in descending order (newest
+ * first, D51) says so with `descending`: `after` then means older, and the index is read
+ * backwards.
  */
 
 /** The paging part of a list's query (the contract's `ZPageQuery`). */
@@ -29,12 +31,16 @@ interface PageQuery {
   before?: string;
 }
 
-/** What one page reads: at most `limit` rows strictly between the bounds, descending when `backward`. */
+/**
+ * What one page reads: at most `limit` rows strictly between the bounds, in the list's order
+ * (`descending` or not), read from the far end when `backward`.
+ */
 export interface PageRange {
   after?: Position;
   before?: Position;
   limit: number;
   backward: boolean;
+  descending: boolean;
 }
 
 interface Connection<Node> {
@@ -61,13 +67,14 @@ export function keyset(createdAt: string, id: string) {
     position: positionTime(createdAt),
     /** The range's bounds as conditions (none without a cursor), to join with the list's own. */
     bounds(range: PageRange): RawBuilder<unknown>[] {
+      const [later, earlier] = range.descending ? [sql`<`, sql`>`] : [sql`>`, sql`<`];
       const bounds = [];
-      if (range.after) bounds.push(sql`${columns} > ${at(range.after)}`);
-      if (range.before) bounds.push(sql`${columns} < ${at(range.before)}`);
+      if (range.after) bounds.push(sql`${columns} ${later} ${at(range.after)}`);
+      if (range.before) bounds.push(sql`${columns} ${earlier} ${at(range.before)}`);
       return bounds;
     },
     order(range: PageRange): RawBuilder<unknown> {
-      const direction = sql.raw(range.backward ? 'desc' : 'asc');
+      const direction = sql.raw(range.backward !== range.descending ? 'desc' : 'asc');
       return sql`order by ${sql.raw(createdAt)} ${direction}, ${sql.raw(id)} ${direction} limit ${range.limit}`;
     },
   };
@@ -92,6 +99,8 @@ export class KeysetPager {
       rows: (range: PageRange) => Promise<Row[]>;
       position: (row: Row) => Position;
       nodes: (rows: Row[]) => Node[] | Promise<Node[]>;
+      /** Newest first (D51); bind the order into `binding` too, so a cursor stays in its order. */
+      descending?: boolean;
     },
   ): Promise<Connection<Node>> {
     if (query.first !== undefined && query.last !== undefined)
@@ -100,7 +109,7 @@ export class KeysetPager {
     const before = this.#position(query, 'before', binding);
     const backward = query.last !== undefined;
     const size = query.last ?? query.first ?? DEFAULT_PAGE_SIZE;
-    const rows = await list.rows({ after, before, limit: size + 1, backward });
+    const rows = await list.rows({ after, before, limit: size + 1, backward, descending: list.descending === true });
     const more = rows.length > size;
     const page = rows.slice(0, size);
     if (backward) page.reverse();

@@ -1,7 +1,8 @@
 import type { Contract } from '@protection-service/contract';
 import { fileClaim, fileOfflineClaim } from '../domain/claims/filing';
-import { approveClaim, denyClaim, postMessage, transitionClaim } from '../domain/claims/moves';
+import { approveClaim, denyClaim, postMessage, previewApproval, transitionClaim } from '../domain/claims/moves';
 import { listClaims, readClaim } from '../domain/claims/read';
+import { addNote, readTimeline } from '../domain/claims/timeline';
 import { actorOf, storeOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
@@ -30,9 +31,19 @@ export function claimHandlers({ db, pager, claimLinks }: RouteContext): GroupHan
     async get({ params, req }) {
       return record(storeOf(req), params.claimId);
     },
+    async getTimeline({ params, req }) {
+      return { status: 200, body: { data: await readTimeline(db, storeOf(req), params.claimId) } };
+    },
+    async addNote({ params, body, req }) {
+      return { status: 201, body: { data: await addNote(db, actorOf(req), params.claimId, body.note) } };
+    },
     async postMessage({ params, body, req }) {
-      await postMessage(db, storeOf(req), params.claimId, body);
+      const actor = actorOf(req);
+      await postMessage(db, storeOf(req), params.claimId, body, actor.userId ?? actor.clientId);
       return { status: 200, body: OK };
+    },
+    async previewApproval({ params, body, req }) {
+      return { status: 200, body: { data: await previewApproval(db, actorOf(req), params.claimId, body) } };
     },
     async approve({ params, body, req }) {
       await approveClaim(db, actorOf(req), params.claimId, body);

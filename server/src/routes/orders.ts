@@ -1,7 +1,7 @@
 import type { Contract } from '@protection-service/contract';
 import { readOrderClaims } from '../domain/claims/read';
 import { cancelFulfillment, listFulfillments, upsertFulfillment } from '../domain/commerce/fulfillments';
-import { readOrder } from '../domain/commerce/order-read';
+import { listOrders, readOrder } from '../domain/commerce/order-read';
 import { deleteOrder, upsertOrder } from '../domain/commerce/orders';
 import { storeOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
@@ -9,8 +9,11 @@ import type { GroupHandlers, RouteContext } from './context';
 const OK = { status: 'ok' } as const;
 
 /** Orders, their protection policies and fulfillments (D18-D20); the store comes from the token (D7). */
-export function orderHandlers({ db, claimLinks }: RouteContext): GroupHandlers<Contract['orders']> {
+export function orderHandlers({ db, pager, claimLinks }: RouteContext): GroupHandlers<Contract['orders']> {
   return {
+    async list({ query, req }) {
+      return { status: 200, body: await listOrders(db, pager, storeOf(req), query) };
+    },
     async upsert({ params, body, req }) {
       await upsertOrder(db, storeOf(req), params.sourceOrderId, body);
       return { status: 200, body: OK };

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClaimableItem, claimableItems } from '../../src/domain/claims/claimable';
+import { type ClaimableItem, claimableItems } from '../../src/domain/commerce/claimable';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
 import { errorOf } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';

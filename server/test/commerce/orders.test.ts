@@ -86,6 +86,7 @@ describe('orders, policies and fulfillments', () => {
           quantity: 2,
           price: null,
           isShippable: null,
+          claimableQuantity: 2,
         },
       ]);
       await put('o-replace', order({ total: 99 }));

@@ -221,6 +221,10 @@ export const ISOLATION_CASES: IsolationCase[] = [
   claimCase(contract.claims.approve, { resolutions: [{ type: 'STORE_CREDIT', paidValue: 50 }] }),
   claimCase(contract.claims.deny, { reason: 'OTHER' }),
   claimCase(contract.claims.transition, { claimState: 'OPEN' }),
+  // The claims workspace (D51): another store's claim answers as an unknown one, and gains no note.
+  claimCase(contract.claims.getTimeline),
+  claimCase(contract.claims.addNote, { note: 'Mine now' }),
+  claimCase(contract.claims.previewApproval, { resolutions: [{ type: 'STORE_CREDIT', paidValue: 50 }] }),
   {
     route: contract.widgets.update,
     scopes: ['widget:cart:update'],
@@ -277,13 +281,13 @@ export async function callCase(
 }
 
 /**
- * Every row that belongs to a store: tables with a store_id, and rows of its orders and
- * partner contexts.
+ * Every row that belongs to a store: tables with a store_id, and rows of its orders, claims
+ * and partner contexts.
  */
 export async function storeRows(db: Db, storeId: string): Promise<Record<string, unknown>> {
   const tables = await sql<{ table: string; column: string }>`
     select table_name as table, column_name as column from information_schema.columns
-    where table_schema = 'public' and column_name in ('store_id', 'order_id', 'context_id')
+    where table_schema = 'public' and column_name in ('store_id', 'order_id', 'context_id', 'claim_id')
     order by table_name, column_name`.execute(db);
   const out: Record<string, unknown> = {};
   for (const { table, column } of tables.rows) {
@@ -292,7 +296,9 @@ export async function storeRows(db: Db, storeId: string): Promise<Record<string,
         ? sql`t.store_id = ${storeId}`
         : column === 'order_id'
           ? sql`t.order_id in (select id from orders where store_id = ${storeId})`
-          : sql`t.context_id in (select id from partner_contexts where store_id = ${storeId})`;
+          : column === 'claim_id'
+            ? sql`t.claim_id in (select id from claims where store_id = ${storeId})`
+            : sql`t.context_id in (select id from partner_contexts where store_id = ${storeId})`;
     const rows = await sql<{ rows: unknown }>`
       select coalesce(json_agg(t order by t::text), '[]') as rows from ${sql.table(table)} t where ${filter}`.execute(
       db,

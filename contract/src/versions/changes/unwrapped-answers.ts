@@ -14,7 +14,9 @@ export const unwrappedAnswers: VersionChange = {
   why: 'The envelope leaves room for fields beside the resource (paging, warnings) without changing the resource itself.',
   upgrade: 'Read the resource from the `data` field of every `/v2` success answer.',
   route(_key, route) {
+    // Only `/v2`: the `/v1` routes that answer `{data}` (D51) came later and answer it in every version.
     if (!isVersionedRoute(route) || !isRouteMeta(route.metadata) || route.metadata.body !== 'data') return undefined;
+    if (!route.path.startsWith('/v2/')) return undefined;
     const responses: Record<number, z.ZodTypeAny> = {};
     for (const [status, schema] of Object.entries(route.responses)) {
       if (!isSuccess(Number(status)) || !(schema instanceof z.ZodObject)) continue;

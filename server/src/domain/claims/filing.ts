@@ -10,10 +10,10 @@ import { type Db, inOneTrip, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
+import { claimableItems } from '../commerce/claimable';
 import { liveOrderLock } from '../commerce/live-order';
 import { claimMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
-import { claimableItems } from './claimable';
 import type { Actor } from './moves';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */

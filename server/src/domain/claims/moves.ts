@@ -1,5 +1,6 @@
 import {
   canTransition,
+  type TApprovePreview,
   type TClaimApprove,
   type TClaimDeny,
   type TClaimMessageWrite,
@@ -14,7 +15,7 @@ import { refuse } from '../../lib/refusal';
 import { writeClaimMail } from '../mail/outbox';
 import { resolvedSettings } from '../partner/contexts';
 import { recordEvent } from '../webhooks/record';
-import { storeCredit, storeCreditCode } from './store-credit';
+import { type StoreCredit, storeCredit, storeCreditCode } from './store-credit';
 
 interface LockedClaim {
   id: string;
@@ -31,6 +32,16 @@ export interface Actor {
   storeId: string;
   clientId: string | null;
   userId: string | null;
+}
+
+/** The store's claim `claimId` as a move reads it, locked (`for update`) when `lock`. */
+function claimOf(db: Db, storeId: string, claimId: string, lock: boolean) {
+  return sql<LockedClaim>`
+    select c.id, c.claim_state, c.source_order_id, o.currency
+    from claims c join orders o on o.id = c.order_id
+    where c.store_id = ${storeId} and c.id = ${claimId}
+    ${lock ? sql`for update of c` : sql``}
+  `.execute(db);
 }
 
 /**
@@ -55,14 +66,7 @@ async function move(
   apply: (trx: Db, claim: LockedClaim) => Promise<void>,
 ): Promise<void> {
   return transact(db, async (trx) => {
-    const claim = (
-      await sql<LockedClaim>`
-        select c.id, c.claim_state, c.source_order_id, o.currency
-        from claims c join orders o on o.id = c.order_id
-        where c.store_id = ${actor.storeId} and c.id = ${claimId}
-        for update of c
-      `.execute(trx)
-    ).rows[0];
+    const claim = (await claimOf(trx, actor.storeId, claimId, true)).rows[0];
     // No such claim in the store answers 404 (D7); a move D22 forbids, 409.
     if (!claim) throw refuse.missing('claim not found');
     if (!canTransition(claim.claimState, to)) {
@@ -81,19 +85,24 @@ async function move(
   });
 }
 
+/** What an approval writes: its resolutions, with the store credits of the `STORE_CREDIT` ones (D26). */
+interface ApprovalPlan {
+  resolutions: (Resolution & { credit: StoreCredit | null })[];
+}
+
 /**
- * `POST /v1/claims/:claimId/approve` (D22, D26, D36): moves the claim to `APPROVED`, writes
- * its resolutions, a store credit for each `STORE_CREDIT` one, and `claim/approved`. Store
- * credit is issued in the order's currency from the resolved settings of the approving app
- * (D37); a `paidCurrency` other than the order's is refused (400), as is a store credit of 0.
+ * D26, D36, D37: what approving the claim with `body` writes, computed and checked, nothing
+ * written: each resolution, and for a `STORE_CREDIT` one its store credit in the order's
+ * currency from the resolved settings of the approving app. Approve writes exactly this; the
+ * preview (D51) answers it.
  */
-export async function approveClaim(db: Db, actor: Actor, claimId: string, body: TClaimApprove): Promise<void> {
-  return move(db, actor, claimId, 'APPROVED', null, async (trx, claim) => {
-    checkStoreCredits(body, claim.currency);
-    const settings = body.resolutions.some((r) => r.type === 'STORE_CREDIT')
-      ? await resolvedSettings(trx, actor.storeId, actor.clientId)
-      : undefined;
-    const resolutions = body.resolutions.map((r, i) => {
+async function planApproval(trx: Db, actor: Actor, claim: LockedClaim, body: TClaimApprove): Promise<ApprovalPlan> {
+  checkStoreCredits(body, claim.currency);
+  const settings = body.resolutions.some((r) => r.type === 'STORE_CREDIT')
+    ? await resolvedSettings(trx, actor.storeId, actor.clientId)
+    : undefined;
+  return {
+    resolutions: body.resolutions.map((r, i) => {
       const currency = r.paidCurrency ?? claim.currency;
       return {
         ...r,
@@ -103,7 +112,19 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
         credit: r.type === 'STORE_CREDIT' && settings ? storeCredit(r.paidValue!, claim.currency, settings) : null,
         paid: r.paidValue == null ? null : roundMoney(r.paidValue, currency),
       };
-    });
+    }),
+  };
+}
+
+/**
+ * `POST /v1/claims/:claimId/approve` (D22, D26, D36): moves the claim to `APPROVED`, writes
+ * its resolutions, a store credit for each `STORE_CREDIT` one, and `claim/approved`. Store
+ * credit is issued in the order's currency from the resolved settings of the approving app
+ * (D37); a `paidCurrency` other than the order's is refused (400), as is a store credit of 0.
+ */
+export async function approveClaim(db: Db, actor: Actor, claimId: string, body: TClaimApprove): Promise<void> {
+  return move(db, actor, claimId, 'APPROVED', null, async (trx, claim) => {
+    const { resolutions } = await planApproval(trx, actor, claim, body);
     const credits = resolutions.flatMap((r) =>
       r.credit ? [{ ...r.credit, resolutionId: r.id, code: storeCreditCode() }] : [],
     );
@@ -125,6 +146,42 @@ export async function approveClaim(db: Db, actor: Actor, claimId: string, body: 
       storeCreditCodes: credits.map((s) => s.code),
     });
   });
+}
+
+/**
+ * `POST /v1/claims/:claimId/approve/preview` (D51): what approving with `body` would create
+ * (its store credits), from the same plan approve writes, refusing what approve would refuse
+ * (404, 409 for a move D22 forbids, 400) and writing nothing: no lock, no row, no event.
+ */
+export async function previewApproval(
+  db: Db,
+  actor: Actor,
+  claimId: string,
+  body: TClaimApprove,
+): Promise<TApprovePreview> {
+  const claim = (await claimOf(db, actor.storeId, claimId, false)).rows[0];
+  if (!claim) throw refuse.missing('claim not found');
+  if (!canTransition(claim.claimState, 'APPROVED'))
+    throw refuse.conflict(`a ${claim.claimState} claim cannot move to APPROVED (D22)`);
+  const { resolutions } = await planApproval(db, actor, claim, body);
+  return {
+    storeCredits: resolutions.flatMap((r) =>
+      r.credit
+        ? [
+            {
+              resolution: r.position,
+              creditValue: r.credit.creditValue,
+              bonusValue: r.credit.bonusValue,
+              totalValue: r.credit.totalValue,
+              bonus: r.credit.bonus,
+              bonusType: r.credit.bonusType,
+              currency: r.credit.currency,
+              storeCreditType: r.credit.creditType,
+            },
+          ]
+        : [],
+    ),
+  };
 }
 
 /** D26, D36: store credit is issued in the order's currency, and is more than 0. */
@@ -149,7 +206,7 @@ type Resolution = TClaimApprove['resolutions'][number] & {
   currency: string;
   paid: number | null;
 };
-type Credit = ReturnType<typeof storeCredit> & { resolutionId: string; code: string };
+type Credit = StoreCredit & { resolutionId: string; code: string };
 
 /** An approval's resolutions and store credits, in one statement. */
 async function writeResolutions(
@@ -227,9 +284,16 @@ export async function transitionClaim(
 /**
  * `POST /v1/claims/:claimId/messages` (D25): adds a message to the store's claim, touches the
  * claim's `updatedAt` and records `message/created`, in one transaction. Refused (404) when the
- * store has no such claim.
+ * store has no such claim. `actorId` is who wrote it when not the shopper (an app's client id,
+ * or a user's id), for the timeline (D51).
  */
-export async function postMessage(db: Db, storeId: string, claimId: string, m: TClaimMessageWrite): Promise<void> {
+export async function postMessage(
+  db: Db,
+  storeId: string,
+  claimId: string,
+  m: TClaimMessageWrite,
+  actorId: string | null = null,
+): Promise<void> {
   return transact(db, async (trx) => {
     const messageId = newId('msg');
     const written = (
@@ -237,9 +301,9 @@ export async function postMessage(db: Db, storeId: string, claimId: string, m: T
         with claim as (
           update claims set updated_at = now() where store_id = ${storeId} and id = ${claimId} returning id
         )
-        insert into claim_messages (id, claim_id, sender_type, message, author_name, medias)
+        insert into claim_messages (id, claim_id, sender_type, message, author_name, medias, actor_id)
         select ${messageId}, claim.id, ${m.senderType}, ${m.message}, ${m.authorName ?? null},
-          ${JSON.stringify(m.medias ?? [])}::jsonb
+          ${JSON.stringify(m.medias ?? [])}::jsonb, ${actorId}
         from claim
         returning id
       `.execute(trx)

@@ -1,11 +1,16 @@
-import type {
-  TClaim,
-  TClaimConnection,
-  TClaimListNode,
-  TClaimListQuery,
-  TClaimState,
-  TClaimType,
-  TResolutionType,
+import {
+  CLAIM_QUEUES,
+  type TClaim,
+  type TClaimConnection,
+  type TClaimListNode,
+  type TClaimListQuery,
+  type TClaimQueue,
+  type TClaimState,
+  type TClaimType,
+  type TDenyReason,
+  type TIssueType,
+  type TResolutionType,
+  valuesOf,
 } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
@@ -38,6 +43,10 @@ interface ClaimRow {
   resolutionDate: Date | null;
   claimState: TClaimState;
   claimType: TClaimType | null;
+  claimCategory: TClaim['claimCategory'];
+  salesChannel: TClaim['salesChannel'];
+  denyReason: TDenyReason | null;
+  denyDetails: string | null;
   isOta: boolean;
   otaDescription: string | null;
   externalSource: string | null;
@@ -95,14 +104,20 @@ function claimSelect(full: boolean, where: RawBuilder<unknown>, tail: RawBuilder
   return sql<ClaimRow>`
     select c.id, c.claim_filed_from, c.customer_id, c.store_id, c.order_id, c.source_order_id,
       o.source_order_number, o.currency, c.author_name, c.author_email, c.claim_description,
-      c.resolution_requested, c.resolution_date, c.claim_state, c.claim_type, c.is_ota,
+      c.resolution_requested, c.resolution_date, c.claim_state, c.claim_type, c.claim_category,
+      c.sales_channel, c.deny_reason, c.deny_details, c.is_ota,
       c.ota_description, c.external_source, c.policy_id, c.created_at, c.updated_at, c.deleted_at, c.link_id,
       ${CLAIMS.position} as keyset_at,
       coalesce((
         select json_agg(json_build_object(
-          'id', i.id, 'claimId', i.claim_id, 'itemId', i.item_id, 'quantity', i.quantity, ${times('i')}
+          'id', i.id, 'claimId', i.claim_id, 'itemId', i.item_id, 'quantity', i.quantity,
+          'issueType', i.issue_type, 'details', i.details, 'images', i.images,
+          'sourceFulfillmentId', i.source_fulfillment_id, 'sourceProductId', i.source_product_id,
+          'sourceVariantId', i.source_variant_id, 'name', li.name, ${times('i')}
         ) order by i.position)
-        from claim_items i where i.claim_id = c.id
+        from claim_items i
+        left join order_line_items li on li.order_id = c.order_id and li.source_item_id = i.item_id
+        where i.claim_id = c.id
       ), '[]') as items,
       coalesce((
         select json_agg(json_build_object(
@@ -145,6 +160,13 @@ function items(row: ClaimRow): TClaim['claimItems'] {
     claimId: i.claimId as string,
     itemId: i.itemId as string | null,
     quantity: i.quantity as number,
+    issueType: i.issueType as TIssueType | null,
+    details: i.details as string | null,
+    images: i.images as string[],
+    sourceFulfillmentId: i.sourceFulfillmentId as string | null,
+    sourceProductId: i.sourceProductId as string | null,
+    sourceVariantId: i.sourceVariantId as string | null,
+    name: i.name as string | null,
     ...stamps(i),
   }));
 }
@@ -177,6 +199,10 @@ function toRecord(row: ClaimRow, links: ClaimLinks): TClaim {
   const p = row.policy ?? null;
   return {
     ...common(row),
+    claimCategory: row.claimCategory,
+    salesChannel: row.salesChannel,
+    denyReason: row.denyReason,
+    denyDetails: row.denyDetails,
     claimFiledFrom: row.claimFiledFrom,
     customerId: row.customerId,
     resolutionRequested: row.resolutionRequested,
@@ -300,17 +326,53 @@ export async function readOrderClaims(
   return rows.filter((r) => r.id !== null).map((r) => toRecord(r, links));
 }
 
+/** The list's filters (D24, D51), as `claimPageQuery` reads them. */
+export type ClaimFilters = Omit<TClaimListQuery, 'first' | 'after' | 'last' | 'before'>;
+
+/**
+ * The states a list asks for as one tab when they are exactly a tab's (D51), so the tab's
+ * index serves them; else the states themselves.
+ */
+function stateFilter(q: ClaimFilters): { queue: TClaimQueue } | { states: readonly TClaimState[] } | undefined {
+  if (q.queue) return { queue: q.queue };
+  const states = valuesOf(q.claimState);
+  if (!states) return undefined;
+  const asked = new Set(states);
+  const tab = (Object.keys(CLAIM_QUEUES) as TClaimQueue[]).find(
+    (t) => CLAIM_QUEUES[t].length === asked.size && CLAIM_QUEUES[t].every((s) => asked.has(s)),
+  );
+  return tab ? { queue: tab } : { states: [...asked] };
+}
+
+/**
+ * D51: the claims a search names exactly: the claim of that id, the claims on the store's
+ * orders of that number (deleted orders too: their claims remain), the claims of that
+ * shopper's e-mail (in any case). An array, so the page reads those few claims by their key
+ * and sorts them, whatever the store holds.
+ */
+const searched = (storeId: string, q: string) => sql`array(
+  select id from claims where store_id = ${storeId} and id = ${q}
+  union
+  select c2.id from orders o2 join claims c2 on c2.order_id = o2.id
+  where o2.store_id = ${storeId} and o2.source_order_number = ${q}
+  union
+  select id from claims where store_id = ${storeId} and lower(author_email) = lower(${q})
+)`;
+
 /**
  * The keyset query of one list page: the store's claims matching the filters in the range
- * (lib/pager.ts). Exported so the benchmark can EXPLAIN exactly what the list runs.
+ * (lib/pager.ts). Exported so the benchmark and the plan test can EXPLAIN exactly what the
+ * list runs. A tab is `claim_queue(claim_state)`, the expression of the tabs' page index
+ * (migration `claims-workspace`).
  */
-export function claimPageQuery(
-  storeId: string,
-  q: Pick<TClaimListQuery, 'claimState' | 'sourceOrderId' | 'createdAtMin' | 'createdAtMax' | 'updatedAtMin'>,
-  range: PageRange,
-) {
+export function claimPageQuery(storeId: string, q: ClaimFilters, range: PageRange) {
   const where = [sql`c.store_id = ${storeId}`];
-  if (q.claimState) where.push(sql`c.claim_state = ${q.claimState}`);
+  const states = stateFilter(q);
+  if (states && 'queue' in states) where.push(sql`claim_queue(c.claim_state) = ${states.queue}`);
+  else if (states?.states.length === 1) where.push(sql`c.claim_state = ${states.states[0]}`);
+  else if (states) where.push(sql`c.claim_state = any(${states.states}::text[])`);
+  if (q.claimType) where.push(sql`c.claim_type = ${q.claimType}`);
+  if (q.q) where.push(sql`c.id = any(${searched(storeId, q.q)})`);
   if (q.sourceOrderId) where.push(sql`c.source_order_id = ${q.sourceOrderId}`);
   if (q.createdAtMin) where.push(sql`c.created_at >= ${q.createdAtMin}::timestamptz`);
   if (q.createdAtMax) where.push(sql`c.created_at <= ${q.createdAtMax}::timestamptz`);
@@ -319,31 +381,48 @@ export function claimPageQuery(
   return claimSelect(false, sql.join(where, sql` and `), CLAIMS.order(range));
 }
 
-/** What a list cursor is bound to (cursor.ts): this list, the store and every filter, normalised. */
-export function claimListBinding(storeId: string, q: TClaimListQuery): string {
+/** What a list cursor is bound to (cursor.ts): this list, the store, every filter and the order, normalised. */
+export function claimListBinding(storeId: string, q: ClaimFilters): string {
   const time = (t: string | undefined) => (t ? new Date(t).toISOString() : null);
   return JSON.stringify([
     'claims',
     storeId,
-    q.claimState ?? null,
+    q.claimState ? [...new Set(valuesOf(q.claimState))].sort() : null,
     q.sourceOrderId ?? null,
     time(q.createdAtMin),
     time(q.createdAtMax),
     time(q.updatedAtMin),
+    q.queue ?? null,
+    q.q ?? null,
+    q.claimType ?? null,
+    q.order ?? 'asc',
   ]);
 }
 
+/** D51: the list's filters that cannot go together answer 400, in the D2 shape. */
+function checkFilters(q: ClaimFilters): void {
+  const issues = [];
+  if (q.queue && q.claimState)
+    issues.push({ path: 'query.claimState', message: 'cannot be combined with queue: a tab names its states (D51)' });
+  if (q.createdAtMin && q.createdAtMax && new Date(q.createdAtMin) > new Date(q.createdAtMax))
+    issues.push({ path: 'query.createdAtMax', message: 'must not be before createdAtMin' });
+  if (issues.length > 0) throw refuse.issues(issues);
+}
+
 /**
- * `GET /v1/claims` (D24): one keyset page of the store's claims in `(createdAt, id)` order
- * (lib/pager.ts), its cursors bound to the store and the filters. The index behind a page has
- * the store (and the filtered state or order) as its prefix. Rows filed while a client pages
- * sort by their own creation time, so a client never sees a claim twice and never misses one
- * that existed when it started.
+ * `GET /v1/claims` (D24, D51): one keyset page of the store's claims in `(createdAt, id)`
+ * order, oldest or newest first (lib/pager.ts), its cursors bound to the store, the filters
+ * and the order. Every tab and the type filter have an index with the store as its prefix, so
+ * a page is one range scan at any depth; a search reads only the claims it names. Rows filed
+ * while a client pages sort by their own creation time, so a client never sees a claim twice
+ * and never misses one that existed when it started.
  */
 export function listClaims(db: Db, pager: KeysetPager, storeId: string, q: TClaimListQuery): Promise<TClaimConnection> {
+  checkFilters(q);
   return pager.page(q, claimListBinding(storeId, q), {
     rows: async (range) => (await claimPageQuery(storeId, q, range).execute(db)).rows,
     position: (row) => ({ createdAt: row.keysetAt, id: row.id }),
     nodes: (rows) => rows.map(toListNode),
+    descending: q.order === 'desc',
   });
 }

@@ -3,7 +3,7 @@ import { encodeBase32UpperCaseNoPadding } from '@oslojs/encoding';
 import { minorUnits, type TMerchantSettings } from '@protection-service/contract';
 import { dividedBy, exact, fromMinorUnits, lesser, times, toMinorUnits } from '../../lib/money';
 
-interface StoreCredit {
+export interface StoreCredit {
   creditValue: number;
   bonusValue: number;
   totalValue: number;

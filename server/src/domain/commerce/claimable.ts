@@ -22,7 +22,9 @@ export interface ClaimableItem {
  * `orderId` (an expression), or of its item `itemId` alone when given, with its ordered
  * quantity and what can still be claimed of it: the ordered quantity less the item's
  * quantities in the order's claims, refused ones excepted, never below 0. The claim filing
- * checks each item a claim names against it; an order read can show it for every item.
+ * checks each item a claim names against it (`domain/claims/filing.ts`); the order reads answer
+ * it for every item as `lineItems[].claimableQuantity` (D51). It sits with the orders, a
+ * property of an order's line; the claims area builds on it.
  *
  * Read in a statement after the order's lock, its snapshot sees every claim committed before
  * the lock was granted; a claim written by the same statement is not in it, so does not count
