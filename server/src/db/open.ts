@@ -7,6 +7,10 @@ export interface OpenDatabase {
   db: Db;
   /** The connection string (with credentials: never log it). */
   url: string;
+  /** D48: where what needs a session connects (LISTEN, the job queue, migrations); `url` unless DATABASE_DIRECT_URL. */
+  directUrl: string;
+  /** D48: `url` names a pooler in transaction mode. */
+  transactionPooler: boolean;
   /** Where the data lives, without credentials, for logs. */
   description: string;
   close(): Promise<void>;
@@ -24,9 +28,11 @@ export async function openDatabase(
 ): Promise<OpenDatabase> {
   const embedded = config.databaseUrl ? null : await openEmbedded(config.dataDir, log);
   const url = config.databaseUrl ?? embedded!.url;
-  const db = createDb(url);
+  const directUrl = config.databaseDirectUrl ?? url;
+  const transactionPooler = config.databasePooler === 'transaction';
+  const db = createDb(url, { transactionPooler, directConnectionString: directUrl });
   try {
-    if (migrate) await migrateToLatest(db);
+    if (migrate) await migrateDirectly(db, directUrl, transactionPooler);
   } catch (err) {
     await db.destroy();
     await embedded?.stop();
@@ -36,6 +42,8 @@ export async function openDatabase(
   return {
     db,
     url,
+    directUrl,
+    transactionPooler,
     description: embedded
       ? `embedded PostgreSQL in ${config.dataDir}/postgres on port ${where.port}${embedded.owned ? '' : ' (joined)'}`
       : `PostgreSQL at ${where.hostname}:${where.port || 5432}${where.pathname}`,
@@ -44,6 +52,20 @@ export async function openDatabase(
       await embedded?.stop();
     },
   };
+}
+
+/** Migrations hold a session (DDL, locks): behind a transaction pooler they connect directly (D48). */
+async function migrateDirectly(db: Db, directUrl: string, transactionPooler: boolean): Promise<void> {
+  if (!transactionPooler) {
+    await migrateToLatest(db);
+    return;
+  }
+  const direct = createDb(directUrl, { max: 1, applicationName: 'protection-service-migrate' });
+  try {
+    await migrateToLatest(direct);
+  } finally {
+    await direct.destroy();
+  }
 }
 
 /**
