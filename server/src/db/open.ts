@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import { createDb, type Db } from './database';
 import type { EmbeddedDatabase } from './embedded';
 import { migrateToLatest } from './migrate';
+import { reachesTransactionPooler, TRANSACTION_POOLER_REFUSAL } from './pooler-check';
 
 export interface OpenDatabase {
   db: Db;
@@ -30,6 +31,10 @@ export async function openDatabase(
   const url = config.databaseUrl ?? embedded!.url;
   const directUrl = config.databaseDirectUrl ?? url;
   const transactionPooler = config.databasePooler === 'transaction';
+  // D48: never half-work behind a transaction pooler; the embedded database has none. A
+  // database out of reach decides nothing here: the process starts and answers 503 (D46).
+  if (!embedded && !transactionPooler && (await reachesTransactionPooler(url).catch(() => false)))
+    throw new Error(TRANSACTION_POOLER_REFUSAL);
   const db = createDb(url, { transactionPooler, directConnectionString: directUrl });
   try {
     if (migrate) await migrateDirectly(db, directUrl, transactionPooler);
