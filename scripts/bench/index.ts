@@ -8,6 +8,7 @@ import { benchConcurrency } from './concurrency';
 import { benchFastPaths } from './fast-paths';
 import { benchOrders } from './orders';
 import { benchPartner } from './partner';
+import { benchPooler } from './pooler';
 import { benchPublicRead } from './public-read';
 import { benchWebhooks } from './webhooks';
 import { benchWrites } from './writes';
@@ -20,6 +21,7 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
   ['orders', 'order writes against node:http + one upsert, by concurrency and with a subscriber', benchOrders],
   ['claims', 'claims list: first page against a page after 900,000 claims; claim filing', benchClaims],
   ['writes', 'write paths and the quote against their baselines, PostgreSQL fsync on and off', benchWrites],
+  ['pooler', 'order write and claim filing: PgBouncer in transaction mode against direct (D48)', benchPooler],
   ['concurrency', 'authenticated read through pnpm start: WEB_CONCURRENCY=2 against 1', benchConcurrency],
   [
     'fast-paths',

@@ -17,6 +17,9 @@ const config = loadConfig({
   PORT: process.env.PORT,
   HOST: '127.0.0.1',
   DATABASE_URL: process.env.BENCH_DATABASE_URL,
+  // D48: BENCH_DATABASE_POOLER=transaction with BENCH_DATABASE_DIRECT_URL (scripts/bench/pooler.ts).
+  DATABASE_POOLER: process.env.BENCH_DATABASE_POOLER,
+  DATABASE_DIRECT_URL: process.env.BENCH_DATABASE_DIRECT_URL,
   // BENCH_ISSUER: several processes sharing one issuer accept the same tokens.
   PUBLIC_BASE_URL: process.env.BENCH_ISSUER ?? `http://127.0.0.1:${process.env.PORT}`,
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
@@ -31,7 +34,10 @@ const config = loadConfig({
 const logger = createLogger(config.logLevel);
 // FAST_PATHS, as the service reads it (scripts/bench/fast-paths.ts turns devices off one by one).
 reportFastPaths(logger);
-const db = createDb(config.databaseUrl!);
+const db = createDb(config.databaseUrl!, {
+  transactionPooler: config.databasePooler === 'transaction',
+  directConnectionString: config.databaseDirectUrl,
+});
 const app = createApp({ db, logger, config });
 createAppServer()
   .serve(app)

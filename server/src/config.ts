@@ -37,6 +37,10 @@ const ZEnv = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().default('0.0.0.0'),
     DATABASE_URL: z.string().url().optional(),
+    // D48: what DATABASE_URL names; with `transaction`, a pooler in transaction mode.
+    DATABASE_POOLER: z.enum(['none', 'transaction']).default('none'),
+    // D48: where what needs a session connects (migrations, LISTEN, the job queue).
+    DATABASE_DIRECT_URL: z.preprocess(unsetWhenEmpty, z.string().url().optional()),
     DATA_DIR: z.string().min(1).default('.data'),
     PUBLIC_BASE_URL: z.string().url().optional(),
     DEPLOYMENT_ENVIRONMENT: z.preprocess(unsetWhenEmpty, z.enum(DEPLOYMENT_ENVIRONMENTS).optional()),
@@ -96,6 +100,21 @@ const ZEnv = z
     if (e.REQUEST_TIMEOUT_MS < e.HEADERS_TIMEOUT_MS) {
       ctx.addIssue({ code: 'custom', path: ['REQUEST_TIMEOUT_MS'], message: 'must be at least HEADERS_TIMEOUT_MS' });
     }
+    // D48: a transaction pooler cannot carry LISTEN, the job queue or migrations.
+    if (e.DATABASE_POOLER === 'transaction' && !e.DATABASE_DIRECT_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_DIRECT_URL'],
+        message: 'is required when DATABASE_POOLER=transaction (D48)',
+      });
+    }
+    if (e.DATABASE_POOLER === 'transaction' && !e.DATABASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_URL'],
+        message: 'is required when DATABASE_POOLER=transaction: it names the pooler (D48)',
+      });
+    }
     // D42: the sender's address is the operator's to choose, never guessed for a real server.
     if (e.SMTP_URL && !e.MAIL_FROM) {
       ctx.addIssue({ code: 'custom', path: ['MAIL_FROM'], message: 'is required when SMTP_URL is set (D42)' });
@@ -110,6 +129,10 @@ export interface Config {
   host: string;
   /** Absent: the embedded PostgreSQL in `dataDir` is used. */
   databaseUrl: string | undefined;
+  /** D48: `transaction`: `databaseUrl` is a transaction pooler (no named statements, no session state). */
+  databasePooler: 'none' | 'transaction';
+  /** D48: for what needs a session (migrations, LISTEN, the job queue); absent: `databaseUrl`. */
+  databaseDirectUrl: string | undefined;
   dataDir: string;
   publicBaseUrl: string;
   /** Named in the served documents' server description. */
@@ -174,6 +197,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databasePooler: e.DATABASE_POOLER,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
     dataDir,
     publicBaseUrl,
     deploymentEnvironment: e.DEPLOYMENT_ENVIRONMENT ?? (development ? 'local' : 'production'),

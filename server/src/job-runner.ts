@@ -46,6 +46,12 @@ export async function startDelivery(deps: {
   config: WebhookSettings & MailSettings;
   logger: Logger;
   connectionString: string;
+  /**
+   * D48: `connectionString` names a pooler in transaction mode; graphile-worker's pool (its
+   * LISTEN for new jobs, its session-level state) then connects to `directConnectionString`.
+   */
+  transactionPooler?: boolean;
+  directConnectionString?: string;
 }): Promise<Delivery> {
   const { config, logger } = deps;
   // Delivery commits without waiting for the WAL flush. A database crash may lose its last
@@ -53,13 +59,18 @@ export async function startDelivery(deps: {
   // lease to expire and the attempt is made again (at least once), a lost job completion
   // re-runs a job whose delivery is already decided. Events themselves are recorded by the
   // API's transactions, which wait for the flush as usual.
+  // Behind a transaction pooler (D48) these commits wait for the flush: no startup settings there.
   const db = createDb(deps.connectionString, {
     max: config.webhookWorkers + 2,
     applicationName: 'protection-service-webhooks',
     asyncCommit: true,
+    transactionPooler: deps.transactionPooler,
   });
+  // The queue's pool holds a LISTEN session for the life of the runner, so it always connects
+  // directly (graphile-worker needs a session-level connection: a transaction pooler would
+  // swallow its notifications). Direct, it keeps its startup setting.
   const pool = new pg.Pool({
-    connectionString: deps.connectionString,
+    connectionString: deps.directConnectionString ?? deps.connectionString,
     max: config.webhookWorkers + 2,
     application_name: 'protection-service-webhook-queue',
     options: '-c synchronous_commit=off',

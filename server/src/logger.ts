@@ -28,6 +28,7 @@ export function createLogger(
           '*.code',
           '*.secretKey',
           '*.databaseUrl',
+          '*.databaseDirectUrl',
         ],
         censor: '[redacted]',
       },

@@ -53,7 +53,15 @@ async function serve(config: Config, logger: Logger): Promise<void> {
   const connections = drainable(server);
   // D35: WEBHOOK_WORKERS=0 makes this process API-only (`pnpm worker` delivers alone).
   const delivery: Delivery | null =
-    config.webhookWorkers > 0 ? await startDelivery({ config, logger, connectionString: database.url }) : null;
+    config.webhookWorkers > 0
+      ? await startDelivery({
+          config,
+          logger,
+          connectionString: database.url,
+          transactionPooler: database.transactionPooler,
+          directConnectionString: database.directUrl,
+        })
+      : null;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

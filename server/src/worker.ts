@@ -31,7 +31,13 @@ async function main(): Promise<void> {
   async function deliver(logger: ReturnType<typeof createLogger>): Promise<void> {
     takeOverSignals();
     const database = await openSupervisorDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
-    const delivery = await startDelivery({ config, logger, connectionString: database.url });
+    const delivery = await startDelivery({
+      config,
+      logger,
+      connectionString: database.url,
+      transactionPooler: database.transactionPooler,
+      directConnectionString: database.directUrl,
+    });
     logger.info(
       { workers: config.webhookWorkers, database: database.description, pid: process.pid },
       'delivering webhooks',

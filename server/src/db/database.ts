@@ -98,7 +98,9 @@ export async function inOneTrip(
   const client = await pool.connect();
   try {
     let results: pg.QueryResult[];
-    if (oneTripOn() && wire.every((s) => parsedOn(client, s.name!))) {
+    // Through a transaction pooler (D48) nothing is parsed on a connection for the next
+    // transaction: the statements go one by one, unnamed (the pool's `sendThrough` names none).
+    if (!unnamedPools.has(pool) && oneTripOn() && wire.every((s) => parsedOn(client, s.name!))) {
       const last = wire.at(-1)!;
       results = await new Promise((resolve, reject) => {
         client.query(pipelined(wire.slice(0, -1), last, (err, r) => (err ? reject(err) : resolve(r))));
@@ -143,10 +145,14 @@ export function handleConnectionErrors(pool: pg.Pool): void {
   pool.on('connect', (client) => client.on('error', () => {}));
 }
 
-/** Where each database instance connects, for the one dedicated LISTEN connection (./listener.ts). */
+/**
+ * Where each database instance's sessions connect: the one dedicated LISTEN connection
+ * (../cache/listener.ts) and the job queue's migrations. Its `directConnectionString` when
+ * given (D48), else the one its pool uses.
+ */
 const connectionStrings = new WeakMap<object, string>();
 
-/** The connection string a database instance (or a transaction of it) was created with. */
+/** Where what needs a session (LISTEN, migrations) connects for a database instance. */
 export function connectionStringOf(db: Db): string | undefined {
   return connectionStrings.get(db);
 }
@@ -164,6 +170,16 @@ export interface DbOptions {
   asyncCommit?: boolean;
   /** How long a query may wait for a connection (a free one, or a new one to connect); default POOL_WAIT_MS. */
   poolWaitMs?: number;
+  /**
+   * D48: `connectionString` names a pooler in transaction mode, which hands each transaction
+   * any server connection and refuses startup settings. This pool then names no statement
+   * (`named-statements` and `inOneTrip`'s trip stay off for it alone, whatever `FAST_PATHS`
+   * says for others) and sends no `options` at connection start: `asyncCommit` is not applied
+   * (its commits wait for the WAL flush, as every API commit does).
+   */
+  transactionPooler?: boolean;
+  /** D48: where LISTEN and migrations of this instance connect (`connectionStringOf`); default `connectionString`. */
+  directConnectionString?: string;
 }
 
 /**
@@ -174,6 +190,8 @@ export interface DbOptions {
 export const POOL_WAIT_MS = 5000;
 
 const pools = new WeakMap<Db, pg.Pool>();
+/** The pools behind a transaction pooler: their statements go unnamed (D48). */
+const unnamedPools = new WeakSet<pg.Pool>();
 /** `DbOptions.onQuery` of each database, for the statements `inOneTrip` sends past Kysely. */
 const queryWatchers = new WeakMap<Db, (sql: string) => void>();
 
@@ -184,7 +202,15 @@ export function poolOf(db: Db): pg.Pool | undefined {
 
 export function createDb(
   connectionString: string,
-  { max = 10, applicationName = 'protection-service', onQuery, asyncCommit, poolWaitMs = POOL_WAIT_MS }: DbOptions = {},
+  {
+    max = 10,
+    applicationName = 'protection-service',
+    onQuery,
+    asyncCommit,
+    poolWaitMs = POOL_WAIT_MS,
+    transactionPooler = false,
+    directConnectionString = connectionString,
+  }: DbOptions = {},
 ): Db {
   const pool = new pg.Pool({
     connectionString,
@@ -194,16 +220,18 @@ export function createDb(
     // A server that vanished without closing (a failover, a dropped route) is noticed.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    ...(asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
+    // A transaction pooler refuses the startup parameter `options` (D48).
+    ...(asyncCommit && !transactionPooler ? { options: '-c synchronous_commit=off' } : {}),
   });
   handleConnectionErrors(pool);
-  pool.on('connect', sendThrough);
+  if (transactionPooler) unnamedPools.add(pool);
+  pool.on('connect', (client) => sendThrough(client, { unnamed: transactionPooler }));
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     plugins: [camelCase],
     ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
   });
-  connectionStrings.set(db, connectionString);
+  connectionStrings.set(db, directConnectionString);
   pools.set(db, pool);
   if (onQuery) queryWatchers.set(db, onQuery);
   return db;

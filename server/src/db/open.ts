@@ -2,11 +2,16 @@ import type { Config } from '../config';
 import { createDb, type Db } from './database';
 import type { EmbeddedDatabase } from './embedded';
 import { migrateToLatest } from './migrate';
+import { reachesTransactionPooler, TRANSACTION_POOLER_REFUSAL } from './pooler-check';
 
 export interface OpenDatabase {
   db: Db;
   /** The connection string (with credentials: never log it). */
   url: string;
+  /** D48: where what needs a session connects (LISTEN, the job queue, migrations); `url` unless DATABASE_DIRECT_URL. */
+  directUrl: string;
+  /** D48: `url` names a pooler in transaction mode. */
+  transactionPooler: boolean;
   /** Where the data lives, without credentials, for logs. */
   description: string;
   close(): Promise<void>;
@@ -26,9 +31,16 @@ export async function openDatabase(
 ): Promise<OpenDatabase> {
   const embedded = config.databaseUrl || opened ? null : await openEmbedded(config.dataDir, log);
   const url = opened ?? config.databaseUrl ?? embedded!.url;
-  const db = createDb(url);
+  const directUrl = config.databaseDirectUrl ?? url;
+  const transactionPooler = config.databasePooler === 'transaction';
+  // D48: never half-work behind a transaction pooler; the embedded database has none, and a
+  // supervisor's children join what it checked. A database out of reach decides nothing here:
+  // the process starts and answers 503 (D46).
+  if (config.databaseUrl && !opened && !transactionPooler && (await reachesTransactionPooler(url).catch(() => false)))
+    throw new Error(TRANSACTION_POOLER_REFUSAL);
+  const db = createDb(url, { transactionPooler, directConnectionString: directUrl });
   try {
-    if (migrate) await migrateToLatest(db);
+    if (migrate) await migrateDirectly(db, directUrl, transactionPooler);
   } catch (err) {
     await db.destroy();
     await embedded?.stop();
@@ -38,6 +50,8 @@ export async function openDatabase(
   return {
     db,
     url,
+    directUrl,
+    transactionPooler,
     description: config.databaseUrl
       ? `PostgreSQL at ${where.hostname}:${where.port || 5432}${where.pathname}`
       : `embedded PostgreSQL in ${config.dataDir}/postgres on port ${where.port}${embedded?.owned ? '' : ' (joined)'}`,
@@ -46,6 +60,20 @@ export async function openDatabase(
       await embedded?.stop();
     },
   };
+}
+
+/** Migrations hold a session (DDL, locks): behind a transaction pooler they connect directly (D48). */
+async function migrateDirectly(db: Db, directUrl: string, transactionPooler: boolean): Promise<void> {
+  if (!transactionPooler) {
+    await migrateToLatest(db);
+    return;
+  }
+  const direct = createDb(directUrl, { max: 1, applicationName: 'protection-service-migrate' });
+  try {
+    await migrateToLatest(direct);
+  } finally {
+    await direct.destroy();
+  }
 }
 
 /**

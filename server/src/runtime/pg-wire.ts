@@ -45,15 +45,18 @@ export function statementName(text: string): string {
 }
 
 /**
- * Every client of a pool sends its statements through here, when either device is on:
+ * Every client of a pool sends its statements through here, when either device is on
+ * (`unnamed`: none is named for this pool):
  * - the statements `prepared` marked go as named ones (named by a digest of their text);
  * - a transaction's `begin` answers nothing worth a round trip: it is held and sent with the
  *   transaction's next statement, in one write answered at once (the extended protocol runs
  *   the messages before one Sync in order, and an error skips the rest). A transaction ended
  *   before any statement never reaches the server.
  */
-export function sendThrough(client: pg.PoolClient): void {
-  const named = namedStatementsOn();
+export function sendThrough(client: pg.PoolClient, { unnamed = false }: { unnamed?: boolean } = {}): void {
+  // `unnamed`: a pool behind a transaction pooler (D48), where a statement parsed in one
+  // transaction's server session is not there for the next; the held begin still works there.
+  const named = !unnamed && namedStatementsOn();
   if (!named && !heldBeginOn()) return;
   if (heldBeginOn() && !hasParsedStatements(client)) {
     turnOff('held-begin', 'a pg connection has no parsedStatements to read');

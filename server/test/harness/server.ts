@@ -49,6 +49,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     port: 0,
     host: '127.0.0.1',
     databaseUrl: undefined,
+    databasePooler: 'none',
+    databaseDirectUrl: undefined,
     dataDir: os.tmpdir(),
     publicBaseUrl: 'http://localhost',
     deploymentEnvironment: 'test',

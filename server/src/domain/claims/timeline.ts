@@ -30,8 +30,8 @@ const actorOf = (id: RawBuilder<unknown>) => sql<TTimelineActor>`(
   left join apps a on a.client_id = x.id
 )`;
 
-/** The id a staff note or a brand message records as its writer (the app's client id). */
-const writerOf = (actor: Actor) => actor.clientId;
+/** The id a staff note or a brand message records as its writer: the person's (D49), else the app's client id. */
+const writerOf = (actor: Actor) => actor.userId ?? actor.clientId;
 
 interface EntryRow {
   currency: string;
@@ -56,7 +56,7 @@ export async function readTimeline(db: Db, storeId: string, claimId: string): Pr
     select claim.currency, e.at, e.body, e.actor from claim left join lateral (
       select 0 as rank, lpad(sc.id::text, 20, '0') as seq, sc.created_at as at,
         json_build_object('type', 'state_change', 'from', sc.from_state, 'to', sc.to_state, 'note', sc.note) as body,
-        ${actorOf(sql`sc.client_id`)} as actor
+        ${actorOf(sql`coalesce(sc.user_id, sc.client_id)`)} as actor
       from claim_state_changes sc where sc.claim_id = claim.id
       union all
       select 1, lpad(r.position::text, 20, '0'), r.created_at,
