@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { type Runner, run, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { createDb, handleConnectionErrors, POOL_WAIT_MS } from './db/database';
+import { createDb, type Db, handleConnectionErrors, POOL_WAIT_MS } from './db/database';
 import { queueLogger } from './db/queue-logger';
 import { isConcurrencyAbort, isDatabaseUnavailable } from './db/unavailable';
 import { type ClaimLinks, claimLinks, viewClaimUrl } from './domain/claims/links';
@@ -66,17 +66,7 @@ export async function startDelivery(deps: {
     asyncCommit: true,
     transactionPooler: deps.transactionPooler,
   });
-  // The queue's pool holds a LISTEN session for the life of the runner, so it always connects
-  // directly (graphile-worker needs a session-level connection: a transaction pooler would
-  // swallow its notifications). Direct, it keeps its startup setting.
-  const pool = new pg.Pool({
-    connectionString: deps.directConnectionString ?? deps.connectionString,
-    max: config.webhookWorkers + 2,
-    application_name: 'protection-service-webhook-queue',
-    options: '-c synchronous_commit=off',
-    connectionTimeoutMillis: POOL_WAIT_MS,
-  });
-  handleConnectionErrors(pool);
+  const pool = queuePool(deps.directConnectionString ?? deps.connectionString, config.webhookWorkers);
   const mailer = createMailer(config);
   // D41: the claim link of each message, under a key derived once.
   const claimUrlOf = claimUrls(claimLinks(config.secretKey, config.publicBaseUrl));
@@ -107,6 +97,37 @@ export async function startDelivery(deps: {
     }),
   );
   await runner.start();
+  const sweep = startSweeps(db, logger);
+  return {
+    async stop() {
+      clearInterval(sweep);
+      await runner.stop();
+      mailer.close();
+      await pool.end();
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * The queue's pool. It holds a LISTEN session for the life of the runner, so it always connects
+ * directly (graphile-worker needs a session-level connection: a transaction pooler would
+ * swallow its notifications, D48). Direct, it keeps its startup setting.
+ */
+function queuePool(connectionString: string, workers: number): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: workers + 2,
+    application_name: 'protection-service-webhook-queue',
+    options: '-c synchronous_commit=off',
+    connectionTimeoutMillis: POOL_WAIT_MS,
+  });
+  handleConnectionErrors(pool);
+  return pool;
+}
+
+/** The sweeps of forgotten deliveries and e-mail, every SWEEP_INTERVAL_MS, one run at a time. */
+function startSweeps(db: Db, logger: Logger): NodeJS.Timeout {
   let sweeping = false;
   const sweep = setInterval(() => {
     if (sweeping) return;
@@ -123,15 +144,7 @@ export async function startDelivery(deps: {
     });
   }, SWEEP_INTERVAL_MS);
   sweep.unref();
-  return {
-    async stop() {
-      clearInterval(sweep);
-      await runner.stop();
-      mailer.close();
-      await pool.end();
-      await db.destroy();
-    },
-  };
+  return sweep;
 }
 
 /**

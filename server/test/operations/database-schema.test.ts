@@ -54,7 +54,14 @@ async function databaseTables(db: Db): Promise<Tables> {
  * columns, in camelCase (the CamelCasePlugin maps them), with the type a select answers.
  */
 function declaredTables(): Tables {
-  const program = ts.createProgram([SCHEMA_TS], { strict: true, skipLibCheck: true, noEmit: true });
+  const program = ts.createProgram([SCHEMA_TS], {
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    // Resolved as the project resolves: the contract's types through its package exports.
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+  });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(SCHEMA_TS)!;
   const database = source.statements.find(

@@ -196,7 +196,6 @@ function common(row: ClaimRow) {
 function toRecord(row: ClaimRow, links: ClaimLinks): TClaim {
   const money = (v: unknown, currency: unknown = row.currency) =>
     v === null || v === undefined ? null : roundMoney(v as number, currency as string | null);
-  const p = row.policy ?? null;
   return {
     ...common(row),
     claimCategory: row.claimCategory,
@@ -251,27 +250,31 @@ function toRecord(row: ClaimRow, links: ClaimLinks): TClaim {
       documentType: d.documentType as 'SIGNATURE' | 'RECEIPT' | 'IMAGE',
       ...stamps(d),
     })),
-    policy:
-      p === null
-        ? null
-        : {
-            id: p.id as string,
-            customerAmount: money(p.customerAmount, p.premiumCurrency)!,
-            brandAmount: money(p.brandAmount, p.premiumCurrency)!,
-            insuredAmount: money(p.insuredAmount, p.premiumCurrency)!,
-            premiumPaid: money(p.premiumPaid, p.premiumCurrency)!,
-            premiumDiscountedAmount: money(p.premiumDiscountedAmount, p.premiumCurrency)!,
-            premiumCurrency: p.premiumCurrency as string | null,
-            fundedBy: p.fundedBy as 'customer' | 'brand',
-            claim: { id: row.id, claimState: row.claimState },
-            createdAt: iso(p.createdAt),
-            updatedAt: iso(p.updatedAt),
-            removedAt: isoOrNull(p.removedAt),
-            deletedAt: isoOrNull(p.deletedAt),
-            hybridOperator: p.hybridOperator as 'AND' | 'OR',
-          },
+    policy: policyOf(row, money),
     // D41: the shopper's capability link, rebuilt from the claim's random half and the key.
     viewClaimUrl: viewClaimUrl(links, row.linkId),
+  };
+}
+
+/** The claim's policy as its record shows it. */
+function policyOf(row: ClaimRow, money: (v: unknown, currency?: unknown) => number | null): TClaim['policy'] {
+  const p = row.policy ?? null;
+  if (p === null) return null;
+  return {
+    id: p.id as string,
+    customerAmount: money(p.customerAmount, p.premiumCurrency)!,
+    brandAmount: money(p.brandAmount, p.premiumCurrency)!,
+    insuredAmount: money(p.insuredAmount, p.premiumCurrency)!,
+    premiumPaid: money(p.premiumPaid, p.premiumCurrency)!,
+    premiumDiscountedAmount: money(p.premiumDiscountedAmount, p.premiumCurrency)!,
+    premiumCurrency: p.premiumCurrency as string | null,
+    fundedBy: p.fundedBy as 'customer' | 'brand',
+    claim: { id: row.id, claimState: row.claimState },
+    createdAt: iso(p.createdAt),
+    updatedAt: iso(p.updatedAt),
+    removedAt: isoOrNull(p.removedAt),
+    deletedAt: isoOrNull(p.deletedAt),
+    hybridOperator: p.hybridOperator as 'AND' | 'OR',
   };
 }
 
