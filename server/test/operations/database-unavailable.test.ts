@@ -30,8 +30,11 @@ describe('isDatabaseUnavailable', () => {
     const closed = createDb(`postgres://postgres:postgres@127.0.0.1:${await freePort()}/none`, { max: 1 });
     expect(isDatabaseUnavailable(await failureOf(() => closed.selectFrom('orders').selectAll().execute()))).toBe(true);
     await closed.destroy();
-    const timeout = new pg.Pool({ connectionString: database.url, max: 1, connectionTimeoutMillis: 50 });
+    // The one connection is made without haste (a loaded machine may take longer than the wait
+    // under test); the next caller then waits 50 ms for it.
+    const timeout = new pg.Pool({ connectionString: database.url, max: 1, connectionTimeoutMillis: 10_000 });
     const held = await timeout.connect();
+    (timeout as unknown as { options: { connectionTimeoutMillis: number } }).options.connectionTimeoutMillis = 50;
     expect(isDatabaseUnavailable(await failureOf(() => timeout.query('select 1')))).toBe(true);
     held.release();
     await timeout.end();
