@@ -107,6 +107,14 @@ module.exports = {
       to: { path: '^server/src/(?!runtime/)' },
     },
     {
+      name: 'dashboard-through-the-api',
+      severity: 'error',
+      comment:
+        'D50: the dashboard acts only through the public API, with a staff token, through the SDK. Its pages import no domain, database or HTTP-pipeline code; what they need of the session comes through DashboardPort.',
+      from: { path: '^server/src/pages/dashboard/' },
+      to: { path: '^server/src/(domain|db|http|routes|cache|runtime)/' },
+    },
+    {
       name: 'handlers-map-nothing',
       severity: 'error',
       comment:
@@ -143,7 +151,7 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],
-      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      conditionNames: ['source', 'import', 'require', 'node', 'default', 'types'],
       extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
     },
   },

@@ -15,8 +15,10 @@ COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN pnpm fetch
 COPY . .
 RUN pnpm install --frozen-lockfile --offline
+# The dashboard's pages call the API through the SDK (D50): the image runs its build, as partners do.
+RUN pnpm build
 # A lean production install of the server alone: its runtime dependencies and the workspace
-# packages it uses (contract, migrations), no dev tools, no tests.
+# packages it uses (contract, migrations, the SDK's build), no dev tools, no tests.
 RUN pnpm --config.inject-workspace-packages=true --filter @protection-service/server deploy --prod --offline /app
 
 FROM node:24-bookworm-slim AS runtime

@@ -1,6 +1,15 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// The SDK from its TypeScript sources (its `source` export), as `pnpm start` runs it.
+const SOURCES = {
+  alias: [
+    { find: /^@protection-service\/sdk$/, replacement: fileURLToPath(new URL('./sdk/src/index.ts', import.meta.url)) },
+  ],
+};
+
 export default defineConfig({
+  resolve: SOURCES,
   test: {
     // One PostgreSQL per run (server/test/harness); files run in parallel, each in its own database.
     projects: [
@@ -11,6 +20,7 @@ export default defineConfig({
         },
       },
       {
+        resolve: SOURCES,
         test: {
           name: 'server',
           include: ['server/test/**/*.test.ts', 'sdk/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],

@@ -15,7 +15,7 @@ import { benchDatabase, compare, type Measured, printTable, ROOT, stopProcess } 
 const ISSUER = 'http://bench.local';
 
 async function startServer(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'server/src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

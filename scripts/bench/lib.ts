@@ -175,10 +175,14 @@ export async function startProcess(script: string, env: NodeJS.ProcessEnv, ready
   const name = path.basename(script, '.ts');
   // One folder per process: the loader's thread writes a profile of its own beside the main one.
   const profile = profiling ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, `${name}-${Date.now()}`)}`] : [];
-  const child = spawn(process.execPath, [...START_FLAGS, ...profile, '--import', 'tsx', script], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [...START_FLAGS, ...profile, '--conditions=source', '--import', 'tsx', script],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     let out = '';
     const onData = (d: Buffer) => {

@@ -3,10 +3,7 @@
 /** @jsxImportSource preact */
 import express, { type Request, type Response, Router } from 'express';
 import { storesOfUser } from '../domain/auth/browser-sessions';
-import { checkCredentials } from '../domain/auth/dashboard';
 import { approveInstall, previewInstall } from '../domain/auth/install';
-import { clientIp } from '../http/client-ip';
-import { rateLimitHeaders } from '../http/rate-limit';
 import { Refusal } from '../lib/refusal';
 import type { RouteContext } from '../routes/context';
 import {
@@ -25,7 +22,8 @@ import {
 } from './authorize-request';
 import { ConsentPage, ErrorPage, SignInPage, StoreChoicePage } from './authorize-views';
 import type { BrowserSession, BrowserSessions } from './browser-session';
-import { MessagePage, sendPage, wrap } from './html';
+import { FormExpired, sendPage, TooManyAttempts, wrap } from './html';
+import { passwordSignIn } from './sign-in';
 
 /**
  * The authorization endpoint in a browser (D40, RFC 6749 §4.1): `GET /v1/oauth/authorize`
@@ -131,24 +129,13 @@ class AuthorizeFlow {
     );
     if (!posted) return;
     const { session, request, body } = posted;
-    // D4, D8: the same per-address count as POST /v1/auth/login, so the page is no way around it.
-    const { auth } = this.ctx;
-    const decision = await auth.limiter.exact(`ip:/v1/auth/login:${clientIp(req, auth.trustProxy)}`, auth.limits.auth);
-    const pairs = rateLimitHeaders(decision);
-    for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
-    if (!decision.allowed) {
-      auth.metrics.rateLimited('auth');
-      return sendPage(
-        res,
-        429,
-        <MessagePage title="Too many attempts">
-          <p>Too many sign-in attempts from this address. Wait a minute, then try again.</p>
-        </MessagePage>,
-      );
-    }
     const email = (single(body.email) ?? '').slice(0, 320);
-    const user = await checkCredentials(this.ctx.db, email, (single(body.password) ?? '').slice(0, 1024));
-    if (!user) {
+    const outcome = await passwordSignIn(this.ctx, this.sessions, req, res, {
+      email,
+      password: single(body.password) ?? '',
+    });
+    if (outcome === 'limited') return sendPage(res, 429, <TooManyAttempts />);
+    if (outcome === 'wrong') {
       const page = (
         <SignInPage
           appName={request.appName}
@@ -160,7 +147,6 @@ class AuthorizeFlow {
       );
       return sendPage(res, 401, page);
     }
-    await this.sessions.signIn(res, user.id, user.email);
     seeOther(res, authorizeUrl(request.params));
   };
 
@@ -220,11 +206,5 @@ function refusalRedirect(err: unknown, request: AuthorizeRequest): string {
 
 /** A form without the session's CSRF token (D40): refused, nothing done. */
 function forbidden(res: Response): void {
-  sendPage(
-    res,
-    403,
-    <MessagePage title="This form has expired">
-      <p>The form was not sent from this page, or your session ended. Go back, reload the page and try again.</p>
-    </MessagePage>,
-  );
+  sendPage(res, 403, <FormExpired />);
 }

@@ -48,7 +48,13 @@ export function sendPage(res: Response, status: number, page: VNode, options: Pa
 }
 
 /** The frame of every page: one header, one main region, one footer (landmarks). */
-export function Layout(props: { title: string; children: ComponentChildren; aside?: ComponentChildren }) {
+export function Layout(props: {
+  title: string;
+  children: ComponentChildren;
+  aside?: ComponentChildren;
+  /** Wider frame for tables (the dashboard, D50). */
+  wide?: boolean;
+}) {
   return (
     <html lang="en">
       <head>
@@ -58,7 +64,7 @@ export function Layout(props: { title: string; children: ComponentChildren; asid
         <title>{`${props.title} · Protection Service`}</title>
         <link rel="stylesheet" href={STYLESHEET_PATH} />
       </head>
-      <body>
+      <body class={props.wide ? 'wide' : undefined}>
         <a class="skip" href="#main">
           Skip to content
         </a>
@@ -97,6 +103,24 @@ export function MessagePage(props: { title: string; children: ComponentChildren 
         {props.children}
       </section>
     </Layout>
+  );
+}
+
+/** A form without the session's CSRF token, or not sent from this origin (D40, D50): refused, nothing done. */
+export function FormExpired() {
+  return (
+    <MessagePage title="This form has expired">
+      <p>The form was not sent from this page, or your session ended. Go back, reload the page and try again.</p>
+    </MessagePage>
+  );
+}
+
+/** The answer to a sign-in over the per-address limit (D4). */
+export function TooManyAttempts() {
+  return (
+    <MessagePage title="Too many attempts">
+      <p>Too many sign-in attempts from this address. Wait a minute, then try again.</p>
+    </MessagePage>
   );
 }
 

@@ -3,6 +3,8 @@
 /** @jsxImportSource preact */
 import { readFileSync } from 'node:fs';
 import { type ErrorRequestHandler, Router } from 'express';
+import { storesOfUser } from '../domain/auth/browser-sessions';
+import { issueDashboardToken } from '../domain/auth/tokens';
 import { describeError, mapError } from '../http/errors';
 import { compilePaths } from '../http/unmatched';
 import type { RouteContext } from '../routes/context';
@@ -10,7 +12,9 @@ import { authorizePages } from './authorize';
 import { AUTHORIZE_PATH, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH } from './authorize-request';
 import { BrowserSessions } from './browser-session';
 import { CLAIM_MESSAGE_PATH, CLAIM_PAGE_PATH, claimPages } from './claim';
+import { DASHBOARD_PATH, DASHBOARD_ROUTES, type DashboardPort, dashboardPages } from './dashboard/index';
 import { MessagePage, STYLESHEET_PATH, sendPage } from './html';
+import { passwordSignIn } from './sign-in';
 
 /**
  * The pages people use in a browser (D40, D41), served by the same Express app as the API
@@ -26,6 +30,7 @@ export const PAGE_ROUTES = [
   { method: 'GET', path: CLAIM_PAGE_PATH },
   { method: 'POST', path: CLAIM_MESSAGE_PATH },
   { method: 'GET', path: STYLESHEET_PATH },
+  ...DASHBOARD_ROUTES,
 ] as const;
 
 /** Whether a path is a page's (the JSON `/v1/oauth/authorize/approve` passes through their router untouched). */
@@ -34,6 +39,8 @@ export function isPagePath(path: string): boolean {
     path === AUTHORIZE_PATH ||
     path.startsWith(`${AUTHORIZE_PATH}/`) ||
     path.startsWith('/claims/view/') ||
+    path === DASHBOARD_PATH ||
+    path.startsWith(`${DASHBOARD_PATH}/`) ||
     path === STYLESHEET_PATH
   );
 }
@@ -57,8 +64,21 @@ export function pages(ctx: RouteContext): Router {
   });
   router.use(authorizePages(ctx, sessions));
   router.use(claimPages(ctx, sessions, ctx.claimLinks));
+  router.use(dashboardPages(dashboardPort(ctx, sessions)));
   router.use(pageErrors);
   return router;
+}
+
+/** What the dashboard may use of the session and the sign-in (D50); it reaches stores through the API. */
+function dashboardPort(ctx: RouteContext, sessions: BrowserSessions): DashboardPort {
+  return {
+    sessions,
+    dashboardToken: (session) =>
+      issueDashboardToken(ctx.auth.keys, { userId: session.user.id, grantId: session.id }).token,
+    storesOf: (userId) => storesOfUser(ctx.db, userId),
+    signIn: (req, res, credentials) => passwordSignIn(ctx, sessions, req, res, credentials),
+    publicOrigin: new URL(ctx.config.publicBaseUrl).origin,
+  };
 }
 
 /**

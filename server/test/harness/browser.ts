@@ -84,8 +84,8 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   if (before) await page.setViewportSize(before);
 }
 
-/** D40, D41: every form of the page carries the session's CSRF token. */
+/** D40, D41, D50: every form that posts carries the session's CSRF token (search forms are GETs). */
 export async function expectFormsCarryCsrf(page: Page): Promise<void> {
-  expect(await page.locator('form').count()).toBeGreaterThan(0);
-  expect(await page.locator('form:not(:has(input[type="hidden"][name="csrf"]))').count()).toBe(0);
+  expect(await page.locator('form[method="post"]').count()).toBeGreaterThan(0);
+  expect(await page.locator('form[method="post"]:not(:has(input[type="hidden"][name="csrf"]))').count()).toBe(0);
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 /** As `pnpm start` and `pnpm cli` run: one node process with the tsx loader. */
-export const NODE_ARGS = ['--import', 'tsx'];
+export const NODE_ARGS = ['--conditions=source', '--import', 'tsx'];
 
 /** Runs a TypeScript entry point of the repository to its end. */
 export function runScript(

@@ -1,3 +1,4 @@
+import type { Role } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
@@ -38,12 +39,21 @@ export async function endBrowserSession(db: Db, sessionId: string): Promise<void
   await transact(db, (trx) => revokeFamily(trx, sessionId, 'signed out'));
 }
 
-/** The stores a user may install apps on (D8), by name, for the store choice (D40). */
-export async function storesOfUser(db: Db, userId: string): Promise<{ id: string; name: string; domain: string }[]> {
+/** A store of the signed-in user, with their role there (D49) and its mode (D45). */
+export interface MemberStore {
+  id: string;
+  name: string;
+  domain: string;
+  livemode: boolean;
+  role: Role;
+}
+
+/** The stores a user belongs to (D8), by name: the store choice (D40) and the dashboard's list (D50). */
+export async function storesOfUser(db: Db, userId: string): Promise<MemberStore[]> {
   return db
     .selectFrom('storeMembers as m')
     .innerJoin('stores as s', 's.id', 'm.storeId')
-    .select(['s.id', 's.name', 's.domain'])
+    .select(['s.id', 's.name', 's.domain', 's.livemode', 'm.role'])
     .where('m.userId', '=', userId)
     .orderBy('s.name')
     .orderBy('s.id')

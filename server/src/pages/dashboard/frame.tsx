@@ -1,0 +1,98 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import type { ComponentChildren } from 'preact';
+import { Hidden, Layout } from '../html';
+import { DASHBOARD_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
+import type { MemberStore } from './port';
+import type { SignedIn } from './staff-api';
+
+/** The sections of a store in the navigation bar, in order (D50). */
+export const SECTIONS = [
+  { key: 'home', label: 'Home', path: [] },
+  { key: 'claims', label: 'Claims', path: ['claims'] },
+  { key: 'orders', label: 'Orders', path: ['orders'] },
+  { key: 'settings', label: 'Settings', path: ['settings'] },
+  { key: 'apps', label: 'Apps', path: ['apps'] },
+] as const;
+export type Section = (typeof SECTIONS)[number]['key'];
+
+function SignOut(props: { session: SignedIn }) {
+  return (
+    <form method="post" action={DASHBOARD_SIGN_OUT_PATH} class="signout">
+      <Hidden values={{ csrf: props.session.csrf }} />
+      <span class="who">Signed in as {props.session.user.email}</span>{' '}
+      <button type="submit" class="link">
+        Sign out
+      </button>
+    </form>
+  );
+}
+
+/**
+ * The frame of every dashboard page (D50): who is signed in with "Sign out", the store with
+ * its sections, a "Test store" banner on a test store (D45), then the page.
+ */
+export function DashboardLayout(props: {
+  title: string;
+  session: SignedIn;
+  store?: MemberStore;
+  section?: Section;
+  children: ComponentChildren;
+}) {
+  const { store } = props;
+  return (
+    <Layout
+      title={store ? `${props.title} · ${store.name}` : props.title}
+      wide
+      aside={<SignOut session={props.session} />}
+    >
+      {store ? (
+        <>
+          <p>
+            <a href={DASHBOARD_PATH}>Your stores</a> / <strong>{store.name}</strong>{' '}
+            <span class="muted">({store.domain})</span>
+          </p>
+          {store.livemode ? null : <p class="banner">Test store</p>}
+          <nav class="store tabs" aria-label="Store">
+            <ul>
+              {SECTIONS.map((s) => (
+                <li>
+                  <a href={storePath(store.id, ...s.path)} aria-current={s.key === props.section ? 'page' : undefined}>
+                    {s.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        </>
+      ) : null}
+      {props.children}
+    </Layout>
+  );
+}
+
+/** What a form post came to, said on the page it redirected to. The query names one of these. */
+export const NOTICES: Record<string, { text: string; bad?: boolean }> = {
+  done: { text: 'Done.' },
+  replayed: { text: 'This form had been sent already: it was done once, not twice.' },
+  conflict: { text: 'Someone changed this first. Here is how it stands now.', bad: true },
+  signedOut: { text: 'You are signed out.' },
+};
+
+/** The notice a redirect asked for, if it is one of NOTICES. */
+export function Notice(props: { code: unknown }) {
+  const notice = typeof props.code === 'string' ? NOTICES[props.code] : undefined;
+  if (!notice) return null;
+  return <output class={notice.bad ? 'notice bad' : 'notice'}>{notice.text}</output>;
+}
+
+/** A refusal shown on the page (the API's D2 message), next to the form that caused it. */
+export function Refused(props: { message: string | undefined }) {
+  if (!props.message) return null;
+  return (
+    <p class="notice bad" role="alert">
+      {props.message}
+    </p>
+  );
+}

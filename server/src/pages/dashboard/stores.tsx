@@ -1,0 +1,210 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import { type TClaimListNode, type TClaimQueue, unwrap } from '@protection-service/sdk';
+import express, { Router } from 'express';
+import type { BrowserSession } from '../browser-session';
+import { Hidden, Layout, sendPage, TooManyAttempts } from '../html';
+import { field, seeOther, withNotice } from './forms';
+import { DashboardLayout, Notice } from './frame';
+import { type Dashboard, signedInPage } from './handlers';
+import {
+  claimPath,
+  DASHBOARD_PATH,
+  DASHBOARD_SIGN_IN_PATH,
+  DASHBOARD_SIGN_OUT_PATH,
+  safeNext,
+  storePath,
+} from './paths';
+import { CLAIM_TABS, StateLabel, shortDate } from './words';
+
+/** Sign-in and sign-out (D40's session, D50), the user's stores, and a store's home page. */
+export function storePages(dashboard: Dashboard): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+  const { sessions } = dashboard.port;
+
+  router.get(DASHBOARD_SIGN_IN_PATH, (req, res, next) => {
+    (async () => {
+      const session = await sessions.ensure(req, res);
+      if (session.user) return seeOther(res, safeNext(req.query.next));
+      sendPage(res, 200, <SignInPage session={session} next={safeNext(req.query.next)} notice={req.query.notice} />);
+    })().catch(next);
+  });
+
+  router.post(DASHBOARD_SIGN_IN_PATH, form, (req, res, next) => {
+    (async () => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const session = await sessions.read(req);
+      if (!session || !sessions.csrfMatches(session, body.csrf)) return dashboard.posted(req, res);
+      const email = field(body, 'email');
+      const outcome = await dashboard.port.signIn(req, res, { email, password: field(body, 'password') });
+      if (outcome === 'limited') return sendPage(res, 429, <TooManyAttempts />);
+      const next = safeNext(field(body, 'next'));
+      if (outcome === 'wrong') {
+        return sendPage(
+          res,
+          401,
+          <SignInPage session={session} next={next} email={email} error="Wrong e-mail or password." />,
+        );
+      }
+      seeOther(res, next);
+    })().catch(next);
+  });
+
+  router.post(DASHBOARD_SIGN_OUT_PATH, form, (req, res, next) => {
+    (async () => {
+      const session = await dashboard.posted(req, res);
+      if (!session) return;
+      dashboard.staff.forget(session.id);
+      await sessions.signOut(res, session);
+      seeOther(res, withNotice(DASHBOARD_SIGN_IN_PATH, 'signedOut'));
+    })().catch(next);
+  });
+
+  router.get(
+    DASHBOARD_PATH,
+    signedInPage(dashboard, async (_req, res, session) => {
+      const stores = await dashboard.port.storesOf(session.user.id);
+      sendPage(
+        res,
+        200,
+        <DashboardLayout title="Your stores" session={session}>
+          <h1>Your stores</h1>
+          {stores.length === 0 ? (
+            <p>Your account belongs to no store yet. An owner of a store can add you to it.</p>
+          ) : (
+            <ul class="stores">
+              {stores.map((s) => (
+                <li>
+                  <a href={storePath(s.id)}>{s.name}</a> <span class="muted">({s.domain})</span>
+                  {s.livemode ? null : <span class="state">Test store</span>}
+                </li>
+              ))}
+            </ul>
+          )}
+        </DashboardLayout>,
+      );
+    }),
+  );
+
+  router.get(
+    `${DASHBOARD_PATH}/stores/:storeId`,
+    dashboard.page(async ({ res, session, store, api }) => {
+      if (!api.can('claim:read', 'claim:update', 'claim:manage')) {
+        return sendPage(
+          res,
+          200,
+          <DashboardLayout title="Home" session={session} store={store} section="home">
+            <h1>{store.name}</h1>
+            <p>Your role has no access to claims.</p>
+          </DashboardLayout>,
+        );
+      }
+      // One page of each tab: its count up to a page ("50 or more" beyond), and the oldest to do.
+      const tabs = CLAIM_TABS.filter(
+        (t): t is (typeof CLAIM_TABS)[number] & { queue: TClaimQueue } => t.queue !== undefined,
+      );
+      const pages = await Promise.all(
+        tabs.map(async (t) =>
+          unwrap(await api.client.claims.list({ query: { queue: t.queue, first: 50, order: 'asc' } })),
+        ),
+      );
+      const todo = pages[0]!.edges.map((e) => e.node).slice(0, 10);
+      sendPage(
+        res,
+        200,
+        <DashboardLayout title="Home" session={session} store={store} section="home">
+          <h1>{store.name}</h1>
+          <h2>Claims</h2>
+          <ul class="grid counts">
+            {tabs.map((t, i) => (
+              <li class="card">
+                <a href={`${storePath(store.id, 'claims')}?tab=${t.key}`}>{t.label}</a>:{' '}
+                <strong>{pages[i]!.pageInfo.hasNextPage ? '50 or more' : pages[i]!.edges.length}</strong>
+              </li>
+            ))}
+          </ul>
+          <h2>Oldest claims to do</h2>
+          <OldestClaims storeId={store.id} claims={todo} />
+        </DashboardLayout>,
+      );
+    }),
+  );
+  return router;
+}
+
+function OldestClaims(props: { storeId: string; claims: TClaimListNode[] }) {
+  if (props.claims.length === 0) return <p>Nothing to do: no claim is waiting for you.</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="muted">The claims that have waited longest</caption>
+        <thead>
+          <tr>
+            <th scope="col">Claim</th>
+            <th scope="col">Order</th>
+            <th scope="col">Shopper</th>
+            <th scope="col">State</th>
+            <th scope="col">Filed</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.claims.map((c) => (
+            <tr>
+              <td>
+                <a href={claimPath(props.storeId, c.id)}>{c.id}</a>
+              </td>
+              <td>{c.sourceOrderNumber}</td>
+              <td>{c.authorName ?? c.authorEmail ?? ''}</td>
+              <td>
+                <StateLabel state={c.claimState} />
+              </td>
+              <td>{shortDate(c.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function SignInPage(props: {
+  session: BrowserSession;
+  next: string;
+  email?: string;
+  error?: string;
+  notice?: unknown;
+}) {
+  return (
+    <Layout title="Sign in">
+      <section class="card" aria-labelledby="title">
+        <h1 id="title">Sign in to your dashboard</h1>
+        <Notice code={props.notice} />
+        {props.error ? (
+          <p class="error" role="alert" id="sign-in-error">
+            {props.error}
+          </p>
+        ) : null}
+        <form method="post" action={DASHBOARD_SIGN_IN_PATH} class="stack">
+          <Hidden values={{ csrf: props.session.csrf, next: props.next }} />
+          <label for="email">Email</label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="username"
+            required
+            value={props.email ?? ''}
+            aria-describedby={props.error ? 'sign-in-error' : undefined}
+          />
+          <label for="password">Password</label>
+          <input id="password" name="password" type="password" autocomplete="current-password" required />
+          <button type="submit" class="primary">
+            Sign in
+          </button>
+        </form>
+      </section>
+    </Layout>
+  );
+}

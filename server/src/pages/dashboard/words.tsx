@@ -1,0 +1,68 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import type { TClaimQueue, TClaimState, TClaimType, TIssueType, TResolutionType } from '@protection-service/sdk';
+
+/** The dashboard's words for the API's values (D50): plain words on the page, the code beside where it helps. */
+
+/** The claim queue's tabs (D50), in order; `queue` is the list's parameter (D51), none for "All". */
+export const CLAIM_TABS: readonly { key: string; label: string; queue?: TClaimQueue }[] = [
+  { key: 'to_do', label: 'To do', queue: 'to_do' },
+  { key: 'waiting_on_shopper', label: 'Waiting on shopper', queue: 'waiting_on_shopper' },
+  { key: 'on_hold', label: 'On hold', queue: 'on_hold' },
+  { key: 'approved', label: 'Approved', queue: 'approved' },
+  { key: 'declined', label: 'Declined', queue: 'declined' },
+  { key: 'closed', label: 'Closed', queue: 'closed' },
+  { key: 'all', label: 'All' },
+];
+
+export const STATE_WORDS: Record<TClaimState, string> = {
+  NEW: 'New',
+  OPEN: 'Open',
+  COMMUNICATING: 'In conversation',
+  WAITING_FOR_CUSTOMER: 'Waiting on shopper',
+  WAITING_FOR_BRAND: 'Waiting on store',
+  WAITING_FOR_OP: 'Waiting on protection team',
+  APPROVED: 'Approved',
+  DENIED: 'Declined',
+  DISMISSED: 'Dismissed',
+  TEMPORARILY_DISMISSED: 'Set aside',
+  RESOLVED: 'Resolved',
+  RESOLVED_BY_BRAND: 'Resolved by store',
+  CLOSED: 'Closed',
+  ARCHIVED: 'Archived',
+};
+
+export const TYPE_WORDS: Record<TClaimType | TIssueType, string> = {
+  DAMAGED: 'Damaged',
+  DEFECTIVE_ITEM: 'Defective item',
+  MISSING_ITEM: 'Missing item',
+  ORDER_DELIVERED_NOT_RECEIVED: 'Delivered, not received',
+  RETURNED_TO_SENDER: 'Returned to sender',
+  STOLEN: 'Stolen',
+  WRONG_ITEM: 'Wrong item',
+  MULTIPLE: 'Several issues',
+};
+
+export const RESOLUTION_WORDS: Record<TResolutionType, string> = {
+  REFUND: 'Refund',
+  RESHIP: 'Reship',
+  STORE_CREDIT: 'Store credit',
+};
+
+/** A claim state in words, its code for the record. */
+export function StateLabel(props: { state: TClaimState }) {
+  return (
+    <span class="state" title={props.state}>
+      {STATE_WORDS[props.state] ?? props.state}
+    </span>
+  );
+}
+
+/** `2026-11-26 14:03 UTC`: unambiguous, the same on every machine. */
+export function shortDate(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
