@@ -5,7 +5,7 @@ import { createClient } from '../src/index';
 
 /**
  * A merchant's own way in (D49), through the SDK: sign in, mint a staff token for the store,
- * act on its claims with it as the person, and change the password.
+ * act on its claims with it as the person, write the store's defaults (D53), and change the password.
  */
 describe('staff through the SDK (D49)', () => {
   let server: TestServer;
@@ -44,6 +44,15 @@ describe('staff through the SDK (D49)', () => {
     expect(approved.status).toBe(200);
     if (approved.status !== 200) return;
     expect(approved.body.claimResolutions.map((r) => r.userId)).toEqual([s.owner.user.id]);
+
+    // D53: the owner writes the store's defaults with the dashboard token, as a merchant's write.
+    const written = await dashboard.stores.updateSettings({
+      params: { storeId: s.owner.store.id },
+      body: { storeCreditMaxPercentage: 40 },
+    });
+    expect(written.status).toBe(200);
+    if (written.status !== 200) return;
+    expect(written.body.data).toMatchObject({ storeCreditMaxPercentage: 40, updatedByApplicationId: null });
 
     const changed = await dashboard.auth.changePassword({
       body: { currentPassword: s.owner.password, newPassword: 'a brand new long password' },

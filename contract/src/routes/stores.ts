@@ -4,13 +4,14 @@ import { dashboardErrors } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
 import { data, ZId } from '../schemas/common';
 import { ZInstallation, ZSessionTokenMint, ZStaffToken, ZUninstalled } from '../schemas/identity';
+import { ZMerchantSettings, ZMerchantSettingsUpdate } from '../schemas/settings';
 
 const c = initContract();
 const dashboardRoute = routeMeta('dashboard', 'data');
 
 /**
- * A store's app installations (D14), embedded-app session tokens (D15) and staff tokens (D49).
- * Dashboard JWT of a store member.
+ * A store's app installations (D14), embedded-app session tokens (D15), staff tokens (D49)
+ * and the merchant's write of its default settings (D53). Dashboard JWT of a store member.
  */
 export const storeRoutes = routeGroup({
   listInstallations: {
@@ -29,9 +30,9 @@ export const storeRoutes = routeGroup({
     responses: { 200: data(ZUninstalled), ...dashboardErrors },
     summary: 'Uninstall an app',
     description:
-      'Revokes every token of the installation, removes its webhook registration and soft-deletes its partner context; public reads fall back to merchant defaults (D14). ' +
+      'An owner or admin of the store only (others 403, D49). Revokes every token of the installation, removes its webhook registration and soft-deletes its partner context; public reads fall back to merchant defaults (D14). ' +
       'Answers {data:{ok:true}} like the other deletes; 404 when the app is not installed.',
-    metadata: dashboardRoute('D14', ['D1', 'D13']),
+    metadata: dashboardRoute('D14', ['D1', 'D13', 'D49']),
   },
   mintSessionToken: {
     method: 'POST',
@@ -56,5 +57,17 @@ export const storeRoutes = routeGroup({
       "accepted by the token routes like an app's and refused by the same scope checks. What it changes is recorded as the member's act. " +
       'A role change, a removal or the end of the dashboard session makes it fail (401) within a second. A store the user is not a member of answers 404 (D7).',
     metadata: dashboardRoute('D49', ['D7', 'D13', 'D16', 'D45']),
+  },
+  updateSettings: {
+    method: 'PATCH',
+    path: '/v1/stores/:storeId/settings',
+    pathParams: z.object({ storeId: ZId }),
+    body: ZMerchantSettingsUpdate,
+    responses: { 200: data(ZMerchantSettings), ...dashboardErrors },
+    summary: "Write the store's default settings",
+    description:
+      "Writes the merchant default settings with the limits of the settings fields: sparse, omitted fields keep their value, null answers 400. Answers the settings as GET /v2/settings reads them, with updatedByApplicationId null (a merchant's write). " +
+      'An owner or admin of the store only (others 403, D49); a store the user is not a member of answers 404 (D7).',
+    metadata: dashboardRoute('D53', ['D7', 'D26', 'D49']),
   },
 });

@@ -64,6 +64,14 @@ export const ZMerchantSettings = z
   .strict();
 export type TMerchantSettings = z.infer<typeof ZMerchantSettings>;
 
+/**
+ * PATCH /v1/stores/:storeId/settings (D53): the merchant's own write of its defaults, sparse
+ * like a context PATCH, with the same limits; `null` is not a value (400). An empty body
+ * changes nothing.
+ */
+export const ZMerchantSettingsUpdate = z.object(settingsFields).partial().strict();
+export type TMerchantSettingsUpdate = z.infer<typeof ZMerchantSettingsUpdate>;
+
 /** A partner context (later revision): the one installation container of a (store, app). */
 export const ZPartnerContext = z
   .object({

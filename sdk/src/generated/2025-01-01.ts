@@ -680,6 +680,39 @@ export interface TStaffToken {
   scope: string;
 }
 
+export type TStoreCreditType = 'GIFT_CARD' | 'DISCOUNT_CODE';
+
+export type TCalcMethod = 'flat' | 'percentage';
+
+export interface TMerchantSettingsUpdate {
+  enableCancelAfterPurchase?: boolean;
+  cancelAfterPurchaseDurationSeconds?: number;
+  sendConfirmationEmail?: boolean;
+  sendSmsUpdates?: boolean;
+  offerStoreCreditOnServicePurchase?: boolean;
+  storeCreditType?: TStoreCreditType;
+  /** >= 0; an amount for `flat`, a percentage for `percentage` (D26) */
+  storeCreditBonus?: number;
+  storeCreditBonusType?: TCalcMethod;
+  storeCreditMaxPercentage?: number;
+}
+
+export interface TMerchantSettings {
+  enableCancelAfterPurchase: boolean;
+  cancelAfterPurchaseDurationSeconds: number;
+  sendConfirmationEmail: boolean;
+  sendSmsUpdates: boolean;
+  offerStoreCreditOnServicePurchase: boolean;
+  storeCreditType: TStoreCreditType;
+  /** >= 0; an amount for `flat`, a percentage for `percentage` (D26) */
+  storeCreditBonus: number;
+  storeCreditBonusType: TCalcMethod;
+  storeCreditMaxPercentage: number;
+  /** null when the last write came from the dashboard */
+  updatedByApplicationId: string | null;
+  updatedAt: string;
+}
+
 export interface TOrderListQuery {
   /** Page size from the start, 1-250 (default 50) */
   first?: number;
@@ -1350,8 +1383,6 @@ export interface TClaimApprove {
   resolutions: TApproveResolution[];
 }
 
-export type TStoreCreditType = 'GIFT_CARD' | 'DISCOUNT_CODE';
-
 export interface TApprovePreview {
   storeCredits: {
     /** The resolution's index in the body */
@@ -1454,24 +1485,6 @@ export interface TProductChildWrite {
 /** Bundle removal (D21) */
 export interface TBundleRemove {
   productIds: string[];
-}
-
-export type TCalcMethod = 'flat' | 'percentage';
-
-export interface TMerchantSettings {
-  enableCancelAfterPurchase: boolean;
-  cancelAfterPurchaseDurationSeconds: number;
-  sendConfirmationEmail: boolean;
-  sendSmsUpdates: boolean;
-  offerStoreCreditOnServicePurchase: boolean;
-  storeCreditType: TStoreCreditType;
-  /** >= 0; an amount for `flat`, a percentage for `percentage` (D26) */
-  storeCreditBonus: number;
-  storeCreditBonusType: TCalcMethod;
-  storeCreditMaxPercentage: number;
-  /** null when the last write came from the dashboard */
-  updatedByApplicationId: string | null;
-  updatedAt: string;
 }
 
 export interface TContextCreateBodyKeyed {
@@ -2412,9 +2425,10 @@ export interface StoresRoutes {
   /**
    * Uninstall an app — `DELETE /v1/stores/:storeId/installations/:clientId`
    *
-   * Revokes every token of the installation, removes its webhook registration and soft-deletes
-   * its partner context; public reads fall back to merchant defaults (D14). Answers
-   * {data:{ok:true}} like the other deletes; 404 when the app is not installed.
+   * An owner or admin of the store only (others 403, D49). Revokes every token of the
+   * installation, removes its webhook registration and soft-deletes its partner context; public
+   * reads fall back to merchant defaults (D14). Answers {data:{ok:true}} like the other deletes;
+   * 404 when the app is not installed.
    */
   uninstall(args: {
     /** Path parameters. */
@@ -2475,6 +2489,29 @@ export interface StoresRoutes {
   }): Promise<Reply<200, {
     /** Staff token (D49) */
     data: TStaffToken;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Write the store's default settings — `PATCH /v1/stores/:storeId/settings`
+   *
+   * Writes the merchant default settings with the limits of the settings fields: sparse, omitted
+   * fields keep their value, null answers 400. Answers the settings as GET /v2/settings reads
+   * them, with updatedByApplicationId null (a merchant's write). An owner or admin of the store
+   * only (others 403, D49); a store the user is not a member of answers 404 (D7).
+   */
+  updateSettings(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+    };
+    body: TMerchantSettingsUpdate;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TMerchantSettings;
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 

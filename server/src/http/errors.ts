@@ -112,6 +112,7 @@ function answer(res: Response, status: ErrorStatus, body: TError): void {
 const REFUSAL_STATUS: Record<RefusalKind, ErrorStatus> = {
   invalid: 400,
   unauthorized: 401,
+  forbidden: 403,
   missing: 404,
   conflict: 409,
 };

@@ -6,7 +6,7 @@
  * Thrown, not returned: a refusal ends the transaction it happens in, and a transaction that
  * throws is rolled back, so nothing a refused request began is written.
  */
-export type RefusalKind = 'invalid' | 'unauthorized' | 'missing' | 'conflict';
+export type RefusalKind = 'invalid' | 'unauthorized' | 'forbidden' | 'missing' | 'conflict';
 
 export interface RefusalIssue {
   path: string;
@@ -43,6 +43,8 @@ export const refuse = {
     new Refusal('invalid', `invalid request: ${issues[0]!.path}: ${issues[0]!.message}`, { issues }),
   /** Credentials that prove no one (401), one answer for every way they fail. */
   unauthorized: (message: string) => new Refusal('unauthorized', message),
+  /** A caller known to the store whose role does not allow this (403, D49). */
+  forbidden: (message: string) => new Refusal('forbidden', message),
   missing: (message: string) => new Refusal('missing', message),
   conflict: (message: string) => new Refusal('conflict', message),
   /**

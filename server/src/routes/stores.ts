@@ -2,12 +2,14 @@ import type { Contract } from '@protection-service/contract';
 import { mintSessionToken } from '../domain/auth/session-tokens';
 import { mintStaffToken } from '../domain/auth/staff';
 import { listInstallations } from '../domain/identity/installations';
+import { updateMerchantSettings } from '../domain/partner/settings';
 import { uninstall } from '../domain/uninstall/uninstall';
 import { dashboardUserOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
 
 /**
- * Installations (D14), session-token (D15) and staff-token (D49) minting, on the stores the
+ * Installations (D14), session-token (D15) and staff-token (D49) minting and the merchant's
+ * default settings (D53), on the stores the
  * dashboard user belongs to: the domain answers another store exactly as a missing one (D7).
  */
 export function storeHandlers({ db, config, auth }: RouteContext): GroupHandlers<Contract['stores']> {
@@ -34,6 +36,10 @@ export function storeHandlers({ db, config, auth }: RouteContext): GroupHandlers
         clientId: params.clientId,
       });
       return { status: 200, body: { data: { session_token: token } } };
+    },
+    async updateSettings({ params, body, req }) {
+      const { userId } = dashboardUserOf(req);
+      return { status: 200, body: { data: await updateMerchantSettings(db, userId, params.storeId, body) } };
     },
     async mintStaffToken({ params, req, res }) {
       const data = await mintStaffToken(db, auth.keys, dashboardUserOf(req), params.storeId);

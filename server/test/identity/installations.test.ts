@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStoreMember, upsertInstallation } from '../../src/domain/identity/installations';
+import { createUser } from '../../src/domain/identity/users';
 import { digest } from '../../src/lib/crypto';
 import { newId } from '../../src/lib/ids';
 import {
@@ -202,5 +203,28 @@ describe('installations (D14)', () => {
     expect(await isStoreMember(server.db, owner.user.id, owner.store.id)).toBe(true);
     expect(await isStoreMember(server.db, outsider.user.id, owner.store.id)).toBe(false);
     expect(await isStoreMember(server.db, owner.user.id, 'st_missing')).toBe(false);
+  });
+
+  it('lets only an owner or admin uninstall: an agent or viewer is refused (403) and the app stays (D49)', async () => {
+    const app = await createApp(server, owner.user.id, { requestedScopes: ['store:read'] });
+    const { accessToken } = await installWithToken(server, app.clientId, owner.store.id, ['store:read']);
+    for (const role of ['agent', 'viewer'] as const) {
+      const user = await createUser(server.db, {
+        email: `${role}-uninstall-${newId('x')}@example.com`,
+        password: 'a long enough password',
+        storeIds: [owner.store.id],
+        role,
+      });
+      const res = await remove(owner.store.id, app.clientId, await dashboardTokenFor(server, user.id));
+      expect(res.status, role).toBe(403);
+    }
+    expect((await tokenCall(accessToken)).status).toBe(200);
+    const admin = await createUser(server.db, {
+      email: `admin-uninstall-${newId('x')}@example.com`,
+      password: 'a long enough password',
+      storeIds: [owner.store.id],
+      role: 'admin',
+    });
+    expect((await remove(owner.store.id, app.clientId, await dashboardTokenFor(server, admin.id))).status).toBe(200);
   });
 });

@@ -100,7 +100,9 @@ describe('tenant isolation (D7): a foreign id answers what a missing id answers'
     for (const route of storeRoutes) {
       const send = async (storeId: string) => {
         const path = route.path.replace(/:(\w+)/g, (_m, name: string) => (name === 'storeId' ? storeId : 'iso-x'));
-        const res = await server.request(path, { method: route.method, headers: bearer(dash) });
+        // A route that takes a body gets an empty one that passes its schema: the store decides the answer.
+        const json = route.method === 'PATCH' ? { json: {} } : {};
+        const res = await server.request(path, { method: route.method, headers: bearer(dash), ...json });
         return { status: res.status, body: await res.text() };
       };
       const foreign = await send(owner.store.id);

@@ -29,6 +29,22 @@ export async function refuseUnlessMember(db: Db, userId: string, storeId: string
   if (!(await isStoreMember(db, userId, storeId))) throw refuse.missing('store not found');
 }
 
+/**
+ * Refuses what only an owner or admin of the store may do (D49, D53): a non-member as a
+ * missing store (404, D7), another role with 403.
+ */
+export async function refuseUnlessManager(db: Db, userId: string, storeId: string): Promise<void> {
+  const row = await db
+    .selectFrom('storeMembers')
+    .select('role')
+    .where('userId', '=', userId)
+    .where('storeId', '=', storeId)
+    .executeTakeFirst();
+  if (!row) throw refuse.missing('store not found');
+  if (row.role !== 'owner' && row.role !== 'admin')
+    throw refuse.forbidden('only an owner or admin of the store may do this');
+}
+
 interface UpsertInstallationInput {
   storeId: string;
   clientId: string;

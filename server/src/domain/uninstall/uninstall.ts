@@ -5,7 +5,7 @@ import { transact } from '../../db/transact';
 import { refuse } from '../../lib/refusal';
 import { recordRevocation } from '../auth/revocations';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from '../auth/tokens';
-import { refuseUnlessMember } from '../identity/installations';
+import { refuseUnlessManager } from '../identity/installations';
 import { lockOwnedApp } from '../identity/test-stores';
 import { softDeleteContextOnUninstall } from '../partner/contexts';
 import { endPendingDeliveries } from '../webhooks/deliveries';
@@ -31,10 +31,11 @@ const INSTALLATION_REVOCATION_TTL_S = Math.max(ACCESS_TOKEN_TTL_S, DASHBOARD_TOK
  * Uninstalls the app from the user's store (D14) in ONE transaction: marks the installation
  * uninstalled, revokes its token families and refresh tokens in the database, and records an
  * installation revocation every server process applies within about a second (D13).
- * Refused (404) when the app is not installed on the store.
+ * Refused (404) when the app is not installed on the store, 403 for a role other than owner or admin.
  */
 export async function uninstall(db: Db, userId: string, storeId: string, clientId: string): Promise<void> {
-  await refuseUnlessMember(db, userId, storeId);
+  // An owner's or admin's act (D49): an agent or viewer is refused (403), a non-member 404 (D7).
+  await refuseUnlessManager(db, userId, storeId);
   return transact(db, async (trx) => {
     const now = new Date();
     const inst = await trx
