@@ -4,6 +4,7 @@
 import { SCOPE_DESCRIPTIONS, type Scope, type TConsentPreview } from '@protection-service/contract';
 import { type AuthorizeRequest, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH } from './authorize-request';
 import type { BrowserSession } from './browser-session';
+import { storePath } from './dashboard/paths';
 import { Hidden, Layout, MessagePage } from './html';
 
 /** The pages of the install flow (D40): sign-in, store choice, consent, and its error page. */
@@ -131,7 +132,9 @@ export function ConsentPage(props: { request: AuthorizeRequest; session: Browser
         {preview.installedScopes ? (
           <p>The app is installed already; installing again replaces what it may do.</p>
         ) : null}
-        <p class="muted">You can uninstall the app at any time from your dashboard.</p>
+        <p class="muted">
+          You can uninstall the app at any time from your <a href={storePath(preview.store.id, 'apps')}>dashboard</a>.
+        </p>
         <form method="post" action={CONSENT_PATH} class="actions">
           <Hidden values={{ ...request.params, store: preview.store.id, csrf: props.session.csrf }} />
           <button type="submit" name="decision" value="install" class="primary">

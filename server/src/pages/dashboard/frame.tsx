@@ -78,6 +78,11 @@ export const NOTICES: Record<string, { text: string; bad?: boolean }> = {
   replayed: { text: 'This form had been sent already: it was done once, not twice.' },
   conflict: { text: 'Someone changed this first. Here is how it stands now.', bad: true },
   signedOut: { text: 'You are signed out.' },
+  claimFiled: { text: 'The claim is filed.' },
+  noIssue: { text: 'Nothing was filed: choose an issue for at least one item.', bad: true },
+  settingsSaved: { text: 'Settings saved.' },
+  uninstalled: { text: 'The app is uninstalled: its access to the store has ended.' },
+  appGone: { text: 'That app is not installed on this store (any more).', bad: true },
 };
 
 /** The notice a redirect asked for, if it is one of NOTICES. */

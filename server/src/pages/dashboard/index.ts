@@ -1,7 +1,10 @@
 import { Router } from 'express';
+import { appPages } from './apps';
 import { Dashboard } from './handlers';
+import { orderPages } from './orders';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH } from './paths';
 import type { DashboardPort } from './port';
+import { settingsPages } from './settings';
 import { storePages } from './stores';
 
 /**
@@ -14,12 +17,22 @@ export const DASHBOARD_ROUTES = [
   { method: 'POST', path: DASHBOARD_SIGN_OUT_PATH },
   { method: 'GET', path: DASHBOARD_PATH },
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId` },
+  { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/orders` },
+  { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/orders/:sourceOrderId` },
+  { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/orders/:sourceOrderId/claims` },
+  { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/settings` },
+  { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/settings` },
+  { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/apps` },
+  { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/apps/:clientId/uninstall` },
 ] as const;
 
 export function dashboardPages(port: DashboardPort): Router {
   const dashboard = new Dashboard(port);
   const router = Router();
   router.use(storePages(dashboard));
+  router.use(orderPages(dashboard));
+  router.use(settingsPages(dashboard));
+  router.use(appPages(dashboard));
   return router;
 }
 

@@ -27,6 +27,7 @@ const REUSE_MARGIN_MS = 60_000;
 /** Tokens held at most; the oldest go first (a token is cheap to mint again). */
 const MAX_HELD = 10_000;
 const API_TIMEOUT_MS = 10_000;
+const USER_AGENT = 'protection-service-dashboard';
 
 /**
  * How a page reaches the API (D50): over HTTP to this very server, through the SDK, with a
@@ -66,10 +67,19 @@ export class StaffApi {
       retry: false,
       timeoutMs: API_TIMEOUT_MS,
       middleware: [renew],
-      headers: { 'user-agent': 'protection-service-dashboard' },
+      headers: { 'user-agent': USER_AGENT },
     });
     const scopes = held.scopes;
     return { client, store, can: (...wanted) => wanted.some((s) => scopes.has(s)) };
+  }
+
+  /**
+   * The API as the person with the session's dashboard token (D8): for the routes that take
+   * it rather than a staff token (installations D14, settings D53), which check the role
+   * themselves.
+   */
+  asUser(req: Request, session: SignedIn): Client {
+    return this.userClient(ownAddress(req), session);
   }
 
   /** Forgets the session's tokens (sign-out): the API refuses them already. */
@@ -77,16 +87,21 @@ export class StaffApi {
     for (const key of this.held.keys()) if (key.startsWith(`${sessionId}:`)) this.held.delete(key);
   }
 
-  private async mint(baseUrl: string, session: SignedIn, storeId: string): Promise<HeldToken | undefined> {
-    const key = `${session.id}:${storeId}`;
-    this.held.delete(key);
-    const auth = createClient({
+  /** The SDK with the session's dashboard token. */
+  private userClient(baseUrl: string, session: SignedIn): Client {
+    return createClient({
       baseUrl,
       accessToken: this.port.dashboardToken(session),
       retry: false,
       timeoutMs: API_TIMEOUT_MS,
+      headers: { 'user-agent': USER_AGENT },
     });
-    const res = await auth.stores.mintStaffToken({ params: { storeId } });
+  }
+
+  private async mint(baseUrl: string, session: SignedIn, storeId: string): Promise<HeldToken | undefined> {
+    const key = `${session.id}:${storeId}`;
+    this.held.delete(key);
+    const res = await this.userClient(baseUrl, session).stores.mintStaffToken({ params: { storeId } });
     // 401: the session ended since it was read; 404: no longer a member (D7, D49).
     if (res.status === 401 || res.status === 404) return undefined;
     if (res.status !== 200) throw new Error(`staff token refused: ${res.status}`);

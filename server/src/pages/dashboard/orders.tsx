@@ -1,0 +1,438 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import {
+  type TClaim,
+  type TClaimFile,
+  type TClaimIssue,
+  type TFulfillment,
+  type TIssueType,
+  type TOrder,
+  type TResolutionType,
+  unwrap,
+} from '@protection-service/sdk';
+import express, { Router } from 'express';
+import { Hidden, sendPage } from '../html';
+import { field, formKey, newFormKey, seeOther, withNotice } from './forms';
+import { DashboardLayout, Notice } from './frame';
+import type { Dashboard } from './handlers';
+import { claimPath, DASHBOARD_PATH, orderPath, storePath } from './paths';
+import type { MemberStore } from './port';
+import type { SignedIn } from './staff-api';
+import { RESOLUTION_WORDS, StateLabel, shortDate, TYPE_WORDS } from './words';
+
+const PAGE_SIZE = 50;
+const ORDERS = `${DASHBOARD_PATH}/stores/:storeId/orders`;
+const ORDER = `${ORDERS}/:sourceOrderId`;
+const FILE_CLAIM = `${ORDER}/claims`;
+
+/** The issue types a shopper may report, in the order the form offers them (D23). */
+const ISSUE_TYPES = Object.keys(TYPE_WORDS).filter((t) => t !== 'MULTIPLE') as TIssueType[];
+const RESOLUTIONS = Object.keys(RESOLUTION_WORDS) as TResolutionType[];
+
+/**
+ * The orders of a store (D50, D51): a search by order number or e-mail, newest first, 50 a
+ * page; an order with its lines' claimable quantities, fulfillments and claims, and "File a
+ * claim" for the shopper, which files through the API like the shopper's own claim would.
+ */
+export function orderPages(dashboard: Dashboard): Router {
+  const router = Router();
+  // An order has at most 500 lines (D18), three fields each.
+  const form = express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 1_600 });
+
+  router.get(
+    ORDERS,
+    dashboard.page(async ({ req, res, session, store, api }) => {
+      const q = typeof req.query.q === 'string' ? req.query.q.trim() : '';
+      const after = typeof req.query.after === 'string' && req.query.after !== '' ? req.query.after : undefined;
+      const page = unwrap(
+        await api.client.orders.list({ query: { first: PAGE_SIZE, ...(q ? { q } : {}), ...(after ? { after } : {}) } }),
+      );
+      const next = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
+      const nextQuery = next ? new URLSearchParams({ ...(q ? { q } : {}), after: next }) : undefined;
+      sendPage(
+        res,
+        200,
+        <DashboardLayout title="Orders" session={session} store={store} section="orders">
+          <h1>Orders</h1>
+          <form method="get" action={storePath(store.id, 'orders')} class="filters">
+            <div>
+              <label for="q">Search</label>
+              <input
+                type="search"
+                id="q"
+                name="q"
+                value={q}
+                maxLength={255}
+                aria-describedby="q-hint"
+                autocomplete="off"
+              />
+              <span id="q-hint" class="muted">
+                An order number or the shopper's e-mail, exactly
+              </span>
+            </div>
+            <div>
+              <button type="submit">Search</button>
+            </div>
+          </form>
+          <OrderTable storeId={store.id} orders={page.edges.map((e) => e.node)} searched={q !== ''} />
+          {nextQuery ? (
+            <p>
+              <a href={`${storePath(store.id, 'orders')}?${nextQuery}`}>Next page</a>
+            </p>
+          ) : null}
+        </DashboardLayout>,
+      );
+    }),
+  );
+
+  router.get(
+    ORDER,
+    dashboard.page(async ({ req, res, session, store, api }) => {
+      const sourceOrderId = String(req.params.sourceOrderId);
+      const params = { sourceOrderId };
+      const order = unwrap(await api.client.orders.get({ params }));
+      const [fulfillments, claims] = await Promise.all([
+        api.client.orders.listFulfillments({ params }).then(unwrap),
+        api.can('claim:read', 'claim:update', 'claim:manage')
+          ? api.client.orders.listClaims({ params }).then(unwrap)
+          : Promise.resolve(undefined),
+      ]);
+      sendPage(
+        res,
+        200,
+        <OrderPage
+          session={session}
+          store={store}
+          order={order}
+          fulfillments={fulfillments}
+          claims={claims}
+          canFile={api.can('claim:update', 'claim:manage')}
+          notice={req.query.notice}
+        />,
+      );
+    }),
+  );
+
+  router.post(
+    FILE_CLAIM,
+    form,
+    dashboard.form(
+      (req) => orderPath(String(req.params.storeId), String(req.params.sourceOrderId)),
+      async ({ req, res, store, api, body }) => {
+        const sourceOrderId = String(req.params.sourceOrderId);
+        const back = orderPath(store.id, sourceOrderId);
+        const claim = claimOf(body);
+        if (!claim) return seeOther(res, withNotice(back, 'noIssue'));
+        const key = formKey(body);
+        const filed = await api.client.claims.file({
+          params: { sourceOrderId },
+          body: claim,
+          ...(key ? { headers: { 'idempotency-key': key } } : {}),
+        });
+        unwrap(filed);
+        const claimId = (filed.headers.get('location') ?? '').replace('/v1/claims/', '');
+        const replayed = filed.headers.get('idempotent-replayed') === 'true';
+        seeOther(res, withNotice(claimId ? claimPath(store.id, claimId) : back, replayed ? 'replayed' : 'claimFiled'));
+      },
+    ),
+  );
+  return router;
+}
+
+/**
+ * The claim the form describes (D23): one issue per line given an issue type, with its
+ * quantity and the shared details. Undefined when no line has an issue. The API checks the
+ * rest (the e-mail, quantities up to what is claimable, D39) and its refusal is the page.
+ */
+function claimOf(body: Record<string, unknown>): TClaimFile | undefined {
+  const details = field(body, 'details');
+  const issues: TClaimIssue[] = [];
+  for (let i = 0; i < 500 && body[`line-${i}-item`] !== undefined; i++) {
+    const issueType = field(body, `line-${i}-issue`);
+    if (issueType === '') continue;
+    const item = field(body, `line-${i}-item`);
+    const quantity = field(body, `line-${i}-quantity`);
+    issues.push({
+      issueType: issueType as TIssueType,
+      // Not a number reaches the API as null and is refused there, in its words (D2).
+      quantity: quantity === '' ? 1 : Number(quantity),
+      ...(item ? { sourceItemId: item } : {}),
+      ...(details ? { details } : {}),
+    });
+  }
+  if (issues.length === 0) return undefined;
+  return {
+    email: field(body, 'email'),
+    salesChannel: 'ONLINE',
+    claimCategory: field(body, 'claimCategory') === 'WARRANTY' ? 'WARRANTY' : 'SHIPPING',
+    claimFiledFrom: 'INTERNAL',
+    fulfillmentIssues: [{ issues }],
+    resolution: { desiredMethod: field(body, 'desiredMethod') as TResolutionType },
+  };
+}
+
+function money(amount: number | null, currency: string): string {
+  return amount === null ? '' : `${amount.toFixed(2)} ${currency}`;
+}
+
+const PROTECTION_WORDS: Record<TOrder['protection']['status'], string> = {
+  ACTIVE: 'Protected',
+  REMOVED: 'Protection removed',
+  NONE: 'Not protected',
+};
+
+function OrderTable(props: { storeId: string; orders: TOrder[]; searched: boolean }) {
+  if (props.orders.length === 0) {
+    return <p>{props.searched ? 'No order has this number or e-mail.' : 'This store has no orders yet.'}</p>;
+  }
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="muted">Orders, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Order</th>
+            <th scope="col">Shopper</th>
+            <th scope="col">E-mail</th>
+            <th scope="col">Total</th>
+            <th scope="col">Protection</th>
+            <th scope="col">Placed</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.orders.map((o) => (
+            <tr>
+              <td>
+                <a href={orderPath(props.storeId, o.sourceOrderId)}>{o.sourceOrderNumber}</a>
+              </td>
+              <td>{o.customerName ?? ''}</td>
+              <td>{o.customerEmail ?? ''}</td>
+              <td>{money(o.total, o.currency)}</td>
+              <td>{PROTECTION_WORDS[o.protection.status]}</td>
+              <td>{shortDate(o.sourceCreatedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function OrderPage(props: {
+  session: SignedIn;
+  store: MemberStore;
+  order: TOrder;
+  fulfillments: TFulfillment[];
+  claims: TClaim[] | undefined;
+  canFile: boolean;
+  notice: unknown;
+}) {
+  const { order, store } = props;
+  const lines = order.lineItems ?? [];
+  return (
+    <DashboardLayout title={`Order ${order.sourceOrderNumber}`} session={props.session} store={store} section="orders">
+      <p>
+        <a href={storePath(store.id, 'orders')}>Orders</a>
+      </p>
+      <h1>Order {order.sourceOrderNumber}</h1>
+      <Notice code={props.notice} />
+      <dl class="facts card">
+        <dt>Shopper</dt>
+        <dd>{order.customerName ?? ''}</dd>
+        <dt>E-mail</dt>
+        <dd>{order.customerEmail ?? ''}</dd>
+        <dt>Total</dt>
+        <dd>{money(order.total, order.currency)}</dd>
+        <dt>Protection</dt>
+        <dd>{PROTECTION_WORDS[order.protection.status]}</dd>
+        <dt>Placed</dt>
+        <dd>{shortDate(order.sourceCreatedAt)}</dd>
+      </dl>
+      <h2>Items</h2>
+      {lines.length === 0 ? (
+        <p>The order names no items.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Item</th>
+                <th scope="col">SKU</th>
+                <th scope="col">Quantity</th>
+                <th scope="col">Claimable</th>
+                <th scope="col">Price</th>
+              </tr>
+            </thead>
+            <tbody>
+              {lines.map((l) => (
+                <tr>
+                  <td>{l.name ?? l.sourceItemId}</td>
+                  <td>{l.sku ?? ''}</td>
+                  <td>{l.quantity}</td>
+                  <td>{l.claimableQuantity}</td>
+                  <td>{money(l.price, order.currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <h2>Fulfillments</h2>
+      <Fulfillments fulfillments={props.fulfillments} />
+      {props.claims ? (
+        <>
+          <h2>Claims</h2>
+          <Claims storeId={store.id} claims={props.claims} />
+        </>
+      ) : null}
+      {props.canFile ? <FileClaim session={props.session} storeId={store.id} order={order} /> : null}
+    </DashboardLayout>
+  );
+}
+
+function Fulfillments(props: { fulfillments: TFulfillment[] }) {
+  if (props.fulfillments.length === 0) return <p>Nothing has been shipped yet.</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Fulfillment</th>
+            <th scope="col">Status</th>
+            <th scope="col">Carrier</th>
+            <th scope="col">Tracking numbers</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.fulfillments.map((f) => (
+            <tr>
+              <td>{f.sourceFulfillmentId}</td>
+              <td>{f.cancelledAt ? 'Cancelled' : f.fulfillmentStatus}</td>
+              <td>{f.trackingCompany ?? ''}</td>
+              <td>
+                {f.trackingNumber.map((n, i) => {
+                  const url = f.trackingUrl[i];
+                  return <span class="tracking">{url?.startsWith('https://') ? <a href={url}>{n}</a> : n} </span>;
+                })}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Claims(props: { storeId: string; claims: TClaim[] }) {
+  if (props.claims.length === 0) return <p>No claim has been filed on this order.</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Claim</th>
+            <th scope="col">Type</th>
+            <th scope="col">State</th>
+            <th scope="col">Filed</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.claims.map((c) => (
+            <tr>
+              <td>
+                <a href={claimPath(props.storeId, c.id)}>{c.id}</a>
+              </td>
+              <td>{c.claimType ? (TYPE_WORDS[c.claimType] ?? c.claimType) : ''}</td>
+              <td>
+                <StateLabel state={c.claimState} />
+              </td>
+              <td>{shortDate(c.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** "File a claim" for the shopper (D50): per line an issue type and a quantity up to what is claimable (D39). */
+function FileClaim(props: { session: SignedIn; storeId: string; order: TOrder }) {
+  const { order } = props;
+  // An order without lines is claimed as a whole: one issue naming no item.
+  const lines = order.lineItems?.length
+    ? order.lineItems.map((l) => ({ id: l.sourceItemId, name: l.name ?? l.sourceItemId, max: l.claimableQuantity }))
+    : [{ id: '', name: 'The order', max: undefined as number | undefined }];
+  return (
+    <section class="card" aria-labelledby="file-claim">
+      <h2 id="file-claim">File a claim</h2>
+      <p class="muted">For the shopper: choose an issue for each item concerned. Items with no issue are left out.</p>
+      <form
+        method="post"
+        action={`${orderPath(props.storeId, order.sourceOrderId)}/claims`}
+        class="stack"
+        aria-describedby="file-claim"
+      >
+        <Hidden values={{ csrf: props.session.csrf, idempotencyKey: newFormKey() }} />
+        {lines.map((line, i) => (
+          <fieldset class="filters">
+            <legend>{line.name}</legend>
+            <input type="hidden" name={`line-${i}-item`} value={line.id} />
+            {line.max === 0 ? (
+              <p class="muted">Nothing left to claim on this item.</p>
+            ) : (
+              <>
+                <div>
+                  <label for={`line-${i}-issue`}>Issue</label>
+                  <select id={`line-${i}-issue`} name={`line-${i}-issue`}>
+                    <option value="">No issue</option>
+                    {ISSUE_TYPES.map((t) => (
+                      <option value={t}>{TYPE_WORDS[t]}</option>
+                    ))}
+                  </select>
+                </div>
+                <div>
+                  <label for={`line-${i}-quantity`}>Quantity</label>
+                  <input
+                    type="number"
+                    id={`line-${i}-quantity`}
+                    name={`line-${i}-quantity`}
+                    min={1}
+                    max={line.max}
+                    value="1"
+                    aria-describedby={line.max === undefined ? undefined : `line-${i}-max`}
+                  />
+                  {line.max === undefined ? null : (
+                    <span id={`line-${i}-max`} class="muted">
+                      Up to {line.max}
+                    </span>
+                  )}
+                </div>
+              </>
+            )}
+          </fieldset>
+        ))}
+        <label for="claimCategory">Kind of claim</label>
+        <select id="claimCategory" name="claimCategory">
+          <option value="SHIPPING">Shipping</option>
+          <option value="WARRANTY">Warranty</option>
+        </select>
+        <label for="details">Details</label>
+        <textarea id="details" name="details" rows={4} maxLength={10_000} />
+        <label for="desiredMethod">Desired resolution</label>
+        <select id="desiredMethod" name="desiredMethod">
+          {RESOLUTIONS.map((r) => (
+            <option value={r}>{RESOLUTION_WORDS[r]}</option>
+          ))}
+        </select>
+        <label for="email">Shopper's e-mail</label>
+        <input type="email" id="email" name="email" required value={order.customerEmail ?? ''} />
+        <div class="actions">
+          <button type="submit" class="primary">
+            File a claim
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

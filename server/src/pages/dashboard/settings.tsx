@@ -1,0 +1,236 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import {
+  ProtectionApiError,
+  type TMerchantSettings,
+  type TMerchantSettingsUpdate,
+  unwrap,
+} from '@protection-service/sdk';
+import express, { Router } from 'express';
+import { Hidden, sendPage } from '../html';
+import { field, seeOther, withNotice } from './forms';
+import { DashboardLayout, Notice, Refused } from './frame';
+import type { Dashboard } from './handlers';
+import { DASHBOARD_PATH, storePath } from './paths';
+import type { MemberStore } from './port';
+import type { SignedIn } from './staff-api';
+import { shortDate } from './words';
+
+const SETTINGS = `${DASHBOARD_PATH}/stores/:storeId/settings`;
+
+/** Who may write the defaults (D53): the API refuses the others, so the page offers them nothing. */
+export function manages(store: MemberStore): boolean {
+  return store.role === 'owner' || store.role === 'admin';
+}
+
+const BOOLEANS = [
+  ['enableCancelAfterPurchase', 'Shoppers may cancel protection after purchase'],
+  ['sendConfirmationEmail', 'Send a confirmation e-mail'],
+  ['sendSmsUpdates', 'Send text message updates'],
+  ['offerStoreCreditOnServicePurchase', 'Offer store credit as a resolution'],
+] as const;
+
+/**
+ * The store's default settings (D50, D53): read with the staff token (`GET /v2/settings`),
+ * written by an owner or admin with `PATCH /v1/stores/:storeId/settings` and their dashboard
+ * token. The limits are the API's: a value beyond them is answered with its message, next
+ * to the form, with what was typed kept.
+ */
+export function settingsPages(dashboard: Dashboard): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 30 });
+
+  router.get(
+    SETTINGS,
+    dashboard.page(async ({ req, res, session, store, api }) => {
+      const { data } = unwrap(await api.client.settings.get());
+      sendPage(res, 200, <SettingsPage session={session} store={store} settings={data} notice={req.query.notice} />);
+    }),
+  );
+
+  router.post(
+    SETTINGS,
+    form,
+    dashboard.form(
+      (req) => storePath(String(req.params.storeId), 'settings'),
+      async ({ req, res, session, store, api, body }) => {
+        const change = changeOf(body);
+        const written = await dashboard.staff
+          .asUser(req, session)
+          .stores.updateSettings({ params: { storeId: store.id }, body: change });
+        try {
+          unwrap(written);
+        } catch (err) {
+          if (!(err instanceof ProtectionApiError) || err.status !== 400) throw err;
+          const { data } = unwrap(await api.client.settings.get());
+          return sendPage(
+            res,
+            400,
+            <SettingsPage session={session} store={store} settings={data} typed={change} error={err.body.message} />,
+          );
+        }
+        seeOther(res, withNotice(storePath(store.id, 'settings'), 'settingsSaved'));
+      },
+    ),
+  );
+  return router;
+}
+
+/** The form as a PATCH body: every field, numbers as numbers (not one reaches the API as null, refused there). */
+function changeOf(body: Record<string, unknown>): TMerchantSettingsUpdate {
+  const number = (name: string) => {
+    const value = field(body, name);
+    return value === '' ? undefined : Number(value);
+  };
+  const change: Record<string, unknown> = {
+    cancelAfterPurchaseDurationSeconds: number('cancelAfterPurchaseDurationSeconds'),
+    storeCreditType: field(body, 'storeCreditType') || undefined,
+    storeCreditBonus: number('storeCreditBonus'),
+    storeCreditBonusType: field(body, 'storeCreditBonusType') || undefined,
+    storeCreditMaxPercentage: number('storeCreditMaxPercentage'),
+  };
+  for (const [name] of BOOLEANS) change[name] = field(body, name) === 'on';
+  return change as TMerchantSettingsUpdate;
+}
+
+function SettingsPage(props: {
+  session: SignedIn;
+  store: MemberStore;
+  settings: TMerchantSettings;
+  typed?: TMerchantSettingsUpdate;
+  error?: string;
+  notice?: unknown;
+}) {
+  const { store } = props;
+  const v = { ...props.settings, ...props.typed };
+  const shown = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '' : String(n));
+  return (
+    <DashboardLayout title="Settings" session={props.session} store={store} section="settings">
+      <h1>Settings</h1>
+      <Notice code={props.notice} />
+      <p class="muted">
+        The store's defaults. An app may override them for its own use. Last changed{' '}
+        {shortDate(props.settings.updatedAt)}
+        {props.settings.updatedByApplicationId ? ` by the app ${props.settings.updatedByApplicationId}` : ' here'}.
+      </p>
+      {manages(store) ? (
+        <form method="post" action={storePath(store.id, 'settings')} class="card stack" novalidate>
+          <Hidden values={{ csrf: props.session.csrf }} />
+          <div id="settings-error">
+            <Refused message={props.error} />
+          </div>
+          <fieldset class="stack">
+            <legend>Cancelling and messages</legend>
+            {BOOLEANS.slice(0, 3).map(([name, label]) => (
+              <Check name={name} label={label} checked={v[name] === true} />
+            ))}
+            <label for="cancelAfterPurchaseDurationSeconds">Cancelling window (seconds)</label>
+            <input
+              type="number"
+              id="cancelAfterPurchaseDurationSeconds"
+              name="cancelAfterPurchaseDurationSeconds"
+              min={0}
+              step={1}
+              value={shown(v.cancelAfterPurchaseDurationSeconds)}
+              aria-describedby="cancel-hint settings-error"
+            />
+            <span id="cancel-hint" class="muted">
+              Whole seconds, 0 or more. 86400 is one day.
+            </span>
+          </fieldset>
+          <fieldset class="stack">
+            <legend>Store credit</legend>
+            <Check
+              name={BOOLEANS[3][0]}
+              label={BOOLEANS[3][1]}
+              checked={v.offerStoreCreditOnServicePurchase === true}
+            />
+            <label for="storeCreditType">Store credit as</label>
+            <select id="storeCreditType" name="storeCreditType">
+              <option value="GIFT_CARD" selected={v.storeCreditType === 'GIFT_CARD'}>
+                Gift card
+              </option>
+              <option value="DISCOUNT_CODE" selected={v.storeCreditType === 'DISCOUNT_CODE'}>
+                Discount code
+              </option>
+            </select>
+            <label for="storeCreditBonusType">Bonus kind</label>
+            <select id="storeCreditBonusType" name="storeCreditBonusType">
+              <option value="flat" selected={v.storeCreditBonusType === 'flat'}>
+                A flat amount
+              </option>
+              <option value="percentage" selected={v.storeCreditBonusType === 'percentage'}>
+                A percentage of the credit
+              </option>
+            </select>
+            <label for="storeCreditBonus">Bonus</label>
+            <input
+              type="number"
+              id="storeCreditBonus"
+              name="storeCreditBonus"
+              min={0}
+              step="any"
+              value={shown(v.storeCreditBonus)}
+              aria-describedby="bonus-hint settings-error"
+            />
+            <span id="bonus-hint" class="muted">
+              0 or more: an amount in the store's currency, or a percentage, as the bonus kind says.
+            </span>
+            <label for="storeCreditMaxPercentage">Most store credit (percent of the claim)</label>
+            <input
+              type="number"
+              id="storeCreditMaxPercentage"
+              name="storeCreditMaxPercentage"
+              min={0}
+              max={100}
+              step="any"
+              value={shown(v.storeCreditMaxPercentage)}
+              aria-describedby="max-hint settings-error"
+            />
+            <span id="max-hint" class="muted">
+              From 0 to 100.
+            </span>
+          </fieldset>
+          <div class="actions">
+            <button type="submit" class="primary">
+              Save settings
+            </button>
+          </div>
+        </form>
+      ) : (
+        <>
+          <p>Only an owner or admin of the store can change these.</p>
+          <dl class="facts card">
+            {BOOLEANS.map(([name, label]) => (
+              <>
+                <dt>{label}</dt>
+                <dd>{props.settings[name] ? 'Yes' : 'No'}</dd>
+              </>
+            ))}
+            <dt>Cancelling window (seconds)</dt>
+            <dd>{props.settings.cancelAfterPurchaseDurationSeconds}</dd>
+            <dt>Store credit as</dt>
+            <dd>{props.settings.storeCreditType === 'GIFT_CARD' ? 'Gift card' : 'Discount code'}</dd>
+            <dt>Bonus</dt>
+            <dd>
+              {props.settings.storeCreditBonus}
+              {props.settings.storeCreditBonusType === 'percentage' ? ' %' : ' (flat amount)'}
+            </dd>
+            <dt>Most store credit (percent of the claim)</dt>
+            <dd>{props.settings.storeCreditMaxPercentage}</dd>
+          </dl>
+        </>
+      )}
+    </DashboardLayout>
+  );
+}
+
+function Check(props: { name: string; label: string; checked: boolean }) {
+  return (
+    <div class="check">
+      <input type="checkbox" id={props.name} name={props.name} checked={props.checked} />
+      <label for={props.name}>{props.label}</label>
+    </div>
+  );
+}
