@@ -189,6 +189,37 @@ describe.skipIf(!CHROMIUM)('the dashboard orders pages in headless Chromium (D50
     await context.close();
   });
 
+  it('files once when the same form is sent twice, and says so (D33)', async () => {
+    const { context, page } = await signedInPage(browser, server, owner());
+    await page.goto(`${ordersUrl()}/7001`);
+    const form = page.locator('form[action$="/claims"]');
+    const fields: Record<string, string> = {};
+    for (const input of await form.locator('input[type="hidden"]').all()) {
+      fields[(await input.getAttribute('name'))!] = await input.inputValue();
+    }
+    Object.assign(fields, {
+      'line-1-issue': 'DAMAGED',
+      'line-1-quantity': '1',
+      desiredMethod: 'RESHIP',
+      email: 'ann@example.com',
+    });
+    const before = (await claimsOf('7001')).length;
+    const send = () =>
+      page.request.post(`${ordersUrl()}/7001/claims`, {
+        form: fields,
+        headers: { origin: server.baseUrl },
+        maxRedirects: 0,
+      });
+    const first = await send();
+    const second = await send();
+    expect(first.status()).toBe(303);
+    expect(second.status()).toBe(303);
+    expect(first.headers().location).toMatch(/\/claims\/[^/?]+\?notice=claimFiled$/);
+    expect(second.headers().location).toBe(first.headers().location?.replace('claimFiled', 'replayed'));
+    expect((await claimsOf('7001')).length).toBe(before + 1);
+    await context.close();
+  });
+
   it("answers another store's order exactly like an unknown one (D7)", async () => {
     const { context, page } = await signedInPage(browser, server, owner());
     const foreign = await page.goto(`${ordersUrl()}/9001`);
