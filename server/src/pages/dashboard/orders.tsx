@@ -188,7 +188,7 @@ function OrderTable(props: { storeId: string; orders: TOrder[]; searched: boolea
   }
   return (
     <div class="table-wrap">
-      <table>
+      <table class="scroll">
         <caption class="muted">Orders, newest first</caption>
         <thead>
           <tr>
@@ -254,7 +254,7 @@ function OrderPage(props: {
         <p>The order names no items.</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="scroll">
             <thead>
               <tr>
                 <th scope="col">Item</th>
@@ -295,7 +295,7 @@ function Fulfillments(props: { fulfillments: TFulfillment[] }) {
   if (props.fulfillments.length === 0) return <p>Nothing has been shipped yet.</p>;
   return (
     <div class="table-wrap">
-      <table>
+      <table class="scroll">
         <thead>
           <tr>
             <th scope="col">Fulfillment</th>
@@ -328,7 +328,7 @@ function Claims(props: { storeId: string; claims: TClaim[] }) {
   if (props.claims.length === 0) return <p>No claim has been filed on this order.</p>;
   return (
     <div class="table-wrap">
-      <table>
+      <table class="scroll">
         <thead>
           <tr>
             <th scope="col">Claim</th>
