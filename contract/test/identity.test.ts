@@ -454,6 +454,7 @@ describe('routes', () => {
         'POST /v1/apps/:clientId/webhooks/test',
         'POST /v1/apps/:clientId/webhooks/rotate-secret',
         'POST /v1/stores/:storeId/staff-tokens',
+        'PATCH /v1/stores/:storeId/settings',
         'POST /v1/auth/password',
       ].sort(),
     );

@@ -40,51 +40,7 @@ export function orderPages(dashboard: Dashboard): Router {
   // An order has at most 500 lines (D18), three fields each.
   const form = express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 1_600 });
 
-  router.get(
-    ORDERS,
-    dashboard.page(async ({ req, res, session, store, api }) => {
-      const q = typeof req.query.q === 'string' ? req.query.q.trim() : '';
-      const after = typeof req.query.after === 'string' && req.query.after !== '' ? req.query.after : undefined;
-      const page = unwrap(
-        await api.client.orders.list({ query: { first: PAGE_SIZE, ...(q ? { q } : {}), ...(after ? { after } : {}) } }),
-      );
-      const next = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
-      const nextQuery = next ? new URLSearchParams({ ...(q ? { q } : {}), after: next }) : undefined;
-      sendPage(
-        res,
-        200,
-        <DashboardLayout title="Orders" session={session} store={store} section="orders">
-          <h1>Orders</h1>
-          <form method="get" action={storePath(store.id, 'orders')} class="filters">
-            <div>
-              <label for="q">Search</label>
-              <input
-                type="search"
-                id="q"
-                name="q"
-                value={q}
-                maxLength={255}
-                aria-describedby="q-hint"
-                autocomplete="off"
-              />
-              <span id="q-hint" class="muted">
-                An order number or the shopper's e-mail, exactly
-              </span>
-            </div>
-            <div>
-              <button type="submit">Search</button>
-            </div>
-          </form>
-          <OrderTable storeId={store.id} orders={page.edges.map((e) => e.node)} searched={q !== ''} />
-          {nextQuery ? (
-            <p>
-              <a href={`${storePath(store.id, 'orders')}?${nextQuery}`}>Next page</a>
-            </p>
-          ) : null}
-        </DashboardLayout>,
-      );
-    }),
-  );
+  router.get(ORDERS, ordersList(dashboard));
 
   router.get(
     ORDER,
@@ -138,6 +94,52 @@ export function orderPages(dashboard: Dashboard): Router {
     ),
   );
   return router;
+}
+
+/** The list: a search, 50 a page newest first, "Next page" by the keyset cursor (D24, D51). */
+function ordersList(dashboard: Dashboard) {
+  return dashboard.page(async ({ req, res, session, store, api }) => {
+    const q = typeof req.query.q === 'string' ? req.query.q.trim() : '';
+    const after = typeof req.query.after === 'string' && req.query.after !== '' ? req.query.after : undefined;
+    const page = unwrap(
+      await api.client.orders.list({ query: { first: PAGE_SIZE, ...(q ? { q } : {}), ...(after ? { after } : {}) } }),
+    );
+    const next = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
+    const nextQuery = next ? new URLSearchParams({ ...(q ? { q } : {}), after: next }) : undefined;
+    sendPage(
+      res,
+      200,
+      <DashboardLayout title="Orders" session={session} store={store} section="orders">
+        <h1>Orders</h1>
+        <form method="get" action={storePath(store.id, 'orders')} class="filters">
+          <div>
+            <label for="q">Search</label>
+            <input
+              type="search"
+              id="q"
+              name="q"
+              value={q}
+              maxLength={255}
+              aria-describedby="q-hint"
+              autocomplete="off"
+            />
+            <span id="q-hint" class="muted">
+              An order number or the shopper's e-mail, exactly
+            </span>
+          </div>
+          <div>
+            <button type="submit">Search</button>
+          </div>
+        </form>
+        <OrderTable storeId={store.id} orders={page.edges.map((e) => e.node)} searched={q !== ''} />
+        {nextQuery ? (
+          <p>
+            <a href={`${storePath(store.id, 'orders')}?${nextQuery}`}>Next page</a>
+          </p>
+        ) : null}
+      </DashboardLayout>,
+    );
+  });
 }
 
 /**

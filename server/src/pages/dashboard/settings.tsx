@@ -103,8 +103,6 @@ function SettingsPage(props: {
   notice?: unknown;
 }) {
   const { store } = props;
-  const v = { ...props.settings, ...props.typed };
-  const shown = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '' : String(n));
   return (
     <DashboardLayout title="Settings" session={props.session} store={store} section="settings">
       <h1>Settings</h1>
@@ -114,115 +112,124 @@ function SettingsPage(props: {
         {shortDate(props.settings.updatedAt)}
         {props.settings.updatedByApplicationId ? ` by the app ${props.settings.updatedByApplicationId}` : ' here'}.
       </p>
-      {manages(store) ? (
-        <form method="post" action={storePath(store.id, 'settings')} class="card stack" novalidate>
-          <Hidden values={{ csrf: props.session.csrf }} />
-          <div id="settings-error">
-            <Refused message={props.error} />
-          </div>
-          <fieldset class="stack">
-            <legend>Cancelling and messages</legend>
-            {BOOLEANS.slice(0, 3).map(([name, label]) => (
-              <Check name={name} label={label} checked={v[name] === true} />
-            ))}
-            <label for="cancelAfterPurchaseDurationSeconds">Cancelling window (seconds)</label>
-            <input
-              type="number"
-              id="cancelAfterPurchaseDurationSeconds"
-              name="cancelAfterPurchaseDurationSeconds"
-              min={0}
-              step={1}
-              value={shown(v.cancelAfterPurchaseDurationSeconds)}
-              aria-describedby="cancel-hint settings-error"
-            />
-            <span id="cancel-hint" class="muted">
-              Whole seconds, 0 or more. 86400 is one day.
-            </span>
-          </fieldset>
-          <fieldset class="stack">
-            <legend>Store credit</legend>
-            <Check
-              name={BOOLEANS[3][0]}
-              label={BOOLEANS[3][1]}
-              checked={v.offerStoreCreditOnServicePurchase === true}
-            />
-            <label for="storeCreditType">Store credit as</label>
-            <select id="storeCreditType" name="storeCreditType">
-              <option value="GIFT_CARD" selected={v.storeCreditType === 'GIFT_CARD'}>
-                Gift card
-              </option>
-              <option value="DISCOUNT_CODE" selected={v.storeCreditType === 'DISCOUNT_CODE'}>
-                Discount code
-              </option>
-            </select>
-            <label for="storeCreditBonusType">Bonus kind</label>
-            <select id="storeCreditBonusType" name="storeCreditBonusType">
-              <option value="flat" selected={v.storeCreditBonusType === 'flat'}>
-                A flat amount
-              </option>
-              <option value="percentage" selected={v.storeCreditBonusType === 'percentage'}>
-                A percentage of the credit
-              </option>
-            </select>
-            <label for="storeCreditBonus">Bonus</label>
-            <input
-              type="number"
-              id="storeCreditBonus"
-              name="storeCreditBonus"
-              min={0}
-              step="any"
-              value={shown(v.storeCreditBonus)}
-              aria-describedby="bonus-hint settings-error"
-            />
-            <span id="bonus-hint" class="muted">
-              0 or more: an amount in the store's currency, or a percentage, as the bonus kind says.
-            </span>
-            <label for="storeCreditMaxPercentage">Most store credit (percent of the claim)</label>
-            <input
-              type="number"
-              id="storeCreditMaxPercentage"
-              name="storeCreditMaxPercentage"
-              min={0}
-              max={100}
-              step="any"
-              value={shown(v.storeCreditMaxPercentage)}
-              aria-describedby="max-hint settings-error"
-            />
-            <span id="max-hint" class="muted">
-              From 0 to 100.
-            </span>
-          </fieldset>
-          <div class="actions">
-            <button type="submit" class="primary">
-              Save settings
-            </button>
-          </div>
-        </form>
-      ) : (
-        <>
-          <p>Only an owner or admin of the store can change these.</p>
-          <dl class="facts card">
-            {BOOLEANS.map(([name, label]) => (
-              <>
-                <dt>{label}</dt>
-                <dd>{props.settings[name] ? 'Yes' : 'No'}</dd>
-              </>
-            ))}
-            <dt>Cancelling window (seconds)</dt>
-            <dd>{props.settings.cancelAfterPurchaseDurationSeconds}</dd>
-            <dt>Store credit as</dt>
-            <dd>{props.settings.storeCreditType === 'GIFT_CARD' ? 'Gift card' : 'Discount code'}</dd>
-            <dt>Bonus</dt>
-            <dd>
-              {props.settings.storeCreditBonus}
-              {props.settings.storeCreditBonusType === 'percentage' ? ' %' : ' (flat amount)'}
-            </dd>
-            <dt>Most store credit (percent of the claim)</dt>
-            <dd>{props.settings.storeCreditMaxPercentage}</dd>
-          </dl>
-        </>
-      )}
+      {manages(store) ? <SettingsForm {...props} /> : <SettingsFacts settings={props.settings} />}
     </DashboardLayout>
+  );
+}
+
+/** The form an owner or admin writes with, what they typed kept after a refusal. */
+function SettingsForm(props: Parameters<typeof SettingsPage>[0]) {
+  const { store } = props;
+  const v = { ...props.settings, ...props.typed };
+  const shown = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '' : String(n));
+  return (
+    <form method="post" action={storePath(store.id, 'settings')} class="card stack" novalidate>
+      <Hidden values={{ csrf: props.session.csrf }} />
+      <div id="settings-error">
+        <Refused message={props.error} />
+      </div>
+      <fieldset class="stack">
+        <legend>Cancelling and messages</legend>
+        {BOOLEANS.slice(0, 3).map(([name, label]) => (
+          <Check name={name} label={label} checked={v[name] === true} />
+        ))}
+        <label for="cancelAfterPurchaseDurationSeconds">Cancelling window (seconds)</label>
+        <input
+          type="number"
+          id="cancelAfterPurchaseDurationSeconds"
+          name="cancelAfterPurchaseDurationSeconds"
+          min={0}
+          step={1}
+          value={shown(v.cancelAfterPurchaseDurationSeconds)}
+          aria-describedby="cancel-hint settings-error"
+        />
+        <span id="cancel-hint" class="muted">
+          Whole seconds, 0 or more. 86400 is one day.
+        </span>
+      </fieldset>
+      <fieldset class="stack">
+        <legend>Store credit</legend>
+        <Check name={BOOLEANS[3][0]} label={BOOLEANS[3][1]} checked={v.offerStoreCreditOnServicePurchase === true} />
+        <label for="storeCreditType">Store credit as</label>
+        <select id="storeCreditType" name="storeCreditType">
+          <option value="GIFT_CARD" selected={v.storeCreditType === 'GIFT_CARD'}>
+            Gift card
+          </option>
+          <option value="DISCOUNT_CODE" selected={v.storeCreditType === 'DISCOUNT_CODE'}>
+            Discount code
+          </option>
+        </select>
+        <label for="storeCreditBonusType">Bonus kind</label>
+        <select id="storeCreditBonusType" name="storeCreditBonusType">
+          <option value="flat" selected={v.storeCreditBonusType === 'flat'}>
+            A flat amount
+          </option>
+          <option value="percentage" selected={v.storeCreditBonusType === 'percentage'}>
+            A percentage of the credit
+          </option>
+        </select>
+        <label for="storeCreditBonus">Bonus</label>
+        <input
+          type="number"
+          id="storeCreditBonus"
+          name="storeCreditBonus"
+          min={0}
+          step="any"
+          value={shown(v.storeCreditBonus)}
+          aria-describedby="bonus-hint settings-error"
+        />
+        <span id="bonus-hint" class="muted">
+          0 or more: an amount in the store's currency, or a percentage, as the bonus kind says.
+        </span>
+        <label for="storeCreditMaxPercentage">Most store credit (percent of the claim)</label>
+        <input
+          type="number"
+          id="storeCreditMaxPercentage"
+          name="storeCreditMaxPercentage"
+          min={0}
+          max={100}
+          step="any"
+          value={shown(v.storeCreditMaxPercentage)}
+          aria-describedby="max-hint settings-error"
+        />
+        <span id="max-hint" class="muted">
+          From 0 to 100.
+        </span>
+      </fieldset>
+      <div class="actions">
+        <button type="submit" class="primary">
+          Save settings
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The values, read only, for a role that may not change them. */
+function SettingsFacts(props: { settings: TMerchantSettings }) {
+  return (
+    <>
+      <p>Only an owner or admin of the store can change these.</p>
+      <dl class="facts card">
+        {BOOLEANS.map(([name, label]) => (
+          <>
+            <dt>{label}</dt>
+            <dd>{props.settings[name] ? 'Yes' : 'No'}</dd>
+          </>
+        ))}
+        <dt>Cancelling window (seconds)</dt>
+        <dd>{props.settings.cancelAfterPurchaseDurationSeconds}</dd>
+        <dt>Store credit as</dt>
+        <dd>{props.settings.storeCreditType === 'GIFT_CARD' ? 'Gift card' : 'Discount code'}</dd>
+        <dt>Bonus</dt>
+        <dd>
+          {props.settings.storeCreditBonus}
+          {props.settings.storeCreditBonusType === 'percentage' ? ' %' : ' (flat amount)'}
+        </dd>
+        <dt>Most store credit (percent of the claim)</dt>
+        <dd>{props.settings.storeCreditMaxPercentage}</dd>
+      </dl>
+    </>
   );
 }
 
