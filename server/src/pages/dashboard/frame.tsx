@@ -78,6 +78,11 @@ export const NOTICES: Record<string, { text: string; bad?: boolean }> = {
   replayed: { text: 'This form had been sent already: it was done once, not twice.' },
   conflict: { text: 'Someone changed this first. Here is how it stands now.', bad: true },
   signedOut: { text: 'You are signed out.' },
+  noneSelected: { text: 'Select at least one claim first.', bad: true },
+  bulkIncomplete: {
+    text: 'Choose what to do with the selected claims (a new state, a reason or a message).',
+    bad: true,
+  },
 };
 
 /** The notice a redirect asked for, if it is one of NOTICES. */

@@ -1,25 +1,40 @@
-import { Router } from 'express';
+import express, { Router } from 'express';
+import { bulkForm } from './bulk';
 import { Dashboard } from './handlers';
-import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH } from './paths';
+import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
 import type { DashboardPort } from './port';
+import { queuePage } from './queue';
 import { storePages } from './stores';
 
 /**
  * The merchant dashboard (D50): pages rendered on the server that act on a store only through
  * the public API, with the signed-in person's staff token (D49), through the SDK.
  */
+const QUEUE_PATH = `${DASHBOARD_PATH}/stores/:storeId/claims`;
+const BULK_PATH = `${QUEUE_PATH}/bulk`;
+
 export const DASHBOARD_ROUTES = [
   { method: 'GET', path: DASHBOARD_SIGN_IN_PATH },
   { method: 'POST', path: DASHBOARD_SIGN_IN_PATH },
   { method: 'POST', path: DASHBOARD_SIGN_OUT_PATH },
   { method: 'GET', path: DASHBOARD_PATH },
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId` },
+  { method: 'GET', path: QUEUE_PATH },
+  { method: 'POST', path: BULK_PATH },
 ] as const;
 
 export function dashboardPages(port: DashboardPort): Router {
   const dashboard = new Dashboard(port);
   const router = Router();
   router.use(storePages(dashboard));
+  // A bulk form carries up to 50 claim ids besides its own fields.
+  const bulkBody = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 80 });
+  router.get(QUEUE_PATH, dashboard.page(queuePage));
+  router.post(
+    BULK_PATH,
+    bulkBody,
+    dashboard.form((req) => storePath(String(req.params.storeId), 'claims'), bulkForm),
+  );
   return router;
 }
 

@@ -1,7 +1,15 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { TClaimQueue, TClaimState, TClaimType, TIssueType, TResolutionType } from '@protection-service/sdk';
+import type {
+  TClaimQueue,
+  TClaimState,
+  TClaimType,
+  TDenyReason,
+  TIssueType,
+  TResolutionType,
+  TTransitionTargetState,
+} from '@protection-service/sdk';
 
 /** The dashboard's words for the API's values (D50): plain words on the page, the code beside where it helps. */
 
@@ -66,3 +74,36 @@ export function shortDate(iso: string | null | undefined): string {
   if (Number.isNaN(d.getTime())) return iso;
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
+
+export const DENY_REASON_WORDS: Record<TDenyReason, string> = {
+  NOT_COVERED: 'Not covered by the protection',
+  ADDRESS_TYPO: 'Address entered wrongly',
+  CUSTOMER_RESPONDED: 'The shopper withdrew it',
+  EXPIRED30: 'Filed after the 30-day window',
+  FOLLOW_UP: 'Handled in another claim',
+  INSUFFICIENT_SHIPPER: 'Not enough from the carrier',
+  NO_RESPONSE: 'No answer from the shopper',
+  OTHER: 'Another reason',
+  PACKAGE_ARRIVED: 'The package arrived',
+  PHOTO_VERIFIED: 'The photos show no issue',
+  THRESHOLD_REACHED: 'Claim limit reached',
+  ALREADY_REFUNDED: 'Already refunded',
+  ALREADY_REPLACED: 'Already replaced',
+  POTENTIAL_FRAUD: 'Suspected fraud',
+};
+
+/** The states a claim may be moved to by hand (D22; approve and decline have their own forms). */
+export const MOVE_TARGETS: readonly TTransitionTargetState[] = [
+  'OPEN',
+  'COMMUNICATING',
+  'WAITING_FOR_CUSTOMER',
+  'WAITING_FOR_BRAND',
+  'WAITING_FOR_OP',
+  'TEMPORARILY_DISMISSED',
+  'DISMISSED',
+  'RESOLVED',
+  'RESOLVED_BY_BRAND',
+  'CLOSED',
+  'ARCHIVED',
+  'NEW',
+];
