@@ -199,7 +199,13 @@ export function authenticate(services: AuthServices) {
       req.caller = caller;
       const byToken = caller.kind === 'token' || caller.kind === 'dashboard';
       const { name, exact } = byToken ? { name: 'token' as const, exact: false } : ipLimit(route);
-      await enforceLimit(services, res, name, exact, byToken ? `token:${caller.claims.jti}` : `ip:${route.path}:${caller.ip}`);
+      await enforceLimit(
+        services,
+        res,
+        name,
+        exact,
+        byToken ? `token:${caller.claims.jti}` : `ip:${route.path}:${caller.ip}`,
+      );
       // D4, D49: checking the current password is a guess at a credential: the sign-in limit
       // applies per user as well, however many tokens the guesser holds.
       if (caller.kind === 'dashboard' && route.path === '/v1/auth/password') {
