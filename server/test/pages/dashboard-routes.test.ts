@@ -102,6 +102,12 @@ describe('every dashboard route (D50)', () => {
       expect(unknown.status, route.path).toBe(404);
       const body = (res: string) => res.replace(/name="csrf" value="[^"]+"/g, '');
       expect(body(await theirs.text()), route.path).toBe(body(await unknown.text()));
+      // This store in the address, another store's claim or order in it.
+      if (/:(claimId|sourceOrderId|clientId)/.test(route.path)) {
+        const mixed = { ...otherIds, storeId: ids.storeId! };
+        const res = await server.request(pathOf(route.path, mixed), { headers: { cookie: session.cookie } });
+        expect(res.status, `${route.path} with another store's id`).toBe(404);
+      }
     }
   });
 
