@@ -1,7 +1,7 @@
 /**
  * D48 retention: 1,000,000 webhook events (`BENCH_RETENTION_EVENTS`), each with a delivered
  * delivery and its attempt, recorded 60 days ago (written in SQL), pruned as the delivering
- * processes prune them (`pruneEventBatch`, 1,000 events a transaction, back to back). Reports
+ * processes prune them (`pruneEvents`, 1,000 events a transaction, resting between batches). Reports
  * the tables' size before and after, the prune's duration and each batch's, and the order
  * write's latency while the prune runs against without it, in alternating rounds of one run.
  */
@@ -10,7 +10,7 @@ import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { PRUNE_BATCH, pruneEventBatch } from '../../server/src/domain/webhooks/retention';
+import { PRUNE_BATCH, pruneEvents } from '../../server/src/domain/webhooks/retention';
 import { benchInstallation } from './install';
 import { benchDatabase, CONNECTIONS, compare, printTable, type Round, startService, stopProcess } from './lib';
 import { ORDER } from './writes';
@@ -63,17 +63,19 @@ async function sizes(db: Db): Promise<string> {
 }
 
 /**
- * The prune as a delivering process runs it, batch after batch, while `running()` says so;
- * each batch's duration is kept. Answers whether it is done (a batch found less than a batch).
+ * The prune as a delivering process runs it (`pruneEvents`: batch after batch, resting between
+ * them), while `running()` says so; each batch's duration is kept. Answers whether it is done.
  */
 async function pruneWhile(db: Db, running: () => boolean, batchMs: number[]): Promise<boolean> {
-  while (running()) {
-    const started = performance.now();
-    const { taken } = await pruneEventBatch(db, RETENTION_DAYS, PRUNE_BATCH);
-    batchMs.push(performance.now() - started);
-    if (taken < PRUNE_BATCH) return true;
-  }
-  return false;
+  let interrupted = false;
+  await pruneEvents(db, RETENTION_DAYS, {
+    stopped: () => {
+      interrupted = !running();
+      return interrupted;
+    },
+    onBatch: (ms) => batchMs.push(ms),
+  });
+  return !interrupted;
 }
 
 const quantile = (values: number[], q: number) =>

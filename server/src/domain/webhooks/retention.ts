@@ -47,20 +47,32 @@ export async function pruneEventBatch(
 
 /**
  * Prunes batch after batch until a batch finds fewer than `batch` events, or `stopped` says
- * the process is stopping. Answers the events deleted and the batches (statements) it took.
+ * the process is stopping. Between two batches it rests as long as the last one took, so that
+ * a backlog (a first deployment over a year of events) takes at most about half of what the
+ * database does for as long as it lasts. Answers the events deleted and the batches
+ * (statements) it took; `onBatch` hears each batch's duration.
  */
 export async function pruneEvents(
   db: Db,
   retentionDays: number,
-  { batch = PRUNE_BATCH, stopped = () => false }: { batch?: number; stopped?: () => boolean } = {},
+  {
+    batch = PRUNE_BATCH,
+    stopped = () => false,
+    onBatch,
+  }: { batch?: number; stopped?: () => boolean; onBatch?: (ms: number) => void } = {},
 ): Promise<{ events: number; batches: number }> {
   let events = 0;
   let batches = 0;
   for (;;) {
+    const started = performance.now();
     const { taken, deleted } = await pruneEventBatch(db, retentionDays, batch);
+    const took = performance.now() - started;
+    onBatch?.(took);
     batches++;
     events += deleted;
     if (taken < batch || stopped()) return { events, batches };
+    await new Promise((resolve) => setTimeout(resolve, took));
+    if (stopped()) return { events, batches };
   }
 }
 
