@@ -11,6 +11,7 @@ import { benchOrders } from './orders';
 import { benchPartner } from './partner';
 import { benchPooler } from './pooler';
 import { benchPublicRead } from './public-read';
+import { benchRetention } from './retention';
 import { benchWebhooks } from './webhooks';
 import { benchWrites } from './writes';
 
@@ -28,6 +29,11 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
   ],
   ['writes', 'write paths and the quote against their baselines, PostgreSQL fsync on and off', benchWrites],
   ['pooler', 'order write and claim filing: PgBouncer in transaction mode against direct (D48)', benchPooler],
+  [
+    'retention',
+    'webhook event retention: 1,000,000 old events pruned, order writes during the prune against without',
+    benchRetention,
+  ],
   ['concurrency', 'authenticated read through pnpm start: WEB_CONCURRENCY=2 against 1', benchConcurrency],
   [
     'fast-paths',
