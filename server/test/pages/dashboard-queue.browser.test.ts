@@ -18,7 +18,7 @@ import { startTestServer, type TestServer } from '../harness/server';
  */
 if (!CHROMIUM) console.warn(`[pages] claim queue browser tests skipped: ${NO_CHROMIUM}`);
 
-describe.skipIf(!CHROMIUM)('the claim queue in headless Chromium (D50)', () => {
+describe.skipIf(!CHROMIUM)('the claim queue in headless Chromium (D50)', { timeout: 120_000 }, () => {
   let server: TestServer;
   let browser: Browser;
   let shop: ClaimStore;

@@ -16,7 +16,8 @@ import { startTestServer, type TestServer } from '../harness/server';
 /** D50 in headless Chromium: signing in, the store list, a store's home, signing out. */
 if (!CHROMIUM) console.warn(`[pages] dashboard browser tests skipped: ${NO_CHROMIUM}`);
 
-describe.skipIf(!CHROMIUM)('the merchant dashboard in headless Chromium (D50)', () => {
+// Several pages through axe in one test: minutes on a busy machine, not seconds.
+describe.skipIf(!CHROMIUM)('the merchant dashboard in headless Chromium (D50)', { timeout: 120_000 }, () => {
   let server: TestServer;
   let browser: Browser;
   let shop: ClaimStore;

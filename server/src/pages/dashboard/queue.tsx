@@ -1,7 +1,7 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { TClaimConnection, TClaimListQuery, TClaimType } from '@protection-service/sdk';
+import type { TClaimConnection, TClaimListNode, TClaimListQuery, TClaimType } from '@protection-service/sdk';
 import { unwrap } from '@protection-service/sdk';
 import type { Request } from 'express';
 import { Hidden, sendPage } from '../html';
@@ -181,13 +181,43 @@ function ClaimTable(props: { storeId: string; view: QueueView; page: TClaimConne
   if (claims.length === 0) {
     return <p>{view.after ? 'No more claims here.' : 'No claims here.'}</p>;
   }
-  const table = (
+  const table = <ClaimRows storeId={storeId} view={view} claims={claims} selectable={!!bulk} />;
+  const paging = (
+    <p class="actions">
+      {view.after ? <a href={queueHref(storeId, view, { after: undefined })}>First page</a> : null}
+      {page.pageInfo.hasNextPage && page.pageInfo.endCursor ? (
+        <a href={queueHref(storeId, view, { after: page.pageInfo.endCursor })}>Next page</a>
+      ) : null}
+    </p>
+  );
+  if (!bulk)
+    return (
+      <>
+        {table}
+        {paging}
+      </>
+    );
+  return (
+    <>
+      <form method="post" action={storePath(storeId, 'claims', 'bulk')}>
+        <Hidden values={{ csrf: bulk.csrf, idempotencyKey: newFormKey(), back: queueHref(storeId, view) }} />
+        {table}
+        <BulkControls rights={bulk} />
+      </form>
+      {paging}
+    </>
+  );
+}
+
+function ClaimRows(props: { storeId: string; view: QueueView; claims: TClaimListNode[]; selectable: boolean }) {
+  const { storeId, view, claims } = props;
+  return (
     <div class="table-wrap">
       <table>
         <caption class="muted">{`${view.tab.label}: ${claims.length} claims on this page, ${view.order === 'asc' ? 'oldest' : 'newest'} first`}</caption>
         <thead>
           <tr>
-            {bulk ? (
+            {props.selectable ? (
               <th scope="col">
                 <span class="visually-hidden">Select</span>
               </th>
@@ -203,7 +233,7 @@ function ClaimTable(props: { storeId: string; view: QueueView; page: TClaimConne
         <tbody>
           {claims.map((c) => (
             <tr>
-              {bulk ? (
+              {props.selectable ? (
                 <td>
                   <input
                     type="checkbox"
@@ -232,31 +262,6 @@ function ClaimTable(props: { storeId: string; view: QueueView; page: TClaimConne
         </tbody>
       </table>
     </div>
-  );
-  const paging = (
-    <p class="actions">
-      {view.after ? <a href={queueHref(storeId, view, { after: undefined })}>First page</a> : null}
-      {page.pageInfo.hasNextPage && page.pageInfo.endCursor ? (
-        <a href={queueHref(storeId, view, { after: page.pageInfo.endCursor })}>Next page</a>
-      ) : null}
-    </p>
-  );
-  if (!bulk)
-    return (
-      <>
-        {table}
-        {paging}
-      </>
-    );
-  return (
-    <>
-      <form method="post" action={storePath(storeId, 'claims', 'bulk')}>
-        <Hidden values={{ csrf: bulk.csrf, idempotencyKey: newFormKey(), back: queueHref(storeId, view) }} />
-        {table}
-        <BulkControls rights={bulk} />
-      </form>
-      {paging}
-    </>
   );
 }
 
