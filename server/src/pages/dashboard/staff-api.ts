@@ -66,7 +66,8 @@ export class StaffApi {
       retry: false,
       timeoutMs: API_TIMEOUT_MS,
       middleware: [renew],
-      headers: { 'user-agent': 'protection-service-dashboard' },
+      // The page's request id on its API calls: one id ties a page to what it did in the access log.
+      headers: { 'user-agent': 'protection-service-dashboard', ...(req.id ? { 'x-request-id': String(req.id) } : {}) },
     });
     const scopes = held.scopes;
     return { client, store, can: (...wanted) => wanted.some((s) => scopes.has(s)) };
