@@ -13,7 +13,6 @@ const MAX_LINES = 80;
  */
 const KNOWN_LONG: Record<string, number> = {
   // Each benchmark's set-up, rounds and report in one function.
-  'scripts/bench/partner.ts:benchPartner': 210,
   'scripts/bench/webhooks.ts:benchWebhooksOn': 190,
   'scripts/bench/writes.ts:benchWritesOn': 180,
 };
