@@ -14,7 +14,6 @@ const MAX_LINES = 80;
 const KNOWN_LONG: Record<string, number> = {
   // Each benchmark's set-up, rounds and report in one function.
   'scripts/bench/webhooks.ts:benchWebhooksOn': 190,
-  'scripts/bench/writes.ts:benchWritesOn': 180,
 };
 
 /** A function's name as a reader finds it: its own, or the variable, property or method it is. */
