@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 
 /** Events deleted per statement (D48): each batch is a short transaction of its own. */
 export const PRUNE_BATCH = 1000;
@@ -25,7 +26,7 @@ export async function pruneEventBatch(
   retentionDays: number,
   batch = PRUNE_BATCH,
 ): Promise<{ taken: number; deleted: number }> {
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     // Walks webhook_events_created_idx from its oldest end.
     const { rows } = await sql<{ id: string }>`
       select e.id from webhook_events e
