@@ -17,6 +17,8 @@ export const STYLESHEET_PATH = '/pages/style.css';
 interface PageOptions {
   /** Origins a form on the page may be sent to, or redirected to, beyond this one. */
   formTargets?: readonly string[];
+  /** Sources images may load from beyond this origin (`https:` for the photos a person asked to see, D50). */
+  imageSources?: readonly string[];
 }
 
 /**
@@ -26,9 +28,10 @@ interface PageOptions {
  */
 function pageHeaders(res: Response, options: PageOptions = {}): void {
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
+  const imgSrc = ["'self'", ...(options.imageSources ?? [])].join(' ');
   res.setHeader(
     'content-security-policy',
-    `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; ` +
+    `default-src 'none'; style-src 'self'; img-src ${imgSrc}; form-action ${formAction}; ` +
       "frame-ancestors 'none'; base-uri 'none'",
   );
   res.setHeader('x-frame-options', 'DENY');

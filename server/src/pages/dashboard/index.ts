@@ -1,4 +1,6 @@
 import { Router } from 'express';
+import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
+import { CLAIM_FORMS } from './claim-forms';
 import { Dashboard } from './handlers';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH } from './paths';
 import type { DashboardPort } from './port';
@@ -14,12 +16,15 @@ export const DASHBOARD_ROUTES = [
   { method: 'POST', path: DASHBOARD_SIGN_OUT_PATH },
   { method: 'GET', path: DASHBOARD_PATH },
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId` },
+  { method: 'GET', path: DASHBOARD_CLAIM_PATH },
+  ...CLAIM_FORMS.map((form) => ({ method: 'POST', path: `${DASHBOARD_CLAIM_PATH}/${form}` }) as const),
 ] as const;
 
 export function dashboardPages(port: DashboardPort): Router {
   const dashboard = new Dashboard(port);
   const router = Router();
   router.use(storePages(dashboard));
+  router.use(claimPages(dashboard));
   return router;
 }
 

@@ -1,7 +1,14 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { TClaimQueue, TClaimState, TClaimType, TIssueType, TResolutionType } from '@protection-service/sdk';
+import type {
+  TClaimQueue,
+  TClaimState,
+  TClaimType,
+  TDenyReason,
+  TIssueType,
+  TResolutionType,
+} from '@protection-service/sdk';
 
 /** The dashboard's words for the API's values (D50): plain words on the page, the code beside where it helps. */
 
@@ -48,6 +55,24 @@ export const RESOLUTION_WORDS: Record<TResolutionType, string> = {
   REFUND: 'Refund',
   RESHIP: 'Reship',
   STORE_CREDIT: 'Store credit',
+};
+
+/** D22's deny reasons in words, for the decline form and a declined claim. */
+export const DENY_REASON_WORDS: Record<TDenyReason, string> = {
+  NOT_COVERED: 'Not covered',
+  ADDRESS_TYPO: 'Wrong address given',
+  CUSTOMER_RESPONDED: 'Shopper responded',
+  EXPIRED30: 'Filed after 30 days',
+  FOLLOW_UP: 'Needs a follow-up',
+  INSUFFICIENT_SHIPPER: 'Carrier information insufficient',
+  NO_RESPONSE: 'No response from shopper',
+  OTHER: 'Other',
+  PACKAGE_ARRIVED: 'Package arrived',
+  PHOTO_VERIFIED: 'Photos do not show the issue',
+  THRESHOLD_REACHED: 'Claim limit reached',
+  ALREADY_REFUNDED: 'Already refunded',
+  ALREADY_REPLACED: 'Already replaced',
+  POTENTIAL_FRAUD: 'Potential fraud',
 };
 
 /** A claim state in words, its code for the record. */
