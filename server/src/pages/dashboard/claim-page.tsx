@@ -310,7 +310,7 @@ export function Timeline(props: { entries: TTimelineEntry[] }) {
 export function PreviewResult(props: { preview: TApprovePreview; claim: TClaim }) {
   const credits = props.preview.storeCredits;
   return (
-    <section class="card" aria-labelledby="preview">
+    <section class="card preview" aria-labelledby="preview">
       <h2 id="preview">Preview</h2>
       {credits.length === 0 ? (
         <p>Approving like this issues no store credit.</p>
