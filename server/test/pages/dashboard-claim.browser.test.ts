@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TClaim } from '../../../sdk/src/index';
 import {
@@ -39,6 +39,8 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
   let token: string;
   let other: ClaimStore;
   let orders = 0;
+  /** The owner's browser, signed in once: each test opens its own page in it. */
+  let ownerContext: BrowserContext | undefined;
 
   beforeAll(async () => {
     rig = await startDeliveryRig();
@@ -114,6 +116,12 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       .map((r) => JSON.parse(r.raw) as { topic: string; body: { claimId?: string } & Record<string, unknown> })
       .filter((e) => e.topic === topic && e.body.claimId === claimId);
 
+  /** A new page of the owner's browser, signing in the first time (signing in polls: inside a test). */
+  async function ownerPage(): Promise<Page> {
+    if (!ownerContext) ({ context: ownerContext } = await signedInPage(browser, server, ownerLogin));
+    return ownerContext.newPage();
+  }
+  const closePages = () => Promise.all((ownerContext?.pages() ?? []).map((p) => p.close()));
   const main = (page: Page) => page.locator('main').innerText();
 
   /** Picks "Store credit" for the item and types the amount. */
@@ -124,7 +132,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
 
   it('approves with a store credit after a preview: the API, the shopper page, the webhook and the e-mail', async () => {
     const claimId = await fileClaim();
-    const { context, page } = await signedInPage(browser, server, ownerLogin);
+    const page = await ownerPage();
     try {
       await page.goto(claimUrl(claimId));
       const text = await main(page);
@@ -159,7 +167,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       expect(claim.claimStoreCredits.map((s) => [s.creditValue, s.totalValue])).toEqual([[40, 40]]);
       expect(await main(page)).toContain(`Store credit ${claim.claimStoreCredits[0]!.code}`);
 
-      const shopper = await context.newPage();
+      const shopper = await ownerPage();
       await shopper.goto(claim.viewClaimUrl);
       expect(await main(shopper)).toMatch(/Store credit code \S+ worth 40(\.00)? USD/);
       await expect.poll(() => hooks('claim/approved', claimId).length, { timeout: 20_000 }).toBe(1);
@@ -169,13 +177,13 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
         [claim.claimStoreCredits[0]!.code, 'ann@example.com'],
       ]);
     } finally {
-      await context.close();
+      await closePages();
     }
   }, 90_000);
 
   it('moves only to allowed states, replies to the shopper, adds a note only staff see, declines', async () => {
     const claimId = await fileClaim();
-    const { context, page } = await signedInPage(browser, server, ownerLogin);
+    const page = await ownerPage();
     try {
       await page.goto(claimUrl(claimId));
       const offered = await page.getByLabel('New state').locator('option').allInnerTexts();
@@ -214,7 +222,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       expect(await page.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0);
       await expectAccessible(browser, page, 'declined claim');
 
-      const shopper = await context.newPage();
+      const shopper = await ownerPage();
       await shopper.goto((await claimOf(claimId)).viewClaimUrl);
       const seen = await main(shopper);
       expect(seen).toContain('We are sending a new lamp.');
@@ -225,7 +233,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       expect(events.filter((e) => JSON.stringify(e.body).includes(note))).toEqual([]);
       expect(receiver.at('/hook').filter((r) => r.raw.includes(note))).toEqual([]);
     } finally {
-      await context.close();
+      await closePages();
     }
   }, 90_000);
 
@@ -243,7 +251,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
 
   it('acts once on a double submit and says the second was done already', async () => {
     const claimId = await fileClaim();
-    const { context, page } = await signedInPage(browser, server, ownerLogin);
+    const page = await ownerPage();
     try {
       await page.goto(claimUrl(claimId));
       await chooseCredit(page, '25');
@@ -258,14 +266,14 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       expect(claim.claimResolutions).toHaveLength(1);
       expect(claim.claimStoreCredits).toHaveLength(1);
     } finally {
-      await context.close();
+      await closePages();
     }
   }, 90_000);
 
   it('two people deciding one claim: one wins, the other is told', async () => {
     const claimId = await fileClaim();
     const agent = await addMember(server, owner.store.id, 'agent');
-    const a = await signedInPage(browser, server, ownerLogin);
+    const a = { page: await ownerPage() };
     const b = await signedInPage(browser, server, agent);
     try {
       await a.page.goto(claimUrl(claimId));
@@ -280,7 +288,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       expect(await main(b.page)).toContain('Approved');
       expect((await claimOf(claimId)).claimState).toBe('APPROVED');
     } finally {
-      await a.context.close();
+      await closePages();
       await b.context.close();
     }
   }, 90_000);
@@ -302,7 +310,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       .set({ details: `Cracked ${hostile}` })
       .where('claimId', '=', claimId)
       .execute();
-    const { context, page } = await signedInPage(browser, server, ownerLogin);
+    const page = await ownerPage();
     // The shopper writes on their own page (D41).
     await page.goto((await claimOf(claimId)).viewClaimUrl);
     await page.getByLabel('Message', { exact: true }).fill(`Hello ${hostile}`);
@@ -314,7 +322,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       dialogs.push(d.message());
       void d.dismiss();
     });
-    await context.route('http*://images.example/**', (route) => {
+    await page.route('http*://images.example/**', (route) => {
       fetched.push(route.request().url());
       return route.fulfill({ contentType: 'image/png', body: PNG });
     });
@@ -343,7 +351,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       expect(fetched).toEqual(['https://images.example/lamp.png']);
       expect(dialogs).toEqual([]);
     } finally {
-      await context.close();
+      await closePages();
     }
   }, 90_000);
 
@@ -366,7 +374,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
 
   it("answers a bad amount with the API's message, not a failure", async () => {
     const claimId = await fileClaim();
-    const { context, page } = await signedInPage(browser, server, ownerLogin);
+    const page = await ownerPage();
     try {
       await page.goto(claimUrl(claimId));
       await chooseCredit(page, 'twelve');
@@ -377,7 +385,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       expect(await page.getByRole('alert').innerText()).toMatch(/paidValue/);
       expect((await claimOf(claimId)).claimState).toBe('NEW');
     } finally {
-      await context.close();
+      await closePages();
     }
   }, 90_000);
 
@@ -416,7 +424,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
   it("answers another store's claim exactly as an unknown one (D7)", async () => {
     await other.putOrder('o-elsewhere');
     const theirs = await other.fileId('o-elsewhere');
-    const { context, page } = await signedInPage(browser, server, ownerLogin);
+    const page = await ownerPage();
     try {
       const elsewhere = await page.goto(claimUrl(theirs));
       expect(elsewhere!.status()).toBe(404);
@@ -434,7 +442,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       });
       expect(forged.status()).toBe(404);
     } finally {
-      await context.close();
+      await closePages();
     }
   }, 90_000);
 });
