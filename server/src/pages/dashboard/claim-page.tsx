@@ -133,8 +133,9 @@ export function Items(props: { storeId: string; claim: TClaim; photos: boolean }
   const anyPhotos = claim.claimItems.some((i) => i.images.length > 0);
   return (
     <>
-      <div class="table-wrap">
-        <table>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it */}
+      <section class="table-wrap" aria-label="Claimed items" tabIndex={0}>
+        <table class="roomy">
           <thead>
             <tr>
               <th scope="col">Item</th>
@@ -158,7 +159,7 @@ export function Items(props: { storeId: string; claim: TClaim; photos: boolean }
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
       {anyPhotos && !props.photos ? (
         <p>
           <a href={`${claimPath(props.storeId, claim.id)}?photos=1`}>Show photos</a>{' '}
@@ -201,8 +202,9 @@ export function Fulfillments(props: { fulfillments: TFulfillment[] | undefined }
   if (fulfillments === undefined) return <p>Your role cannot read orders.</p>;
   if (fulfillments.length === 0) return <p>The order has no fulfillment yet.</p>;
   return (
-    <div class="table-wrap">
-      <table>
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it
+    <section class="table-wrap" aria-label="Fulfillments" tabIndex={0}>
+      <table class="roomy">
         <thead>
           <tr>
             <th scope="col">Fulfillment</th>
@@ -222,7 +224,7 @@ export function Fulfillments(props: { fulfillments: TFulfillment[] | undefined }
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 
@@ -315,8 +317,9 @@ export function PreviewResult(props: { preview: TApprovePreview; claim: TClaim }
       {credits.length === 0 ? (
         <p>Approving like this issues no store credit.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it
+        <section class="table-wrap" aria-label="Store credits" tabIndex={0}>
+          <table class="roomy">
             <caption class="muted">Store credits approving would issue (nothing is issued yet)</caption>
             <thead>
               <tr>
@@ -342,7 +345,7 @@ export function PreviewResult(props: { preview: TApprovePreview; claim: TClaim }
               })}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </section>
   );
