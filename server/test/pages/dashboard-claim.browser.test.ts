@@ -74,7 +74,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
       'PUT',
       orderBody({
         sourceOrderNumber: `#30${orders}`,
-        lineItems: [{ sourceItemId: 'li-lamp', name: 'Brass desk lamp', quantity: 2, price: 60, isShippable: true }],
+        lineItems: [{ sourceItemId: 'li-lamp', name: 'Brass desk lamp', quantity: 3, price: 60, isShippable: true }],
       }),
     );
     expect(order.status).toBe(200);
@@ -251,9 +251,25 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
 
   it('acts once on a double submit and says the second was done already', async () => {
     const claimId = await fileClaim();
+    // A second claim on the same order, for the last lamp: linked from the first, as the shopper's too.
+    const sibling = await api(
+      `/v1/claims/o-dash-claim-${orders}`,
+      'POST',
+      claimBody({
+        email: 'ann@example.com',
+        fulfillmentIssues: [{ issues: [{ issueType: 'MISSING_ITEM', quantity: 1, sourceItemId: 'li-lamp' }] }],
+      }),
+    );
+    expect(sibling.status).toBe(200);
+    const siblingId = sibling.headers.get('location')!.replace('/v1/claims/', '');
     const page = await ownerPage();
     try {
       await page.goto(claimUrl(claimId));
+      for (const list of ['Other claims on this order', 'Other claims by this e-mail']) {
+        const links = page.locator(`h2:text-is("${list}") + ul a`);
+        expect(await links.allInnerTexts()).toContain(`Claim ${siblingId}`);
+      }
+      expect(await page.getByRole('link', { name: `Claim ${claimId}` }).count()).toBe(0);
       await chooseCredit(page, '25');
       const { action, fields } = await formFields(page, 'Approve');
       const headers = { origin: server.baseUrl };

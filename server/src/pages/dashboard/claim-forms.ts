@@ -19,8 +19,6 @@ export interface ItemChoice {
   amount: string;
 }
 
-const RESOLUTIONS: readonly TResolutionType[] = ['REFUND', 'RESHIP', 'STORE_CREDIT'];
-
 /** The approve form's fields of item `i` (`resolution_0`, `quantity_0`, `amount_0`, …). */
 export function itemChoices(body: Record<string, unknown>, items: readonly TClaimItem[]): ItemChoice[] {
   return items.map((_, i) => ({
@@ -48,10 +46,10 @@ function numberOr(raw: string): number | string {
 /** Approve's body (ZClaimApprove) from the form: one resolution per item. */
 export function approveBody(choices: readonly ItemChoice[], items: readonly TClaimItem[]): TClaimApprove {
   const resolutions = choices.map((c, i) => {
-    const type = (RESOLUTIONS as readonly string[]).includes(c.resolution) ? c.resolution : c.resolution || 'REFUND';
     const itemId = items[i]?.itemId;
+    // A value the select does not offer goes as sent: the API refuses it (D2).
     return {
-      type: type as TResolutionType,
+      type: c.resolution as TResolutionType,
       ...(itemId ? { itemId } : {}),
       ...(c.quantity === '' ? {} : { quantity: numberOr(c.quantity) as number }),
       ...(c.amount === '' ? {} : { paidValue: numberOr(c.amount) as number }),
