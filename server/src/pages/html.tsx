@@ -24,7 +24,8 @@ interface PageOptions {
 /**
  * The headers of every page (D40, D41): never stored, never framed, never indexed, no
  * referrer (a claim link must not leak through one), and a policy that allows this origin's
- * stylesheet and nothing else: no script at all, inline or not.
+ * stylesheet and images and nothing else: no script at all, inline or not. A page may add
+ * image sources (the shopper's photos once a person asks for them, D50).
  */
 function pageHeaders(res: Response, options: PageOptions = {}): void {
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
