@@ -1,5 +1,7 @@
 import express, { Router } from 'express';
 import { bulkForm } from './bulk';
+import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
+import { CLAIM_FORMS } from './claim-forms';
 import { Dashboard } from './handlers';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
 import type { DashboardPort } from './port';
@@ -21,6 +23,8 @@ export const DASHBOARD_ROUTES = [
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId` },
   { method: 'GET', path: QUEUE_PATH },
   { method: 'POST', path: BULK_PATH },
+  { method: 'GET', path: DASHBOARD_CLAIM_PATH },
+  ...CLAIM_FORMS.map((form) => ({ method: 'POST', path: `${DASHBOARD_CLAIM_PATH}/${form}` }) as const),
 ] as const;
 
 export function dashboardPages(port: DashboardPort): Router {
@@ -35,6 +39,7 @@ export function dashboardPages(port: DashboardPort): Router {
     bulkBody,
     dashboard.form((req) => storePath(String(req.params.storeId), 'claims'), bulkForm),
   );
+  router.use(claimPages(dashboard));
   return router;
 }
 

@@ -58,6 +58,24 @@ export const RESOLUTION_WORDS: Record<TResolutionType, string> = {
   STORE_CREDIT: 'Store credit',
 };
 
+/** D22's deny reasons in words, for the decline form and a declined claim. */
+export const DENY_REASON_WORDS: Record<TDenyReason, string> = {
+  NOT_COVERED: 'Not covered',
+  ADDRESS_TYPO: 'Wrong address given',
+  CUSTOMER_RESPONDED: 'Shopper responded',
+  EXPIRED30: 'Filed after 30 days',
+  FOLLOW_UP: 'Needs a follow-up',
+  INSUFFICIENT_SHIPPER: 'Carrier information insufficient',
+  NO_RESPONSE: 'No response from shopper',
+  OTHER: 'Other',
+  PACKAGE_ARRIVED: 'Package arrived',
+  PHOTO_VERIFIED: 'Photos do not show the issue',
+  THRESHOLD_REACHED: 'Claim limit reached',
+  ALREADY_REFUNDED: 'Already refunded',
+  ALREADY_REPLACED: 'Already replaced',
+  POTENTIAL_FRAUD: 'Potential fraud',
+};
+
 /** A claim state in words, its code for the record. */
 export function StateLabel(props: { state: TClaimState }) {
   return (
@@ -74,23 +92,6 @@ export function shortDate(iso: string | null | undefined): string {
   if (Number.isNaN(d.getTime())) return iso;
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
-
-export const DENY_REASON_WORDS: Record<TDenyReason, string> = {
-  NOT_COVERED: 'Not covered by the protection',
-  ADDRESS_TYPO: 'Address entered wrongly',
-  CUSTOMER_RESPONDED: 'The shopper withdrew it',
-  EXPIRED30: 'Filed after the 30-day window',
-  FOLLOW_UP: 'Handled in another claim',
-  INSUFFICIENT_SHIPPER: 'Not enough from the carrier',
-  NO_RESPONSE: 'No answer from the shopper',
-  OTHER: 'Another reason',
-  PACKAGE_ARRIVED: 'The package arrived',
-  PHOTO_VERIFIED: 'The photos show no issue',
-  THRESHOLD_REACHED: 'Claim limit reached',
-  ALREADY_REFUNDED: 'Already refunded',
-  ALREADY_REPLACED: 'Already replaced',
-  POTENTIAL_FRAUD: 'Suspected fraud',
-};
 
 /** The states a claim may be moved to by hand (D22; approve and decline have their own forms). */
 export const MOVE_TARGETS: readonly TTransitionTargetState[] = [
