@@ -76,7 +76,7 @@ async function filingTargets(base: string, headers: Record<string, string>): Pro
 export async function seed(
   db: Db,
   storeId: string,
-  { claims = CLAIMS, states }: { claims?: number; states?: readonly string[] } = {},
+  { claims = CLAIMS, states, shoppers = 1 }: { claims?: number; states?: readonly string[]; shoppers?: number } = {},
 ): Promise<number> {
   const started = Date.now();
   await transact(db, async (trx) => {
@@ -97,7 +97,10 @@ export async function seed(
         resolution_requested, created_at, updated_at, claim_state
       )
       select 'clm_bench_' || lpad(n::text, 7, '0'), ${storeId}, 'ord_bench_' || (n % ${ORDERS} + 1),
-        'bench-' || (n % ${ORDERS} + 1), 'shopper@example.com', 'DAMAGED', 'SHIPPING', 'ONLINE', 'RESHIP',
+        'bench-' || (n % ${ORDERS} + 1),
+        -- One shopper for every claim, or \`shoppers\` of them in turn (a few claims each, as in a store).
+        case when ${shoppers} = 1 then 'shopper@example.com' else 'shopper-' || (n % ${shoppers}) || '@example.com' end,
+        'DAMAGED', 'SHIPPING', 'ONLINE', 'RESHIP',
         timestamptz '2026-01-01' + n * interval '1 millisecond',
         timestamptz '2026-01-01' + n * interval '1 millisecond' + (n % ${UPDATED_EVERY} = 0)::int * interval '30 days',
         -- NEW unless \`states\` spreads the claims over states in turn (the dashboard's tabs).
