@@ -98,6 +98,29 @@ export function Hidden(props: { values: Record<string, string | undefined> }) {
   );
 }
 
+/** The e-mail and password fields and the "Sign in" button of every sign-in form (D40, D50). */
+export function SignInFields(props: { email?: string; error?: string }) {
+  return (
+    <>
+      <label for="email">Email</label>
+      <input
+        id="email"
+        name="email"
+        type="email"
+        autocomplete="username"
+        required
+        value={props.email ?? ''}
+        aria-describedby={props.error ? 'sign-in-error' : undefined}
+      />
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete="current-password" required />
+      <button type="submit" class="primary">
+        Sign in
+      </button>
+    </>
+  );
+}
+
 /** A page that says one thing (errors, 404, 429), with an optional way on. */
 export function MessagePage(props: { title: string; children: ComponentChildren }) {
   return (

@@ -4,7 +4,7 @@
 import { type TClaimListNode, type TClaimQueue, unwrap } from '@protection-service/sdk';
 import express, { type Response, Router } from 'express';
 import type { BrowserSession } from '../browser-session';
-import { Hidden, Layout, sendPage, TooManyAttempts } from '../html';
+import { Hidden, Layout, SignInFields, sendPage, TooManyAttempts } from '../html';
 import { field, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice } from './frame';
 import { type Dashboard, type StorePage, signedInPage } from './handlers';
@@ -189,21 +189,7 @@ function SignInPage(props: {
         ) : null}
         <form method="post" action={DASHBOARD_SIGN_IN_PATH} class="stack">
           <Hidden values={{ csrf: props.session.csrf, next: props.next }} />
-          <label for="email">Email</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="username"
-            required
-            value={props.email ?? ''}
-            aria-describedby={props.error ? 'sign-in-error' : undefined}
-          />
-          <label for="password">Password</label>
-          <input id="password" name="password" type="password" autocomplete="current-password" required />
-          <button type="submit" class="primary">
-            Sign in
-          </button>
+          <SignInFields email={props.email} error={props.error} />
         </form>
       </section>
     </Layout>
