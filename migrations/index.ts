@@ -15,6 +15,7 @@ import * as apiVersions from './20261125010000-api-versions';
 import * as testMode from './20261125020000-test-mode';
 import * as claimsWorkspace from './20261126000000-claims-workspace';
 import * as staff from './20261126000000-staff';
+import * as eventRetention from './20261126020000-event-retention';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '20261125020000-test-mode': testMode,
   '20261126000000-claims-workspace': claimsWorkspace,
   '20261126000000-staff': staff,
+  '20261126020000-event-retention': eventRetention,
 };

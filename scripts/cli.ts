@@ -3,7 +3,7 @@
  * or the embedded PostgreSQL in DATA_DIR, joined while the server runs).
  */
 import { randomBytes } from 'node:crypto';
-import { isRole, ROLES, type Role, ZCurrency, ZEmail } from '@protection-service/contract';
+import { isRole, MIN_PASSWORD_LENGTH, ROLES, type Role, ZCurrency, ZEmail } from '@protection-service/contract';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../server/src/config';
 import { type OpenDatabase, openDatabase } from '../server/src/db/open';
@@ -65,10 +65,16 @@ user
   .command('create')
   .description('create a dashboard user who belongs to a store')
   .requiredOption('--email <email>', 'e-mail address', parseWith(ZEmail, 'e-mail address'))
-  .requiredOption('--password <password>', 'password (at least 8 characters)', (v: string) => {
-    if (v.length < 8 || v.length > 256) throw new InvalidArgumentError('must be 8 to 256 characters');
-    return v;
-  })
+  .requiredOption(
+    '--password <password>',
+    `password (at least ${MIN_PASSWORD_LENGTH} characters, D49)`,
+    (v: string) => {
+      if (v.length < MIN_PASSWORD_LENGTH || v.length > 256) {
+        throw new InvalidArgumentError(`must be ${MIN_PASSWORD_LENGTH} to 256 characters`);
+      }
+      return v;
+    },
+  )
   .requiredOption('--store <id>', 'id of the store the user belongs to')
   .option(
     '--role <role>',

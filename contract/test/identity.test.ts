@@ -238,7 +238,7 @@ describe('dashboard login (D8)', () => {
         email: 'a@example.com',
         firstName: null,
         lastName: null,
-        stores: [{ id: 'st_1', name: 'S', domain: 's.example' }],
+        stores: [{ id: 'st_1', name: 'S', domain: 's.example', role: 'owner', livemode: true }],
       },
     };
     expect(ZLoginResponse.safeParse(answer).success).toBe(true);

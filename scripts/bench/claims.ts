@@ -73,7 +73,11 @@ async function filingTargets(base: string, headers: Record<string, string>): Pro
   return targets;
 }
 
-async function seed(db: Db, storeId: string): Promise<number> {
+export async function seed(
+  db: Db,
+  storeId: string,
+  { claims = CLAIMS, states, shoppers = 1 }: { claims?: number; states?: readonly string[]; shoppers?: number } = {},
+): Promise<number> {
   const started = Date.now();
   await transact(db, async (trx) => {
     const indexes = await sql<{ indexname: string; indexdef: string }>`
@@ -90,17 +94,22 @@ async function seed(db: Db, storeId: string): Promise<number> {
     await sql`
       insert into claims (
         id, store_id, order_id, source_order_id, author_email, claim_type, claim_category, sales_channel,
-        resolution_requested, created_at, updated_at
+        resolution_requested, created_at, updated_at, claim_state
       )
       select 'clm_bench_' || lpad(n::text, 7, '0'), ${storeId}, 'ord_bench_' || (n % ${ORDERS} + 1),
-        'bench-' || (n % ${ORDERS} + 1), 'shopper@example.com', 'DAMAGED', 'SHIPPING', 'ONLINE', 'RESHIP',
+        'bench-' || (n % ${ORDERS} + 1),
+        -- One shopper for every claim, or \`shoppers\` of them in turn (a few claims each, as in a store).
+        case when ${shoppers} = 1 then 'shopper@example.com' else 'shopper-' || (n % ${shoppers}) || '@example.com' end,
+        'DAMAGED', 'SHIPPING', 'ONLINE', 'RESHIP',
         timestamptz '2026-01-01' + n * interval '1 millisecond',
-        timestamptz '2026-01-01' + n * interval '1 millisecond' + (n % ${UPDATED_EVERY} = 0)::int * interval '30 days'
-      from generate_series(1, ${CLAIMS}) n`.execute(trx);
+        timestamptz '2026-01-01' + n * interval '1 millisecond' + (n % ${UPDATED_EVERY} = 0)::int * interval '30 days',
+        -- NEW unless \`states\` spreads the claims over states in turn (the dashboard's tabs).
+        (${states ?? ['NEW']}::text[])[n % ${states?.length ?? 1} + 1]
+      from generate_series(1, ${claims}) n`.execute(trx);
     await sql`
       insert into claim_items (id, claim_id, position, item_id, quantity, issue_type)
       select 'cli_bench_' || n, 'clm_bench_' || lpad(n::text, 7, '0'), 1, 'item-1', 1, 'DAMAGED'
-      from generate_series(1, ${CLAIMS}) n`.execute(trx);
+      from generate_series(1, ${claims}) n`.execute(trx);
     // bench-2's line items are known: a filing that names item-1 is checked against its claims (D39).
     await sql`update orders set line_items_known = true where id = 'ord_bench_2'`.execute(trx);
     await sql`

@@ -5,11 +5,13 @@
 import { benchAuth } from './auth';
 import { benchClaims } from './claims';
 import { benchConcurrency } from './concurrency';
+import { benchDashboard } from './dashboard';
 import { benchFastPaths } from './fast-paths';
 import { benchOrders } from './orders';
 import { benchPartner } from './partner';
 import { benchPooler } from './pooler';
 import { benchPublicRead } from './public-read';
+import { benchRetention } from './retention';
 import { benchWebhooks } from './webhooks';
 import { benchWrites } from './writes';
 
@@ -20,8 +22,18 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
   ['webhooks', 'webhook delivery against a plain fetch loop', benchWebhooks],
   ['orders', 'order writes against node:http + one upsert, by concurrency and with a subscriber', benchOrders],
   ['claims', 'claims list: first page against a page after 900,000 claims; claim filing', benchClaims],
+  [
+    'dashboard',
+    'dashboard claim queue and claim page on 100,000 claims against the smallest tab (D50)',
+    benchDashboard,
+  ],
   ['writes', 'write paths and the quote against their baselines, PostgreSQL fsync on and off', benchWrites],
   ['pooler', 'order write and claim filing: PgBouncer in transaction mode against direct (D48)', benchPooler],
+  [
+    'retention',
+    'webhook event retention: 1,000,000 old events pruned, order writes during the prune against without',
+    benchRetention,
+  ],
   ['concurrency', 'authenticated read through pnpm start: WEB_CONCURRENCY=2 against 1', benchConcurrency],
   [
     'fast-paths',

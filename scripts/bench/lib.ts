@@ -11,7 +11,7 @@ import { addCpuSince, type CpuMeters, cpuPerRequest, readCpu } from './cpu';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 export interface Measured {
   name: string;
@@ -246,7 +246,7 @@ function setupRequest(t: Target) {
 }
 
 /** What one round of a target measured. */
-interface Round {
+export interface Round {
   requests: number;
   seconds: number;
   p50: number;

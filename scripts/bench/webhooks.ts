@@ -17,7 +17,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http, { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDb } from '../../server/src/db/database';
+import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { transact } from '../../server/src/db/transact';
 import { recordEvent } from '../../server/src/domain/webhooks/record';
@@ -119,6 +119,142 @@ function post(agent: http.Agent, url: URL, headers: Record<string, string>, body
   });
 }
 
+/** What the delivery rounds share: the database, the receiver, the subscribed app, the meters. */
+interface HooksRig {
+  db: Db;
+  receiver: Awaited<ReturnType<typeof startReceiver>>;
+  installed: Awaited<ReturnType<typeof benchInstallation>>;
+  meters: CpuMeters;
+  agent: http.Agent;
+  /** The next event's number: every body differs. */
+  counter: { n: number };
+}
+
+const eventBody = (rig: HooksRig) => {
+  const n = rig.counter.n++;
+  return {
+    claimId: `cl_${n}`,
+    storeId: rig.installed.store.id,
+    messageId: `ms_${n}`,
+    senderType: 'customer' as const,
+    message: `bench message ${n}`,
+  };
+};
+
+/** The service: BURST events committed in one transaction; seconds until all arrived. */
+async function serviceRound(rig: HooksRig, cpu: Record<string, number> = {}): Promise<number> {
+  const target = rig.receiver.arrivals.size + BURST;
+  await transact(rig.db, async (trx) => {
+    for (let i = 0; i < BURST; i++) {
+      await recordEvent(trx, { storeId: rig.installed.store.id, topic: 'message/created', body: eventBody(rig) });
+    }
+  });
+  const started = performance.now();
+  const cpuBefore = readCpu(rig.meters);
+  await rig.receiver.until(target);
+  addCpuSince(cpu, cpuBefore, rig.meters);
+  return (performance.now() - started) / 1000;
+}
+
+/** The baseline: the same signed bodies, CONCURRENCY in flight over keep-alive connections. */
+async function baselineRound(rig: HooksRig, latencies: number[], cpu: Record<string, number> = {}): Promise<number> {
+  const url = new URL(rig.receiver.url);
+  const secret = rig.installed.webhookSecret;
+  const events = Array.from({ length: BURST }, () => ({
+    id: newId('evt'),
+    topic: 'message/created' as const,
+    createdAt: new Date(),
+    body: eventBody(rig),
+  }));
+  const target = rig.receiver.arrivals.size + BURST;
+  const started = performance.now();
+  const cpuBefore = readCpu(rig.meters);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < events.length) {
+        const event = events[next++]!;
+        const raw = wireBody(event);
+        const timestamp = Math.floor(Date.now() / 1000);
+        const t0 = performance.now();
+        const headers = {
+          'content-type': 'application/json',
+          'user-agent': WEBHOOK_USER_AGENT,
+          'x-webhook-secret': secret,
+          'x-webhook-id': event.id,
+          'x-webhook-topic': event.topic,
+          'x-webhook-timestamp': String(timestamp),
+          'x-webhook-signature': signatureHeader([secret], event.id, timestamp, raw),
+        };
+        await post(rig.agent, url, headers, raw);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  await rig.receiver.until(target);
+  addCpuSince(cpu, cpuBefore, rig.meters);
+  return (performance.now() - started) / 1000;
+}
+
+/** Lag at a steady rate: orders through the API, from its answer to the event's arrival (ms, sorted). */
+async function steadyLag(
+  rig: HooksRig,
+  databaseUrl: string,
+  secret: Buffer,
+  children: ChildProcess[],
+): Promise<number[]> {
+  const service = await startService(databaseUrl, secret);
+  children.push(service.child);
+  const token = rig.installed.tokenFor(service.base);
+  const order = JSON.stringify({
+    sourceOrderNumber: '#1001',
+    currency: 'USD',
+    platformId: 'api',
+    total: 54.5,
+    premiumPaid: 2.5,
+    sourceCreatedAt: '2026-01-31T12:00:00.000Z',
+  });
+  const answeredAt = new Map<string, number>();
+  const lagOrders = Math.max(10, Math.round(RATE * DURATION_S));
+  const lagStart = performance.now();
+  const writes: Promise<void>[] = [];
+  for (let i = 0; i < lagOrders; i++) {
+    const wait = lagStart + (i * 1000) / RATE - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const sourceOrderId = `lag-${i}`;
+    writes.push(
+      fetch(`${service.base}/v1/orders/${sourceOrderId}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: order,
+      }).then(async (res) => {
+        await res.text();
+        if (res.status !== 200) throw new Error(`PUT order answered ${res.status}`);
+        answeredAt.set(sourceOrderId, performance.now());
+      }),
+    );
+  }
+  await Promise.all(writes);
+  const { orders } = rig.receiver;
+  const deadline = performance.now() + 30_000;
+  while (orders.size < lagOrders && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (orders.size < lagOrders) throw new Error(`only ${orders.size} of ${lagOrders} arrived`);
+  // An event may arrive before its answer is read: that lag counts as zero.
+  return [...answeredAt].map(([id, at]) => Math.max(0, orders.get(id)! - at)).sort((a, b) => a - b);
+}
+
+/** `pnpm worker` with CONCURRENCY delivery workers, allowed to deliver to this loopback receiver. */
+function startWorker(databaseUrl: string, secret: Buffer): Promise<ChildProcess> {
+  const env = {
+    DATABASE_URL: databaseUrl,
+    SECRET_KEY: secret.toString('base64url'),
+    WEBHOOK_WORKERS: String(CONCURRENCY),
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    LOG_LEVEL: 'info',
+  };
+  return startProcess('server/src/worker.ts', env, 'delivering webhooks');
+}
+
 async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
   const database = await benchDatabase({ fsync });
   process.stdout.write(`\n## ${fsyncTitle(database.fsync)}\n`);
@@ -133,25 +269,7 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
       webhookUrl: receiver.url,
       webhookTopics: ['message/created', 'protection/added'],
     });
-    const storeId = installed.store.id;
-    const body = (n: number) => ({
-      claimId: `cl_${n}`,
-      storeId,
-      messageId: `ms_${n}`,
-      senderType: 'customer' as const,
-      message: `bench message ${n}`,
-    });
-    const worker: ChildProcess = await startProcess(
-      'server/src/worker.ts',
-      {
-        DATABASE_URL: database.url,
-        SECRET_KEY: secret.toString('base64url'),
-        WEBHOOK_WORKERS: String(CONCURRENCY),
-        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-        LOG_LEVEL: 'info',
-      },
-      'delivering webhooks',
-    );
+    const worker = await startWorker(database.url, secret);
     children.push(worker);
     // CPU per delivery of the worker, PostgreSQL, and this process (the receiver; in the
     // loop's rounds the loop too), over the measured rounds from commit to last arrival.
@@ -160,123 +278,24 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
       postgres: await postgresCpu(database.url),
       'receiver (and loop)': ownCpu,
     };
+    const rig: HooksRig = { db, receiver, installed, meters, agent, counter: { n: 0 } };
     const serviceCpu: Record<string, number> = {};
     const baselineCpu: Record<string, number> = {};
-
-    let n = 0;
-    /** The service: BURST events committed in one transaction; seconds until all arrived. */
-    const serviceRound = async (cpu: Record<string, number> = {}) => {
-      const target = receiver.arrivals.size + BURST;
-      await transact(db, async (trx) => {
-        for (let i = 0; i < BURST; i++) {
-          await recordEvent(trx, { storeId, topic: 'message/created', body: body(n++) });
-        }
-      });
-      const started = performance.now();
-      const cpuBefore = readCpu(meters);
-      await receiver.until(target);
-      addCpuSince(cpu, cpuBefore, meters);
-      return (performance.now() - started) / 1000;
-    };
-    /** The baseline: the same signed bodies, CONCURRENCY in flight over keep-alive connections. */
-    const url = new URL(receiver.url);
     const baselineLatencies: number[] = [];
-    const baselineRound = async (cpu: Record<string, number> = {}) => {
-      const events = Array.from({ length: BURST }, () => ({
-        id: newId('evt'),
-        topic: 'message/created' as const,
-        createdAt: new Date(),
-        body: body(n++),
-      }));
-      const target = receiver.arrivals.size + BURST;
-      const started = performance.now();
-      const cpuBefore = readCpu(meters);
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (next < events.length) {
-            const event = events[next++]!;
-            const raw = wireBody(event);
-            const timestamp = Math.floor(Date.now() / 1000);
-            const t0 = performance.now();
-            await post(
-              agent,
-              url,
-              {
-                'content-type': 'application/json',
-                'user-agent': WEBHOOK_USER_AGENT,
-                'x-webhook-secret': installed.webhookSecret,
-                'x-webhook-id': event.id,
-                'x-webhook-topic': event.topic,
-                'x-webhook-timestamp': String(timestamp),
-                'x-webhook-signature': signatureHeader([installed.webhookSecret], event.id, timestamp, raw),
-              },
-              raw,
-            );
-            baselineLatencies.push(performance.now() - t0);
-          }
-        }),
-      );
-      await receiver.until(target);
-      addCpuSince(cpu, cpuBefore, meters);
-      return (performance.now() - started) / 1000;
-    };
 
     // Warm-up, then alternating rounds.
     await resetStatements(database.url);
-    await serviceRound();
-    await baselineRound();
-    baselineLatencies.length = 0;
+    await serviceRound(rig);
+    await baselineRound(rig, []);
     let serviceSeconds = 0;
     let baselineSeconds = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      serviceSeconds += await serviceRound(serviceCpu);
-      baselineSeconds += await baselineRound(baselineCpu);
+      serviceSeconds += await serviceRound(rig, serviceCpu);
+      baselineSeconds += await baselineRound(rig, baselineLatencies, baselineCpu);
     }
     await printStatements(database.url, BURST * (ROUNDS + 1));
-
-    // Lag at a steady rate: orders through the API, from its answer to the event's arrival.
-    const service = await startService(database.url, secret);
-    children.push(service.child);
-    const token = installed.tokenFor(service.base);
-    const order = JSON.stringify({
-      sourceOrderNumber: '#1001',
-      currency: 'USD',
-      platformId: 'api',
-      total: 54.5,
-      premiumPaid: 2.5,
-      sourceCreatedAt: '2026-01-31T12:00:00.000Z',
-    });
-    const answeredAt = new Map<string, number>();
-    const lagOrders = Math.max(10, Math.round(RATE * DURATION_S));
-    const lagStart = performance.now();
-    const writes: Promise<void>[] = [];
-    for (let i = 0; i < lagOrders; i++) {
-      const due = lagStart + (i * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const sourceOrderId = `lag-${i}`;
-      writes.push(
-        fetch(`${service.base}/v1/orders/${sourceOrderId}`, {
-          method: 'PUT',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: order,
-        }).then(async (res) => {
-          await res.text();
-          if (res.status !== 200) throw new Error(`PUT order answered ${res.status}`);
-          answeredAt.set(sourceOrderId, performance.now());
-        }),
-      );
-    }
-    await Promise.all(writes);
-    const deadline = performance.now() + 30_000;
-    while (receiver.orders.size < lagOrders && performance.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    if (receiver.orders.size < lagOrders) throw new Error(`only ${receiver.orders.size} of ${lagOrders} arrived`);
-    // An event may arrive before its answer is read: that lag counts as zero.
-    const lags = [...answeredAt].map(([id, at]) => Math.max(0, receiver.orders.get(id)! - at)).sort((a, b) => a - b);
+    const lags = await steadyLag(rig, database.url, secret, children);
     const sortedBaseline = baselineLatencies.sort((a, b) => a - b);
-
     const measuredService: Measured = {
       name: `worker: burst of ${BURST}, ${CONCURRENCY} workers (p50/p99: answer-to-arrival lag at ${RATE} orders/s)`,
       rps: (BURST * ROUNDS) / serviceSeconds,

@@ -118,6 +118,19 @@ async function probe(url: string, init: RequestInit, expected: number): Promise<
 const ratioLine = (label: string, a: Measured, b: Measured, goal: string) =>
   process.stdout.write(`${label}: ${(a.rps / b.rps).toFixed(2)} (${goal})\n`);
 
+/** One service over one database, its baselines, and how each section measures against them. */
+interface WritesRig {
+  db: Db;
+  base: string;
+  token: string;
+  subscribedToken: string;
+  /** The service and baselines by name: node:http + upsert, the claim transaction, the quote by hand. */
+  baselines: { upsert: string; claimTxn: string; quoteHand: string };
+  json(token: string, extra?: Record<string, string>): Record<string, string>;
+  orderPut(name: string, token: string, prefix: string, extra?: Record<string, string>): Target;
+  measured(targets: Target[]): Promise<Measured[]>;
+}
+
 async function benchWritesOn(fsync: Fsync): Promise<Measured[]> {
   const database = await benchDatabase({ fsync });
   process.stdout.write(`\n## ${fsyncTitle(database.fsync)}\n`);
@@ -127,176 +140,195 @@ async function benchWritesOn(fsync: Fsync): Promise<Measured[]> {
   const rows: Measured[] = [];
   try {
     await migrateToLatest(db);
-    const plain = await benchInstallation(db, secret, 'writes', ['order:update', 'claim:manage', 'quote:read']);
-    // Subscribed to the protection topics, so every event also fans out one delivery (D35).
-    const subscribed = await benchInstallation(db, secret, 'writes-sub', ['order:update'], {
-      webhookUrl: 'https://bench.example.com/hook',
-      webhookTopics: ['protection/added', 'protection/removed'],
-    });
-    const service = await startService(database.url, secret);
-    children.push(service.child);
-    const base = service.base;
-    const token = plain.tokenFor(base);
-    const json = (t: string, extra: Record<string, string> = {}) => ({
-      authorization: `Bearer ${t}`,
-      'content-type': 'application/json',
-      ...extra,
-    });
-    // CPU per request of the service, each baseline's server, PostgreSQL and the load generator.
-    const meters: CpuMeters = {
-      service: processCpu(service.child.pid),
-      postgres: await postgresCpu(database.url),
-      'load generator': ownCpu,
-    };
-    const port = async (name: string, script: string, env: Record<string, string>) => {
-      const p = await freePort();
-      const child = await startProcess(script, { PORT: String(p), ...env });
-      children.push(child);
-      meters[name] = processCpu(child.pid);
-      return `http://127.0.0.1:${p}`;
-    };
-    const upsert = await port('upsert', 'scripts/bench/serve-upsert.ts', {
-      BENCH_DATABASE_URL: database.url,
-      BENCH_STORE_ID: plain.store.id,
-    });
-    const claimTxn = await port('claim txn', 'scripts/bench/serve-claim-txn.ts', {
-      BENCH_DATABASE_URL: database.url,
-      BENCH_STORE_ID: plain.store.id,
-    });
-    const rules = (
-      await db
-        .selectFrom('pricingRuleSets')
-        .select('rules')
-        .where('storeId', '=', plain.store.id)
-        .where('type', '=', 'SHIPPING')
-        .executeTakeFirstOrThrow()
-    ).rules;
-    const quoteHand = await port('by hand', 'scripts/bench/serve-quote-hand.ts', {
-      BENCH_RULES: JSON.stringify(rules),
-    });
-
-    const body = JSON.stringify(ORDER);
-    await probe(`${base}/v1/orders/probe`, { method: 'PUT', headers: json(token), body }, 200);
-    const orderPut = (name: string, t: string, prefix: string, extra: Record<string, string> = {}): Target => ({
-      name,
-      url: `${base}/v1/orders/${prefix}-[<id>]`,
-      method: 'PUT',
-      headers: json(t, extra),
-      body,
-      idReplacement: true,
-    });
-    const measured = async (targets: Target[]) => {
-      await resetStatements(database.url);
-      const r = await compare(targets, undefined, meters);
-      printTable(r);
-      await printStatements(database.url, r[0]!.requests ?? 0);
-      rows.push(...r);
-      return r;
-    };
-
-    if (wanted('order')) {
-      const [order, bare] = await measured([
-        orderPut('PUT /v1/orders/:id (new protected order)', token, 'a'),
-        {
-          name: 'node:http + one pg upsert of the body',
-          url: `${upsert}/v1/orders/raw-[<id>]`,
-          method: 'PUT',
-          headers: { 'content-type': 'application/json' },
-          body,
-          idReplacement: true,
-        },
-      ]);
-      ratioLine('PUT order / node:http + upsert', order!, bare!, 'goal >= 0.5');
-    }
-
-    if (wanted('subscriber')) {
-      const [sub, nosub] = await measured([
-        orderPut('PUT new order, app subscribed to protection/added', subscribed.tokenFor(base), 's'),
-        orderPut('PUT new order, no subscriber', token, 'n'),
-      ]);
-      ratioLine('PUT order, subscribed / not', sub!, nosub!, 'goal >= 0.9');
-    }
-
-    if (wanted('versions')) {
-      await probe(
-        `${base}/v1/orders/probe-old`,
-        { method: 'PUT', headers: json(token, { 'api-version': '2025-01-01' }), body },
-        200,
-      );
-      const [none, latest, old] = await measured([
-        orderPut('PUT new order, no Api-Version', token, 'v0'),
-        orderPut(`PUT new order, Api-Version: ${LATEST_API_VERSION}`, token, 'v1', {
-          'api-version': LATEST_API_VERSION,
-        }),
-        orderPut('PUT new order, Api-Version: 2025-01-01', token, 'v2', { 'api-version': '2025-01-01' }),
-      ]);
-      ratioLine(`Api-Version ${LATEST_API_VERSION} / none`, latest!, none!, 'goal: no difference beyond noise');
-      ratioLine('Api-Version 2025-01-01 / none', old!, none!, 'the cost of rendering the old answer');
-    }
-
-    if (wanted('quote')) {
-      const quoteBody = JSON.stringify(QUOTE);
-      await probe(`${base}/v2/quote`, { method: 'POST', headers: json(token), body: quoteBody }, 201);
-      const [quote, hand] = await measured([
-        {
-          name: 'POST /v2/quote, 50 items',
-          url: `${base}/v2/quote`,
-          method: 'POST',
-          headers: json(token),
-          body: quoteBody,
-        },
-        {
-          name: 'node:http checking by hand, same engine',
-          url: `${quoteHand}/v2/quote`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: quoteBody,
-        },
-      ]);
-      ratioLine('quote / by hand', quote!, hand!, 'goal >= 0.5');
-    }
-
-    if (wanted('claim')) {
-      await probe(
-        `${base}/v1/orders/claim-template`,
-        { method: 'PUT', headers: json(token), body: JSON.stringify(ORDER_WITH_ITEM) },
-        200,
-      );
-      const template = await db
-        .selectFrom('orders')
-        .select('id')
-        .where('sourceOrderId', '=', 'claim-template')
-        .executeTakeFirstOrThrow();
-      await cloneOrders(db, template.id, 'fresh-s', FRESH_ORDERS);
-      await cloneOrders(db, template.id, 'fresh-b', FRESH_ORDERS);
-      const claimBody = JSON.stringify(CLAIM);
-      await probe(`${base}/v1/claims/claim-template`, { method: 'POST', headers: json(token), body: claimBody }, 200);
-      const [filing, txn] = await measured([
-        {
-          name: 'POST /v1/claims/:id, one item, fresh order',
-          url: `${base}/v1/claims/x`,
-          method: 'POST',
-          headers: json(token),
-          body: claimBody,
-          path: (n) => `/v1/claims/fresh-s-${n}`,
-        },
-        {
-          name: 'node:http: lock the order, insert the claim',
-          url: `${claimTxn}/v1/claims/x`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: claimBody,
-          path: (n) => `/v1/claims/fresh-b-${n}`,
-        },
-      ]);
-      ratioLine('claim filing / node:http transaction', filing!, txn!, 'goal >= 0.4');
-    }
+    const rig = await writesRig(db, database.url, secret, children, rows);
+    if (wanted('order')) await writesOrder(rig);
+    if (wanted('subscriber')) await writesSubscriber(rig);
+    if (wanted('versions')) await writesVersions(rig);
+    if (wanted('quote')) await writesQuote(rig);
+    if (wanted('claim')) await writesClaim(rig);
     return rows;
   } finally {
     for (const child of children) await stopProcess(child);
     await db.destroy();
     await database.stop();
   }
+}
+
+async function writesRig(
+  db: Db,
+  databaseUrl: string,
+  secret: Buffer,
+  children: Awaited<ReturnType<typeof startProcess>>[],
+  rows: Measured[],
+): Promise<WritesRig> {
+  const plain = await benchInstallation(db, secret, 'writes', ['order:update', 'claim:manage', 'quote:read']);
+  // Subscribed to the protection topics, so every event also fans out one delivery (D35).
+  const subscribed = await benchInstallation(db, secret, 'writes-sub', ['order:update'], {
+    webhookUrl: 'https://bench.example.com/hook',
+    webhookTopics: ['protection/added', 'protection/removed'],
+  });
+  const service = await startService(databaseUrl, secret);
+  children.push(service.child);
+  const base = service.base;
+  // CPU per request of the service, each baseline's server, PostgreSQL and the load generator.
+  const meters: CpuMeters = {
+    service: processCpu(service.child.pid),
+    postgres: await postgresCpu(databaseUrl),
+    'load generator': ownCpu,
+  };
+  const port = async (name: string, script: string, env: Record<string, string>) => {
+    const p = await freePort();
+    const child = await startProcess(script, { PORT: String(p), ...env });
+    children.push(child);
+    meters[name] = processCpu(child.pid);
+    return `http://127.0.0.1:${p}`;
+  };
+  const store = { BENCH_DATABASE_URL: databaseUrl, BENCH_STORE_ID: plain.store.id };
+  const rules = (
+    await db
+      .selectFrom('pricingRuleSets')
+      .select('rules')
+      .where('storeId', '=', plain.store.id)
+      .where('type', '=', 'SHIPPING')
+      .executeTakeFirstOrThrow()
+  ).rules;
+  const baselines = {
+    upsert: await port('upsert', 'scripts/bench/serve-upsert.ts', store),
+    claimTxn: await port('claim txn', 'scripts/bench/serve-claim-txn.ts', store),
+    quoteHand: await port('by hand', 'scripts/bench/serve-quote-hand.ts', { BENCH_RULES: JSON.stringify(rules) }),
+  };
+  const json = (t: string, extra: Record<string, string> = {}) => ({
+    authorization: `Bearer ${t}`,
+    'content-type': 'application/json',
+    ...extra,
+  });
+  const body = JSON.stringify(ORDER);
+  const token = plain.tokenFor(base);
+  await probe(`${base}/v1/orders/probe`, { method: 'PUT', headers: json(token), body }, 200);
+  return {
+    db,
+    base,
+    token,
+    subscribedToken: subscribed.tokenFor(base),
+    baselines,
+    json,
+    orderPut: (name, t, prefix, extra = {}) => ({
+      name,
+      url: `${base}/v1/orders/${prefix}-[<id>]`,
+      method: 'PUT',
+      headers: json(t, extra),
+      body,
+      idReplacement: true,
+    }),
+    async measured(targets) {
+      await resetStatements(databaseUrl);
+      const r = await compare(targets, undefined, meters);
+      printTable(r);
+      await printStatements(databaseUrl, r[0]!.requests ?? 0);
+      rows.push(...r);
+      return r;
+    },
+  };
+}
+
+async function writesOrder(rig: WritesRig): Promise<void> {
+  const [order, bare] = await rig.measured([
+    rig.orderPut('PUT /v1/orders/:id (new protected order)', rig.token, 'a'),
+    {
+      name: 'node:http + one pg upsert of the body',
+      url: `${rig.baselines.upsert}/v1/orders/raw-[<id>]`,
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ORDER),
+      idReplacement: true,
+    },
+  ]);
+  ratioLine('PUT order / node:http + upsert', order!, bare!, 'goal >= 0.5');
+}
+
+async function writesSubscriber(rig: WritesRig): Promise<void> {
+  const [sub, nosub] = await rig.measured([
+    rig.orderPut('PUT new order, app subscribed to protection/added', rig.subscribedToken, 's'),
+    rig.orderPut('PUT new order, no subscriber', rig.token, 'n'),
+  ]);
+  ratioLine('PUT order, subscribed / not', sub!, nosub!, 'goal >= 0.9');
+}
+
+async function writesVersions(rig: WritesRig): Promise<void> {
+  const old = { 'api-version': '2025-01-01' };
+  await probe(
+    `${rig.base}/v1/orders/probe-old`,
+    { method: 'PUT', headers: rig.json(rig.token, old), body: JSON.stringify(ORDER) },
+    200,
+  );
+  const [none, latest, older] = await rig.measured([
+    rig.orderPut('PUT new order, no Api-Version', rig.token, 'v0'),
+    rig.orderPut(`PUT new order, Api-Version: ${LATEST_API_VERSION}`, rig.token, 'v1', {
+      'api-version': LATEST_API_VERSION,
+    }),
+    rig.orderPut('PUT new order, Api-Version: 2025-01-01', rig.token, 'v2', old),
+  ]);
+  ratioLine(`Api-Version ${LATEST_API_VERSION} / none`, latest!, none!, 'goal: no difference beyond noise');
+  ratioLine('Api-Version 2025-01-01 / none', older!, none!, 'the cost of rendering the old answer');
+}
+
+async function writesQuote(rig: WritesRig): Promise<void> {
+  const quoteBody = JSON.stringify(QUOTE);
+  await probe(`${rig.base}/v2/quote`, { method: 'POST', headers: rig.json(rig.token), body: quoteBody }, 201);
+  const [quote, hand] = await rig.measured([
+    {
+      name: 'POST /v2/quote, 50 items',
+      url: `${rig.base}/v2/quote`,
+      method: 'POST',
+      headers: rig.json(rig.token),
+      body: quoteBody,
+    },
+    {
+      name: 'node:http checking by hand, same engine',
+      url: `${rig.baselines.quoteHand}/v2/quote`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: quoteBody,
+    },
+  ]);
+  ratioLine('quote / by hand', quote!, hand!, 'goal >= 0.5');
+}
+
+async function writesClaim(rig: WritesRig): Promise<void> {
+  const headers = rig.json(rig.token);
+  await probe(
+    `${rig.base}/v1/orders/claim-template`,
+    { method: 'PUT', headers, body: JSON.stringify(ORDER_WITH_ITEM) },
+    200,
+  );
+  const template = await rig.db
+    .selectFrom('orders')
+    .select('id')
+    .where('sourceOrderId', '=', 'claim-template')
+    .executeTakeFirstOrThrow();
+  await cloneOrders(rig.db, template.id, 'fresh-s', FRESH_ORDERS);
+  await cloneOrders(rig.db, template.id, 'fresh-b', FRESH_ORDERS);
+  const claimBody = JSON.stringify(CLAIM);
+  await probe(`${rig.base}/v1/claims/claim-template`, { method: 'POST', headers, body: claimBody }, 200);
+  const [filing, txn] = await rig.measured([
+    {
+      name: 'POST /v1/claims/:id, one item, fresh order',
+      url: `${rig.base}/v1/claims/x`,
+      method: 'POST',
+      headers,
+      body: claimBody,
+      path: (n) => `/v1/claims/fresh-s-${n}`,
+    },
+    {
+      name: 'node:http: lock the order, insert the claim',
+      url: `${rig.baselines.claimTxn}/v1/claims/x`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: claimBody,
+      path: (n) => `/v1/claims/fresh-b-${n}`,
+    },
+  ]);
+  ratioLine('claim filing / node:http transaction', filing!, txn!, 'goal >= 0.4');
 }
 
 export async function benchWrites(): Promise<Measured[]> {

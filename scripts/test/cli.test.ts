@@ -105,11 +105,21 @@ describe('pnpm cli', () => {
 
   it('user create refuses an unknown store, a taken e-mail and a short password', async () => {
     expect(
-      (await cli('user', 'create', '--email', 'a@example.com', '--password', 'long enough', '--store', 'st_missing'))
-        .code,
+      (
+        await cli(
+          'user',
+          'create',
+          '--email',
+          'a@example.com',
+          '--password',
+          'long enough too',
+          '--store',
+          'st_missing',
+        )
+      ).code,
     ).toBe(2);
     expect(
-      (await cli('user', 'create', '--email', 'owner@example.com', '--password', 'long enough', '--store', storeId))
+      (await cli('user', 'create', '--email', 'owner@example.com', '--password', 'long enough too', '--store', storeId))
         .code,
     ).toBe(2);
     expect(
@@ -133,7 +143,7 @@ describe('pnpm cli', () => {
       '--email',
       'agent@example.com',
       '--password',
-      'long enough',
+      'long enough too',
       '--store',
       storeId,
       '--role',
@@ -156,7 +166,7 @@ describe('pnpm cli', () => {
       '--email',
       'boss@example.com',
       '--password',
-      'long enough',
+      'long enough too',
       '--store',
       storeId,
       '--role',

@@ -57,6 +57,8 @@ const ZEnv = z
     WEBHOOK_WORKERS: z.coerce.number().int().min(0).max(1000).default(10),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
     WEBHOOK_RETRY_SCHEDULE: retrySchedule('60,300,1800,7200,21600,43200,86400'),
+    // D48: days an event whose deliveries are all final is kept (a pending one is kept whatever its age).
+    EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     // D42 e-mail to shoppers: credentials go in the URL (smtp://user:password@host:587).
     SMTP_URL: z.preprocess(
       unsetWhenEmpty,
@@ -147,6 +149,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Seconds between attempts; its length + 1 is the number of attempts (D35). */
   webhookRetrySchedule: number[];
+  /** D48: days a webhook event whose deliveries are all final is kept. */
+  eventRetentionDays: number;
   /** D42: the SMTP server; absent, no e-mail leaves (`NOT_SENT`). Holds credentials: never logged. */
   smtpUrl: string | undefined;
   /** D42: the sender's address (the store's name is the display name). */
@@ -208,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookWorkers: e.WEBHOOK_WORKERS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? `no-reply@${new URL(publicBaseUrl).hostname}`,
     mailRetrySchedule: e.MAIL_RETRY_SCHEDULE,

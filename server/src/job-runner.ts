@@ -13,6 +13,7 @@ import type { MailSettings } from './domain/mail/settings';
 import { AttemptSlots } from './domain/webhooks/attempt-slots';
 import { runDeliveries, sweepExpiredLeases } from './domain/webhooks/deliveries';
 import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/enqueue';
+import { EventPruner } from './domain/webhooks/retention';
 import type { WebhookSettings } from './domain/webhooks/settings';
 
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
@@ -98,9 +99,11 @@ export async function startDelivery(deps: {
   );
   await runner.start();
   const sweep = startSweeps(db, logger);
+  const pruner = startRetention(db, logger, config.eventRetentionDays);
   return {
     async stop() {
       clearInterval(sweep);
+      await pruner.stop();
       await runner.stop();
       mailer.close();
       await pool.end();
@@ -145,6 +148,17 @@ function startSweeps(db: Db, logger: Logger): NodeJS.Timeout {
   }, SWEEP_INTERVAL_MS);
   sweep.unref();
   return sweep;
+}
+
+/**
+ * D48: old webhook events whose deliveries are all final are deleted by the delivering
+ * processes, once a minute each, in batches of their own short transactions.
+ */
+function startRetention(db: Db, logger: Logger, retentionDays: number): EventPruner {
+  return new EventPruner(db, retentionDays, (outcome) => {
+    if ('error' in outcome) sweepFailed(logger, outcome.error, 'webhook event retention failed');
+    else if (outcome.events > 0) logger.info({ ...outcome, retentionDays }, 'old webhook events deleted');
+  });
 }
 
 /**

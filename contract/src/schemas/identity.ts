@@ -58,13 +58,21 @@ export const ZDashboardTokens = z
   .strict();
 export type TDashboardTokens = z.infer<typeof ZDashboardTokens>;
 
+export const ZRole = z.enum(ROLES).describe("A store member's role (D49): owner, admin, agent or viewer");
+/** A store of the signed-in user: what they may do there (D49) and whether it is a test store (D45). */
+export const ZMemberStore = ZStoreSummary.extend({
+  role: ZRole,
+  livemode: z.boolean().describe('false for a test store (D45)'),
+}).strict();
+export type TMemberStore = z.infer<typeof ZMemberStore>;
+
 export const ZDashboardUser = z
   .object({
     id: ZId,
     email: ZEmail,
     firstName: z.string().nullable(),
     lastName: z.string().nullable(),
-    stores: z.array(ZStoreSummary).describe('The stores the user belongs to (D8)'),
+    stores: z.array(ZMemberStore).describe('The stores the user belongs to (D8), with their role in each (D49)'),
   })
   .strict();
 export type TDashboardUser = z.infer<typeof ZDashboardUser>;
@@ -75,8 +83,6 @@ export type TLoginResponse = z.infer<typeof ZLoginResponse>;
 
 // ---------------------------------------------------------------------------------------------
 // Staff (D49): a member's role, the staff token a member mints for one store, the password.
-
-export const ZRole = z.enum(ROLES).describe("A store member's role (D49): owner, admin, agent or viewer");
 
 /** D49: a staff token lives at most this long. */
 export const STAFF_TOKEN_MAX_TTL_S = 300;

@@ -221,13 +221,27 @@ export interface TLoginRequest {
   password: string;
 }
 
+/** A store member's role (D49): owner, admin, agent or viewer */
+export type TRole = 'owner' | 'admin' | 'agent' | 'viewer';
+
+export interface TMemberStore {
+  id: string;
+  name: string;
+  /** The store domain (D7; the `store_url` of the public quote read) */
+  domain: string;
+  /** A store member's role (D49): owner, admin, agent or viewer */
+  role: TRole;
+  /** false for a test store (D45) */
+  livemode: boolean;
+}
+
 export interface TDashboardUser {
   id: string;
   email: string;
   firstName: string | null;
   lastName: string | null;
-  /** The stores the user belongs to (D8) */
-  stores: TStoreSummary[];
+  /** The stores the user belongs to (D8), with their role in each (D49) */
+  stores: TMemberStore[];
 }
 
 export interface TLoginResponse {

@@ -165,6 +165,24 @@ function ipLimit(route: AppRoute): { name: keyof RateLimits; exact: boolean } {
   }
 }
 
+/** One rate limit (D4): its headers on the answer, 429 past it. */
+async function enforceLimit(
+  services: AuthServices,
+  res: Response,
+  name: keyof RateLimits,
+  exact: boolean,
+  key: string,
+): Promise<void> {
+  const limit = services.limits[name];
+  const decision = exact ? await services.limiter.exact(key, limit) : services.limiter.local(key, limit);
+  const pairs = rateLimitHeaders(decision);
+  for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
+  if (!decision.allowed) {
+    services.metrics.rateLimited(name);
+    throw new HttpError(429, 'rate limit exceeded, retry later');
+  }
+}
+
 /**
  * The one gate every contract route passes (architecture: auth reads route metadata). It
  * fails closed: a route without metadata is refused. Order: identify the caller (401),
@@ -181,14 +199,17 @@ export function authenticate(services: AuthServices) {
       req.caller = caller;
       const byToken = caller.kind === 'token' || caller.kind === 'dashboard';
       const { name, exact } = byToken ? { name: 'token' as const, exact: false } : ipLimit(route);
-      const key = byToken ? `token:${caller.claims.jti}` : `ip:${route.path}:${caller.ip}`;
-      const limit = services.limits[name];
-      const decision = exact ? await services.limiter.exact(key, limit) : services.limiter.local(key, limit);
-      const pairs = rateLimitHeaders(decision);
-      for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
-      if (!decision.allowed) {
-        services.metrics.rateLimited(name);
-        throw new HttpError(429, 'rate limit exceeded, retry later');
+      await enforceLimit(
+        services,
+        res,
+        name,
+        exact,
+        byToken ? `token:${caller.claims.jti}` : `ip:${route.path}:${caller.ip}`,
+      );
+      // D4, D49: checking the current password is a guess at a credential: the sign-in limit
+      // applies per user as well, however many tokens the guesser holds.
+      if (caller.kind === 'dashboard' && route.path === '/v1/auth/password') {
+        await enforceLimit(services, res, 'auth', true, `user:${route.path}:${caller.claims.userId}`);
       }
       if (req.caller.kind === 'token') {
         const verdict = checkScopes(meta.scopes, req.caller.scopes, req.body);

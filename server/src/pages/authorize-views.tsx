@@ -5,7 +5,7 @@ import { SCOPE_DESCRIPTIONS, type Scope, type TConsentPreview } from '@protectio
 import { type AuthorizeRequest, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH } from './authorize-request';
 import type { BrowserSession } from './browser-session';
 import { storePath } from './dashboard/paths';
-import { Hidden, Layout, MessagePage } from './html';
+import { Hidden, Layout, MessagePage, SignInFields } from './html';
 
 /** The pages of the install flow (D40): sign-in, store choice, consent, and its error page. */
 
@@ -46,21 +46,7 @@ export function SignInPage(props: {
           <Hidden
             values={{ csrf: props.session.csrf, continue: new URLSearchParams(defined(props.back)).toString() }}
           />
-          <label for="email">Email</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="username"
-            required
-            value={props.email ?? ''}
-            aria-describedby={props.error ? 'sign-in-error' : undefined}
-          />
-          <label for="password">Password</label>
-          <input id="password" name="password" type="password" autocomplete="current-password" required />
-          <button type="submit" class="primary">
-            Sign in
-          </button>
+          <SignInFields email={props.email} error={props.error} />
         </form>
       </section>
     </Layout>

@@ -17,18 +17,22 @@ export const STYLESHEET_PATH = '/pages/style.css';
 interface PageOptions {
   /** Origins a form on the page may be sent to, or redirected to, beyond this one. */
   formTargets?: readonly string[];
+  /** Sources images may load from beyond this origin (`https:` for the photos a person asked to see, D50). */
+  imageSources?: readonly string[];
 }
 
 /**
  * The headers of every page (D40, D41): never stored, never framed, never indexed, no
  * referrer (a claim link must not leak through one), and a policy that allows this origin's
- * stylesheet and nothing else: no script at all, inline or not.
+ * stylesheet and images and nothing else: no script at all, inline or not. A page may add
+ * image sources (the shopper's photos once a person asks for them, D50).
  */
 function pageHeaders(res: Response, options: PageOptions = {}): void {
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
+  const imgSrc = ["'self'", ...(options.imageSources ?? [])].join(' ');
   res.setHeader(
     'content-security-policy',
-    `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; ` +
+    `default-src 'none'; style-src 'self'; img-src ${imgSrc}; form-action ${formAction}; ` +
       "frame-ancestors 'none'; base-uri 'none'",
   );
   res.setHeader('x-frame-options', 'DENY');
@@ -90,6 +94,29 @@ export function Hidden(props: { values: Record<string, string | undefined> }) {
       {Object.entries(props.values).map(([name, value]) =>
         value === undefined ? null : <input type="hidden" name={name} value={value} />,
       )}
+    </>
+  );
+}
+
+/** The e-mail and password fields and the "Sign in" button of every sign-in form (D40, D50). */
+export function SignInFields(props: { email?: string; error?: string }) {
+  return (
+    <>
+      <label for="email">Email</label>
+      <input
+        id="email"
+        name="email"
+        type="email"
+        autocomplete="username"
+        required
+        value={props.email ?? ''}
+        aria-describedby={props.error ? 'sign-in-error' : undefined}
+      />
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete="current-password" required />
+      <button type="submit" class="primary">
+        Sign in
+      </button>
     </>
   );
 }

@@ -65,6 +65,19 @@ export function pages(ctx: RouteContext): Router {
   router.use(authorizePages(ctx, sessions));
   router.use(claimPages(ctx, sessions, ctx.claimLinks));
   router.use(dashboardPages(dashboardPort(ctx, sessions)));
+  // Any other dashboard address: a page, not the API's JSON 404.
+  router.use(DASHBOARD_PATH, (_req, res) => {
+    sendPage(
+      res,
+      404,
+      <MessagePage title="Not found">
+        <p>There is no such page.</p>
+        <p>
+          <a href={DASHBOARD_PATH}>Your stores</a>
+        </p>
+      </MessagePage>,
+    );
+  });
   router.use(pageErrors);
   return router;
 }

@@ -34,7 +34,9 @@ describe('dashboard login and refresh (D8)', () => {
         email: owner.user.email,
         firstName: null,
         lastName: null,
-        stores: [{ id: owner.store.id, name: owner.store.name, domain: owner.store.domain }],
+        stores: [
+          { id: owner.store.id, name: owner.store.name, domain: owner.store.domain, role: 'owner', livemode: true },
+        ],
       },
     });
     // The access token works on a dashboard route.

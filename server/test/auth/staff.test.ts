@@ -439,3 +439,30 @@ describe('staff (D49)', () => {
     });
   });
 });
+
+describe('the password route is limited per user as sign-in is (D4, D49)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({}, { rateLimits: { auth: 2 } });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('refuses the third guess at the current password with 429, whichever token asks', async () => {
+    const owner = await createOwner(server.db, 'password-limit');
+    const tokens = [await dashboardTokenFor(server, owner.user.id), await dashboardTokenFor(server, owner.user.id)];
+    const guess = (token: string) =>
+      server
+        .api(token)
+        .auth.changePassword({ body: { currentPassword: 'a wrong guess here', newPassword: 'another long password' } });
+    expect((await guess(tokens[0]!)).status).toBe(400);
+    expect((await guess(tokens[1]!)).status).toBe(400);
+    const limited = await guess(tokens[0]!);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBeTruthy();
+    // Another user is not limited by this one's guesses.
+    const other = await createOwner(server.db, 'password-limit-other');
+    expect((await guess(await dashboardTokenFor(server, other.user.id))).status).toBe(400);
+  });
+});

@@ -32,6 +32,8 @@ const OUTSIDE_THE_DOCUMENT = [
   /^\/(healthz|readyz|openapi\.json|metrics)$/,
   /^\/openapi\/[^/]+\.json$/,
   /^\/docs(\/.*)?$/,
+  // The merchant dashboard's pages (D50), any address under it: HTML, not the API.
+  /^\/dashboard(\/.*)?$/,
 ];
 /** The HTML pages (D40, D41), by method: `POST /v1/oauth/authorize` is the contract's JSON route. */
 const PAGES = PAGE_ROUTES.map((r) => ({ method: r.method, regex: compilePaths([r])[0]!.regex }));

@@ -12,6 +12,8 @@ export interface PgBouncer {
   /** `target` with the pooler's host and port in place of the database's. */
   url(target: string): string;
   output(): string;
+  /** Stops it at once (SIGTERM, cutting every connection), waits `downMs`, and starts it again on the same port. */
+  restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -54,18 +56,27 @@ export async function startPgBouncer(
     { mode: 0o644 },
   );
   const asUser = process.getuid?.() === 0 ? systemUser() : {};
-  const child: ChildProcess = spawn(BINARY, [path.join(dir, 'pgbouncer.ini')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...asUser,
-  });
   let output = '';
-  const append = (d: Buffer) => {
-    output += d;
+  const launch = async () => {
+    const child: ChildProcess = spawn(BINARY, [path.join(dir, 'pgbouncer.ini')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...asUser,
+    });
+    const append = (d: Buffer) => {
+      output += d;
+    };
+    child.stdout!.on('data', append);
+    child.stderr!.on('data', append);
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    await waitForPort(port, child, () => output);
+    return { child, exited };
   };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitForPort(port, child, () => output);
+  /** SIGTERM: PgBouncer's immediate shutdown, every client connection cut, transactions in flight included. */
+  const halt = async ({ child, exited }: Awaited<ReturnType<typeof launch>>) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  let current = await launch();
   return {
     url(of) {
       const u = new URL(of);
@@ -74,9 +85,13 @@ export async function startPgBouncer(
       return u.toString();
     },
     output: () => output,
+    async restart(downMs = 0) {
+      await halt(current);
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      current = await launch();
+    },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
-      await exited;
+      await halt(current);
       rmSync(dir, { recursive: true, force: true });
     },
   };

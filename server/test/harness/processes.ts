@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
+import { freePort } from '../../src/free-port';
 
 /** The repository root: where `pnpm start` and `pnpm cli` run. */
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -122,6 +123,34 @@ export async function startServiceProcess(options: {
       });
     },
   };
+}
+
+/**
+ * `count` server processes (`pnpm start`) on one database, each on a free port, started two
+ * at a time (more starting together on a small machine could each take past their minute).
+ * Answers them with their base URLs, in the same order.
+ */
+export async function startApiProcesses(
+  count: number,
+  options: { databaseUrl: string; secretKey: Buffer; env?: NodeJS.ProcessEnv },
+): Promise<{ processes: ServiceProcess[]; urls: string[] }> {
+  const processes: ServiceProcess[] = [];
+  const urls: string[] = [];
+  for (let i = 0; i < count; i += 2) {
+    const ports = await Promise.all(Array.from({ length: Math.min(2, count - i) }, () => freePort()));
+    const started = await Promise.allSettled(
+      ports.map((port) => startServiceProcess({ ...options, entry: 'main', port })),
+    );
+    for (const s of started) if (s.status === 'fulfilled') processes.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) {
+      // None left running behind a failed start.
+      await Promise.all(processes.map((p) => p.stop()));
+      throw failed.reason;
+    }
+    urls.push(...ports.map((port) => `http://127.0.0.1:${port}`));
+  }
+  return { processes, urls };
 }
 
 /**

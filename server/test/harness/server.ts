@@ -61,6 +61,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookWorkers: 0,
     webhookTimeoutMs: 2000,
     webhookRetrySchedule: [1, 1, 1],
+    eventRetentionDays: 30,
     // No SMTP server and no .eml files unless a test asks (D42).
     smtpUrl: undefined,
     mailFrom: 'claims@shop.test',

@@ -22,6 +22,8 @@ describe('configuration', () => {
     expect(config.metricsPort).toBeUndefined();
     expect(config.keepAliveTimeoutMs).toBe(65_000);
     expect(config.logFormat).toBe('json');
+    // D48: webhook events whose deliveries are all final are kept 30 days.
+    expect(config.eventRetentionDays).toBe(30);
     expect(config.trustProxy('127.0.0.1', 0)).toBe(true);
     expect(config.trustProxy('10.0.0.1', 0)).toBe(false);
   });
@@ -47,7 +49,9 @@ describe('configuration', () => {
       METRICS_PORT: '9464',
       KEEP_ALIVE_TIMEOUT_MS: '75000',
       LOG_FORMAT: 'pretty',
+      EVENT_RETENTION_DAYS: '90',
     });
+    expect(config.eventRetentionDays).toBe(90);
     expect(config.rateLimits).toEqual({ token: 1000, auth: 20, sessionVerify: 10, public: 5000 });
     expect(config).toMatchObject({ webConcurrency: 4, metricsPort: 9464, keepAliveTimeoutMs: 75_000 });
     expect(config.logFormat).toBe('pretty');
@@ -69,6 +73,9 @@ describe('configuration', () => {
     ['KEEP_ALIVE_TIMEOUT_MS', 'soon'],
     ['LOG_FORMAT', 'xml'],
     ['DEPLOYMENT_ENVIRONMENT', 'qa'],
+    ['EVENT_RETENTION_DAYS', '0'],
+    ['EVENT_RETENTION_DAYS', 'a month'],
+    ['EVENT_RETENTION_DAYS', '7.5'],
   ])('refuses %s=%s with a message naming it', (name, value) => {
     expect(() => load({ [name]: value })).toThrow(new RegExp(`invalid configuration:\\n {2}${name}: `));
   });

@@ -4,10 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRevocation } from '../../src/domain/auth/revocations';
 import { issueAccessToken, issueDashboardToken, tokenKeys } from '../../src/domain/auth/tokens';
 import { registerApp } from '../../src/domain/identity/apps';
-import { freePort } from '../../src/free-port';
 import { newId } from '../../src/lib/ids';
 import { answered, installedAppWithToken, withinOneRateWindow } from '../harness/fixtures';
-import { type ServiceProcess, startServiceProcess } from '../harness/processes';
+import { type ServiceProcess, startApiProcesses } from '../harness/processes';
 import { apiAt, cloneDatabase } from '../harness/server';
 
 /**
@@ -18,8 +17,8 @@ import { apiAt, cloneDatabase } from '../harness/server';
  */
 describe('two server processes on one database', () => {
   let database: Awaited<ReturnType<typeof cloneDatabase>>;
-  const processes: ServiceProcess[] = [];
-  const urls: string[] = [];
+  let processes: ServiceProcess[] = [];
+  let urls: string[] = [];
   const secret = randomBytes(32);
   const publicBaseUrl = 'http://api.test.local';
   let token: string;
@@ -29,19 +28,11 @@ describe('two server processes on one database', () => {
 
   beforeAll(async () => {
     database = await cloneDatabase();
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      processes.push(
-        await startServiceProcess({
-          entry: 'main',
-          databaseUrl: database.url,
-          secretKey: secret,
-          port,
-          env: { PUBLIC_BASE_URL: publicBaseUrl },
-        }),
-      );
-      urls.push(`http://127.0.0.1:${port}`);
-    }
+    ({ processes, urls } = await startApiProcesses(2, {
+      databaseUrl: database.url,
+      secretKey: secret,
+      env: { PUBLIC_BASE_URL: publicBaseUrl },
+    }));
     const installed = await installedAppWithToken(database.db, secret, publicBaseUrl, 'two');
     ({ token, jti } = installed);
     storeId = installed.store.id;

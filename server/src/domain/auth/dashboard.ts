@@ -7,6 +7,7 @@ import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { hashPassword } from '../identity/users';
+import { storesOfUser } from './browser-sessions';
 import { revokeFamily, revokeOtherSessions } from './revocations';
 import {
   DASHBOARD_REFRESH_PREFIX,
@@ -45,14 +46,7 @@ async function userView(
   db: Db,
   user: { id: string; email: string; firstName: string | null; lastName: string | null },
 ): Promise<TDashboardUser> {
-  const stores = await db
-    .selectFrom('storeMembers as m')
-    .innerJoin('stores as s', 's.id', 'm.storeId')
-    .select(['s.id', 's.name', 's.domain'])
-    .where('m.userId', '=', user.id)
-    .orderBy('s.name')
-    .orderBy('s.id')
-    .execute();
+  const stores = await storesOfUser(db, user.id);
   return { id: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, stores };
 }
 

@@ -159,9 +159,13 @@ export async function redeliver(db: Db, clientId: string, ownerUserId: string, e
       // D45: the URL of the event's store's mode.
       .innerJoin('stores as s', 's.id', 'i.storeId')
       .select([modeWebhookUrl.as('webhookUrl'), 'i.uninstalledAt', 'i.webhookDisabledAt'])
+      // The event's row too: the retention prune (D48) skips an event a redelivery holds, and
+      // a redelivery waits for a prune that holds it (then finds it gone).
+      .innerJoin('webhookEvents as e', 'e.id', 'd.eventId')
       .where('d.clientId', '=', clientId)
       .where('d.eventId', '=', eventId)
       .forUpdate('d')
+      .forKeyShare('e')
       .executeTakeFirst();
     if (!target) throw refuse.missing('event not found');
     if (!target.webhookUrl) throw refuse.conflict('the app has no webhook URL');

@@ -12,4 +12,6 @@ export interface WebhookSettings {
   webhookRetrySchedule: number[];
   /** Deliver to loopback and private addresses (development and tests only). */
   webhookAllowPrivateUrls: boolean;
+  /** D48: events whose deliveries are all final are deleted this many days after they were recorded. */
+  eventRetentionDays: number;
 }

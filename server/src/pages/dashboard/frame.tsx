@@ -83,6 +83,11 @@ export const NOTICES: Record<string, { text: string; bad?: boolean }> = {
   settingsSaved: { text: 'Settings saved.' },
   uninstalled: { text: 'The app is uninstalled: its access to the store has ended.' },
   appGone: { text: 'That app is not installed on this store (any more).', bad: true },
+  noneSelected: { text: 'Select at least one claim first.', bad: true },
+  bulkIncomplete: {
+    text: 'Choose what to do with the selected claims (a new state, a reason or a message).',
+    bad: true,
+  },
 };
 
 /** The notice a redirect asked for, if it is one of NOTICES. */

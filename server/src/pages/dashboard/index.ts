@@ -1,9 +1,13 @@
-import { Router } from 'express';
+import express, { Router } from 'express';
 import { appPages } from './apps';
+import { bulkForm } from './bulk';
+import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
+import { CLAIM_FORMS } from './claim-forms';
 import { Dashboard } from './handlers';
 import { orderPages } from './orders';
-import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH } from './paths';
+import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
 import type { DashboardPort } from './port';
+import { queuePage } from './queue';
 import { settingsPages } from './settings';
 import { storePages } from './stores';
 
@@ -11,12 +15,19 @@ import { storePages } from './stores';
  * The merchant dashboard (D50): pages rendered on the server that act on a store only through
  * the public API, with the signed-in person's staff token (D49), through the SDK.
  */
+const QUEUE_PATH = `${DASHBOARD_PATH}/stores/:storeId/claims`;
+const BULK_PATH = `${QUEUE_PATH}/bulk`;
+
 export const DASHBOARD_ROUTES = [
   { method: 'GET', path: DASHBOARD_SIGN_IN_PATH },
   { method: 'POST', path: DASHBOARD_SIGN_IN_PATH },
   { method: 'POST', path: DASHBOARD_SIGN_OUT_PATH },
   { method: 'GET', path: DASHBOARD_PATH },
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId` },
+  { method: 'GET', path: QUEUE_PATH },
+  { method: 'POST', path: BULK_PATH },
+  { method: 'GET', path: DASHBOARD_CLAIM_PATH },
+  ...CLAIM_FORMS.map((form) => ({ method: 'POST', path: `${DASHBOARD_CLAIM_PATH}/${form}` }) as const),
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/orders` },
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/orders/:sourceOrderId` },
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/orders/:sourceOrderId/claims` },
@@ -30,6 +41,15 @@ export function dashboardPages(port: DashboardPort): Router {
   const dashboard = new Dashboard(port);
   const router = Router();
   router.use(storePages(dashboard));
+  // A bulk form carries up to 50 claim ids besides its own fields.
+  const bulkBody = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 80 });
+  router.get(QUEUE_PATH, dashboard.page(queuePage));
+  router.post(
+    BULK_PATH,
+    bulkBody,
+    dashboard.form((req) => storePath(String(req.params.storeId), 'claims'), bulkForm),
+  );
+  router.use(claimPages(dashboard));
   router.use(orderPages(dashboard));
   router.use(settingsPages(dashboard));
   router.use(appPages(dashboard));

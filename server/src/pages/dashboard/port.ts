@@ -1,15 +1,10 @@
+import type { TMemberStore } from '@protection-service/contract';
 import type { Request, Response } from 'express';
 import type { BrowserSession, BrowserSessions } from '../browser-session';
 import type { SignInOutcome } from '../sign-in';
 
 /** A store of the signed-in user as the dashboard lists it (D50): its mode and the user's role (D49). */
-export interface MemberStore {
-  id: string;
-  name: string;
-  domain: string;
-  livemode: boolean;
-  role: 'owner' | 'admin' | 'agent' | 'viewer';
-}
+export type MemberStore = TMemberStore;
 
 /**
  * What the dashboard needs of the browser session, and nothing more (D50): the pages act on a

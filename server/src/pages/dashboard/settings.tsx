@@ -121,7 +121,6 @@ function SettingsPage(props: {
 function SettingsForm(props: Parameters<typeof SettingsPage>[0]) {
   const { store } = props;
   const v = { ...props.settings, ...props.typed };
-  const shown = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '' : String(n));
   return (
     <form method="post" action={storePath(store.id, 'settings')} class="card stack" novalidate>
       <Hidden values={{ csrf: props.session.csrf }} />
@@ -133,19 +132,13 @@ function SettingsForm(props: Parameters<typeof SettingsPage>[0]) {
         {BOOLEANS.slice(0, 3).map(([name, label]) => (
           <Check name={name} label={label} checked={v[name] === true} />
         ))}
-        <label for="cancelAfterPurchaseDurationSeconds">Cancelling window (seconds)</label>
-        <input
-          type="number"
-          id="cancelAfterPurchaseDurationSeconds"
+        <NumberField
           name="cancelAfterPurchaseDurationSeconds"
-          min={0}
+          label="Cancelling window (seconds)"
+          value={v.cancelAfterPurchaseDurationSeconds}
           step={1}
-          value={shown(v.cancelAfterPurchaseDurationSeconds)}
-          aria-describedby="cancel-hint settings-error"
+          hint="Whole seconds, 0 or more. 86400 is one day."
         />
-        <span id="cancel-hint" class="muted">
-          Whole seconds, 0 or more. 86400 is one day.
-        </span>
       </fieldset>
       <fieldset class="stack">
         <legend>Store credit</legend>
@@ -168,33 +161,19 @@ function SettingsForm(props: Parameters<typeof SettingsPage>[0]) {
             A percentage of the credit
           </option>
         </select>
-        <label for="storeCreditBonus">Bonus</label>
-        <input
-          type="number"
-          id="storeCreditBonus"
+        <NumberField
           name="storeCreditBonus"
-          min={0}
-          step="any"
-          value={shown(v.storeCreditBonus)}
-          aria-describedby="bonus-hint settings-error"
+          label="Bonus"
+          value={v.storeCreditBonus}
+          hint="0 or more: an amount in the store's currency, or a percentage, as the bonus kind says."
         />
-        <span id="bonus-hint" class="muted">
-          0 or more: an amount in the store's currency, or a percentage, as the bonus kind says.
-        </span>
-        <label for="storeCreditMaxPercentage">Most store credit (percent of the claim)</label>
-        <input
-          type="number"
-          id="storeCreditMaxPercentage"
+        <NumberField
           name="storeCreditMaxPercentage"
-          min={0}
+          label="Most store credit (percent of the claim)"
+          value={v.storeCreditMaxPercentage}
           max={100}
-          step="any"
-          value={shown(v.storeCreditMaxPercentage)}
-          aria-describedby="max-hint settings-error"
+          hint="From 0 to 100."
         />
-        <span id="max-hint" class="muted">
-          From 0 to 100.
-        </span>
       </fieldset>
       <div class="actions">
         <button type="submit" class="primary">
@@ -229,6 +208,36 @@ function SettingsFacts(props: { settings: TMerchantSettings }) {
         <dt>Most store credit (percent of the claim)</dt>
         <dd>{props.settings.storeCreditMaxPercentage}</dd>
       </dl>
+    </>
+  );
+}
+
+/** A number input with its label and hint; a value refused by the API is shown as typed (NaN as empty). */
+function NumberField(props: {
+  name: string;
+  label: string;
+  value: number | undefined;
+  hint: string;
+  step?: number;
+  max?: number;
+}) {
+  const { name, value } = props;
+  return (
+    <>
+      <label for={name}>{props.label}</label>
+      <input
+        type="number"
+        id={name}
+        name={name}
+        min={0}
+        max={props.max}
+        step={props.step ?? 'any'}
+        value={value === undefined || Number.isNaN(value) ? '' : String(value)}
+        aria-describedby={`${name}-hint settings-error`}
+      />
+      <span id={`${name}-hint`} class="muted">
+        {props.hint}
+      </span>
     </>
   );
 }

@@ -48,13 +48,13 @@ export class StaffApi {
     const key = `${session.id}:${store.id}`;
     let held: HeldToken | undefined = this.held.get(key);
     if (!held || held.expiresAt - Date.now() < REUSE_MARGIN_MS) {
-      held = await this.mint(baseUrl, session, store.id);
+      held = await this.mint(req, session, store.id);
       if (!held) return undefined;
     }
     const renew: FetchMiddleware = (next: Fetch) => async (url, init) => {
       const res = await next(url, init);
       if (res.status !== 401) return res;
-      const fresh = await this.mint(baseUrl, session, store.id);
+      const fresh = await this.mint(req, session, store.id);
       if (!fresh) return res;
       return next(url, {
         ...init,
@@ -67,7 +67,7 @@ export class StaffApi {
       retry: false,
       timeoutMs: API_TIMEOUT_MS,
       middleware: [renew],
-      headers: { 'user-agent': USER_AGENT },
+      headers: pageHeaders(req),
     });
     const scopes = held.scopes;
     return { client, store, can: (...wanted) => wanted.some((s) => scopes.has(s)) };
@@ -79,7 +79,7 @@ export class StaffApi {
    * themselves.
    */
   asUser(req: Request, session: SignedIn): Client {
-    return this.userClient(ownAddress(req), session);
+    return this.userClient(req, session);
   }
 
   /** Forgets the session's tokens (sign-out): the API refuses them already. */
@@ -88,20 +88,20 @@ export class StaffApi {
   }
 
   /** The SDK with the session's dashboard token. */
-  private userClient(baseUrl: string, session: SignedIn): Client {
+  private userClient(req: Request, session: SignedIn): Client {
     return createClient({
-      baseUrl,
+      baseUrl: ownAddress(req),
       accessToken: this.port.dashboardToken(session),
       retry: false,
       timeoutMs: API_TIMEOUT_MS,
-      headers: { 'user-agent': USER_AGENT },
+      headers: pageHeaders(req),
     });
   }
 
-  private async mint(baseUrl: string, session: SignedIn, storeId: string): Promise<HeldToken | undefined> {
+  private async mint(req: Request, session: SignedIn, storeId: string): Promise<HeldToken | undefined> {
     const key = `${session.id}:${storeId}`;
     this.held.delete(key);
-    const res = await this.userClient(baseUrl, session).stores.mintStaffToken({ params: { storeId } });
+    const res = await this.userClient(req, session).stores.mintStaffToken({ params: { storeId } });
     // 401: the session ended since it was read; 404: no longer a member (D7, D49).
     if (res.status === 401 || res.status === 404) return undefined;
     if (res.status !== 200) throw new Error(`staff token refused: ${res.status}`);
@@ -115,6 +115,11 @@ export class StaffApi {
     this.held.set(key, held);
     return held;
   }
+}
+
+/** The page's request id on its API calls: one id ties a page to what it did in the access log. */
+function pageHeaders(req: Request): Record<string, string> {
+  return { 'user-agent': USER_AGENT, ...(req.id ? { 'x-request-id': String(req.id) } : {}) };
 }
 
 /** This server as the request reached it: the page's API calls go to the same listener. */

@@ -2,12 +2,12 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import { type TClaimListNode, type TClaimQueue, unwrap } from '@protection-service/sdk';
-import express, { Router } from 'express';
+import express, { type Response, Router } from 'express';
 import type { BrowserSession } from '../browser-session';
-import { Hidden, Layout, sendPage, TooManyAttempts } from '../html';
+import { Hidden, Layout, SignInFields, sendPage, TooManyAttempts } from '../html';
 import { field, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice } from './frame';
-import { type Dashboard, signedInPage } from './handlers';
+import { type Dashboard, type StorePage, signedInPage } from './handlers';
 import {
   claimPath,
   DASHBOARD_PATH,
@@ -16,6 +16,7 @@ import {
   safeNext,
   storePath,
 } from './paths';
+import type { SignedIn } from './staff-api';
 import { CLAIM_TABS, StateLabel, shortDate } from './words';
 
 /** Sign-in and sign-out (D40's session, D50), the user's stores, and a store's home page. */
@@ -64,74 +65,74 @@ export function storePages(dashboard: Dashboard): Router {
 
   router.get(
     DASHBOARD_PATH,
-    signedInPage(dashboard, async (_req, res, session) => {
-      const stores = await dashboard.port.storesOf(session.user.id);
-      sendPage(
-        res,
-        200,
-        <DashboardLayout title="Your stores" session={session}>
-          <h1>Your stores</h1>
-          {stores.length === 0 ? (
-            <p>Your account belongs to no store yet. An owner of a store can add you to it.</p>
-          ) : (
-            <ul class="stores">
-              {stores.map((s) => (
-                <li>
-                  <a href={storePath(s.id)}>{s.name}</a> <span class="muted">({s.domain})</span>
-                  {s.livemode ? null : <span class="state">Test store</span>}
-                </li>
-              ))}
-            </ul>
-          )}
-        </DashboardLayout>,
-      );
-    }),
+    signedInPage(dashboard, (_req, res, session) => storesPage(dashboard, res, session)),
   );
-
-  router.get(
-    `${DASHBOARD_PATH}/stores/:storeId`,
-    dashboard.page(async ({ res, session, store, api }) => {
-      if (!api.can('claim:read', 'claim:update', 'claim:manage')) {
-        return sendPage(
-          res,
-          200,
-          <DashboardLayout title="Home" session={session} store={store} section="home">
-            <h1>{store.name}</h1>
-            <p>Your role has no access to claims.</p>
-          </DashboardLayout>,
-        );
-      }
-      // One page of each tab: its count up to a page ("50 or more" beyond), and the oldest to do.
-      const tabs = CLAIM_TABS.filter(
-        (t): t is (typeof CLAIM_TABS)[number] & { queue: TClaimQueue } => t.queue !== undefined,
-      );
-      const pages = await Promise.all(
-        tabs.map(async (t) =>
-          unwrap(await api.client.claims.list({ query: { queue: t.queue, first: 50, order: 'asc' } })),
-        ),
-      );
-      const todo = pages[0]!.edges.map((e) => e.node).slice(0, 10);
-      sendPage(
-        res,
-        200,
-        <DashboardLayout title="Home" session={session} store={store} section="home">
-          <h1>{store.name}</h1>
-          <h2>Claims</h2>
-          <ul class="grid counts">
-            {tabs.map((t, i) => (
-              <li class="card">
-                <a href={`${storePath(store.id, 'claims')}?tab=${t.key}`}>{t.label}</a>:{' '}
-                <strong>{pages[i]!.pageInfo.hasNextPage ? '50 or more' : pages[i]!.edges.length}</strong>
-              </li>
-            ))}
-          </ul>
-          <h2>Oldest claims to do</h2>
-          <OldestClaims storeId={store.id} claims={todo} />
-        </DashboardLayout>,
-      );
-    }),
-  );
+  router.get(`${DASHBOARD_PATH}/stores/:storeId`, dashboard.page(homePage));
   return router;
+}
+
+/** `GET /dashboard`: the stores the person belongs to. */
+async function storesPage(dashboard: Dashboard, res: Response, session: SignedIn): Promise<void> {
+  const stores = await dashboard.port.storesOf(session.user.id);
+  sendPage(
+    res,
+    200,
+    <DashboardLayout title="Your stores" session={session}>
+      <h1>Your stores</h1>
+      {stores.length === 0 ? (
+        <p>Your account belongs to no store yet. An owner of a store can add you to it.</p>
+      ) : (
+        <ul class="stores">
+          {stores.map((s) => (
+            <li>
+              <a href={storePath(s.id)}>{s.name}</a> <span class="muted">({s.domain})</span>
+              {s.livemode ? null : <span class="state">Test store</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </DashboardLayout>,
+  );
+}
+
+/** `GET /dashboard/stores/:storeId`: how many claims each tab holds, and the oldest to do. */
+async function homePage({ res, session, store, api }: StorePage): Promise<void> {
+  if (!api.can('claim:read', 'claim:update', 'claim:manage')) {
+    return sendPage(
+      res,
+      200,
+      <DashboardLayout title="Home" session={session} store={store} section="home">
+        <h1>{store.name}</h1>
+        <p>Your role has no access to claims.</p>
+      </DashboardLayout>,
+    );
+  }
+  // One page of each tab: its count up to a page ("50 or more" beyond), and the oldest to do.
+  const tabs = CLAIM_TABS.filter(
+    (t): t is (typeof CLAIM_TABS)[number] & { queue: TClaimQueue } => t.queue !== undefined,
+  );
+  const pages = await Promise.all(
+    tabs.map(async (t) => unwrap(await api.client.claims.list({ query: { queue: t.queue, first: 50, order: 'asc' } }))),
+  );
+  const todo = pages[0]!.edges.map((e) => e.node).slice(0, 10);
+  sendPage(
+    res,
+    200,
+    <DashboardLayout title="Home" session={session} store={store} section="home">
+      <h1>{store.name}</h1>
+      <h2>Claims</h2>
+      <ul class="grid counts">
+        {tabs.map((t, i) => (
+          <li class="card">
+            <a href={`${storePath(store.id, 'claims')}?tab=${t.key}`}>{t.label}</a>:{' '}
+            <strong>{pages[i]!.pageInfo.hasNextPage ? '50 or more' : pages[i]!.edges.length}</strong>
+          </li>
+        ))}
+      </ul>
+      <h2>Oldest claims to do</h2>
+      <OldestClaims storeId={store.id} claims={todo} />
+    </DashboardLayout>,
+  );
 }
 
 function OldestClaims(props: { storeId: string; claims: TClaimListNode[] }) {
@@ -188,21 +189,7 @@ function SignInPage(props: {
         ) : null}
         <form method="post" action={DASHBOARD_SIGN_IN_PATH} class="stack">
           <Hidden values={{ csrf: props.session.csrf, next: props.next }} />
-          <label for="email">Email</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="username"
-            required
-            value={props.email ?? ''}
-            aria-describedby={props.error ? 'sign-in-error' : undefined}
-          />
-          <label for="password">Password</label>
-          <input id="password" name="password" type="password" autocomplete="current-password" required />
-          <button type="submit" class="primary">
-            Sign in
-          </button>
+          <SignInFields email={props.email} error={props.error} />
         </form>
       </section>
     </Layout>

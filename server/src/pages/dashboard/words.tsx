@@ -1,7 +1,15 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { TClaimQueue, TClaimState, TClaimType, TIssueType, TResolutionType } from '@protection-service/sdk';
+import type {
+  TClaimQueue,
+  TClaimState,
+  TClaimType,
+  TDenyReason,
+  TIssueType,
+  TResolutionType,
+  TTransitionTargetState,
+} from '@protection-service/sdk';
 
 /** The dashboard's words for the API's values (D50): plain words on the page, the code beside where it helps. */
 
@@ -50,6 +58,24 @@ export const RESOLUTION_WORDS: Record<TResolutionType, string> = {
   STORE_CREDIT: 'Store credit',
 };
 
+/** D22's deny reasons in words, for the decline form and a declined claim. */
+export const DENY_REASON_WORDS: Record<TDenyReason, string> = {
+  NOT_COVERED: 'Not covered',
+  ADDRESS_TYPO: 'Wrong address given',
+  CUSTOMER_RESPONDED: 'Shopper responded',
+  EXPIRED30: 'Filed after 30 days',
+  FOLLOW_UP: 'Needs a follow-up',
+  INSUFFICIENT_SHIPPER: 'Carrier information insufficient',
+  NO_RESPONSE: 'No response from shopper',
+  OTHER: 'Other',
+  PACKAGE_ARRIVED: 'Package arrived',
+  PHOTO_VERIFIED: 'Photos do not show the issue',
+  THRESHOLD_REACHED: 'Claim limit reached',
+  ALREADY_REFUNDED: 'Already refunded',
+  ALREADY_REPLACED: 'Already replaced',
+  POTENTIAL_FRAUD: 'Potential fraud',
+};
+
 /** A claim state in words, its code for the record. */
 export function StateLabel(props: { state: TClaimState }) {
   return (
@@ -66,3 +92,19 @@ export function shortDate(iso: string | null | undefined): string {
   if (Number.isNaN(d.getTime())) return iso;
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
+
+/** The states a claim may be moved to by hand (D22; approve and decline have their own forms). */
+export const MOVE_TARGETS: readonly TTransitionTargetState[] = [
+  'OPEN',
+  'COMMUNICATING',
+  'WAITING_FOR_CUSTOMER',
+  'WAITING_FOR_BRAND',
+  'WAITING_FOR_OP',
+  'TEMPORARILY_DISMISSED',
+  'DISMISSED',
+  'RESOLVED',
+  'RESOLVED_BY_BRAND',
+  'CLOSED',
+  'ARCHIVED',
+  'NEW',
+];
