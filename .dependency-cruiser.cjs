@@ -19,6 +19,8 @@ const DOMAIN_AREAS = {
   'test-mode': ['claims', 'mail', 'webhooks'],
   // The ends of an installation reach into each area they clean up (D14, D45).
   uninstall: ['auth', 'identity', 'partner', 'webhooks'],
+  // A store's team (D53): memberships and their staff grants, and the invitation's e-mail.
+  team: ['auth', 'identity', 'mail'],
 };
 
 /** Throws when an area reaches itself through the table: two areas importing each other, or a longer loop. */

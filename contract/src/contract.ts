@@ -3,6 +3,7 @@ import { appRoutes } from './routes/apps';
 import { authRoutes } from './routes/auth';
 import { claimRoutes } from './routes/claims';
 import { cohortRoutes } from './routes/cohorts';
+import { memberRoutes } from './routes/members';
 import { oauthRoutes } from './routes/oauth';
 import { orderRoutes } from './routes/orders';
 import { pricingRoutes } from './routes/pricing';
@@ -25,6 +26,7 @@ export const contract = c.router({
   auth: authRoutes,
   apps: appRoutes,
   stores: storeRoutes,
+  members: memberRoutes,
   orders: orderRoutes,
   claims: claimRoutes,
   products: productRoutes,

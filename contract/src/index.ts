@@ -6,6 +6,7 @@ export * from './schemas/claims';
 export * from './schemas/common';
 export * from './schemas/currencies';
 export * from './schemas/identity';
+export * from './schemas/members';
 export * from './schemas/oauth';
 export * from './schemas/orders';
 export * from './schemas/pricing';

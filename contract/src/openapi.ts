@@ -84,6 +84,7 @@ const PARAMETER_TEXT: Record<string, string> = {
 const GROUP_NOUNS: Record<string, [string, string]> = {
   apps: ['App', 'Apps'],
   stores: ['Store', 'Stores'],
+  members: ['Member', 'Members'],
   orders: ['Order', 'Orders'],
   claims: ['Claim', 'Claims'],
   products: ['Product', 'Products'],
@@ -118,6 +119,7 @@ const TAGS: Record<string, string> = {
   auth: 'Dashboard login',
   apps: 'App registration and webhook event log',
   stores: 'Installations and embedded-app session tokens',
+  members: 'Team members, invitations and merchant notices',
   orders: 'Orders and fulfillments',
   claims: 'Claims',
   products: 'Product catalogue',

@@ -6,7 +6,8 @@ import { createDb, type Db, handleConnectionErrors, POOL_WAIT_MS } from './db/da
 import { queueLogger } from './db/queue-logger';
 import { isConcurrencyAbort, isDatabaseUnavailable } from './db/unavailable';
 import { type ClaimLinks, claimLinks, viewClaimUrl } from './domain/claims/links';
-import { type ClaimUrlOf, runMail } from './domain/mail/deliver';
+import { invitationLinks, invitationUrl } from './domain/team/members';
+import { type ClaimUrlOf, type MailLinks, runMail } from './domain/mail/deliver';
 import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
 import { createMailer } from './domain/mail/send';
 import type { MailSettings } from './domain/mail/settings';
@@ -70,7 +71,12 @@ export async function startDelivery(deps: {
   const pool = queuePool(deps.directConnectionString ?? deps.connectionString, config.webhookWorkers);
   const mailer = createMailer(config);
   // D41: the claim link of each message, under a key derived once.
-  const claimUrlOf = claimUrls(claimLinks(config.secretKey, config.publicBaseUrl));
+  const invitation = invitationLinks(config.secretKey, config.publicBaseUrl);
+  const links: MailLinks = {
+    claimUrlOf: claimUrls(claimLinks(config.secretKey, config.publicBaseUrl)),
+    invitationUrlOf: (linkId) => invitationUrl(invitation, linkId),
+    publicBaseUrl: config.publicBaseUrl,
+  };
   const slots = new AttemptSlots(config.webhookWorkers);
   const runner = new RestartingRunner(pool, logger, (events) =>
     run({
@@ -92,7 +98,7 @@ export async function startDelivery(deps: {
           await runDeliveries(db, config, slots, deliveriesOf(payload as DeliveryJob));
         },
         [MAIL_TASK]: async (payload) => {
-          await runMail(db, config, claimUrlOf, mailer, logger, (payload as { id: string }).id);
+          await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
         },
       },
     }),

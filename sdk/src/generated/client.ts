@@ -727,6 +727,51 @@ export interface TMerchantSettings {
   updatedAt: string;
 }
 
+export type TMemberStatuse = 'active' | 'invited';
+
+export interface TMemberNotices {
+  /** An e-mail when a claim of the store is filed */
+  claimFiled: boolean;
+  /** An e-mail when a shopper posts a message on a claim of the store */
+  shopperReplied: boolean;
+}
+
+export interface TMember {
+  /** The user id of an active member, the invitation id of an invited one */
+  id: string;
+  email: string;
+  /** The person's name; null until they join */
+  name: string | null;
+  /** A store member's role (D49): owner, admin, agent or viewer */
+  role: TRole;
+  status: TMemberStatuse;
+  /** When the pending invitation was sent; null once joined */
+  invitedAt: string | null;
+  /** When the invitation's link stops working (7 days); null once joined */
+  expiresAt: string | null;
+  /** When the person joined the store; null while invited */
+  joinedAt: string | null;
+  notices: TMemberNotices;
+}
+
+export interface TMemberInvite {
+  /** Who to invite; another invitation of the same e-mail replaces the link */
+  email: string;
+  /** A store member's role (D49): owner, admin, agent or viewer */
+  role: TRole;
+}
+
+export interface TMemberUpdate {
+  /** A store member's role (D49): owner, admin, agent or viewer */
+  role?: TRole;
+  notices?: {
+    /** An e-mail when a claim of the store is filed */
+    claimFiled?: boolean;
+    /** An e-mail when a shopper posts a message on a claim of the store */
+    shopperReplied?: boolean;
+  };
+}
+
 export interface TOrderListQuery {
   /** Page size from the start, 1-250 (default 50) */
   first?: number;
@@ -2593,6 +2638,109 @@ export interface StoresRoutes {
 }
 
 /**
+ * The `members` routes: `client.members.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.members.list({ params: { storeId } });
+ * if (res.status === 200) console.log(res.body);
+ */
+export interface MembersRoutes {
+  /**
+   * List the store's team — `GET /v1/stores/:storeId/members`
+   *
+   * The members, owners first, then the pending invitations. Any member may read it (D53); a
+   * store the user is not a member of answers 404 (D7).
+   */
+  list(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TMember[];
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Invite a member — `POST /v1/stores/:storeId/members`
+   *
+   * E-mails a single-use link to /dashboard/invitations/<token>, valid 7 days, where the person
+   * sets a name and password or signs in with their account to join with the role. Inviting the
+   * same e-mail again replaces the link and the role; an e-mail that is a member already answers
+   * 409. An owner or admin of the store only (others 403, D49); an admin cannot invite, change
+   * or remove an owner, nor make anyone owner (403); taking away the last owner answers 409
+   * (D49). A store the user is not a member of answers 404 (D7).
+   */
+  invite(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+    };
+    body: TMemberInvite;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<201, {
+    data: TMember;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Change a member's role or notices — `PATCH /v1/stores/:storeId/members/:userId`
+   *
+   * `role`: the member's (or a pending invitation's) role; the member's staff tokens end (401)
+   * within a second. `notices`: the member's own merchant notices, any role, for oneself only
+   * (another member's answers 403). For `role`: An owner or admin of the store only (others 403,
+   * D49); an admin cannot invite, change or remove an owner, nor make anyone owner (403); taking
+   * away the last owner answers 409 (D49). A store the user is not a member of answers 404 (D7).
+   */
+  update(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+      userId: string;
+    };
+    body: TMemberUpdate;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TMember;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Remove a member — `DELETE /v1/stores/:storeId/members/:userId`
+   *
+   * Removes the member (their staff tokens end, 401, within a second) or withdraws a pending
+   * invitation (its link then answers 404). An owner or admin of the store only (others 403,
+   * D49); an admin cannot invite, change or remove an owner, nor make anyone owner (403); taking
+   * away the last owner answers 409 (D49). A store the user is not a member of answers 404 (D7).
+   */
+  remove(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+      userId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TDeleted;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+}
+
+/**
  * The `orders` routes: `client.orders.<operation>(…)`.
  *
  * @example
@@ -3823,6 +3971,7 @@ export interface Client {
   auth: AuthRoutes;
   apps: AppsRoutes;
   stores: StoresRoutes;
+  members: MembersRoutes;
   orders: OrdersRoutes;
   claims: ClaimsRoutes;
   products: ProductsRoutes;

@@ -50,7 +50,22 @@ export interface StoreMembersTable {
   role: ColumnType<Role, Role | undefined, Role>;
   /** What the member's staff tokens are bound to; replaced on a role change (D49). */
   staffGrantId: ColumnType<string, string | undefined, string>;
+  /** Merchant notices the member opted in to (D53). */
+  notifyClaimFiled: ColumnType<boolean, boolean | undefined, boolean>;
+  notifyShopperReplied: ColumnType<boolean, boolean | undefined, boolean>;
   createdAt: Timestamp;
+}
+
+/** An invitation to a store not yet accepted (D53); its link carries `linkId` and a MAC. */
+export interface MemberInvitationsTable {
+  id: string;
+  storeId: string;
+  email: string;
+  role: Role;
+  linkId: string;
+  invitedBy: string | null;
+  createdAt: Timestamp;
+  expiresAt: Date;
 }
 
 export interface MerchantSettingsTable {
@@ -511,8 +526,17 @@ export interface ClaimStoreCreditsTable {
 export interface MailMessagesTable {
   id: string;
   storeId: string;
-  claimId: string;
-  kind: 'claim_filed' | 'claim_approved' | 'claim_denied' | 'store_credit';
+  claimId: string | null;
+  /** The invitation a `member_invited` message carries (D53). */
+  invitationId: ColumnType<string | null, string | null | undefined, string | null>;
+  kind:
+    | 'claim_filed'
+    | 'claim_approved'
+    | 'claim_denied'
+    | 'store_credit'
+    | 'member_invited'
+    | 'notice_claim_filed'
+    | 'notice_shopper_replied';
   storeCreditCode: string | null;
   recipient: string;
   status: ColumnType<
@@ -567,6 +591,7 @@ export interface Database {
   stores: StoresTable;
   dashboardUsers: DashboardUsersTable;
   storeMembers: StoreMembersTable;
+  memberInvitations: MemberInvitationsTable;
   merchantSettings: MerchantSettingsTable;
   pricingRuleSets: PricingRuleSetsTable;
   widgetConfigs: WidgetConfigsTable;

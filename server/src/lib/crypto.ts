@@ -19,6 +19,7 @@ type KeyPurpose =
   | 'session-token'
   | 'page-cursor'
   | 'claim-link'
+  | 'member-invitation'
   | 'page-session'
   | 'page-csrf';
 

@@ -5,6 +5,7 @@ import { authHandlers } from './auth';
 import { claimHandlers } from './claims';
 import { cohortHandlers } from './cohorts';
 import type { Handlers, RouteContext } from './context';
+import { memberHandlers } from './members';
 import { oauthHandlers } from './oauth';
 import { orderHandlers } from './orders';
 import { pricingHandlers } from './pricing';
@@ -23,6 +24,7 @@ function handlers(deps: RouteContext): Handlers {
     auth: authHandlers(deps),
     apps: appHandlers(deps),
     stores: storeHandlers(deps),
+    members: memberHandlers(deps),
     settings: settingsHandlers(deps),
     cohorts: cohortHandlers(deps),
     quote: quoteHandlers(deps),

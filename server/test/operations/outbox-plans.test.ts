@@ -176,7 +176,7 @@ describe('outbox statements under statistics older than a burst', () => {
       await runMail(
         db,
         config,
-        (linkId) => viewClaimUrl(links, linkId),
+        { claimUrlOf: (linkId) => viewClaimUrl(links, linkId), invitationUrlOf: () => '', publicBaseUrl: '' },
         mailer,
         createLogger('silent'),
         'ml_pending_1500',

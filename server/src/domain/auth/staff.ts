@@ -56,7 +56,7 @@ export async function mintStaffToken(
 }
 
 /** The membership trigger's refusal as the 409 of D49; anything else as it is. */
-async function keepingAnOwner<T>(work: Promise<T>): Promise<T> {
+export async function keepingAnOwner<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
@@ -73,34 +73,35 @@ async function keepingAnOwner<T>(work: Promise<T>): Promise<T> {
  * The caller applies the revocation in its own process before it answers (`RevocationFeed.refresh`).
  */
 export async function changeMemberRole(db: Db, storeId: string, userId: string, role: Role): Promise<void> {
-  await keepingAnOwner(
-    transact(db, async (trx) => {
-      const changed = (
-        await sql<{ previousGrantId: string }>`
-          update store_members m set role = ${role}, staff_grant_id = gen_random_uuid()::text
-          from (
-            select store_id, user_id, staff_grant_id from store_members
-            where store_id = ${storeId} and user_id = ${userId}
-            for update
-          ) previous
-          where m.store_id = previous.store_id and m.user_id = previous.user_id and m.role <> ${role}
-          returning previous.staff_grant_id as previous_grant_id
-        `.execute(trx)
-      ).rows[0];
-      if (changed) {
-        await revokeMembership(trx, changed.previousGrantId);
-        return;
-      }
-      const member = await trx
-        .selectFrom('storeMembers')
-        .select('role')
-        .where('storeId', '=', storeId)
-        .where('userId', '=', userId)
-        .executeTakeFirst();
-      // The same role again changes nothing.
-      if (!member) throw refuse.missing('member not found');
-    }),
-  );
+  await keepingAnOwner(transact(db, (trx) => changeMemberRoleIn(trx, storeId, userId, role)));
+}
+
+/** `changeMemberRole`'s writes, in the caller's transaction (wrap it in `keepingAnOwner`). */
+export async function changeMemberRoleIn(trx: Db, storeId: string, userId: string, role: Role): Promise<void> {
+  const changed = (
+    await sql<{ previousGrantId: string }>`
+      update store_members m set role = ${role}, staff_grant_id = gen_random_uuid()::text
+      from (
+        select store_id, user_id, staff_grant_id from store_members
+        where store_id = ${storeId} and user_id = ${userId}
+        for update
+      ) previous
+      where m.store_id = previous.store_id and m.user_id = previous.user_id and m.role <> ${role}
+      returning previous.staff_grant_id as previous_grant_id
+    `.execute(trx)
+  ).rows[0];
+  if (changed) {
+    await revokeMembership(trx, changed.previousGrantId);
+    return;
+  }
+  const member = await trx
+    .selectFrom('storeMembers')
+    .select('role')
+    .where('storeId', '=', storeId)
+    .where('userId', '=', userId)
+    .executeTakeFirst();
+  // The same role again changes nothing.
+  if (!member) throw refuse.missing('member not found');
 }
 
 /**
@@ -108,18 +109,19 @@ export async function changeMemberRole(db: Db, storeId: string, userId: string, 
  * everywhere; removing the last owner answers 409, as a role change does.
  */
 export async function removeMember(db: Db, storeId: string, userId: string): Promise<void> {
-  await keepingAnOwner(
-    transact(db, async (trx) => {
-      const removed = await trx
-        .deleteFrom('storeMembers')
-        .where('storeId', '=', storeId)
-        .where('userId', '=', userId)
-        .returning('staffGrantId')
-        .executeTakeFirst();
-      if (!removed) throw refuse.missing('member not found');
-      await revokeMembership(trx, removed.staffGrantId);
-    }),
-  );
+  await keepingAnOwner(transact(db, (trx) => removeMemberIn(trx, storeId, userId)));
+}
+
+/** `removeMember`'s writes, in the caller's transaction (wrap it in `keepingAnOwner`). */
+export async function removeMemberIn(trx: Db, storeId: string, userId: string): Promise<void> {
+  const removed = await trx
+    .deleteFrom('storeMembers')
+    .where('storeId', '=', storeId)
+    .where('userId', '=', userId)
+    .returning('staffGrantId')
+    .executeTakeFirst();
+  if (!removed) throw refuse.missing('member not found');
+  await revokeMembership(trx, removed.staffGrantId);
 }
 
 async function revokeMembership(trx: Db, staffGrantId: string): Promise<void> {

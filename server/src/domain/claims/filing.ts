@@ -12,7 +12,7 @@ import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { claimableItems } from '../commerce/claimable';
 import { liveOrderLock } from '../commerce/live-order';
-import { claimMailSteps, queueMailAfterCommit } from '../mail/outbox';
+import { claimMailSteps, noticeMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
 
@@ -115,13 +115,16 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
     sql`claim`,
   );
   const mail = claimMailSteps({ storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' }, sql`claim`);
+  // D53: the members who asked to hear of every filed claim, in the same statement.
+  const notices = noticeMailSteps('notice_claim_filed', sql`claim`);
   const live = 'live' in on;
   const source = live
     ? liveSource(c, on.asked)
     : sql`source as (select ${on.orderId}::text as order_id, ${on.authorName}::text as author_name, null::text as policy_id)`;
   const statement = sql<Written>`
-    with ${source}, ${claimWrites(id, c, claimType, items)}, ${event.steps}, ${mail}
-    select array(select client_id from fanned) as subscribers, array(select id from mail where queued) as queued_mail
+    with ${source}, ${claimWrites(id, c, claimType, items)}, ${event.steps}, ${mail}, ${notices}
+    select array(select client_id from fanned) as subscribers,
+      array(select id from mail where queued union all select id from notices where queued) as queued_mail
       ${
         live
           ? sql`, exists (select 1 from live_order) as found, coalesce((

@@ -1,6 +1,6 @@
 import type { TClaimState, TResolutionType } from '@protection-service/contract';
 import type { Db } from '../../db/database';
-import { deriveKey, equalBytes, hmacSha256 } from '../../lib/crypto';
+import { type CapabilityLinks, capabilityLinks, linkIdOf, linkToken } from '../../lib/capability-links';
 import { roundMoney } from '../../lib/money';
 import { postMessage } from './moves';
 
@@ -12,28 +12,11 @@ import { postMessage } from './moves';
  * whenever it shows a claim record.
  */
 
-const LINK_ID = /^[0-9a-f]{64}$/;
-/** 16 bytes of HMAC-SHA256, base64url: 128 bits an attacker must guess. */
-const MAC_LENGTH = 22;
-const TOKEN = /^([0-9a-f]{64})([A-Za-z0-9_-]{22})$/;
-
-/** What builds and checks links: the derived key and the public base URL. */
-export interface ClaimLinks {
-  key: Buffer;
-  baseUrl: string;
-}
+/** What builds and checks claim links: the derived key and the public base URL. */
+export type ClaimLinks = CapabilityLinks;
 
 export function claimLinks(secretKey: Buffer, publicBaseUrl: string): ClaimLinks {
-  return { key: deriveKey(secretKey, 'claim-link'), baseUrl: publicBaseUrl.replace(/\/+$/, '') };
-}
-
-function mac(links: ClaimLinks, linkId: string): string {
-  return hmacSha256(links.key, `claim-link:${linkId}`).subarray(0, 16).toString('base64url');
-}
-
-function linkToken(links: ClaimLinks, linkId: string): string {
-  if (!LINK_ID.test(linkId)) throw new Error('malformed link id');
-  return `${linkId}${mac(links, linkId)}`;
+  return capabilityLinks(secretKey, 'claim-link', publicBaseUrl);
 }
 
 /** The claim's `viewClaimUrl` (D41). */
@@ -41,14 +24,7 @@ export function viewClaimUrl(links: ClaimLinks, linkId: string): string {
   return `${links.baseUrl}/claims/view/${linkToken(links, linkId)}`;
 }
 
-/** The link id a token carries when its MAC holds (constant-time), else undefined. */
-export function linkIdOf(links: ClaimLinks, token: string): string | undefined {
-  const match = TOKEN.exec(token);
-  if (!match) return undefined;
-  const [, linkId, presented] = match as unknown as [string, string, string];
-  const expected = Buffer.from(mac(links, linkId));
-  return presented.length === MAC_LENGTH && equalBytes(Buffer.from(presented), expected) ? linkId : undefined;
-}
+export { linkIdOf };
 
 /** What the shopper's page shows (D41): never the claim id, the store id or another claim. */
 export interface ClaimPageView {

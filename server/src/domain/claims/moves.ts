@@ -12,7 +12,7 @@ import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
-import { writeClaimMail } from '../mail/outbox';
+import { noticeMailSteps, queueMailAfterCommit, writeClaimMail } from '../mail/outbox';
 import { resolvedSettings } from '../partner/contexts';
 import { recordEvent } from '../webhooks/record';
 import { type StoreCredit, storeCredit, storeCreditCode } from './store-credit';
@@ -296,19 +296,25 @@ export async function postMessage(
 ): Promise<void> {
   return transact(db, async (trx) => {
     const messageId = newId('msg');
+    // D53: a shopper's message tells the members who asked for it, in the same statement.
+    const shopper = m.senderType === 'customer';
     const written = (
-      await sql<{ id: string }>`
+      await sql<{ id: string; queuedNotices: string[] }>`
         with claim as (
-          update claims set updated_at = now() where store_id = ${storeId} and id = ${claimId} returning id
-        )
-        insert into claim_messages (id, claim_id, sender_type, message, author_name, medias, actor_id)
-        select ${messageId}, claim.id, ${m.senderType}, ${m.message}, ${m.authorName ?? null},
-          ${JSON.stringify(m.medias ?? [])}::jsonb, ${actorId}
-        from claim
-        returning id
+          update claims set updated_at = now() where store_id = ${storeId} and id = ${claimId}
+          returning id, store_id
+        ), written as (
+          insert into claim_messages (id, claim_id, sender_type, message, author_name, medias, actor_id)
+          select ${messageId}, claim.id, ${m.senderType}, ${m.message}, ${m.authorName ?? null},
+            ${JSON.stringify(m.medias ?? [])}::jsonb, ${actorId}
+          from claim
+          returning id
+        ), ${noticeMailSteps('notice_shopper_replied', shopper ? sql`claim` : sql`(select * from claim where false)`)}
+        select id, array(select id from notices where queued) as queued_notices from written
       `.execute(trx)
     ).rows[0];
     if (!written) throw refuse.missing('claim not found');
+    queueMailAfterCommit(trx, written.queuedNotices);
     await recordEvent(trx, {
       storeId,
       topic: 'message/created',

@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database';
 import { lockedByKey } from '../../db/locked-by-key';
-import type { MailKind } from './outbox';
-import { type MailFacts, renderMail } from './render';
+import type { MailKind, MemberMailKind } from './outbox';
+import { isMemberMail, type MailFacts, type MemberMailFacts, renderMail, renderMemberMail } from './render';
 import type { Mailer, SendResult } from './send';
 import type { MailSettings } from './settings';
 
@@ -65,8 +65,63 @@ async function takeLease(db: Db, id: string, token: string, ms: number): Promise
  */
 export type ClaimUrlOf = (linkId: string) => string;
 
+/**
+ * The links mail carries, handed in by the process: the shopper's claim link (D41), an
+ * invitation's link (D53) and the public base URL that the dashboard's claim pages hang from.
+ */
+export interface MailLinks {
+  claimUrlOf: ClaimUrlOf;
+  invitationUrlOf: (linkId: string) => string;
+  publicBaseUrl: string;
+}
+
+interface MemberFactsRow {
+  storeId: string;
+  storeName: string;
+  claimId: string | null;
+  sourceOrderNumber: string | null;
+  invitationLinkId: string | null;
+  role: string | null;
+}
+
+/** What a message to the store's people says (D53), read now from its invitation or claim. */
+export async function memberMailFacts(
+  db: Db,
+  id: string,
+  kind: MemberMailKind,
+  links: MailLinks,
+): Promise<MemberMailFacts> {
+  const row = (
+    await sql<MemberFactsRow>`
+      select s.id as store_id, s.name as store_name, m.claim_id, o.source_order_number,
+        i.link_id as invitation_link_id, i.role
+      from mail_messages m
+      join stores s on s.id = m.store_id
+      left join member_invitations i on i.id = m.invitation_id
+      left join claims c on c.id = m.claim_id
+      left join orders o on o.id = c.order_id
+      where m.id = ${id}
+    `.execute(db)
+  ).rows[0]!;
+  const base = links.publicBaseUrl.replace(/\/+$/, '');
+  return {
+    kind,
+    storeName: row.storeName,
+    sourceOrderNumber: row.sourceOrderNumber,
+    role: row.role,
+    link: row.invitationLinkId
+      ? links.invitationUrlOf(row.invitationLinkId)
+      : `${base}/dashboard/stores/${encodeURIComponent(row.storeId)}/claims/${encodeURIComponent(row.claimId ?? '')}`,
+  };
+}
+
 /** What the message says, read now from the claim, its order, store and store credit. */
-export async function mailFacts(db: Db, id: string, kind: MailKind, claimUrlOf: ClaimUrlOf): Promise<MailFacts> {
+export async function mailFacts(
+  db: Db,
+  id: string,
+  kind: Exclude<MailKind, MemberMailKind>,
+  claimUrlOf: ClaimUrlOf,
+): Promise<MailFacts> {
   const row = (
     await sql<FactsRow>`
       select s.name as store_name, o.source_order_number, c.link_id, c.deny_reason,
@@ -104,7 +159,7 @@ export async function mailFacts(db: Db, id: string, kind: MailKind, claimUrlOf: 
 export async function runMail(
   db: Db,
   settings: MailSettings,
-  claimUrlOf: ClaimUrlOf,
+  links: MailLinks,
   mailer: Mailer,
   logger: Logger,
   id: string,
@@ -112,8 +167,11 @@ export async function runMail(
   const token = crypto.randomUUID();
   const leased = await takeLease(db, id, token, leaseMs(settings));
   if (!leased) return;
-  const f = await mailFacts(db, id, leased.kind, claimUrlOf);
-  const result = await mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...renderMail(f) });
+  const f = isMemberMail(leased.kind)
+    ? await memberMailFacts(db, id, leased.kind, links)
+    : await mailFacts(db, id, leased.kind, links.claimUrlOf);
+  const rendered = 'link' in f ? renderMemberMail(f) : renderMail(f);
+  const result = await mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...rendered });
   const status = await recordOutcome(db, settings, id, token, leased.attemptCount + 1, result);
   // D42: the id, kind and outcome only; never the address or the text.
   const line = { mail: id, kind: leased.kind, attempt: leased.attemptCount + 1, status };

@@ -18,7 +18,11 @@ import { resolvedSettingSql } from '../partner/contexts';
 /** The queue task that makes one attempt of one message. */
 export const MAIL_TASK = 'mail_send';
 
-export type MailKind = 'claim_filed' | 'claim_approved' | 'claim_denied' | 'store_credit';
+export type MailKind = 'claim_filed' | 'claim_approved' | 'claim_denied' | 'store_credit' | MemberMailKind;
+
+/** Mail to the store's people, not its shoppers (D53): an invitation, and merchant notices. */
+export type MemberMailKind = 'member_invited' | NoticeKind;
+export type NoticeKind = 'notice_claim_filed' | 'notice_shopper_replied';
 
 interface ClaimMail {
   storeId: string;
@@ -93,6 +97,56 @@ export async function writeClaimMail(trx: Db, mail: ClaimMail): Promise<string[]
     written.rows.flatMap((m) => (m.queued ? [m.id] : [])),
   );
   return written.rows.map((m) => m.id);
+}
+
+/**
+ * The step of a statement that writes the merchant notices of a claim event (D53): one message
+ * to each member of the claim's store who opted in to `kind`, with the claim's dashboard link.
+ * `claim` names a relation of the statement with the claim's `id` and `store_id`. Live
+ * stores' claims only: a test store's claims are test data (D45), which never reaches SMTP, and
+ * its mail helper shows the shopper's mail. CTE `notices` answers the new rows: hand their
+ * ids to `queueMailAfterCommit`.
+ */
+export function noticeMailSteps(kind: NoticeKind, claim: RawBuilder<unknown>): RawBuilder<unknown> {
+  const wants = kind === 'notice_claim_filed' ? sql`m.notify_claim_filed` : sql`m.notify_shopper_replied`;
+  return sql`
+    notices as (
+      insert into mail_messages (id, store_id, claim_id, kind, recipient, status, next_attempt_at)
+      select 'mail_' || replace(gen_random_uuid()::text, '-', ''), c.store_id, c.id, ${kind}, u.email,
+        'pending', now()
+      from ${claim} c
+      join stores s on s.id = c.store_id and s.livemode
+      join store_members m on m.store_id = c.store_id and ${wants}
+      join dashboard_users u on u.id = m.user_id
+      returning id, (status = 'pending') as queued
+    )`;
+}
+
+/**
+ * Writes an invitation's e-mail (D53) in the caller's transaction, queued once it commits. It
+ * goes out from test stores too: it is about a person joining, not test data.
+ */
+export async function writeInvitationMail(
+  trx: Db,
+  invitation: { storeId: string; invitationId: string; recipient: string },
+): Promise<string> {
+  const id = newId('mail');
+  await trx
+    .insertInto('mailMessages')
+    .values({
+      id,
+      storeId: invitation.storeId,
+      claimId: null,
+      invitationId: invitation.invitationId,
+      kind: 'member_invited',
+      storeCreditCode: null,
+      recipient: invitation.recipient,
+      status: 'pending',
+      nextAttemptAt: new Date(),
+    })
+    .execute();
+  queueMailAfterCommit(trx, [id]);
+  return id;
 }
 
 /** One `mail_send` job per row of `rows` (a CTE with the message `id`), due at once. */

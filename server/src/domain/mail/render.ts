@@ -1,9 +1,9 @@
 import { minorUnits } from '@protection-service/contract';
-import type { MailKind } from './outbox';
+import type { MailKind, MemberMailKind } from './outbox';
 
 /** What one message says, read from the claim when it is sent. */
 export interface MailFacts {
-  kind: MailKind;
+  kind: Exclude<MailKind, MemberMailKind>;
   storeName: string;
   sourceOrderNumber: string;
   /** The shopper's claim page (D41), as the claim record gives it. */
@@ -116,6 +116,57 @@ export function renderMail(f: MailFacts): RenderedMail {
     ...body.map((b) => `<p>${b.html}</p>`),
     `<p><a href="${escapeHtml(f.claimUrl)}">${escapeHtml(f.claimUrl)}</a></p>`,
     `<p>— ${escapeHtml(f.storeName)}</p>`,
+    '</body></html>',
+  ].join('\n');
+  return { subject: oneLine(subject), text: `${text}\n`, html: `${html}\n` };
+}
+
+/** What a message to the store's people says (D53). */
+export interface MemberMailFacts {
+  kind: MemberMailKind;
+  storeName: string;
+  /** The invitation's link, or the claim's dashboard page. */
+  link: string;
+  /** The claim's order number, for a notice. */
+  sourceOrderNumber: string | null;
+  /** The invited role, for an invitation. */
+  role: string | null;
+}
+
+const MEMBER_KINDS: ReadonlySet<MailKind> = new Set<MemberMailKind>([
+  'member_invited',
+  'notice_claim_filed',
+  'notice_shopper_replied',
+]);
+
+export function isMemberMail(kind: MailKind): kind is MemberMailKind {
+  return MEMBER_KINDS.has(kind);
+}
+
+/** An invitation (D53) or a merchant notice (D53): plain text and HTML saying the same, values escaped. */
+export function renderMemberMail(f: MemberMailFacts): RenderedMail {
+  const order = f.sourceOrderNumber ?? '';
+  let subject: string;
+  let body: Paragraph[];
+  if (f.kind === 'member_invited') {
+    subject = `You are invited to join ${f.storeName}`;
+    body = [
+      p`You are invited to join the team of ${f.storeName} as ${f.role ?? 'member'}.`,
+      p`Open this link within 7 days to join; it works once:`,
+    ];
+  } else if (f.kind === 'notice_claim_filed') {
+    subject = `New claim for order ${order}`;
+    body = [p`A shopper filed a claim for order ${order} at ${f.storeName}.`, p`Open the claim:`];
+  } else {
+    subject = `The shopper replied on the claim for order ${order}`;
+    body = [p`The shopper wrote a new message on the claim for order ${order} at ${f.storeName}.`, p`Open the claim:`];
+  }
+  const text = [...body.map((b) => b.text), f.link].join('\n\n');
+  const html = [
+    '<!doctype html>',
+    '<html><head><meta charset="utf-8"></head><body>',
+    ...body.map((b) => `<p>${b.html}</p>`),
+    `<p><a href="${escapeHtml(f.link)}">${escapeHtml(f.link)}</a></p>`,
     '</body></html>',
   ].join('\n');
   return { subject: oneLine(subject), text: `${text}\n`, html: `${html}\n` };

@@ -6,7 +6,7 @@ import { refuse } from '../../lib/refusal';
 import { type ClaimLinks, viewClaimUrl } from '../claims/links';
 import { type Actor, approveClaim, denyClaim, postMessage, transitionClaim } from '../claims/moves';
 import { mailFacts } from '../mail/deliver';
-import type { MailKind } from '../mail/outbox';
+import type { MailKind, MemberMailKind } from '../mail/outbox';
 import { renderMail } from '../mail/render';
 import { addDeliveryJobs } from '../webhooks/enqueue';
 import { sampleBody } from '../webhooks/log';
@@ -79,6 +79,8 @@ export async function listTestMail(db: Db, links: ClaimLinks, storeId: string): 
     .selectFrom('mailMessages')
     .select(['id', 'kind', 'recipient', 'createdAt'])
     .where('storeId', '=', storeId)
+    // The shopper's mail: an invitation to the team (D53) is no test data.
+    .where('kind', 'in', ['claim_filed', 'claim_approved', 'claim_denied', 'store_credit'])
     .orderBy('createdAt', 'desc')
     .orderBy('id', 'desc')
     .limit(TEST_MAIL_LIMIT)
@@ -86,7 +88,9 @@ export async function listTestMail(db: Db, links: ClaimLinks, storeId: string): 
   const messages = [];
   for (const row of rows) {
     const { subject, text } = renderMail(
-      await mailFacts(db, row.id, row.kind as MailKind, (linkId) => viewClaimUrl(links, linkId)),
+      await mailFacts(db, row.id, row.kind as Exclude<MailKind, MemberMailKind>, (linkId) =>
+        viewClaimUrl(links, linkId),
+      ),
     );
     messages.push({ to: row.recipient, subject, text, createdAt: row.createdAt.toISOString() });
   }
