@@ -6,11 +6,11 @@ import { createDb, type Db, handleConnectionErrors, POOL_WAIT_MS } from './db/da
 import { queueLogger } from './db/queue-logger';
 import { isConcurrencyAbort, isDatabaseUnavailable } from './db/unavailable';
 import { type ClaimLinks, claimLinks, viewClaimUrl } from './domain/claims/links';
-import { invitationLinks, invitationUrl } from './domain/team/members';
 import { type ClaimUrlOf, type MailLinks, runMail } from './domain/mail/deliver';
 import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
 import { createMailer } from './domain/mail/send';
 import type { MailSettings } from './domain/mail/settings';
+import { invitationLinks, invitationUrl } from './domain/team/members';
 import { AttemptSlots } from './domain/webhooks/attempt-slots';
 import { runDeliveries, sweepExpiredLeases } from './domain/webhooks/deliveries';
 import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/enqueue';
