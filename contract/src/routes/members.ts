@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dashboardErrors } from '../errors';
+import { dashboardErrors, ZError } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
 import { data, ZDeleted, ZId } from '../schemas/common';
 import { ZMember, ZMemberInvite, ZMemberUpdate } from '../schemas/members';
@@ -26,7 +26,7 @@ export const memberRoutes = routeGroup({
     path: '/v1/stores/:storeId/members',
     pathParams: z.object({ storeId: ZId }),
     body: ZMemberInvite,
-    responses: { 201: data(ZMember), ...dashboardErrors },
+    responses: { 201: data(ZMember), ...dashboardErrors, 409: ZError },
     summary: 'Invite a member',
     description:
       'E-mails a single-use link to /dashboard/invitations/<token>, valid 7 days, where the person sets a name and password or signs in with their account to join with the role. ' +
@@ -42,7 +42,7 @@ export const memberRoutes = routeGroup({
       userId: ZId.describe('The user id of a member, or the invitation id (`inv_…`) of a pending invitation'),
     }),
     body: ZMemberUpdate,
-    responses: { 200: data(ZMember), ...dashboardErrors },
+    responses: { 200: data(ZMember), ...dashboardErrors, 409: ZError },
     summary: "Change a member's role or notices",
     description:
       "`role`: the member's (or a pending invitation's) role; the member's staff tokens end (401) within a second. `notices`: the member's own merchant notices, " +
@@ -57,7 +57,7 @@ export const memberRoutes = routeGroup({
       storeId: ZId,
       userId: ZId.describe('The user id of a member, or the invitation id (`inv_…`) of a pending invitation'),
     }),
-    responses: { 200: data(ZDeleted), ...dashboardErrors },
+    responses: { 200: data(ZDeleted), ...dashboardErrors, 409: ZError },
     summary: 'Remove a member',
     description:
       'Removes the member (their staff tokens end, 401, within a second) or withdraws a pending invitation (its link then answers 404). ' +

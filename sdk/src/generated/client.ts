@@ -2689,7 +2689,7 @@ export interface MembersRoutes {
     fetchOptions?: RequestInit;
   }): Promise<Reply<201, {
     data: TMember;
-  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Change a member's role or notices — `PATCH /v1/stores/:storeId/members/:userId`
    *
@@ -2714,7 +2714,7 @@ export interface MembersRoutes {
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, {
     data: TMember;
-  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Remove a member — `DELETE /v1/stores/:storeId/members/:userId`
    *
@@ -2737,7 +2737,7 @@ export interface MembersRoutes {
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, {
     data: TDeleted;
-  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
 }
 
 /**

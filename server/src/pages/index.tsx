@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { type ErrorRequestHandler, Router } from 'express';
 import { storesOfUser } from '../domain/auth/browser-sessions';
 import { issueDashboardToken } from '../domain/auth/tokens';
+import { invitationLinks } from '../domain/team/members';
 import { describeError, mapError } from '../http/errors';
 import { compilePaths } from '../http/unmatched';
 import type { RouteContext } from '../routes/context';
@@ -14,6 +15,7 @@ import { BrowserSessions } from './browser-session';
 import { CLAIM_MESSAGE_PATH, CLAIM_PAGE_PATH, claimPages } from './claim';
 import { DASHBOARD_PATH, DASHBOARD_ROUTES, type DashboardPort, dashboardPages } from './dashboard/index';
 import { MessagePage, STYLESHEET_PATH, sendPage } from './html';
+import { INVITATION_PAGE_PATH, invitationPages } from './invitation';
 import { passwordSignIn } from './sign-in';
 
 /**
@@ -30,6 +32,8 @@ export const PAGE_ROUTES = [
   { method: 'GET', path: CLAIM_PAGE_PATH },
   { method: 'POST', path: CLAIM_MESSAGE_PATH },
   { method: 'GET', path: STYLESHEET_PATH },
+  { method: 'GET', path: INVITATION_PAGE_PATH },
+  { method: 'POST', path: INVITATION_PAGE_PATH },
   ...DASHBOARD_ROUTES,
 ] as const;
 
@@ -64,6 +68,8 @@ export function pages(ctx: RouteContext): Router {
   });
   router.use(authorizePages(ctx, sessions));
   router.use(claimPages(ctx, sessions, ctx.claimLinks));
+  // D53: outside the signed-in frame, before the dashboard's own pages.
+  router.use(invitationPages(ctx, sessions, invitationLinks(ctx.config.secretKey, ctx.config.publicBaseUrl)));
   router.use(dashboardPages(dashboardPort(ctx, sessions)));
   // Any other dashboard address: a page, not the API's JSON 404.
   router.use(DASHBOARD_PATH, (_req, res) => {

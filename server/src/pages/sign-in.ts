@@ -20,16 +20,23 @@ export async function passwordSignIn(
   res: Response,
   credentials: { email: string; password: string },
 ): Promise<SignInOutcome> {
-  const { auth } = ctx;
-  const decision = await auth.limiter.exact(`ip:/v1/auth/login:${clientIp(req, auth.trustProxy)}`, auth.limits.auth);
-  const pairs = rateLimitHeaders(decision);
-  for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
-  if (!decision.allowed) {
-    auth.metrics.rateLimited('auth');
-    return 'limited';
-  }
+  if (!(await passwordAttemptAllowed(ctx, req, res))) return 'limited';
   const user = await checkCredentials(ctx.db, credentials.email.slice(0, 320), credentials.password.slice(0, 1024));
   if (!user) return 'wrong';
   await sessions.signIn(res, user.id, user.email);
   return 'signed-in';
+}
+
+/**
+ * Counts one password attempt from a page on the per-address count of `POST /v1/auth/login`
+ * (D4, D8) and sets its rate-limit headers: false once the address is over its limit. The
+ * sign-in pages and the invitation page (D53) all count here.
+ */
+export async function passwordAttemptAllowed(ctx: RouteContext, req: Request, res: Response): Promise<boolean> {
+  const { auth } = ctx;
+  const decision = await auth.limiter.exact(`ip:/v1/auth/login:${clientIp(req, auth.trustProxy)}`, auth.limits.auth);
+  const pairs = rateLimitHeaders(decision);
+  for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
+  if (!decision.allowed) auth.metrics.rateLimited('auth');
+  return decision.allowed;
 }
