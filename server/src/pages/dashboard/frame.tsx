@@ -14,6 +14,7 @@ export const SECTIONS = [
   { key: 'orders', label: 'Orders', path: ['orders'] },
   { key: 'settings', label: 'Settings', path: ['settings'] },
   { key: 'apps', label: 'Apps', path: ['apps'] },
+  { key: 'team', label: 'Team', path: ['team'] },
 ] as const;
 export type Section = (typeof SECTIONS)[number]['key'];
 
@@ -84,6 +85,12 @@ export const NOTICES: Record<string, { text: string; bad?: boolean }> = {
   uninstalled: { text: 'The app is uninstalled: its access to the store has ended.' },
   appGone: { text: 'That app is not installed on this store (any more).', bad: true },
   noneSelected: { text: 'Select at least one claim first.', bad: true },
+  invited: { text: 'The invitation is sent: its link works once, for 7 days.' },
+  alreadyMember: { text: 'That e-mail belongs to a member of this store already.', bad: true },
+  roleChanged: { text: 'The role is changed.' },
+  memberRemoved: { text: 'The member is removed: their access to the store has ended.' },
+  lastOwner: { text: 'A store keeps at least one owner: make another member owner first.', bad: true },
+  noticesSaved: { text: 'Your notices are saved.' },
   bulkIncomplete: {
     text: 'Choose what to do with the selected claims (a new state, a reason or a message).',
     bad: true,

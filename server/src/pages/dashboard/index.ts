@@ -10,6 +10,7 @@ import type { DashboardPort } from './port';
 import { queuePage } from './queue';
 import { settingsPages } from './settings';
 import { storePages } from './stores';
+import { TEAM_FORMS, TEAM_PATH, teamPages } from './team';
 
 /**
  * The merchant dashboard (D50): pages rendered on the server that act on a store only through
@@ -35,6 +36,8 @@ export const DASHBOARD_ROUTES = [
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/settings` },
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/apps` },
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/apps/:clientId/uninstall` },
+  { method: 'GET', path: TEAM_PATH },
+  ...TEAM_FORMS.map((form) => ({ method: 'POST', path: `${TEAM_PATH}/${form}` }) as const),
 ] as const;
 
 export function dashboardPages(port: DashboardPort): Router {
@@ -53,6 +56,7 @@ export function dashboardPages(port: DashboardPort): Router {
   router.use(orderPages(dashboard));
   router.use(settingsPages(dashboard));
   router.use(appPages(dashboard));
+  router.use(teamPages(dashboard));
   return router;
 }
 
