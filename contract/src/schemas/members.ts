@@ -42,13 +42,12 @@ export type TMemberInvite = z.infer<typeof ZMemberInvite>;
 
 /**
  * A change of a member: `role` by an owner or admin, `notices` by the member themself
- * (D53). At least one of the two.
+ * (D53). Sparse: an empty body changes nothing and answers the member.
  */
 export const ZMemberUpdate = z
   .object({
     role: ZRole.optional(),
     notices: ZMemberNotices.partial().strict().optional(),
   })
-  .strict()
-  .refine((u) => u.role !== undefined || u.notices !== undefined, 'give role or notices');
+  .strict();
 export type TMemberUpdate = z.infer<typeof ZMemberUpdate>;

@@ -101,7 +101,12 @@ describe('tenant isolation (D7): a foreign id answers what a missing id answers'
       const send = async (storeId: string) => {
         const path = route.path.replace(/:(\w+)/g, (_m, name: string) => (name === 'storeId' ? storeId : 'iso-x'));
         // A route that takes a body gets an empty one that passes its schema: the store decides the answer.
-        const json = route.method === 'PATCH' ? { json: {} } : {};
+        const json =
+          route.method === 'PATCH'
+            ? { json: {} }
+            : route.method === 'POST' && route.path.endsWith('/members')
+              ? { json: { email: 'iso@example.com', role: 'viewer' } }
+              : {};
         const res = await server.request(path, { method: route.method, headers: bearer(dash), ...json });
         return { status: res.status, body: await res.text() };
       };

@@ -253,6 +253,7 @@ export async function updateMember(
   targetId: string,
   change: { role?: Role; notices?: Partial<TMemberNotices> },
 ): Promise<TMember> {
+  await callerOf(db, userId, storeId);
   // The notices are the caller's own: refused before any role changes.
   if (change.notices && targetId !== userId) await updateNotices(db, userId, storeId, targetId, change.notices);
   if (change.role !== undefined) await changeRole(db, userId, storeId, targetId, change.role);
