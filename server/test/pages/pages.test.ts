@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { migrations } from '@protection-service/migrations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invitationLinks, invitationUrl } from '../../src/domain/team/members';
 import { createLogger } from '../../src/logger';
 import { claimStore } from '../harness/claims';
-import { answered, createApp, createOwner, type Owner } from '../harness/fixtures';
+import { answered, createApp, createOwner, dashboardTokenFor, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -348,5 +349,43 @@ describe('pages over HTTP (D40, D41)', () => {
     expect(lines).toContain('"path":"/claims/view/:token"');
     expect(lines).not.toMatch(/\/claims\/view\/[0-9a-f]{64}/);
     expect(lines).not.toMatch(/code_challenge|st-1/);
+  });
+
+  it('the invitation page (D53): the page headers, a CSRF-bound form, the sign-in count, and 404 for a forged link', async () => {
+    const team = await createOwner(server.db, `pages-team-${randomBytes(3).toString('hex')}`);
+    const dash = await dashboardTokenFor(server, team.user.id);
+    const email = `pages-invitee-${randomBytes(3).toString('hex')}@example.com`;
+    answered(
+      await server.api(dash).members.invite({ params: { storeId: team.store.id }, body: { email, role: 'agent' } }),
+      201,
+    );
+    const { linkId } = await server.db
+      .selectFrom('memberInvitations')
+      .select('linkId')
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow();
+    const links = invitationLinks(server.config.secretKey, server.config.publicBaseUrl);
+    const path = new URL(invitationUrl(links, linkId)).pathname;
+    const b = browser(server);
+    const page = await b.fetch(path);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    const csrf = field(await page.text(), 'csrf')!;
+    const joinForm = { name: 'Pat', password: 'a long enough password' };
+    // Another session's token, or none: refused, and nobody joined.
+    expect((await b.fetch(path, { form: joinForm })).status).toBe(403);
+    expect((await browser(server).fetch(path, { form: { ...joinForm, csrf } })).status).toBe(403);
+    // A forged MAC on the same random half: the 404 page.
+    expect((await b.fetch(`${path.slice(0, -4)}AAAA`)).status).toBe(404);
+    // Each post counts on the sign-in's per-address limit (D4): short passwords until 429.
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++)
+      statuses.push((await b.fetch(path, { form: { csrf, name: 'Pat', password: 'x' } })).status);
+    expect(statuses).toContain(429);
+    expect(statuses.filter((status) => status !== 429).every((status) => status === 400)).toBe(true);
+    const joined = await server.db.selectFrom('dashboardUsers').select('id').where('email', '=', email).execute();
+    expect(joined).toEqual([]);
   });
 });
