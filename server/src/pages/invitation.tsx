@@ -11,6 +11,7 @@ import { linkIdOf } from '../lib/capability-links';
 import { Refusal } from '../lib/refusal';
 import type { RouteContext } from '../routes/context';
 import type { BrowserSession, BrowserSessions } from './browser-session';
+import { ROLE_WORDS } from './dashboard/words';
 import { FormExpired, Hidden, Layout, MessagePage, sendPage, TooManyAttempts, wrap } from './html';
 import { passwordAttemptAllowed } from './sign-in';
 
@@ -33,7 +34,8 @@ function InvitationPage(props: { view: InvitationView; session: BrowserSession; 
       <section class="card" aria-labelledby="title">
         <h1 id="title">Join {view.storeName}</h1>
         <p>
-          You are invited as <strong>{view.role}</strong> with the e-mail <strong>{view.email}</strong>.
+          You are invited as <strong>{ROLE_WORDS[view.role].toLowerCase()}</strong> with the e-mail{' '}
+          <strong>{view.email}</strong>.
         </p>
         {props.error ? (
           <p class="error" role="alert" id="join-error">
@@ -57,7 +59,7 @@ function NewAccount(props: { error?: string }) {
   return (
     <>
       <label for="name">Name</label>
-      <input id="name" name="name" autocomplete="name" required maxLength={NAME_MAX} />
+      <input id="name" name="name" type="text" autocomplete="name" required maxLength={NAME_MAX} />
       <label for="password">Password</label>
       <input
         id="password"

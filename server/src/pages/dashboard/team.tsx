@@ -11,7 +11,7 @@ import { DASHBOARD_PATH, storePath } from './paths';
 import type { MemberStore } from './port';
 import { manages } from './settings';
 import type { SignedIn } from './staff-api';
-import { shortDate } from './words';
+import { ROLE_WORDS, shortDate } from './words';
 
 /**
  * The team page (D53): the store's members and invitations with their roles. An owner or admin
@@ -22,7 +22,6 @@ import { shortDate } from './words';
 export const TEAM_PATH = `${DASHBOARD_PATH}/stores/:storeId/team`;
 export const TEAM_FORMS = ['invite', 'notices', ':memberId/role', ':memberId/remove'] as const;
 
-const ROLE_WORDS: Record<Role, string> = { owner: 'Owner', admin: 'Admin', agent: 'Claims agent', viewer: 'Viewer' };
 const ROLE_LIST = Object.keys(ROLE_WORDS) as Role[];
 
 const back = (req: Request) => storePath(String(req.params.storeId), 'team');

@@ -8,6 +8,7 @@ import type {
   TDenyReason,
   TIssueType,
   TResolutionType,
+  TRole,
   TTransitionTargetState,
 } from '@protection-service/sdk';
 
@@ -108,3 +109,11 @@ export const MOVE_TARGETS: readonly TTransitionTargetState[] = [
   'ARCHIVED',
   'NEW',
 ];
+
+/** A member's role (D49) in the words of the team and invitation pages (D53). */
+export const ROLE_WORDS: Record<TRole, string> = {
+  owner: 'Owner',
+  admin: 'Admin',
+  agent: 'Claims agent',
+  viewer: 'Viewer',
+};
