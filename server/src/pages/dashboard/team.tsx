@@ -112,8 +112,9 @@ function TeamPage(props: { session: SignedIn; store: MemberStore; team: TMember[
     <DashboardLayout title="Team" session={props.session} store={store} section="team">
       <h1>Team</h1>
       <Notice code={props.notice} />
-      <div class="table-wrap">
-        <table>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it */}
+      <section class="table-wrap" aria-label="Members" tabIndex={0}>
+        <table class="roomy">
           <caption class="muted">The people of this store and their roles</caption>
           <thead>
             <tr>
@@ -129,7 +130,7 @@ function TeamPage(props: { session: SignedIn; store: MemberStore; team: TMember[
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
       {manages(store) ? (
         <InviteForm session={props.session} store={store} />
       ) : (
