@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { checkCredentials } from '../domain/auth/dashboard';
 import { clientIp } from '../http/client-ip';
+import { withOriginOf } from '../http/origin';
 import { rateLimitHeaders } from '../http/rate-limit';
 import type { RouteContext } from '../routes/context';
 import type { BrowserSessions } from './browser-session';
@@ -30,6 +31,7 @@ export async function passwordSignIn(
   }
   const user = await checkCredentials(ctx.db, credentials.email.slice(0, 320), credentials.password.slice(0, 1024));
   if (!user) return 'wrong';
-  await sessions.signIn(res, user.id, user.email);
+  // D53: the sign-in's audit line carries the browser's address and user agent.
+  await withOriginOf(req, auth.trustProxy, ctx.config.secretKey, () => sessions.signIn(res, user.id, user.email));
   return 'signed-in';
 }
