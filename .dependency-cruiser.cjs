@@ -11,7 +11,7 @@
 const DOMAIN_AREAS = {
   identity: [],
   // The one recorder of who did what (D53), written in the transaction of each change.
-  audit: [],
+  audit: ['identity'],
   auth: ['identity', 'audit'],
   partner: ['identity', 'audit'],
   webhooks: ['identity'],

@@ -727,6 +727,56 @@ export interface TMerchantSettings {
   updatedAt: string;
 }
 
+export type TAuditAction = 'claim.approved' | 'claim.denied' | 'claim.moved' | 'claim.note_added' | 'claims.exported' | 'settings.updated' | 'pricing.updated' | 'member.invited' | 'member.role_changed' | 'member.removed' | 'app.installed' | 'app.uninstalled' | 'user.signed_in' | 'user.password_changed';
+
+export interface TAuditEventsQuery {
+  /** Page size from the start, 1-250 (default 50) */
+  first?: number;
+  /** Opaque cursor: items after this one */
+  after?: string;
+  /** Page size from the end, 1-250 */
+  last?: number;
+  /** Opaque cursor: items before this one */
+  before?: string;
+  /** Only the acts of this actor: a user's id or e-mail, or an app's client id */
+  actor?: string;
+  /** Only this action */
+  action?: TAuditAction;
+  /** Acts at or after */
+  createdAtMin?: string;
+  /** Acts at or before */
+  createdAtMax?: string;
+}
+
+export interface TAuditEvent {
+  id: string;
+  at: string;
+  actor: {
+    type: 'user' | 'app';
+    /** The user's id or the app's client id */
+    id: string;
+    /** The user's e-mail at the time; null for an app */
+    email: string | null;
+  };
+  action: TAuditAction;
+  target: {
+    type: string;
+    id: string;
+  };
+  /** What changed (e.g. `{before, after}` for settings and pricing); never a secret, card-like numbers redacted */
+  changes?: unknown | null;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface TAuditEventConnection {
+  edges: {
+    node: TAuditEvent;
+    cursor: string;
+  }[];
+  pageInfo: TPageInfo;
+}
+
 export interface TOrderListQuery {
   /** Page size from the start, 1-250 (default 50) */
   first?: number;
@@ -2526,6 +2576,31 @@ export interface StoresRoutes {
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, {
     data: TMerchantSettings;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * List the store's audit log — `GET /v1/stores/:storeId/audit-events`
+   *
+   * Who did what in the store (D53), newest first, cursor-paged as the claim list (D24):
+   * sign-ins, password changes, members and roles, settings and pricing changes with before and
+   * after, installs and uninstalls, claim decisions, notes and exports, each with its actor,
+   * target, time, IP address and user agent. An owner or admin of the store only (others 403,
+   * D49); a store the user is not a member of answers 404 (D7).
+   */
+  listAuditEvents(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+    };
+    /** Query parameters; the SDK writes numbers and booleans into the query string. */
+    query?: TAuditEventsQuery;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TAuditEventConnection;
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 

@@ -269,4 +269,76 @@ describe('audit lines (D53)', () => {
       });
     });
   });
+
+  describe('GET /v1/stores/:storeId/audit-events', () => {
+    const listAs = async (userId: string, query: Record<string, unknown> = {}, storeId = s.owner.store.id) =>
+      server.api(await dashboardTokenFor(server, userId)).stores.listAuditEvents({ params: { storeId }, query });
+
+    it('lists every audited act newest first with actor, target, time and address, to the owner and admins', async () => {
+      const page = answered(await listAs(s.owner.user.id, { first: 250 }), 200).data;
+      const nodes = page.edges.map((e) => e.node);
+      const actions = new Set(nodes.map((n) => n.action));
+      for (const action of [
+        'claim.approved',
+        'claim.denied',
+        'claim.moved',
+        'claim.note_added',
+        'settings.updated',
+        'pricing.updated',
+        'app.installed',
+        'app.uninstalled',
+        'user.signed_in',
+        'user.password_changed',
+      ]) {
+        expect(actions, action).toContain(action);
+      }
+      for (const n of nodes) {
+        expect(n.actor.id).toBeTruthy();
+        expect(n.target.id).toBeTruthy();
+        expect(n.ip).toBeTruthy();
+        expect(Number.isNaN(Date.parse(n.at))).toBe(false);
+      }
+      const times = nodes.map((n) => Date.parse(n.at));
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      const admin = await addMember(server, s.owner.store.id, 'admin');
+      expect((await listAs(admin.userId)).status).toBe(200);
+    });
+
+    it('pages by keyset and filters by actor, action and time', async () => {
+      const all = answered(await listAs(s.owner.user.id, { first: 250 }), 200).data.edges.map((e) => e.node.id);
+      const first = answered(await listAs(s.owner.user.id, { first: 3 }), 200).data;
+      expect(first.pageInfo.hasNextPage).toBe(true);
+      const next = answered(await listAs(s.owner.user.id, { first: 3, after: first.pageInfo.endCursor }), 200).data;
+      expect([...first.edges, ...next.edges].map((e) => e.node.id)).toEqual(all.slice(0, 6));
+
+      const approved = answered(await listAs(s.owner.user.id, { action: 'claim.approved' }), 200).data.edges;
+      expect(approved.length).toBeGreaterThan(0);
+      expect(approved.every((e) => e.node.action === 'claim.approved')).toBe(true);
+      const byApp = answered(await listAs(s.owner.user.id, { actor: s.clientId, first: 250 }), 200).data.edges;
+      expect(byApp.every((e) => e.node.actor.id === s.clientId)).toBe(true);
+      const byEmail = answered(await listAs(s.owner.user.id, { actor: s.owner.user.email, first: 250 }), 200).data
+        .edges;
+      expect(byEmail.length).toBeGreaterThan(0);
+      expect(byEmail.every((e) => e.node.actor.id === s.owner.user.id)).toBe(true);
+      const future = new Date(Date.now() + 3_600_000).toISOString();
+      expect(answered(await listAs(s.owner.user.id, { createdAtMin: future }), 200).data.edges).toEqual([]);
+      expect(answered(await listAs(s.owner.user.id, { createdAtMax: '2000-01-01T00:00:00Z' }), 200).data.edges).toEqual(
+        [],
+      );
+      // A cursor of one filter is not a cursor of another (D24): 400, not another list's page.
+      const res = await listAs(s.owner.user.id, { action: 'claim.moved', after: first.pageInfo.endCursor });
+      expect(res.status).toBe(400);
+    });
+
+    it('refuses agents and viewers (403) and answers a non-member as an unknown store (404, D7)', async () => {
+      for (const role of ['agent', 'viewer'] as const) {
+        const member = await addMember(server, s.owner.store.id, role);
+        expect((await listAs(member.userId)).status, role).toBe(403);
+      }
+      const stranger = await claimStore(server, 'audit-stranger');
+      const res = await listAs(stranger.owner.user.id);
+      expect(res.status).toBe(404);
+      expect((await listAs(stranger.owner.user.id, {}, 'store_unknown')).status).toBe(404);
+    });
+  });
 });

@@ -1,26 +1,12 @@
+import { AUDIT_ACTIONS, type TAuditAction } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { newId } from '../../lib/ids';
 import { requestOrigin } from '../../lib/request-origin';
 
-/** Every act the audit log records (D53), named `<thing>.<verb>`. */
-export const AUDIT_ACTIONS = [
-  'claim.approved',
-  'claim.denied',
-  'claim.moved',
-  'claim.note_added',
-  'claims.exported',
-  'settings.updated',
-  'pricing.updated',
-  'member.invited',
-  'member.role_changed',
-  'member.removed',
-  'app.installed',
-  'app.uninstalled',
-  'user.signed_in',
-  'user.password_changed',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+/** Every act the audit log records (D53), named `<thing>.<verb>`: the contract's list. */
+export { AUDIT_ACTIONS };
+export type AuditAction = TAuditAction;
 
 /** Who acted: a dashboard user (their id) or an installed app (its client id). */
 export interface AuditActor {
