@@ -1,5 +1,6 @@
 import express, { Router } from 'express';
 import { appPages } from './apps';
+import { AUDIT_PATH, auditPages } from './audit';
 import { bulkForm } from './bulk';
 import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
 import { CLAIM_FORMS } from './claim-forms';
@@ -35,6 +36,7 @@ export const DASHBOARD_ROUTES = [
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/settings` },
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/apps` },
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/apps/:clientId/uninstall` },
+  { method: 'GET', path: AUDIT_PATH },
 ] as const;
 
 export function dashboardPages(port: DashboardPort): Router {
@@ -53,6 +55,7 @@ export function dashboardPages(port: DashboardPort): Router {
   router.use(orderPages(dashboard));
   router.use(settingsPages(dashboard));
   router.use(appPages(dashboard));
+  router.use(auditPages(dashboard));
   return router;
 }
 
