@@ -2896,6 +2896,50 @@ export interface ClaimsRoutes {
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, TClaimConnection> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
   /**
+   * Export claims as CSV — `GET /v1/claims/export`
+   *
+   * The store's claims matching the list's filters (`GET /v1/claims`: `queue`, `claimState`,
+   * `q`, `claimType`, `sourceOrderId`, `createdAtMin`, `createdAtMax`, `updatedAtMin`, `order`)
+   * as `text/csv` (RFC 4180: CRLF line ends, every field quoted when it holds a quote, comma or
+   * line break, quotes doubled), with a header row and `Content-Disposition: attachment`,
+   * streamed (D52). Columns: claimId, createdAt, claimState, claimType, sourceOrderId,
+   * sourceOrderNumber, authorName, authorEmail, items, resolution, amount, currency. `items` is
+   * each item as `<quantity> x <name or item id> (<issue type>)` joined by `; `; `resolution`
+   * the approved resolution types joined by `; `; `amount` the paid value of the resolutions and
+   * `currency` its currency, one amount per currency joined by `; ` in the rare claim paid in
+   * two. A cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return is written after a
+   * `'`, so no spreadsheet runs it as a formula. At most 100,000 rows: more answers 422 before
+   * anything is sent; narrow the filters.
+   */
+  export(args?: {
+    /** Query parameters; the SDK writes numbers and booleans into the query string. */
+    query?: {
+      /** Only claims in these states; repeat the parameter for several (D51) */
+      claimState?: TClaimState | TClaimState[];
+      /** Only claims in this tab of the claim queue (D51); cannot be combined with claimState */
+      queue?: TClaimQueue;
+      /** Only the claims whose id, order number or shopper's e-mail is exactly this (D51) */
+      q?: string;
+      /** Only claims of this type (D51) */
+      claimType?: TClaimType;
+      /** By createdAt: asc (oldest first, the default) or desc (D51) */
+      order?: TListOrder;
+      sourceOrderId?: string;
+      /** Claims created at or after */
+      createdAtMin?: string;
+      /** Claims created at or before */
+      createdAtMax?: string;
+      /** Claims updated at or after */
+      updatedAtMin?: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, string> | Reply<400 | 401 | 403 | 404 | 422 | 429, TError>>;
+  /**
    * Get a claim — `GET /v1/claims/:claimId`
    *
    * Answers one claim record in the spec shape (D24).
