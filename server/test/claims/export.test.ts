@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_EXPORT_COLUMNS } from '../../../contract/src/index';
 import type { TClaimListQuery } from '../../../sdk/src/index';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
+import { addMember, pageSession } from '../harness/dashboard';
 import { answered, errorOf } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -152,5 +153,28 @@ describe('claims export (D52)', () => {
     const narrowed = await exportRaw('?q=clm_big_7', big);
     expect(narrowed.status).toBe(200);
     expect(await rowsOf(narrowed)).toHaveLength(1);
+  });
+
+  it("is linked from the dashboard's queue with its filters and streamed through the dashboard", async () => {
+    const viewer = await addMember(server, s.owner.store.id, 'viewer');
+    const session = await pageSession(server, viewer);
+    const queue = await server.request(`/dashboard/stores/${s.owner.store.id}/claims?tab=approved&order=desc`, {
+      headers: { cookie: session.cookie },
+    });
+    const html = await queue.text();
+    const link = /<a [^>]*>Export<\/a>/.exec(html)?.[0] ?? html.slice(0, 0);
+    const href = /href="([^"]+)"/.exec(link)?.[1]?.replaceAll('&amp;', '&');
+    expect(href).toBe(`/dashboard/stores/${s.owner.store.id}/claims/export?tab=approved&order=desc`);
+    const res = await server.request(href!, { headers: { cookie: session.cookie } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename=/);
+    const rows = await rowsOf(res);
+    expect(rows.map((r) => r.claimId)).toEqual((await listed({ queue: 'approved', order: 'desc' })).map((c) => c.id));
+    // Another store's export is not found, as the store itself (D7).
+    const theirs = await server.request(`/dashboard/stores/${other.owner.store.id}/claims/export`, {
+      headers: { cookie: session.cookie },
+    });
+    expect(theirs.status).toBe(404);
   });
 });

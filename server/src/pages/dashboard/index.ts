@@ -4,6 +4,7 @@ import { AUDIT_PATH, auditPages } from './audit';
 import { bulkForm } from './bulk';
 import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
 import { CLAIM_FORMS } from './claim-forms';
+import { EXPORT_PATH, exportClaimsPage } from './export';
 import { Dashboard } from './handlers';
 import { orderPages } from './orders';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
@@ -27,6 +28,7 @@ export const DASHBOARD_ROUTES = [
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId` },
   { method: 'GET', path: QUEUE_PATH },
   { method: 'POST', path: BULK_PATH },
+  { method: 'GET', path: EXPORT_PATH },
   { method: 'GET', path: DASHBOARD_CLAIM_PATH },
   ...CLAIM_FORMS.map((form) => ({ method: 'POST', path: `${DASHBOARD_CLAIM_PATH}/${form}` }) as const),
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/orders` },
@@ -46,6 +48,8 @@ export function dashboardPages(port: DashboardPort): Router {
   // A bulk form carries up to 50 claim ids besides its own fields.
   const bulkBody = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 80 });
   router.get(QUEUE_PATH, dashboard.page(queuePage));
+  // Before the claim page: `…/claims/export` is the export, never a claim named `export`.
+  router.get(EXPORT_PATH, exportClaimsPage(dashboard));
   router.post(
     BULK_PATH,
     bulkBody,

@@ -43,7 +43,12 @@ export class StaffApi {
   constructor(private readonly port: DashboardPort) {}
 
   /** The API on `store` for this session, or undefined when the user may not act on it. */
-  async open(req: Request, session: SignedIn, store: MemberStore): Promise<StoreApi | undefined> {
+  async open(
+    req: Request,
+    session: SignedIn,
+    store: MemberStore,
+    extra: FetchMiddleware[] = [],
+  ): Promise<StoreApi | undefined> {
     const baseUrl = ownAddress(req);
     const key = `${session.id}:${store.id}`;
     let held: HeldToken | undefined = this.held.get(key);
@@ -66,7 +71,7 @@ export class StaffApi {
       accessToken: held.token,
       retry: false,
       timeoutMs: API_TIMEOUT_MS,
-      middleware: [renew],
+      middleware: [renew, ...extra],
       headers: this.pageHeaders(req),
     });
     const scopes = held.scopes;
