@@ -10,17 +10,19 @@
  */
 const DOMAIN_AREAS = {
   identity: [],
-  auth: ['identity'],
-  partner: ['identity'],
+  // The one recorder of who did what (D53), written in the transaction of each change.
+  audit: ['identity'],
+  auth: ['identity', 'audit'],
+  partner: ['identity', 'audit'],
   webhooks: ['identity'],
   commerce: ['webhooks'],
   mail: ['partner'],
-  claims: ['commerce', 'mail', 'partner', 'webhooks'],
+  claims: ['audit', 'commerce', 'mail', 'partner', 'webhooks'],
   'test-mode': ['claims', 'mail', 'webhooks'],
   // The ends of an installation reach into each area they clean up (D14, D45).
-  uninstall: ['auth', 'identity', 'partner', 'webhooks'],
-  // A store's team (D53): memberships and their staff grants, and the invitation's e-mail.
-  team: ['auth', 'identity', 'mail'],
+  uninstall: ['audit', 'auth', 'identity', 'partner', 'webhooks'],
+  // A store's team (D53): memberships and their staff grants, the invitation's e-mail, the audit line.
+  team: ['audit', 'auth', 'identity', 'mail'],
 };
 
 /** Throws when an area reaches itself through the table: two areas importing each other, or a longer loop. */

@@ -342,7 +342,12 @@ function objectAllOptional(gen: Generator, schema: Schema, mode: Mode): boolean 
 
 function responseType(gen: Generator, route: AppRoute): string {
   const byBody = new Map<string, string[]>();
-  for (const [status, schema] of Object.entries(route.responses)) {
+  for (const [status, answer] of Object.entries(route.responses)) {
+    // A body that is not JSON (D52's CSV) is declared with its content type; its type is its body's.
+    const schema =
+      typeof answer === 'object' && answer !== null && 'contentType' in answer
+        ? (answer as unknown as { body: Schema }).body
+        : answer;
     const body = isNoBody(schema) ? 'undefined' : gen.type(schema as Schema, 'output', '  ');
     byBody.set(body, [...(byBody.get(body) ?? []), status]);
   }

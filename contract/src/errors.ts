@@ -11,6 +11,7 @@ export const STATUS_NAMES = {
   410: 'Gone',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   501: 'Not Implemented',

@@ -16,8 +16,11 @@ export type AuthKind = 'public' | 'client' | 'dashboard' | 'token';
 export interface RouteMeta {
   auth: AuthKind;
   scopes: ScopeRule;
-  /** `data` when the success body is wrapped as `{data: …}` (D1), `plain` otherwise. */
-  body: 'data' | 'plain';
+  /**
+   * `data` when the success body is wrapped as `{data: …}` (D1), `plain` otherwise; `csv` when
+   * it is not JSON at all but `text/csv` (D52's export), streamed.
+   */
+  body: 'data' | 'plain' | 'csv';
   /** Where the route comes from: `spec` or the decision that adds it (`D17`, …). */
   source: string;
   /** Further decisions that shape the route, cited in the OpenAPI description. */
@@ -35,7 +38,7 @@ export function isRouteMeta(value: unknown): value is RouteMeta {
   return (
     AUTH_KINDS.includes(m.auth as AuthKind) &&
     typeof m.scopes === 'object' &&
-    (m.body === 'data' || m.body === 'plain') &&
+    (m.body === 'data' || m.body === 'plain' || m.body === 'csv') &&
     typeof m.source === 'string'
   );
 }

@@ -29,6 +29,7 @@ const PLACEHOLDER_SERVER_TEXT =
  */
 const OPERATION_IDS: Record<string, string> = {
   'oauth.token': 'requestToken',
+  'claims.export': 'exportClaims',
   'oauth.revoke': 'revokeToken',
   'oauth.sessionVerify': 'verifySessionToken',
   'oauth.authorize': 'previewConsent',
@@ -611,6 +612,11 @@ function responsesOf(
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
     };
   }
+  // D52: a CSV answer is text, not JSON; the generator names no content for it.
+  if (isRouteMeta(route.metadata) && route.metadata.body === 'csv') {
+    const success = responses[200]!;
+    responses[200] = { ...success, content: { 'text/csv': { schema: { type: 'string' } } } };
+  }
   for (const [status, response] of Object.entries(responses)) {
     const headers = headersOf(Number(status), operation.operationId, route, version);
     (responses as Record<string, unknown>)[status] = {
@@ -659,6 +665,10 @@ export const RESPONSE_HEADERS = {
   ETag: {
     description: 'Names this version of the answer: send it as `If-None-Match` to get 304 while it still holds',
     schema: { type: 'string', maxLength: 128 },
+  },
+  'Content-Disposition': {
+    description: 'D52: `attachment; filename="…"`, so a browser saves the CSV as a file',
+    schema: { type: 'string' },
   },
   Location: {
     description: 'The path of the claim filed: `/v1/claims/{claimId}`',
@@ -746,6 +756,8 @@ function headersOf(status: number, key: string, route: AppRoute, version: ApiVer
     headers.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
   }
   if (status === 429 || status === 503) headers.push('Retry-After');
+  if (status === 200 && isRouteMeta(route.metadata) && route.metadata.body === 'csv')
+    headers.push('Content-Disposition');
   const requestHeaders = isZodObject(route.headers) ? Object.keys(extractZodObjectShape(route.headers)) : [];
   if (requestHeaders.includes('if-none-match') && (status === 200 || status === 304)) headers.push('ETag');
   if (LOCATION_OPERATIONS.has(key) && status >= 200 && status < 300) headers.push('Location');

@@ -455,6 +455,7 @@ describe('routes', () => {
         'POST /v1/apps/:clientId/webhooks/rotate-secret',
         'POST /v1/stores/:storeId/staff-tokens',
         'PATCH /v1/stores/:storeId/settings',
+        'GET /v1/stores/:storeId/audit-events',
         'POST /v1/auth/password',
       ].sort(),
     );

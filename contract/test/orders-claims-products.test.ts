@@ -899,6 +899,7 @@ describe('routes match routes.tsv', () => {
     ['POST', '/v1/claims/:claimId/notes', 'token', 'claim:update|claim:manage', 201, 'data', 'D51'],
     ['POST', '/v1/claims/:claimId/approve/preview', 'token', 'claim:manage', 200, 'data', 'D51'],
     ['GET', '/v1/orders', 'token', 'order:read|order:update', 200, 'plain', 'D51'],
+    ['GET', '/v1/claims/export', 'token', 'claim:read|claim:update|claim:manage', 200, 'csv', 'D52'],
     ['GET', '/v2/products/:productId', 'token', 'product:read|product:update', 200, 'data', 'spec'],
     ['PUT', '/v2/products/:productId', 'token', 'product:update', 200, 'data', 'spec'],
     ['DELETE', '/v2/products/:productId', 'token', 'product:update', 200, 'data', 'spec'],
@@ -920,7 +921,7 @@ describe('routes match routes.tsv', () => {
     ...Object.values(productRoutes),
   ] as unknown as AnyRoute[];
 
-  it('defines exactly the 25 routes', () => {
+  it('defines exactly the 26 routes', () => {
     expect(all).toHaveLength(expected.length);
   });
 

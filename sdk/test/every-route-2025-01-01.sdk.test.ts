@@ -190,6 +190,9 @@ describe('SDK 2025-01-01: every token route, end to end', () => {
     expect(preview.data.storeCredits).toHaveLength(1);
     const timeline = body('claims.getTimeline', await client.claims.getTimeline({ params: { claimId } }), 200);
     expect(timeline.data.map((e) => e.type)).toEqual(['note']);
+    // D52: the export is text (CSV) on the earlier version too.
+    const csv = body('claims.export', await client.claims.export({ query: { q: claimId } }), 200);
+    expect(csv.split('\r\n')[1]).toMatch(new RegExp(`^${claimId},`));
     const orders = body('orders.list', await client.orders.list({ query: { q: '#2025' } }), 200);
     const mine = orders.edges.find((e) => e.node.sourceOrderId === sourceOrderId)!;
     expect(mine.node.lineItems![0]!.claimableQuantity).toBe(10 - 2);

@@ -33,7 +33,12 @@ type Args<F> = F extends (args: infer A) => unknown ? NonNullable<A> : never;
 type Answer<F> = F extends (...args: never[]) => Promise<infer R> ? R : never;
 
 type Input<S> = S extends z.ZodTypeAny ? z.input<S> : never;
-type Output<S> = S extends z.ZodTypeAny ? z.output<S> : undefined;
+type Output<S> = S extends z.ZodTypeAny
+  ? z.output<S>
+  : // A body that is not JSON (D52's CSV): `{ contentType, body }`.
+    S extends { contentType: string; body: infer B extends z.ZodTypeAny }
+    ? z.output<B>
+    : undefined;
 
 /** Both `true` (an intersection would hide a failure: `true & false` is `never`). */
 type And<A, B> = Same<A, true> extends true ? Same<B, true> : false;

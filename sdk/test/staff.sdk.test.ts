@@ -54,6 +54,15 @@ describe('staff through the SDK (D49)', () => {
     if (written.status !== 200) return;
     expect(written.body.data).toMatchObject({ storeCreditMaxPercentage: 40, updatedByApplicationId: null });
 
+    // D53: the owner reads who did it in the audit log, newest first.
+    const audit = await dashboard.stores.listAuditEvents({
+      params: { storeId: s.owner.store.id },
+      query: { first: 5 },
+    });
+    expect(audit.status).toBe(200);
+    if (audit.status !== 200) return;
+    expect(audit.body.data.edges.map((e) => e.node.action).slice(0, 2)).toEqual(['settings.updated', 'claim.approved']);
+
     const changed = await dashboard.auth.changePassword({
       body: { currentPassword: s.owner.password, newPassword: 'a brand new long password' },
     });

@@ -91,6 +91,27 @@ describe('SDK: the claims workspace', () => {
     expect(timeline.map((e) => e.type)).toEqual(['note', 'state_change', 'resolution', 'store_credit']);
   });
 
+  it('exports the filtered claims as CSV text (D52)', async () => {
+    const csv = unwrap(await client.claims.export({ query: { queue: 'approved' } }));
+    const [header, ...lines] = csv.trimEnd().split('\r\n');
+    expect(header!.split(',')).toEqual([
+      'claimId',
+      'createdAt',
+      'claimState',
+      'claimType',
+      'sourceOrderId',
+      'sourceOrderNumber',
+      'authorName',
+      'authorEmail',
+      'items',
+      'resolution',
+      'amount',
+      'currency',
+    ]);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((l) => l.includes(',APPROVED,'))).toBe(true);
+  });
+
   it('lists orders newest first with what is left to claim of each line', async () => {
     const orders = unwrap(await client.orders.list({ query: { q: 'BUYER1@example.com' } }));
     expect(orders.edges.map((e) => e.node.sourceOrderId)).toEqual(['ws-1']);

@@ -26,6 +26,7 @@ import { docs } from './http/docs';
 import { errorHandler, requestValidationError } from './http/errors';
 import { health } from './http/health';
 import { IdempotencySweeper, idempotency } from './http/idempotency';
+import { dashboardOriginKey, requestOriginGate } from './http/origin';
 import { PublicReadCache } from './http/public-cache';
 import { RateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
@@ -123,6 +124,8 @@ export function createApp(deps: AppDeps): Express {
         versionGate(deps.config.publicBaseUrl, served(context.apiUsage, metrics)) as RequestHandler,
         authenticate(auth) as RequestHandler,
         idempotency(deps.db, deps.logger),
+        // D53: after the body is read, so the handler's awaits keep the origin the audit log records.
+        requestOriginGate(auth.trustProxy, dashboardOriginKey(deps.config.secretKey)),
       ]),
       responseValidation: deps.responseValidation ?? false,
       // D2: on the token and revoke endpoints a validation failure is an RFC 6749 error.

@@ -1,7 +1,10 @@
+import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { tokenErrors, ZError } from '../errors';
+import { errors, tokenErrors, ZError } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
 import {
+  CLAIM_EXPORT_COLUMNS,
+  CLAIM_EXPORT_LIMIT,
   ZApprovePreview,
   ZClaim,
   ZClaimApprove,
@@ -21,6 +24,9 @@ import { data, ZId, ZIdempotencyHeaders, ZStatusOk } from '../schemas/common';
 import { anyOf } from '../scopes';
 
 const tokenRoute = routeMeta('token', 'plain');
+const csvRoute = routeMeta('token', 'csv');
+const c = initContract();
+
 const tokenDataRoute = routeMeta('token', 'data');
 
 const ZClaimPath = z.object({ claimId: ZId });
@@ -70,6 +76,24 @@ export const claimRoutes = routeGroup({
       '`claimState`s, `q` (exact claim id, order number or shopper e-mail) and `claimType`, oldest or newest ' +
       'first (`order`, D51). `queue` with `claimState`, or `createdAtMin` after `createdAtMax`, answers 400.',
     metadata: tokenRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'spec', ['D24', 'D51']),
+  },
+  // Before `get`: `/v1/claims/export` is this route, never a claim named `export`.
+  export: {
+    method: 'GET',
+    path: '/v1/claims/export',
+    query: ZClaimListQuery.omit({ first: true, after: true, last: true, before: true }),
+    responses: {
+      200: c.otherResponse({ contentType: 'text/csv', body: z.string().describe('RFC 4180 CSV, a header row first') }),
+      ...tokenErrors,
+      ...errors(422),
+    },
+    summary: 'Export claims as CSV',
+    description:
+      "The store's claims matching the list's filters (`GET /v1/claims`: `queue`, `claimState`, `q`, `claimType`, `sourceOrderId`, `createdAtMin`, `createdAtMax`, `updatedAtMin`, `order`) as `text/csv` (RFC 4180: CRLF line ends, every field quoted when it holds a quote, comma or line break, quotes doubled), with a header row and `Content-Disposition: attachment`, streamed (D52). " +
+      `Columns: ${CLAIM_EXPORT_COLUMNS.join(', ')}. \`items\` is each item as \`<quantity> x <name or item id> (<issue type>)\` joined by \`; \`; \`resolution\` the approved resolution types joined by \`; \`; \`amount\` the paid value of the resolutions and \`currency\` its currency, one amount per currency joined by \`; \` in the rare claim paid in two. ` +
+      "A cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return is written after a `'`, so no spreadsheet runs it as a formula. " +
+      `At most ${CLAIM_EXPORT_LIMIT.toLocaleString('en')} rows: more answers 422 before anything is sent; narrow the filters.`,
+    metadata: csvRoute(anyOf('claim:read', 'claim:update', 'claim:manage'), 'D52', ['D24', 'D51']),
   },
   get: {
     method: 'GET',

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { dashboardErrors } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
+import { ZAuditEventConnection, ZAuditEventsParams, ZAuditEventsQuery } from '../schemas/audit';
 import { data, ZId } from '../schemas/common';
 import { ZInstallation, ZSessionTokenMint, ZStaffToken, ZUninstalled } from '../schemas/identity';
 import { ZMerchantSettings, ZMerchantSettingsUpdate } from '../schemas/settings';
@@ -69,5 +70,17 @@ export const storeRoutes = routeGroup({
       "Writes the merchant default settings with the limits of the settings fields: sparse, omitted fields keep their value, null answers 400. Answers the settings as GET /v2/settings reads them, with updatedByApplicationId null (a merchant's write). " +
       'An owner or admin of the store only (others 403, D49); a store the user is not a member of answers 404 (D7).',
     metadata: dashboardRoute('D53', ['D7', 'D26', 'D49']),
+  },
+  listAuditEvents: {
+    method: 'GET',
+    path: '/v1/stores/:storeId/audit-events',
+    pathParams: ZAuditEventsParams,
+    query: ZAuditEventsQuery,
+    responses: { 200: data(ZAuditEventConnection), ...dashboardErrors },
+    summary: "List the store's audit log",
+    description:
+      'Who did what in the store (D53), newest first, cursor-paged as the claim list (D24): sign-ins, password changes, members and roles, settings and pricing changes with before and after, installs and uninstalls, claim decisions, notes and exports, each with its actor, target, time, IP address and user agent. ' +
+      'An owner or admin of the store only (others 403, D49); a store the user is not a member of answers 404 (D7).',
+    metadata: dashboardRoute('D53', ['D7', 'D24', 'D49']),
   },
 });

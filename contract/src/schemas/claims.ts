@@ -708,3 +708,21 @@ export const ZApprovePreview = z
   })
   .strict();
 export type TApprovePreview = z.infer<typeof ZApprovePreview>;
+
+/** D52: the most rows one export holds. */
+export const CLAIM_EXPORT_LIMIT = 100_000;
+/** D52: the export's columns, in order. */
+export const CLAIM_EXPORT_COLUMNS = [
+  'claimId',
+  'createdAt',
+  'claimState',
+  'claimType',
+  'sourceOrderId',
+  'sourceOrderNumber',
+  'authorName',
+  'authorEmail',
+  'items',
+  'resolution',
+  'amount',
+  'currency',
+] as const;

@@ -727,6 +727,56 @@ export interface TMerchantSettings {
   updatedAt: string;
 }
 
+export type TAuditAction = 'claim.approved' | 'claim.denied' | 'claim.moved' | 'claim.note_added' | 'claims.exported' | 'settings.updated' | 'pricing.updated' | 'member.invited' | 'member.role_changed' | 'member.removed' | 'app.installed' | 'app.uninstalled' | 'user.signed_in' | 'user.password_changed';
+
+export interface TAuditEventsQuery {
+  /** Page size from the start, 1-250 (default 50) */
+  first?: number;
+  /** Opaque cursor: items after this one */
+  after?: string;
+  /** Page size from the end, 1-250 */
+  last?: number;
+  /** Opaque cursor: items before this one */
+  before?: string;
+  /** Only the acts of this actor: a user's id or e-mail, or an app's client id */
+  actor?: string;
+  /** Only this action */
+  action?: TAuditAction;
+  /** Acts at or after */
+  createdAtMin?: string;
+  /** Acts at or before */
+  createdAtMax?: string;
+}
+
+export interface TAuditEvent {
+  id: string;
+  at: string;
+  actor: {
+    type: 'user' | 'app';
+    /** The user's id or the app's client id */
+    id: string;
+    /** The user's e-mail at the time; null for an app */
+    email: string | null;
+  };
+  action: TAuditAction;
+  target: {
+    type: string;
+    id: string;
+  };
+  /** What changed (e.g. `{before, after}` for settings and pricing); never a secret, card-like numbers redacted */
+  changes?: unknown | null;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface TAuditEventConnection {
+  edges: {
+    node: TAuditEvent;
+    cursor: string;
+  }[];
+  pageInfo: TPageInfo;
+}
+
 export type TMemberStatuse = 'active' | 'invited';
 
 export interface TMemberNotices {
@@ -2635,6 +2685,31 @@ export interface StoresRoutes {
   }): Promise<Reply<200, {
     data: TMerchantSettings;
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * List the store's audit log — `GET /v1/stores/:storeId/audit-events`
+   *
+   * Who did what in the store (D53), newest first, cursor-paged as the claim list (D24):
+   * sign-ins, password changes, members and roles, settings and pricing changes with before and
+   * after, installs and uninstalls, claim decisions, notes and exports, each with its actor,
+   * target, time, IP address and user agent. An owner or admin of the store only (others 403,
+   * D49); a store the user is not a member of answers 404 (D7).
+   */
+  listAuditEvents(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+    };
+    /** Query parameters; the SDK writes numbers and booleans into the query string. */
+    query?: TAuditEventsQuery;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TAuditEventConnection;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
 /**
@@ -2968,6 +3043,50 @@ export interface ClaimsRoutes {
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, TClaimConnection> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Export claims as CSV — `GET /v1/claims/export`
+   *
+   * The store's claims matching the list's filters (`GET /v1/claims`: `queue`, `claimState`,
+   * `q`, `claimType`, `sourceOrderId`, `createdAtMin`, `createdAtMax`, `updatedAtMin`, `order`)
+   * as `text/csv` (RFC 4180: CRLF line ends, every field quoted when it holds a quote, comma or
+   * line break, quotes doubled), with a header row and `Content-Disposition: attachment`,
+   * streamed (D52). Columns: claimId, createdAt, claimState, claimType, sourceOrderId,
+   * sourceOrderNumber, authorName, authorEmail, items, resolution, amount, currency. `items` is
+   * each item as `<quantity> x <name or item id> (<issue type>)` joined by `; `; `resolution`
+   * the approved resolution types joined by `; `; `amount` the paid value of the resolutions and
+   * `currency` its currency, one amount per currency joined by `; ` in the rare claim paid in
+   * two. A cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return is written after a
+   * `'`, so no spreadsheet runs it as a formula. At most 100,000 rows: more answers 422 before
+   * anything is sent; narrow the filters.
+   */
+  export(args?: {
+    /** Query parameters; the SDK writes numbers and booleans into the query string. */
+    query?: {
+      /** Only claims in these states; repeat the parameter for several (D51) */
+      claimState?: TClaimState | TClaimState[];
+      /** Only claims in this tab of the claim queue (D51); cannot be combined with claimState */
+      queue?: TClaimQueue;
+      /** Only the claims whose id, order number or shopper's e-mail is exactly this (D51) */
+      q?: string;
+      /** Only claims of this type (D51) */
+      claimType?: TClaimType;
+      /** By createdAt: asc (oldest first, the default) or desc (D51) */
+      order?: TListOrder;
+      sourceOrderId?: string;
+      /** Claims created at or after */
+      createdAtMin?: string;
+      /** Claims created at or before */
+      createdAtMax?: string;
+      /** Claims updated at or after */
+      updatedAtMin?: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, string> | Reply<400 | 401 | 403 | 404 | 422 | 429, TError>>;
   /**
    * Get a claim — `GET /v1/claims/:claimId`
    *

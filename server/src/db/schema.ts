@@ -579,6 +579,23 @@ export interface ClaimStateChangesTable {
   createdAt: Timestamp;
 }
 
+/** The store audit log (D53): one row per store an act concerns. */
+export interface AuditEventsTable {
+  id: string;
+  storeId: string;
+  at: Generated<Date>;
+  actorType: 'user' | 'app';
+  actorId: string;
+  actorEmail: string | null;
+  action: string;
+  targetType: string;
+  targetId: string;
+  changes: Json<unknown> | null;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
+
 export interface Database {
   apps: AppsTable;
   installations: InstallationsTable;
@@ -619,4 +636,5 @@ export interface Database {
   claimNotes: ClaimNotesTable;
   // E-mail to shoppers (D42).
   mailMessages: MailMessagesTable;
+  auditEvents: AuditEventsTable;
 }

@@ -115,6 +115,7 @@ const REFUSAL_STATUS: Record<RefusalKind, ErrorStatus> = {
   forbidden: 403,
   missing: 404,
   conflict: 409,
+  too_large: 422,
 };
 
 /** A domain refusal as the D2 answer: the one place refusals become statuses. */

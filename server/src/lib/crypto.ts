@@ -21,7 +21,8 @@ type KeyPurpose =
   | 'claim-link'
   | 'member-invitation'
   | 'page-session'
-  | 'page-csrf';
+  | 'page-csrf'
+  | 'dashboard-origin';
 
 export function deriveKey(secretKey: Buffer, purpose: KeyPurpose, context = ''): Buffer {
   return Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), `protection-service:${purpose}:${context}`, 32));

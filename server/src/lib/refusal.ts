@@ -6,7 +6,7 @@
  * Thrown, not returned: a refusal ends the transaction it happens in, and a transaction that
  * throws is rolled back, so nothing a refused request began is written.
  */
-export type RefusalKind = 'invalid' | 'unauthorized' | 'forbidden' | 'missing' | 'conflict';
+export type RefusalKind = 'invalid' | 'unauthorized' | 'forbidden' | 'missing' | 'conflict' | 'too_large';
 
 export interface RefusalIssue {
   path: string;
@@ -47,6 +47,8 @@ export const refuse = {
   forbidden: (message: string) => new Refusal('forbidden', message),
   missing: (message: string) => new Refusal('missing', message),
   conflict: (message: string) => new Refusal('conflict', message),
+  /** A well-formed request for more than the service answers at once (422, D52's export). */
+  tooLarge: (message: string) => new Refusal('too_large', message),
   /**
    * An OAuth failure with its RFC 6749 code: `invalid_client` is a 401, the others 400. The
    * validation issues of a malformed request, or the challenge of a client told to use HTTP

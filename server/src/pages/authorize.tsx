@@ -4,6 +4,7 @@
 import express, { type Request, type Response, Router } from 'express';
 import { storesOfUser } from '../domain/auth/browser-sessions';
 import { approveInstall, previewInstall } from '../domain/auth/install';
+import { withOriginOf } from '../http/origin';
 import { Refusal } from '../lib/refusal';
 import type { RouteContext } from '../routes/context';
 import {
@@ -179,15 +180,19 @@ class AuthorizeFlow {
       return seeOther(res, errorRedirect(redirectUri, 'invalid_request', 'malformed consent', state));
     }
     try {
-      const approved = await approveInstall(this.ctx.db, {
-        userId: session.user.id,
-        clientId: request.clientId,
-        redirectUri,
-        storeId: request.store,
-        scopes: scopesOf(request),
-        state,
-        codeChallenge: request.codeChallenge,
-      });
+      const { auth, config } = this.ctx;
+      const [userId, storeId] = [session.user.id, request.store];
+      const approved = await withOriginOf(req, auth.trustProxy, config.secretKey, () =>
+        approveInstall(this.ctx.db, {
+          userId,
+          clientId: request.clientId,
+          redirectUri,
+          storeId,
+          scopes: scopesOf(request),
+          state,
+          codeChallenge: request.codeChallenge,
+        }),
+      );
       seeOther(res, approved.redirectUri);
     } catch (err) {
       seeOther(res, refusalRedirect(err, request));

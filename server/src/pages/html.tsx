@@ -27,7 +27,7 @@ interface PageOptions {
  * stylesheet and images and nothing else: no script at all, inline or not. A page may add
  * image sources (the shopper's photos once a person asks for them, D50).
  */
-function pageHeaders(res: Response, options: PageOptions = {}): void {
+export function pageHeaders(res: Response, options: PageOptions = {}): void {
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
   const imgSrc = ["'self'", ...(options.imageSources ?? [])].join(' ');
   res.setHeader(

@@ -7,6 +7,7 @@ import { storesOfUser } from '../domain/auth/browser-sessions';
 import { issueDashboardToken } from '../domain/auth/tokens';
 import { invitationLinks } from '../domain/team/members';
 import { describeError, mapError } from '../http/errors';
+import { DASHBOARD_ORIGIN_HEADER, dashboardOriginKey, signDashboardOrigin } from '../http/origin';
 import { compilePaths } from '../http/unmatched';
 import type { RouteContext } from '../routes/context';
 import { authorizePages } from './authorize';
@@ -90,12 +91,16 @@ export function pages(ctx: RouteContext): Router {
 
 /** What the dashboard may use of the session and the sign-in (D50); it reaches stores through the API. */
 function dashboardPort(ctx: RouteContext, sessions: BrowserSessions): DashboardPort {
+  const originKey = dashboardOriginKey(ctx.config.secretKey);
   return {
     sessions,
     dashboardToken: (session) =>
       issueDashboardToken(ctx.auth.keys, { userId: session.user.id, grantId: session.id }).token,
     storesOf: (userId) => storesOfUser(ctx.db, userId),
     signIn: (req, res, credentials) => passwordSignIn(ctx, sessions, req, res, credentials),
+    vouchFor: (req) => ({
+      [DASHBOARD_ORIGIN_HEADER]: signDashboardOrigin(originKey, req, ctx.auth.trustProxy, req.id),
+    }),
     publicOrigin: new URL(ctx.config.publicBaseUrl).origin,
   };
 }

@@ -13,7 +13,7 @@ import type { RouteContext } from '../routes/context';
 import type { BrowserSession, BrowserSessions } from './browser-session';
 import { ROLE_WORDS } from './dashboard/words';
 import { FormExpired, Hidden, Layout, MessagePage, sendPage, TooManyAttempts, wrap } from './html';
-import { passwordAttemptAllowed } from './sign-in';
+import { passwordAttemptAllowed, startSession } from './sign-in';
 
 /**
  * The invitation page (D53): `/dashboard/invitations/:token`, outside the signed-in frame. The
@@ -165,7 +165,7 @@ export function invitationPages(ctx: RouteContext, sessions: BrowserSessions, li
       }
       // Accepted once: a second post of the same link finds nothing.
       if (!joined) return sendPage(res, 404, <NotFoundPage />);
-      await sessions.signIn(res, joined.userId, found.view.email);
+      await startSession(ctx, sessions, req, res, { id: joined.userId, email: found.view.email });
       res.setHeader('cache-control', 'no-store');
       res.redirect(303, `/dashboard/stores/${encodeURIComponent(joined.storeId)}`);
     }),

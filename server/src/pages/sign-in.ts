@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { checkCredentials } from '../domain/auth/dashboard';
 import { clientIp } from '../http/client-ip';
+import { withOriginOf } from '../http/origin';
 import { rateLimitHeaders } from '../http/rate-limit';
 import type { RouteContext } from '../routes/context';
 import type { BrowserSessions } from './browser-session';
@@ -23,8 +24,19 @@ export async function passwordSignIn(
   if (!(await passwordAttemptAllowed(ctx, req, res))) return 'limited';
   const user = await checkCredentials(ctx.db, credentials.email.slice(0, 320), credentials.password.slice(0, 1024));
   if (!user) return 'wrong';
-  await sessions.signIn(res, user.id, user.email);
+  await startSession(ctx, sessions, req, res, user);
   return 'signed-in';
+}
+
+/** A new session for `user` signed in from this page; its audit line (D53) carries the browser's address and user agent. */
+export function startSession(
+  ctx: RouteContext,
+  sessions: BrowserSessions,
+  req: Request,
+  res: Response,
+  user: { id: string; email: string },
+): Promise<unknown> {
+  return withOriginOf(req, ctx.auth.trustProxy, ctx.config.secretKey, () => sessions.signIn(res, user.id, user.email));
 }
 
 /**

@@ -1,4 +1,6 @@
+import { Readable } from 'node:stream';
 import type { Contract } from '@protection-service/contract';
+import { startClaimExport } from '../domain/claims/export';
 import { fileClaim, fileOfflineClaim } from '../domain/claims/filing';
 import { approveClaim, denyClaim, postMessage, previewApproval, transitionClaim } from '../domain/claims/moves';
 import { listClaims, readClaim } from '../domain/claims/read';
@@ -9,7 +11,7 @@ import type { GroupHandlers, RouteContext } from './context';
 const OK = { status: 'ok' } as const;
 
 /** Claims (D22-D26); the store and the acting app or member come from the token only (D7, D49). */
-export function claimHandlers({ db, pager, claimLinks }: RouteContext): GroupHandlers<Contract['claims']> {
+export function claimHandlers({ db, pager, claimLinks, logger }: RouteContext): GroupHandlers<Contract['claims']> {
   const record = async (storeId: string, claimId: string) => ({
     status: 200 as const,
     body: await readClaim(db, storeId, claimId, claimLinks),
@@ -27,6 +29,22 @@ export function claimHandlers({ db, pager, claimLinks }: RouteContext): GroupHan
     },
     async list({ query, req }) {
       return { status: 200, body: await listClaims(db, pager, storeOf(req), query) };
+    },
+    async export({ query, req, res }) {
+      // D52: refused (400, 422) before any byte is sent; then streamed batch by batch.
+      const { lines } = await startClaimExport(db, actorOf(req), query);
+      const day = new Date().toISOString().slice(0, 10);
+      res.setHeader('content-type', 'text/csv; charset=utf-8');
+      res.setHeader('content-disposition', `attachment; filename="claims-${day}.csv"`);
+      res.setHeader('cache-control', 'no-store');
+      const body = Readable.from(lines);
+      // The status and headers are gone already: a failure can no longer answer 500. The
+      // connection is cut (the client sees a truncated transfer, not a complete file) and logged.
+      body.on('error', (err) => {
+        logger.error({ err, requestId: req.id }, 'claims export failed while streaming');
+        res.destroy();
+      });
+      return { status: 200, body: body as never };
     },
     async get({ params, req }) {
       return record(storeOf(req), params.claimId);

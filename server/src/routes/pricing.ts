@@ -1,4 +1,5 @@
 import type { Contract } from '@protection-service/contract';
+import { auditActorOf } from '../domain/audit/record';
 import { listRuleSets, updateRuleSet } from '../domain/partner/pricing';
 import { actorOf, pricingTypesOf, tokenOf } from '../http/caller';
 import type { GroupHandlers, RouteContext } from './context';
@@ -20,6 +21,7 @@ export function pricingHandlers({ db }: RouteContext): GroupHandlers<Contract['p
         body,
         // D49: a staff member's write leaves updatedByApplicationId null, as the dashboard's.
         actorOf(req).clientId,
+        auditActorOf(actorOf(req)),
       );
       return { status: 200, body: { data: [updated] } };
     },

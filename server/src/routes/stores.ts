@@ -1,4 +1,5 @@
 import type { Contract } from '@protection-service/contract';
+import { listAuditEvents } from '../domain/audit/read';
 import { mintSessionToken } from '../domain/auth/session-tokens';
 import { mintStaffToken } from '../domain/auth/staff';
 import { listInstallations } from '../domain/identity/installations';
@@ -12,7 +13,7 @@ import type { GroupHandlers, RouteContext } from './context';
  * default settings (D53), on the stores the
  * dashboard user belongs to: the domain answers another store exactly as a missing one (D7).
  */
-export function storeHandlers({ db, config, auth }: RouteContext): GroupHandlers<Contract['stores']> {
+export function storeHandlers({ db, config, auth, pager }: RouteContext): GroupHandlers<Contract['stores']> {
   const sessionSettings = { secretKey: config.secretKey, issuer: config.publicBaseUrl };
   return {
     async listInstallations({ params, req }) {
@@ -46,6 +47,10 @@ export function storeHandlers({ db, config, auth }: RouteContext): GroupHandlers
       // RFC 6749 §5.1, as every token answer: no cache keeps it.
       res.setHeader('cache-control', 'no-store');
       return { status: 200, body: { data } };
+    },
+    async listAuditEvents({ params, query, req }) {
+      const { userId } = dashboardUserOf(req);
+      return { status: 200, body: { data: await listAuditEvents(db, pager, userId, params.storeId, query) } };
     },
   };
 }

@@ -145,11 +145,14 @@ export class AnswerChecker {
     if (!described) return `${where}: content type ${mediaType ?? '(none)'} is not documented`;
     if (answer.method === 'HEAD' || !described.schema) return undefined;
     let value: unknown;
-    try {
-      value = JSON.parse(answer.body.toString('utf8'));
-    } catch {
-      return `${where}: the body is not JSON`;
-    }
+    // A text answer (D52's CSV) is checked as the string it is.
+    if (mediaType?.startsWith('text/')) value = answer.body.toString('utf8');
+    else
+      try {
+        value = JSON.parse(answer.body.toString('utf8'));
+      } catch {
+        return `${where}: the body is not JSON`;
+      }
     const validate = this.validator(`${key} ${mediaType}`, described.schema);
     if (validate(value)) return undefined;
     const detail = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');

@@ -174,7 +174,10 @@ describe('pnpm start with WEB_CONCURRENCY=2', () => {
       .where('type', '=', 'SHIPPING')
       .where('storeId', '=', storeId)
       .executeTakeFirstOrThrow();
-    await updateRuleSet(db, storeId, shipping.id, ['SHIPPING'], { automaticallyAddToCart: true }, clientId);
+    await updateRuleSet(db, storeId, shipping.id, ['SHIPPING'], { automaticallyAddToCart: true }, clientId, {
+      type: 'app',
+      id: clientId,
+    });
     let after: Answer[] = [];
     await expect
       .poll(

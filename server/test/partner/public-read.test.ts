@@ -142,6 +142,7 @@ describe('GET /v1/quote/insurance', () => {
       ['SHIPPING'],
       { rules: [{ min: 0, max: 500, terms: { customer: { amount: 3, type: 'fixed' } } }] },
       'svc_app_test',
+      { type: 'app', id: 'svc_app_test' },
     );
     await expect.poll(premium, { timeout: 2_000, interval: 20 }).toBe(3);
     expect(Date.now() - changed).toBeLessThan(2_000);

@@ -331,7 +331,11 @@ describe('security suite', () => {
       const ownContext = route.path.startsWith('/v2/settings/context');
       for (const role of ['owner', 'admin', 'viewer'] as const) {
         const res = await call(route, bearer(staff[role]));
-        const body = (await res.json()) as { message?: string };
+        // A CSV answer (D52) is text; every refusal is JSON.
+        const text = await res.text();
+        const body = (res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : {}) as {
+          message?: string;
+        };
         // The gate's order: the scope rule, then the mode (D45), then the route's own refusal.
         if (!satisfies(meta, ROLE_SCOPES[role])) {
           expect(res.status, role).toBe(403);

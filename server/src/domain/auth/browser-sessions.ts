@@ -2,6 +2,7 @@ import type { Role } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
+import { recordAudit } from '../audit/record';
 import { revokeFamily } from './revocations';
 
 /**
@@ -15,8 +16,21 @@ export const BROWSER_SESSION_TTL_S = 12 * 3600;
 
 export async function startBrowserSession(db: Db, userId: string): Promise<string> {
   const id = newId('gr');
-  await db.insertInto('grants').values({ id, kind: 'dashboard', userId }).execute();
+  await transact(db, async (trx) => {
+    await trx.insertInto('grants').values({ id, kind: 'dashboard', userId }).execute();
+    await recordSignIn(trx, userId);
+  });
   return id;
+}
+
+/** D53: a sign-in, on the log of each store the user is a member of. */
+export function recordSignIn(trx: Db, userId: string): Promise<void> {
+  return recordAudit(trx, {
+    store: { memberOf: userId },
+    actor: { type: 'user', id: userId },
+    action: 'user.signed_in',
+    target: { type: 'user', id: userId },
+  });
 }
 
 /** The signed-in user, when the session is neither revoked nor older than 12 hours. */

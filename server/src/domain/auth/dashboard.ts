@@ -6,8 +6,9 @@ import { transact } from '../../db/transact';
 import { digest, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
+import { recordAudit } from '../audit/record';
 import { hashPassword } from '../identity/users';
-import { storesOfUser } from './browser-sessions';
+import { recordSignIn, storesOfUser } from './browser-sessions';
 import { revokeFamily, revokeOtherSessions } from './revocations';
 import {
   DASHBOARD_REFRESH_PREFIX,
@@ -103,6 +104,7 @@ export async function login(db: Db, keys: TokenKeys, email: string, password: st
   const grantId = newId('gr');
   const refreshToken = await transact(db, async (trx) => {
     await trx.insertInto('grants').values({ id: grantId, kind: 'dashboard', userId: user.id }).execute();
+    await recordSignIn(trx, user.id);
     return insertRefreshToken(trx, grantId, new Date());
   });
   return { ...tokensOf(keys, user.id, grantId, refreshToken), user: await userView(db, user) };
@@ -201,5 +203,12 @@ export async function changePassword(
       .executeTakeFirst();
     if (changed.numUpdatedRows === 0n) throw refuse.conflict('the password was changed meanwhile: try again');
     await revokeOtherSessions(trx, session.userId, session.grantId, 'password changed');
+    // D53: never the password itself, only that it changed.
+    await recordAudit(trx, {
+      store: { memberOf: session.userId },
+      actor: { type: 'user', id: session.userId },
+      action: 'user.password_changed',
+      target: { type: 'user', id: session.userId },
+    });
   });
 }

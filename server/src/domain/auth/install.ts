@@ -3,6 +3,7 @@ import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { digest, randomCredential } from '../../lib/crypto';
 import { refuse } from '../../lib/refusal';
+import { recordAudit } from '../audit/record';
 import { grantableScopes } from '../identity/apps';
 import { findActiveInstallation, isStoreMember, upsertInstallation } from '../identity/installations';
 import { findStore, storeLivemode } from '../identity/stores';
@@ -124,6 +125,13 @@ export async function approveInstall(
       clientId: input.clientId,
       scopes: granted,
       userId: input.userId,
+    });
+    await recordAudit(trx, {
+      store: input.storeId,
+      actor: { type: 'user', id: input.userId },
+      action: 'app.installed',
+      target: { type: 'app', id: input.clientId },
+      changes: { scopes: granted },
     });
     const code = randomCredential(AUTHORIZATION_CODE_PREFIX);
     await trx

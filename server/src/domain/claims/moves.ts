@@ -12,6 +12,7 @@ import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
+import { type AuditAction, auditActorOf, recordAudit } from '../audit/record';
 import { noticeMailSteps, queueMailAfterCommit, writeClaimMail } from '../mail/outbox';
 import { resolvedSettings } from '../partner/contexts';
 import { recordEvent } from '../webhooks/record';
@@ -82,8 +83,18 @@ async function move(
       insert into claim_state_changes (claim_id, from_state, to_state, client_id, user_id, note)
       values (${claim.id}, ${claim.claimState}, ${to}, ${actor.clientId}, ${actor.userId}, ${note})
     `.execute(trx);
+    await recordAudit(trx, {
+      store: actor.storeId,
+      actor: auditActorOf(actor),
+      action: MOVE_ACTIONS[to] ?? 'claim.moved',
+      target: { type: 'claim', id: claim.id },
+      changes: { before: { claimState: claim.claimState }, after: { claimState: to } },
+    });
   });
 }
+
+/** D53: a decision is its own act in the audit log; every other move is `claim.moved`. */
+const MOVE_ACTIONS: Partial<Record<TClaimState, AuditAction>> = { APPROVED: 'claim.approved', DENIED: 'claim.denied' };
 
 /** What an approval writes: its resolutions, with the store credits of the `STORE_CREDIT` ones (D26). */
 interface ApprovalPlan {

@@ -27,7 +27,7 @@ import { type ClaimLinks, viewClaimUrl } from './links';
 
 type Json = Record<string, unknown>;
 
-interface ClaimRow {
+export interface ClaimRow {
   id: string;
   claimFiledFrom: TClaim['claimFiledFrom'];
   customerId: string | null;
@@ -369,6 +369,13 @@ const searched = (storeId: string, q: string) => sql`array(
  * (migration `claims-workspace`).
  */
 export function claimPageQuery(storeId: string, q: ClaimFilters, range: PageRange) {
+  const where = claimFilterConditions(storeId, q);
+  where.push(...CLAIMS.bounds(range));
+  return claimSelect(false, sql.join(where, sql` and `), CLAIMS.order(range));
+}
+
+/** The conditions on `claims c` of the store's claims matching the list's filters (D24, D51). */
+export function claimFilterConditions(storeId: string, q: ClaimFilters): RawBuilder<unknown>[] {
   const where = [sql`c.store_id = ${storeId}`];
   const states = stateFilter(q);
   if (states && 'queue' in states) where.push(sql`claim_queue(c.claim_state) = ${states.queue}`);
@@ -380,8 +387,7 @@ export function claimPageQuery(storeId: string, q: ClaimFilters, range: PageRang
   if (q.createdAtMin) where.push(sql`c.created_at >= ${q.createdAtMin}::timestamptz`);
   if (q.createdAtMax) where.push(sql`c.created_at <= ${q.createdAtMax}::timestamptz`);
   if (q.updatedAtMin) where.push(sql`c.updated_at >= ${q.updatedAtMin}::timestamptz`);
-  where.push(...CLAIMS.bounds(range));
-  return claimSelect(false, sql.join(where, sql` and `), CLAIMS.order(range));
+  return where;
 }
 
 /** What a list cursor is bound to (cursor.ts): this list, the store, every filter and the order, normalised. */
@@ -403,7 +409,7 @@ export function claimListBinding(storeId: string, q: ClaimFilters): string {
 }
 
 /** D51: the list's filters that cannot go together answer 400, in the D2 shape. */
-function checkFilters(q: ClaimFilters): void {
+export function checkFilters(q: ClaimFilters): void {
   const issues = [];
   if (q.queue && q.claimState)
     issues.push({ path: 'query.claimState', message: 'cannot be combined with queue: a tab names its states (D51)' });

@@ -7,9 +7,11 @@ import type {
 } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
+import { auditActorOf, recordAudit } from '../audit/record';
 import type { Actor } from './moves';
 
 /**
@@ -150,6 +152,21 @@ function toEntry(row: EntryRow): TTimelineEntry {
  * store has no such claim (D7).
  */
 export async function addNote(db: Db, actor: Actor, claimId: string, note: string): Promise<TClaimNote> {
+  return transact(db, async (trx) => {
+    const written = await writeNote(trx, actor, claimId, note);
+    // D53: that a note was added, not its words (they stay on the claim, for staff only).
+    await recordAudit(trx, {
+      store: actor.storeId,
+      actor: auditActorOf(actor),
+      action: 'claim.note_added',
+      target: { type: 'claim', id: claimId },
+      changes: { noteId: written.id },
+    });
+    return written;
+  });
+}
+
+async function writeNote(db: Db, actor: Actor, claimId: string, note: string): Promise<TClaimNote> {
   const { rows } = await sql<{ id: string; claimId: string; note: string; createdAt: Date; actor: TTimelineActor }>`
     with written as (
       insert into claim_notes (id, claim_id, note, actor_id)

@@ -11,6 +11,7 @@ import type { PriceRuleRow } from '../../db/schema';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
+import { type AuditActor, recordAudit } from '../audit/record';
 
 /** D29 terms: absent parts are null, `operator` always present (AND by default). */
 export function renderTerms(terms: PriceRuleRow['terms']): TPriceTerms {
@@ -136,12 +137,13 @@ export async function updateRuleSet(
   writableTypes: readonly PricingType[],
   change: TPricingRuleSetUpdateBody,
   applicationId: string | null,
+  actor: AuditActor,
 ): Promise<TPricingRuleSet> {
   if (writableTypes.length === 0) throw refuse.missing(RULE_SET_NOT_FOUND);
   return transact(db, async (trx) => {
     const current = await trx
       .selectFrom('pricingRuleSets')
-      .select(['rules'])
+      .select(RULE_SET_COLUMNS)
       .where('id', '=', ruleSetId)
       .where('storeId', '=', storeId)
       .where('type', 'in', writableTypes)
@@ -155,6 +157,14 @@ export async function updateRuleSet(
       .returning(RULE_SET_COLUMNS)
       .executeTakeFirstOrThrow();
     await announceStoreChange(trx, storeId);
-    return renderRuleSet(row);
+    const after = renderRuleSet(row);
+    await recordAudit(trx, {
+      store: storeId,
+      actor,
+      action: 'pricing.updated',
+      target: { type: 'pricing_rule_set', id: ruleSetId },
+      changes: { before: renderRuleSet(current), after },
+    });
+    return after;
   });
 }

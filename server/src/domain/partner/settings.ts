@@ -4,6 +4,7 @@ import type { StoreCache } from '../../cache/store-cache';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { refuse } from '../../lib/refusal';
+import { recordAudit } from '../audit/record';
 import { refuseUnlessManager } from '../identity/installations';
 
 /**
@@ -45,6 +46,7 @@ export async function updateMerchantSettings(
 ): Promise<TMerchantSettings> {
   await refuseUnlessManager(db, userId, storeId);
   return transact(db, async (trx) => {
+    const before = await readMerchantSettings(trx, storeId);
     const set: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(change)) if (value !== undefined) set[key] = value;
     await trx
@@ -54,7 +56,29 @@ export async function updateMerchantSettings(
       .execute();
     await announceStoreChange(trx, storeId);
     const settings = await readMerchantSettings(trx, storeId);
-    if (!settings) throw refuse.missing('store not found');
+    if (!settings || !before) throw refuse.missing('store not found');
+    await recordAudit(trx, {
+      store: storeId,
+      actor: { type: 'user', id: userId },
+      action: 'settings.updated',
+      target: { type: 'settings', id: storeId },
+      changes: changedFields(before, settings),
+    });
     return settings;
   });
+}
+
+/** D53: the fields a settings write changed, each with its value before and after. */
+function changedFields(before: TMerchantSettings, after: TMerchantSettings) {
+  const was: Record<string, unknown> = {};
+  const now: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(after)) {
+    if (key === 'updatedAt') continue;
+    const old = (before as Record<string, unknown>)[key];
+    if (JSON.stringify(old) !== JSON.stringify(value)) {
+      was[key] = old;
+      now[key] = value;
+    }
+  }
+  return { before: was, after: now };
 }

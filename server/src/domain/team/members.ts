@@ -5,6 +5,7 @@ import { transact } from '../../db/transact';
 import { type CapabilityLinks, capabilityLinks, linkToken, newLinkId } from '../../lib/capability-links';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
+import { type AuditAction, recordAudit } from '../audit/record';
 import { changeMemberRoleIn, keepingAnOwner, removeMemberIn } from '../auth/staff';
 import { writeInvitationMail } from '../mail/outbox';
 
@@ -160,6 +161,13 @@ export async function inviteMember(db: Db, userId: string, storeId: string, inpu
       .returning('id')
       .executeTakeFirstOrThrow();
     await writeInvitationMail(trx, { storeId, invitationId: row.id, recipient: email });
+    await recordAudit(trx, {
+      store: storeId,
+      actor: { type: 'user', id: userId },
+      action: 'member.invited',
+      target: { type: 'invitation', id: row.id },
+      changes: { email, role: input.role },
+    });
     return row.id;
   });
   return memberOf(db, storeId, invitationId);
@@ -184,11 +192,16 @@ export async function changeRole(db: Db, userId: string, storeId: string, target
         if (!invitation) throw refuse.missing('member not found');
         mayChange(caller, invitation.role, role);
         await trx.updateTable('memberInvitations').set({ role }).where('id', '=', targetId).execute();
+        await auditMember(trx, userId, storeId, 'member.role_changed', targetId, {
+          before: invitation.role,
+          after: role,
+        });
         return;
       }
       const target = targetId === userId ? caller : await callerOf(trx, targetId, storeId, true).catch(notAMember);
       mayChange(caller, target.role, role);
       await changeMemberRoleIn(trx, storeId, targetId, role);
+      await auditMember(trx, userId, storeId, 'member.role_changed', targetId, { before: target.role, after: role });
     }),
   );
 }
@@ -210,13 +223,28 @@ export async function removeMember(db: Db, userId: string, storeId: string, targ
           .executeTakeFirst();
         if (!invitation) throw refuse.missing('member not found');
         mayChange(caller, invitation.role);
+        await auditMember(trx, userId, storeId, 'member.removed', targetId, { role: invitation.role });
         return;
       }
       const target = targetId === userId ? caller : await callerOf(trx, targetId, storeId, true).catch(notAMember);
       mayChange(caller, target.role);
       await removeMemberIn(trx, storeId, targetId);
+      await auditMember(trx, userId, storeId, 'member.removed', targetId, { role: target.role });
     }),
   );
+}
+
+/** The audit line of a change to the team (D53): the target is a user, or an invitation `inv_…`. */
+function auditMember(
+  trx: Db,
+  userId: string,
+  storeId: string,
+  action: AuditAction,
+  targetId: string,
+  changes: unknown,
+) {
+  const target = { type: INVITATION_ID.test(targetId) ? 'invitation' : 'user', id: targetId };
+  return recordAudit(trx, { store: storeId, actor: { type: 'user', id: userId }, action, target, changes });
 }
 
 /** A target that is no member of the store: the member is missing, not the store. */

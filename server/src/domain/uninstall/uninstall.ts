@@ -3,6 +3,7 @@ import { announceStoreDeleted } from '../../cache/changes';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { refuse } from '../../lib/refusal';
+import { recordAudit } from '../audit/record';
 import { recordRevocation } from '../auth/revocations';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from '../auth/tokens';
 import { refuseUnlessManager } from '../identity/installations';
@@ -47,6 +48,12 @@ export async function uninstall(db: Db, userId: string, storeId: string, clientI
       .returning('id')
       .executeTakeFirst();
     if (!inst) throw refuse.missing('app not installed on this store');
+    await recordAudit(trx, {
+      store: storeId,
+      actor: { type: 'user', id: userId },
+      action: 'app.uninstalled',
+      target: { type: 'app', id: clientId },
+    });
     const grants = await trx
       .updateTable('grants')
       .set({ revokedAt: now, revokedReason: 'uninstalled' })

@@ -15,6 +15,8 @@ export const SECTIONS = [
   { key: 'settings', label: 'Settings', path: ['settings'] },
   { key: 'apps', label: 'Apps', path: ['apps'] },
   { key: 'team', label: 'Team', path: ['team'] },
+  // D53: owners and admins only.
+  { key: 'audit', label: 'Audit log', path: ['audit'], managers: true },
 ] as const;
 export type Section = (typeof SECTIONS)[number]['key'];
 
@@ -57,13 +59,18 @@ export function DashboardLayout(props: {
           {store.livemode ? null : <p class="banner">Test store</p>}
           <nav class="store tabs" aria-label="Store">
             <ul>
-              {SECTIONS.map((s) => (
-                <li>
-                  <a href={storePath(store.id, ...s.path)} aria-current={s.key === props.section ? 'page' : undefined}>
-                    {s.label}
-                  </a>
-                </li>
-              ))}
+              {SECTIONS.filter((s) => !('managers' in s) || store.role === 'owner' || store.role === 'admin').map(
+                (s) => (
+                  <li>
+                    <a
+                      href={storePath(store.id, ...s.path)}
+                      aria-current={s.key === props.section ? 'page' : undefined}
+                    >
+                      {s.label}
+                    </a>
+                  </li>
+                ),
+              )}
             </ul>
           </nav>
         </>

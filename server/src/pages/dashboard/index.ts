@@ -1,8 +1,10 @@
 import express, { Router } from 'express';
 import { appPages } from './apps';
+import { AUDIT_PATH, auditPages } from './audit';
 import { bulkForm } from './bulk';
 import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
 import { CLAIM_FORMS } from './claim-forms';
+import { EXPORT_PATH, exportClaimsPage } from './export';
 import { Dashboard } from './handlers';
 import { orderPages } from './orders';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
@@ -27,6 +29,7 @@ export const DASHBOARD_ROUTES = [
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId` },
   { method: 'GET', path: QUEUE_PATH },
   { method: 'POST', path: BULK_PATH },
+  { method: 'GET', path: EXPORT_PATH },
   { method: 'GET', path: DASHBOARD_CLAIM_PATH },
   ...CLAIM_FORMS.map((form) => ({ method: 'POST', path: `${DASHBOARD_CLAIM_PATH}/${form}` }) as const),
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/orders` },
@@ -38,6 +41,7 @@ export const DASHBOARD_ROUTES = [
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/apps/:clientId/uninstall` },
   { method: 'GET', path: TEAM_PATH },
   ...TEAM_FORMS.map((form) => ({ method: 'POST', path: `${TEAM_PATH}/${form}` }) as const),
+  { method: 'GET', path: AUDIT_PATH },
 ] as const;
 
 export function dashboardPages(port: DashboardPort): Router {
@@ -47,6 +51,8 @@ export function dashboardPages(port: DashboardPort): Router {
   // A bulk form carries up to 50 claim ids besides its own fields.
   const bulkBody = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 80 });
   router.get(QUEUE_PATH, dashboard.page(queuePage));
+  // Before the claim page: `…/claims/export` is the export, never a claim named `export`.
+  router.get(EXPORT_PATH, exportClaimsPage(dashboard));
   router.post(
     BULK_PATH,
     bulkBody,
@@ -57,6 +63,7 @@ export function dashboardPages(port: DashboardPort): Router {
   router.use(settingsPages(dashboard));
   router.use(appPages(dashboard));
   router.use(teamPages(dashboard));
+  router.use(auditPages(dashboard));
   return router;
 }
 

@@ -19,6 +19,11 @@ export interface DashboardPort {
   storesOf(userId: string): Promise<MemberStore[]>;
   /** A password sign-in, rate-limited as `POST /v1/auth/login` (D4, D40). */
   signIn(req: Request, res: Response, credentials: { email: string; password: string }): Promise<SignInOutcome>;
+  /**
+   * Headers that name the person's browser request (address, user agent) to the API it calls
+   * over loopback, signed so the API can trust them and no API caller can forge them (D53).
+   */
+  vouchFor(req: Request): Record<string, string>;
   /** This service's public origin (`PUBLIC_BASE_URL`), for the same-origin check of forms. */
   publicOrigin: string;
 }

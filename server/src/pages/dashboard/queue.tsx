@@ -81,6 +81,14 @@ export function queueHref(
   return `${storePath(storeId, 'claims')}?${query}`;
 }
 
+/** The export of a view (D52): its tab, search, type, dates and order, every page of it. */
+function exportHref(storeId: string, view: QueueView): string {
+  return queueHref(storeId, view, { after: undefined }).replace(
+    `${storePath(storeId, 'claims')}?`,
+    `${storePath(storeId, 'claims', 'export')}?`,
+  );
+}
+
 /** `GET …/claims`: the claim queue (D50). */
 export async function queuePage({ req, res, session, store, api }: StorePage): Promise<void> {
   const view = queueView(req);
@@ -109,6 +117,12 @@ export async function queuePage({ req, res, session, store, api }: StorePage): P
         </ul>
       </nav>
       <Filters storeId={store.id} view={view} />
+      <p class="actions">
+        <a href={exportHref(store.id, view)} download>
+          Export
+        </a>{' '}
+        <span class="muted">these claims as CSV (every page, at most 100,000)</span>
+      </p>
       <ClaimTable
         storeId={store.id}
         view={view}

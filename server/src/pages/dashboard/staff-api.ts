@@ -43,7 +43,12 @@ export class StaffApi {
   constructor(private readonly port: DashboardPort) {}
 
   /** The API on `store` for this session, or undefined when the user may not act on it. */
-  async open(req: Request, session: SignedIn, store: MemberStore): Promise<StoreApi | undefined> {
+  async open(
+    req: Request,
+    session: SignedIn,
+    store: MemberStore,
+    extra: FetchMiddleware[] = [],
+  ): Promise<StoreApi | undefined> {
     const baseUrl = ownAddress(req);
     const key = `${session.id}:${store.id}`;
     let held: HeldToken | undefined = this.held.get(key);
@@ -66,8 +71,8 @@ export class StaffApi {
       accessToken: held.token,
       retry: false,
       timeoutMs: API_TIMEOUT_MS,
-      middleware: [renew],
-      headers: pageHeaders(req),
+      middleware: [renew, ...extra],
+      headers: this.pageHeaders(req),
     });
     const scopes = held.scopes;
     return { client, store, can: (...wanted) => wanted.some((s) => scopes.has(s)) };
@@ -94,8 +99,19 @@ export class StaffApi {
       accessToken: this.port.dashboardToken(session),
       retry: false,
       timeoutMs: API_TIMEOUT_MS,
-      headers: pageHeaders(req),
+      headers: this.pageHeaders(req),
     });
+  }
+
+  /**
+   * The page's request id on its API calls (one id ties a page to what it did in the access
+   * log), and the person's address and browser, vouched for, for the audit log (D53).
+   */
+  private pageHeaders(req: Request): Record<string, string> {
+    return {
+      'user-agent': USER_AGENT,
+      ...(req.id ? { 'x-request-id': String(req.id), ...this.port.vouchFor(req) } : {}),
+    };
   }
 
   private async mint(req: Request, session: SignedIn, storeId: string): Promise<HeldToken | undefined> {
@@ -115,11 +131,6 @@ export class StaffApi {
     this.held.set(key, held);
     return held;
   }
-}
-
-/** The page's request id on its API calls: one id ties a page to what it did in the access log. */
-function pageHeaders(req: Request): Record<string, string> {
-  return { 'user-agent': USER_AGENT, ...(req.id ? { 'x-request-id': String(req.id) } : {}) };
 }
 
 /** This server as the request reached it: the page's API calls go to the same listener. */
