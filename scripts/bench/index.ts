@@ -6,6 +6,7 @@ import { benchAuth } from './auth';
 import { benchClaims } from './claims';
 import { benchConcurrency } from './concurrency';
 import { benchDashboard } from './dashboard';
+import { benchExport } from './export';
 import { benchFastPaths } from './fast-paths';
 import { benchOrders } from './orders';
 import { benchPartner } from './partner';
@@ -27,6 +28,7 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
     'dashboard claim queue and claim page on 100,000 claims against the smallest tab (D50)',
     benchDashboard,
   ],
+  ['export', 'claims export (D52): server memory streaming 100,000 rows against 1,000, and its time', benchExport],
   ['writes', 'write paths and the quote against their baselines, PostgreSQL fsync on and off', benchWrites],
   ['pooler', 'order write and claim filing: PgBouncer in transaction mode against direct (D48)', benchPooler],
   [
