@@ -1,6 +1,7 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+import { ROLE_SCOPES, type Scope } from '@protection-service/contract';
 import type { ComponentChildren } from 'preact';
 import { Hidden, Layout } from '../html';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
@@ -12,9 +13,10 @@ export const SECTIONS = [
   { key: 'home', label: 'Home', path: [] },
   { key: 'claims', label: 'Claims', path: ['claims'] },
   { key: 'orders', label: 'Orders', path: ['orders'] },
+  { key: 'analytics', label: 'Analytics', path: ['analytics'], scope: 'analytics:read' },
   { key: 'settings', label: 'Settings', path: ['settings'] },
   { key: 'apps', label: 'Apps', path: ['apps'] },
-] as const;
+] as const satisfies readonly { key: string; label: string; path: readonly string[]; scope?: Scope }[];
 export type Section = (typeof SECTIONS)[number]['key'];
 
 function SignOut(props: { session: SignedIn }) {
@@ -56,7 +58,7 @@ export function DashboardLayout(props: {
           {store.livemode ? null : <p class="banner">Test store</p>}
           <nav class="store tabs" aria-label="Store">
             <ul>
-              {SECTIONS.map((s) => (
+              {SECTIONS.filter((s) => !('scope' in s) || ROLE_SCOPES[store.role].includes(s.scope)).map((s) => (
                 <li>
                   <a href={storePath(store.id, ...s.path)} aria-current={s.key === props.section ? 'page' : undefined}>
                     {s.label}

@@ -1,4 +1,5 @@
 import express, { Router } from 'express';
+import { ANALYTICS_PATH, analyticsPages } from './analytics';
 import { appPages } from './apps';
 import { bulkForm } from './bulk';
 import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
@@ -34,6 +35,7 @@ export const DASHBOARD_ROUTES = [
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/settings` },
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/settings` },
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/apps` },
+  { method: 'GET', path: ANALYTICS_PATH },
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/apps/:clientId/uninstall` },
 ] as const;
 
@@ -53,6 +55,7 @@ export function dashboardPages(port: DashboardPort): Router {
   router.use(orderPages(dashboard));
   router.use(settingsPages(dashboard));
   router.use(appPages(dashboard));
+  router.use(analyticsPages(dashboard));
   return router;
 }
 
