@@ -16,6 +16,7 @@ import * as testMode from './20261125020000-test-mode';
 import * as claimsWorkspace from './20261126000000-claims-workspace';
 import * as staff from './20261126000000-staff';
 import * as eventRetention from './20261126020000-event-retention';
+import * as analytics from './20261126030000-analytics';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '20261126000000-claims-workspace': claimsWorkspace,
   '20261126000000-staff': staff,
   '20261126020000-event-retention': eventRetention,
+  '20261126030000-analytics': analytics,
 };

@@ -39,11 +39,8 @@ function periodOrders(storeId: string, p: Period): RawBuilder<unknown> {
     select o.id, o.source_created_at as at, o.currency, pp.premium_paid, pp.premium_currency,
       pp.id is not null as protected
     from orders o
-    left join lateral (
-      select id, premium_paid, premium_currency from protection_policies
-      where order_id = o.id and removed_at is null and deleted_at is null
-      order by created_at desc, id desc limit 1
-    ) pp on true
+    -- At most one live policy per order (protection_policies_active_key): a join, not a loop.
+    left join protection_policies pp on pp.order_id = o.id and pp.removed_at is null and pp.deleted_at is null
     where o.store_id = ${storeId} and o.deleted_at is null
       and o.source_created_at >= ${start} and o.source_created_at < ${end}`;
 }
@@ -70,6 +67,7 @@ interface Counts {
   decided: string;
   approved: string;
   medianHours: string | null;
+  premiums: { currency: string; amount: string }[];
 }
 
 /** A fraction to 4 decimals, null when there is nothing to divide by (D52: "not applicable", not 0). */
@@ -85,10 +83,14 @@ export function moneyText(sum: string, currency: string): string {
   return scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
 }
 
+/** The counts and the premiums per currency, in one pass over the period's orders. */
 async function counts(db: Db, storeId: string, p: Period): Promise<Counts> {
   const { rows } = await sql<Counts>`
     with o as (${periodOrders(storeId, p)}), c as (${periodClaims(storeId, p)})
     select
+      (select coalesce(json_agg(json_build_object('currency', currency, 'amount', amount::text) order by currency), '[]')
+       from (select coalesce(premium_currency, currency) as currency, sum(premium_paid) as amount
+             from o where protected group by 1) s) as premiums,
       (select count(*) from o)::text as orders,
       (select count(*) from o where protected)::text as protected_orders,
       (select count(*) from c)::text as claims,
@@ -98,14 +100,6 @@ async function counts(db: Db, storeId: string, p: Period): Promise<Counts> {
         order by extract(epoch from decided_at - at) / 3600))::numeric, 2)::text
        from c where decided_at is not null) as median_hours`.execute(db);
   return rows[0]!;
-}
-
-async function premiums(db: Db, storeId: string, p: Period): Promise<TAnalyticsSummary['premiums']> {
-  const { rows } = await sql<{ currency: string; amount: string }>`
-    with o as (${periodOrders(storeId, p)})
-    select coalesce(premium_currency, currency) as currency, sum(premium_paid)::text as amount
-    from o where protected group by 1 order by 1`.execute(db);
-  return rows.map((r) => ({ currency: r.currency, amount: moneyText(r.amount, r.currency) }));
 }
 
 async function paidOut(db: Db, storeId: string, p: Period): Promise<TAnalyticsSummary['paidOut']> {
@@ -158,12 +152,7 @@ async function tops(db: Db, storeId: string, p: Period) {
 
 /** `GET /v1/analytics/summary` (D52). */
 export async function analyticsSummary(db: Db, storeId: string, p: Period): Promise<TAnalyticsSummary> {
-  const [c, prem, paid, top] = await Promise.all([
-    counts(db, storeId, p),
-    premiums(db, storeId, p),
-    paidOut(db, storeId, p),
-    tops(db, storeId, p),
-  ]);
+  const [c, paid, top] = await Promise.all([counts(db, storeId, p), paidOut(db, storeId, p), tops(db, storeId, p)]);
   const [orders, protectedOrders, claims] = [Number(c.orders), Number(c.protectedOrders), Number(c.claims)];
   return {
     from: p.from,
@@ -171,7 +160,7 @@ export async function analyticsSummary(db: Db, storeId: string, p: Period): Prom
     orders,
     protectedOrders,
     attachRate: rate(protectedOrders, orders),
-    premiums: prem,
+    premiums: c.premiums.map((m) => ({ currency: m.currency, amount: moneyText(m.amount, m.currency) })),
     claims,
     claimRate: rate(claims, protectedOrders),
     approvalRate: rate(Number(c.approved), Number(c.decided)),
