@@ -123,10 +123,11 @@ const TOP = 5;
 
 /** The period's claims per issue type, product and carrier, most claims first (ties by name). */
 async function tops(db: Db, storeId: string, p: Period) {
+  const { start, end } = bounds(p);
   const items = sql`
     select c.id as claim_id, ci.issue_type, ci.source_product_id, ci.source_fulfillment_id, c.order_id
-    from (${periodClaims(storeId, p)}) c0 join claims c on c.id = c0.id
-    join claim_items ci on ci.claim_id = c.id and ci.deleted_at is null`;
+    from claims c join claim_items ci on ci.claim_id = c.id and ci.deleted_at is null
+    where c.store_id = ${storeId} and c.deleted_at is null and c.created_at >= ${start} and c.created_at < ${end}`;
   const [issues, products, carriers] = await Promise.all([
     sql<{ issueType: string; claims: string }>`
       with i as (${items}) select issue_type, count(distinct claim_id)::text as claims
