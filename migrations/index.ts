@@ -16,6 +16,7 @@ import * as testMode from './20261125020000-test-mode';
 import * as claimsWorkspace from './20261126000000-claims-workspace';
 import * as staff from './20261126000000-staff';
 import * as eventRetention from './20261126020000-event-retention';
+import * as analytics from './20261126030000-analytics';
 import * as auditEvents from './20261126030000-audit-events';
 import * as members from './20261126030000-members';
 
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   '20261126000000-claims-workspace': claimsWorkspace,
   '20261126000000-staff': staff,
   '20261126020000-event-retention': eventRetention,
+  '20261126030000-analytics': analytics,
   '20261126030000-audit-events': auditEvents,
   '20261126030000-members': members,
 };

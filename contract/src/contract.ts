@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { analyticsRoutes } from './routes/analytics';
 import { appRoutes } from './routes/apps';
 import { authRoutes } from './routes/auth';
 import { claimRoutes } from './routes/claims';
@@ -29,6 +30,7 @@ export const contract = c.router({
   members: memberRoutes,
   orders: orderRoutes,
   claims: claimRoutes,
+  analytics: analyticsRoutes,
   products: productRoutes,
   settings: settingsRoutes,
   cohorts: cohortRoutes,

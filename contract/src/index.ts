@@ -2,6 +2,7 @@ export { type Contract, contract } from './contract';
 
 export * from './errors';
 export * from './meta';
+export * from './schemas/analytics';
 export * from './schemas/audit';
 export * from './schemas/claims';
 export * from './schemas/common';

@@ -2,6 +2,7 @@
  * `pnpm bench [name ...]`: every benchmark (or the named ones), each against its baseline in
  * the same run.
  */
+import { benchAnalytics } from './analytics';
 import { benchAuth } from './auth';
 import { benchClaims } from './claims';
 import { benchConcurrency } from './concurrency';
@@ -29,6 +30,11 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
     benchDashboard,
   ],
   ['export', 'claims export (D52): server memory streaming 100,000 rows against 1,000, and its time', benchExport],
+  [
+    'analytics',
+    'store summary of a year on 100,000 orders and 10,000 claims against count(*) of the same orders (D52)',
+    benchAnalytics,
+  ],
   ['writes', 'write paths and the quote against their baselines, PostgreSQL fsync on and off', benchWrites],
   ['pooler', 'order write and claim filing: PgBouncer in transaction mode against direct (D48)', benchPooler],
   [

@@ -1520,6 +1520,86 @@ export interface TClaimTransition {
   note?: string | null;
 }
 
+export interface TAnalyticsSummaryQuery {
+  /** A calendar day, YYYY-MM-DD, in the store's time zone (UTC: stores have no time zone of their own) */
+  from: string;
+  /** A calendar day, YYYY-MM-DD, in the store's time zone (UTC: stores have no time zone of their own) */
+  to: string;
+}
+
+export interface TAnalyticsSummary {
+  /** A calendar day, YYYY-MM-DD, in the store's time zone (UTC: stores have no time zone of their own) */
+  from: string;
+  /** A calendar day, YYYY-MM-DD, in the store's time zone (UTC: stores have no time zone of their own) */
+  to: string;
+  /** Orders placed in the period */
+  orders: number;
+  /** Of those, the orders with a protection policy */
+  protectedOrders: number;
+  /** protectedOrders ÷ orders; null when there were no orders */
+  attachRate: number | null;
+  /** Premiums of the protected orders, one entry per currency, never added across currencies */
+  premiums: {
+    currency: string;
+    /** An exact decimal amount in major units, with the currency's minor units (`"12.50"`) */
+    amount: string;
+  }[];
+  /** Claims filed in the period */
+  claims: number;
+  /** claims ÷ protectedOrders; null when there were no protected orders */
+  claimRate: number | null;
+  /** Of the period's claims that were decided, the approved fraction (first decision); null when none was decided */
+  approvalRate: number | null;
+  /** Median hours from filing to the first decision of the period's decided claims, to 2 decimals */
+  medianHoursToDecision: number | null;
+  /** Resolutions made in the period, per resolution type and currency */
+  paidOut: {
+    resolutionType: string;
+    currency: string;
+    /** An exact decimal amount in major units, with the currency's minor units (`"12.50"`) */
+    amount: string;
+  }[];
+  topIssueTypes: {
+    issueType: string;
+    claims: number;
+  }[];
+  topProducts: {
+    sourceProductId: string;
+    name: string | null;
+    claims: number;
+  }[];
+  topCarriers: {
+    carrier: string;
+    claims: number;
+  }[];
+}
+
+/** The length of each point: day, week (from Monday) or month */
+export type TAnalyticsInterval = 'day' | 'week' | 'month';
+
+export interface TAnalyticsSeriesQuery {
+  /** A calendar day, YYYY-MM-DD, in the store's time zone (UTC: stores have no time zone of their own) */
+  from: string;
+  /** A calendar day, YYYY-MM-DD, in the store's time zone (UTC: stores have no time zone of their own) */
+  to: string;
+  /** The length of each point: day, week (from Monday) or month */
+  interval: TAnalyticsInterval;
+}
+
+export interface TAnalyticsPoint {
+  /** The first day of the point (a Monday for weeks, the 1st for months) */
+  start: string;
+  orders: number;
+  protectedOrders: number;
+  claims: number;
+}
+
+export interface TAnalyticsSeries {
+  interval: TAnalyticsInterval;
+  /** Every point of the period, oldest first, empty ones 0 */
+  points: TAnalyticsPoint[];
+}
+
 export type TProductStatus = 'ACTIVE' | 'DRAFT' | 'ARCHIVED' | 'DELETED';
 
 export type TProductType = 'FULL' | 'SIMPLE' | 'GROUPED';
@@ -3255,6 +3335,58 @@ export interface ClaimsRoutes {
 }
 
 /**
+ * The `analytics` routes: `client.analytics.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.analytics.summary();
+ * if (res.status === 200) console.log(res.body);
+ */
+export interface AnalyticsRoutes {
+  /**
+   * The store's figures for a period — `GET /v1/analytics/summary`
+   *
+   * Orders, protected orders and attach rate, premiums per currency, claims, claim rate,
+   * approval rate, median hours to the first decision, amounts paid out per resolution type and
+   * currency, and the top five issue types, products and carriers of the claims. `from` and `to`
+   * are days (YYYY-MM-DD), both included, in UTC (stores have no time zone); at most 366 days
+   * (400 otherwise). Rates are fractions, null when their denominator is 0; an empty period
+   * answers zeros.
+   */
+  summary(args: {
+    /** Query parameters; the SDK writes numbers and booleans into the query string. */
+    query: TAnalyticsSummaryQuery;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TAnalyticsSummary;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * The store's counts per day, week or month — `GET /v1/analytics/series`
+   *
+   * Orders, protected orders and claims per point, every point of the period present (0 when
+   * empty); weeks start on Monday, and the first and last points count only the days inside the
+   * period. `from` and `to` are days (YYYY-MM-DD), both included, in UTC (stores have no time
+   * zone); at most 366 days (400 otherwise).
+   */
+  series(args: {
+    /** Query parameters; the SDK writes numbers and booleans into the query string. */
+    query: TAnalyticsSeriesQuery;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TAnalyticsSeries;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+}
+
+/**
  * The `products` routes: `client.products.<operation>(…)`.
  *
  * @example
@@ -4093,6 +4225,7 @@ export interface Client {
   members: MembersRoutes;
   orders: OrdersRoutes;
   claims: ClaimsRoutes;
+  analytics: AnalyticsRoutes;
   products: ProductsRoutes;
   settings: SettingsRoutes;
   cohorts: CohortsRoutes;

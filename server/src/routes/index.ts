@@ -1,5 +1,6 @@
 import { contract, isRouteMeta } from '@protection-service/contract';
 import type { AppRoute } from '@ts-rest/core';
+import { analyticsHandlers } from './analytics';
 import { appHandlers } from './apps';
 import { authHandlers } from './auth';
 import { claimHandlers } from './claims';
@@ -36,6 +37,8 @@ function handlers(deps: RouteContext): Handlers {
     products: productHandlers(deps),
     // Claims (D22-D26).
     claims: claimHandlers(deps),
+    // Insight (D52).
+    analytics: analyticsHandlers(deps),
     // Test mode (D45).
     testHelpers: testHelperHandlers(deps),
   };

@@ -1,6 +1,7 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+import { ROLE_SCOPES, type Scope } from '@protection-service/contract';
 import type { ComponentChildren } from 'preact';
 import { Hidden, Layout } from '../html';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
@@ -12,13 +13,29 @@ export const SECTIONS = [
   { key: 'home', label: 'Home', path: [] },
   { key: 'claims', label: 'Claims', path: ['claims'] },
   { key: 'orders', label: 'Orders', path: ['orders'] },
+  { key: 'analytics', label: 'Analytics', path: ['analytics'], scope: 'analytics:read' },
   { key: 'settings', label: 'Settings', path: ['settings'] },
   { key: 'apps', label: 'Apps', path: ['apps'] },
   { key: 'team', label: 'Team', path: ['team'] },
   // D53: owners and admins only.
   { key: 'audit', label: 'Audit log', path: ['audit'], managers: true },
-] as const;
+] as const satisfies readonly {
+  key: string;
+  label: string;
+  path: readonly string[];
+  /** Offered to the roles whose scopes include it (D49). */
+  scope?: Scope;
+  /** Offered to owners and admins only. */
+  managers?: true;
+}[];
 export type Section = (typeof SECTIONS)[number]['key'];
+
+/** Whether the navigation offers `section` to the person's role (the API refuses the others anyway). */
+function offered(section: (typeof SECTIONS)[number], store: MemberStore): boolean {
+  if ('managers' in section) return store.role === 'owner' || store.role === 'admin';
+  if ('scope' in section) return ROLE_SCOPES[store.role].includes(section.scope);
+  return true;
+}
 
 function SignOut(props: { session: SignedIn }) {
   return (
@@ -59,18 +76,13 @@ export function DashboardLayout(props: {
           {store.livemode ? null : <p class="banner">Test store</p>}
           <nav class="store tabs" aria-label="Store">
             <ul>
-              {SECTIONS.filter((s) => !('managers' in s) || store.role === 'owner' || store.role === 'admin').map(
-                (s) => (
-                  <li>
-                    <a
-                      href={storePath(store.id, ...s.path)}
-                      aria-current={s.key === props.section ? 'page' : undefined}
-                    >
-                      {s.label}
-                    </a>
-                  </li>
-                ),
-              )}
+              {SECTIONS.filter((s) => offered(s, store)).map((s) => (
+                <li>
+                  <a href={storePath(store.id, ...s.path)} aria-current={s.key === props.section ? 'page' : undefined}>
+                    {s.label}
+                  </a>
+                </li>
+              ))}
             </ul>
           </nav>
         </>

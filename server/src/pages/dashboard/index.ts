@@ -1,4 +1,5 @@
 import express, { Router } from 'express';
+import { ANALYTICS_PATH, analyticsPages } from './analytics';
 import { appPages } from './apps';
 import { AUDIT_PATH, auditPages } from './audit';
 import { bulkForm } from './bulk';
@@ -38,6 +39,7 @@ export const DASHBOARD_ROUTES = [
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/settings` },
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/settings` },
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/apps` },
+  { method: 'GET', path: ANALYTICS_PATH },
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/apps/:clientId/uninstall` },
   { method: 'GET', path: TEAM_PATH },
   ...TEAM_FORMS.map((form) => ({ method: 'POST', path: `${TEAM_PATH}/${form}` }) as const),
@@ -64,6 +66,7 @@ export function dashboardPages(port: DashboardPort): Router {
   router.use(appPages(dashboard));
   router.use(teamPages(dashboard));
   router.use(auditPages(dashboard));
+  router.use(analyticsPages(dashboard));
   return router;
 }
 

@@ -1,0 +1,108 @@
+/**
+ * `pnpm bench analytics` (D52): the store summary of a year on a store of 100,000 orders (half
+ * of them protected, in two currencies) and 10,000 claims (with their items, first decisions
+ * and resolutions), against the cheapest read of the same rows, `count(*)` of the period's
+ * orders, in the same run: alternating rounds, one call at a time, p50 and p99 and the ratio
+ * of p50s. The summary is measured as its route runs it (the domain function, one pool).
+ */
+import { sql } from 'kysely';
+import { createDb, type Db } from '../../server/src/db/database';
+import { migrateToLatest } from '../../server/src/db/migrate';
+import { analyticsSummary } from '../../server/src/domain/analytics/summary';
+import { createStore } from '../../server/src/domain/identity/stores';
+import { benchDatabase } from './lib';
+
+const ORDERS = Number(process.env.BENCH_ANALYTICS_ORDERS ?? 100_000);
+const CLAIMS = Number(process.env.BENCH_ANALYTICS_CLAIMS ?? 10_000);
+const REQUESTS = Number(process.env.BENCH_ANALYTICS_REQUESTS ?? 20);
+const ROUNDS = 3;
+const PERIOD = { from: '2026-01-01', to: '2026-12-31' };
+
+/** Orders over the year, every other one protected, a third in EUR; claims on protected orders. */
+async function seed(db: Db, storeId: string): Promise<void> {
+  await sql`
+    insert into orders (id, store_id, source_order_id, source_order_number, currency, source_created_at, platform_id, total)
+    select 'ord_an_' || n, ${storeId}, 'an-' || n, '#' || n, case when n % 3 = 0 then 'EUR' else 'USD' end,
+      timestamptz '2026-01-01' + (n % 365) * interval '1 day' + (n % 86400) * interval '1 second', 'api', 100
+    from generate_series(1, ${ORDERS}) n`.execute(db);
+  await sql`
+    insert into protection_policies (id, store_id, order_id, premium_paid, premium_currency, customer_amount, insured_amount)
+    select 'pol_an_' || n, ${storeId}, 'ord_an_' || n, 1.25 + (n % 7) * 0.5, case when n % 3 = 0 then 'EUR' else 'USD' end, 1, 100
+    from generate_series(2, ${ORDERS}, 2) n`.execute(db);
+  await sql`
+    insert into claims (id, store_id, order_id, source_order_id, claim_type, claim_category, sales_channel, created_at, updated_at, claim_state)
+    select 'clm_an_' || n, ${storeId}, 'ord_an_' || (n * 2), 'an-' || (n * 2), 'DAMAGED', 'SHIPPING', 'ONLINE',
+      o.source_created_at + interval '2 days', o.source_created_at + interval '2 days',
+      case n % 3 when 0 then 'APPROVED' when 1 then 'DENIED' else 'NEW' end
+    from generate_series(1, ${CLAIMS}) n join orders o on o.id = 'ord_an_' || (n * 2)`.execute(db);
+  await sql`
+    insert into claim_items (id, claim_id, position, item_id, quantity, issue_type, source_product_id)
+    select 'cli_an_' || n, 'clm_an_' || n, 1, 'item-1', 1, (array['DAMAGED', 'LOST', 'STOLEN'])[n % 3 + 1], 'prod-' || (n % 50)
+    from generate_series(1, ${CLAIMS}) n`.execute(db);
+  await sql`
+    insert into claim_state_changes (claim_id, from_state, to_state, created_at)
+    select id, 'NEW', claim_state, created_at + (hashtext(id) % 48 + 49) * interval '1 hour'
+    from claims where store_id = ${storeId} and claim_state <> 'NEW'`.execute(db);
+  await sql`
+    insert into claim_resolutions (id, claim_id, position, resolution_type, paid_value, paid_currency, claim_state, created_at)
+    select 'res_' || c.id, c.id, 0, 'REFUND', 10.5, o.currency, 'APPROVED', c.created_at + interval '3 days'
+    from claims c join orders o on o.id = c.order_id where c.store_id = ${storeId} and c.claim_state = 'APPROVED'`.execute(
+    db,
+  );
+  await sql`analyze`.execute(db);
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+export async function benchAnalytics(): Promise<void> {
+  const database = await benchDatabase();
+  const db = createDb(database.url);
+  try {
+    await migrateToLatest(db);
+    const store = await createStore(db, {
+      name: 'Bench analytics',
+      domain: `bench-analytics-${Date.now()}.example.com`,
+    });
+    const started = Date.now();
+    await seed(db, store.id);
+    process.stdout.write(
+      `seeded ${ORDERS} orders and ${CLAIMS} claims in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+    const targets = [
+      {
+        name: "count(*) of the period's orders (baseline)",
+        run: () =>
+          sql`select count(*) from orders where store_id = ${store.id} and deleted_at is null
+            and source_created_at >= ${PERIOD.from}::date and source_created_at < ${PERIOD.to}::date + 1`.execute(db),
+        durations: [] as number[],
+      },
+      {
+        name: 'GET /v1/analytics/summary, 365 days',
+        run: () => analyticsSummary(db, store.id, PERIOD),
+        durations: [] as number[],
+      },
+    ];
+    const summary = await analyticsSummary(db, store.id, PERIOD);
+    process.stdout.write(`summary: ${JSON.stringify({ ...summary, topProducts: summary.topProducts.length })}\n`);
+    for (const t of targets) for (let i = 0; i < 3; i++) await t.run();
+    for (let round = 0; round < ROUNDS; round++)
+      for (const t of targets)
+        for (let i = 0; i < REQUESTS; i++) {
+          const at = performance.now();
+          await t.run();
+          t.durations.push(performance.now() - at);
+        }
+    const rows = targets.map((t) => {
+      const sorted = [...t.durations].sort((a, b) => a - b);
+      return { name: t.name, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+    });
+    const base = rows[0]!;
+    for (const r of rows)
+      process.stdout.write(
+        `${r.name.padEnd(44)} p50 ${r.p50.toFixed(1).padStart(7)} ms  p99 ${r.p99.toFixed(1).padStart(7)} ms  p50 / baseline ${(r.p50 / base.p50).toFixed(1)}\n`,
+      );
+  } finally {
+    await db.destroy();
+    await database.stop();
+  }
+}
