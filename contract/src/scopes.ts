@@ -216,6 +216,14 @@ export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   viewer: ['claim:read', 'order:read', 'store:read', 'analytics:read'],
 };
 
+/** Each role in the words people read (D50): the dashboard's pages and the invitation e-mail. */
+export const ROLE_WORDS: Readonly<Record<Role, string>> = {
+  owner: 'Owner',
+  admin: 'Admin',
+  agent: 'Claims agent',
+  viewer: 'Viewer',
+};
+
 export function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
 }

@@ -218,11 +218,11 @@ export function registerQueueMetrics(registry: Registry, db: Db): void {
   registerOutboxMetrics(registry, db, {
     table: 'mail_messages',
     prefix: 'mail',
-    depthHelp: 'E-mails to shoppers still pending (awaiting their first attempt or a retry)',
+    depthHelp: 'E-mails (to shoppers and store members) still pending (awaiting their first attempt or a retry)',
     ageHelp: 'Age of the oldest pending e-mail (0 when none is pending)',
     byStatus: {
       name: 'mail_messages',
-      help: 'E-mails to shoppers by outcome: pending, sent, failed or not_sent (no SMTP server)',
+      help: 'E-mails (to shoppers and store members) by outcome: pending, sent, failed or not_sent (no SMTP server)',
     },
     statuses: ['pending', 'sent', 'failed', 'not_sent'],
   });

@@ -164,6 +164,8 @@ describe('team members (D53)', () => {
     const first = linkIn(email);
     expect(first.startsWith(`${server.config.publicBaseUrl}/dashboard/invitations/`)).toBe(true);
     expect(sink.to(email)[0]!.mail.subject).toBe(`You are invited to join ${owner.store.name}`);
+    // The role in the pages' words (D50), not its code.
+    expect(sink.to(email)[0]!.mail.text).toContain(`as claims agent.`);
     // The database holds no token: only the random half of the link.
     const rows = await sql<{ row: string }>`select row_to_json(i)::text as row from member_invitations i`.execute(
       server.db,

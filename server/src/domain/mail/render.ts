@@ -1,4 +1,4 @@
-import { minorUnits } from '@protection-service/contract';
+import { isRole, minorUnits, ROLE_WORDS } from '@protection-service/contract';
 import type { MailKind, MemberMailKind } from './outbox';
 
 /** What one message says, read from the claim when it is sent. */
@@ -151,7 +151,7 @@ export function renderMemberMail(f: MemberMailFacts): RenderedMail {
   if (f.kind === 'member_invited') {
     subject = `You are invited to join ${f.storeName}`;
     body = [
-      p`You are invited to join the team of ${f.storeName} as ${f.role ?? 'member'}.`,
+      p`You are invited to join the team of ${f.storeName} as ${f.role && isRole(f.role) ? ROLE_WORDS[f.role].toLowerCase() : 'member'}.`,
       p`Open this link within 7 days to join; it works once:`,
     ];
   } else if (f.kind === 'notice_claim_filed') {

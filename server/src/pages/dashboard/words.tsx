@@ -8,7 +8,6 @@ import type {
   TDenyReason,
   TIssueType,
   TResolutionType,
-  TRole,
   TTransitionTargetState,
 } from '@protection-service/sdk';
 
@@ -111,9 +110,4 @@ export const MOVE_TARGETS: readonly TTransitionTargetState[] = [
 ];
 
 /** A member's role (D49) in the words of the team and invitation pages (D53). */
-export const ROLE_WORDS: Record<TRole, string> = {
-  owner: 'Owner',
-  admin: 'Admin',
-  agent: 'Claims agent',
-  viewer: 'Viewer',
-};
+export { ROLE_WORDS } from '@protection-service/contract';
