@@ -189,6 +189,48 @@ describe('team members (D53)', () => {
     expect((await server.request(new URL(linkIn(email, 1)).pathname)).status).toBe(404);
   });
 
+  it('writes the audit line of each team change with its actor and target, and none for a refused one (D53)', async () => {
+    const api = members(ownerDash);
+    const params = { storeId: owner.store.id };
+    const audited = async () =>
+      (await server.db
+        .selectFrom('auditEvents')
+        .select(['action', 'actorType', 'actorId', 'targetType', 'targetId', 'changes', 'ip'])
+        .where('storeId', '=', owner.store.id)
+        .where('action', 'like', 'member.%')
+        .orderBy('at')
+        .execute()) as { action: string; targetId: string; changes: unknown; ip: string | null }[];
+    const before = (await audited()).length;
+    const email = `audited-${randomBytes(4).toString('hex')}@example.com`;
+    const invited = answered(await api.invite({ params, body: { email, role: 'viewer' } }), 201).data;
+    const agent = await member('agent');
+    answered(await api.update({ params: { ...params, userId: agent.user.id }, body: { role: 'viewer' } }), 200);
+    answered(await api.remove({ params: { ...params, userId: agent.user.id } }), 200);
+    // Refused: the last owner stays (409), and an agent may change no one (403).
+    expect((await api.update({ params: { ...params, userId: owner.user.id }, body: { role: 'agent' } })).status).toBe(
+      409,
+    );
+    const other = await member('agent');
+    expect((await members(other.dash).remove({ params: { ...params, userId: owner.user.id } })).status).toBe(403);
+
+    const lines = (await audited()).slice(before);
+    expect(lines.map((l) => l.action)).toEqual(['member.invited', 'member.role_changed', 'member.removed']);
+    expect(lines[0]).toMatchObject({
+      actorType: 'user',
+      actorId: owner.user.id,
+      targetType: 'invitation',
+      targetId: invited.id,
+    });
+    expect(lines[0]!.changes).toEqual({ email, role: 'viewer' });
+    expect(lines[1]).toMatchObject({
+      targetType: 'user',
+      targetId: agent.user.id,
+      changes: { before: 'agent', after: 'viewer' },
+    });
+    expect(lines[2]).toMatchObject({ targetType: 'user', targetId: agent.user.id, changes: { role: 'viewer' } });
+    for (const line of lines) expect(line.ip).toMatch(/127\.0\.0\.1|::1/);
+  });
+
   it('an invitation whose 7 days are over answers 404 and leaves the team list', async () => {
     const email = `late-${randomBytes(3).toString('hex')}@example.com`;
     const params = { storeId: owner.store.id };
