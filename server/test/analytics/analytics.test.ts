@@ -1,3 +1,4 @@
+import { createClient } from '@protection-service/sdk';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_TEST_SCOPES, type ClaimStore, claimStore } from '../harness/claims';
@@ -119,6 +120,16 @@ describe('store analytics (D52)', () => {
       topProducts: [],
       topCarriers: [],
     });
+  });
+
+  it('answers the same figures in the older dated version (D44: the routes are in every version)', async () => {
+    const old = createClient({ baseUrl: server.baseUrl, accessToken: s.token, retry: false, apiVersion: '2025-01-01' });
+    const query = { from: DAY, to: DAY };
+    expect(answered(await old.analytics.summary({ query }), 200).data).toEqual(
+      answered(await summary(s, DAY, DAY), 200).data,
+    );
+    const series = answered(await old.analytics.series({ query: { ...query, interval: 'day' } }), 200).data;
+    expect(series.points).toHaveLength(1);
   });
 
   it('takes at most 366 days, both included; more answers 400 saying so', async () => {
