@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -12,6 +13,9 @@ export default defineConfig({
   resolve: SOURCES,
   test: {
     // One PostgreSQL per run (server/test/harness); files run in parallel, each in its own database.
+    // Vitest's default is one worker fewer than the cores, which is one on a 2-core machine; the
+    // tests mostly wait on PostgreSQL, Chromium and child servers, so every core gets a file.
+    maxWorkers: Math.max(availableParallelism(), 2),
     projects: [
       {
         test: {
