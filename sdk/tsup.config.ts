@@ -5,7 +5,11 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 
 export default defineConfig({
   // The client of the latest version, and one entry per older dated version (D44).
-  entry: { index: 'src/index.ts', 'versions/2025-01-01': 'src/versions/2025-01-01.ts' },
+  entry: {
+    index: 'src/index.ts',
+    'versions/2026-12-01': 'src/versions/2026-12-01.ts',
+    'versions/2025-01-01': 'src/versions/2025-01-01.ts',
+  },
   format: ['esm', 'cjs'],
   // The contract is private to this repository: bundle its code and types into the SDK.
   // zod and @ts-rest/core stay external (they are dependencies).

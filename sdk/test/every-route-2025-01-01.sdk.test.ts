@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createOwner, createTestStoreOf, installWithToken } from '../../server/test/harness/fixtures';
 import { startTestServer, type TestServer } from '../../server/test/harness/server';
 import { createClient, type TClaimFile, type TOrderWrite } from '../src/versions/2025-01-01';
+import { answerLog } from './harness/answers';
 
 type OldClient = ReturnType<typeof createClient>;
 
@@ -18,23 +19,7 @@ describe('SDK 2025-01-01: every token route, end to end', () => {
   let client: OldClient;
   /** A token of a test store (D45), for the test helper routes. */
   let testClient: OldClient;
-  const answers: { route: string; status: number; version: string | null }[] = [];
-
-  /** Notes an answer for the checks every answer must pass (no 5xx, served by 2025-01-01). */
-  const seen = <R extends { status: number; headers: Headers }>(route: string, res: R): R => {
-    answers.push({ route, status: res.status, version: res.headers.get('api-version') });
-    return res;
-  };
-  /** The answer's body, after checking its status. */
-  const body = <R extends { status: number; body: unknown; headers: Headers }, S extends R['status']>(
-    route: string,
-    res: R,
-    status: S,
-  ): Extract<R, { status: S }>['body'] => {
-    seen(route, res);
-    if (res.status !== status) throw new Error(`${route}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body as Extract<R, { status: S }>['body'];
-  };
+  const { answers, seen, body } = answerLog();
 
   const order: TOrderWrite = {
     sourceOrderNumber: '#2025',

@@ -7,7 +7,7 @@ import * as v20250101 from '../src/versions/2025-01-01';
 import { OPERATIONS, operationOf, REQUIRED_CALLS, recording, uncalledOperations } from './harness/route-coverage';
 
 /** Answers like the service (with x-request-id and the version that served it) except where told. */
-const answer = (status: number, { service = true, version = '2026-12-01' as string | null } = {}) =>
+const answer = (status: number, { service = true, version = '2027-01-15' as string | null } = {}) =>
   new Response('{"statusCode":404,"message":"no","error":"Not Found"}', {
     status,
     headers: {
@@ -19,7 +19,7 @@ const answer = (status: number, { service = true, version = '2026-12-01' as stri
 
 /** The recorder behind the every-route check (architecture check 3), per dated version (D44). */
 describe('SDK route coverage recorder', () => {
-  it('knows all 90 operations of both versions and maps requests to them, literal paths first', () => {
+  it('knows all 90 operations of every version and maps requests to them, literal paths first', () => {
     expect(OPERATIONS).toHaveLength(90);
     expect(operationOf('POST', 'http://h/v1/claims/offline')).toBe('claims.fileOffline');
     expect(operationOf('POST', 'http://h/v1/claims/1001')).toBe('claims.file');
@@ -31,15 +31,18 @@ describe('SDK route coverage recorder', () => {
   });
 
   it('requires a token operation on each version, PUT /v2/settings on 2025-01-01, the others once', () => {
+    expect(REQUIRED_CALLS).toContain('claims.get@2027-01-15');
     expect(REQUIRED_CALLS).toContain('claims.get@2026-12-01');
     expect(REQUIRED_CALLS).toContain('claims.get@2025-01-01');
     expect(REQUIRED_CALLS).toContain('testHelpers.reset@2025-01-01');
     expect(REQUIRED_CALLS).toContain('settings.replace@2025-01-01');
     expect(REQUIRED_CALLS).not.toContain('settings.replace@2026-12-01');
+    expect(REQUIRED_CALLS).not.toContain('settings.replace@2027-01-15');
     expect(REQUIRED_CALLS).toContain('oauth.token');
     expect(REQUIRED_CALLS.filter((c) => c.startsWith('oauth.token'))).toEqual(['oauth.token']);
     const token = OPERATIONS.filter((op) => op.versions);
-    expect(REQUIRED_CALLS).toHaveLength(OPERATIONS.length + token.length - 1);
+    // Three versions: a token operation counts three times, PUT /v2/settings once.
+    expect(REQUIRED_CALLS).toHaveLength(OPERATIONS.length + 2 * token.length - 2);
   });
 
   it('records the SDK requests the service answered, with their version, not 501s, fakes or other callers', async () => {
@@ -64,7 +67,7 @@ describe('SDK route coverage recorder', () => {
     await old(answer(400, { version: null })).auth.refresh({ body: { refreshToken: 'x' } });
     expect(readFileSync(file, 'utf8')).toBe(
       [
-        'claims.get@2026-12-01',
+        'claims.get@2027-01-15',
         'claims.get@2025-01-01',
         'settings.get@2025-01-01',
         'settings.replace@2025-01-01',
@@ -75,14 +78,14 @@ describe('SDK route coverage recorder', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reports a token operation called only on the latest as uncalled on 2025-01-01', async () => {
+  it('reports a token operation called only on the latest as uncalled on the older versions', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sdk-calls-test-'));
     const file = path.join(dir, 'calls.log');
     const latest = createClient({ baseUrl: 'http://h', retry: false, fetch: recording(async () => answer(404), file) });
     await latest.claims.get({ params: { claimId: 'c1' } });
     // Every other required call, made by another worker.
     writeFileSync(path.join(dir, 'other.log'), REQUIRED_CALLS.filter((c) => !c.startsWith('claims.get@')).join('\n'));
-    expect(uncalledOperations(dir)).toEqual(['claims.get@2025-01-01']);
+    expect(uncalledOperations(dir)).toEqual(['claims.get@2026-12-01', 'claims.get@2025-01-01']);
     rmSync(dir, { recursive: true, force: true });
   });
 });

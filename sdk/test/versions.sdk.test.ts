@@ -37,12 +37,12 @@ describe('SDK API versions', () => {
   it('asks for the version it was built against on versioned routes only, and for none with null', async () => {
     seen.length = 0;
     const client = createClient({ baseUrl: server.baseUrl, accessToken: token, middleware: [recording] });
-    expect(SDK_API_VERSION).toBe('2026-12-01');
+    expect(SDK_API_VERSION).toBe('2027-01-15');
     const res = await client.settings.get();
     expect(res.status).toBe(200);
-    expect(res.headers.get('api-version')).toBe('2026-12-01');
+    expect(res.headers.get('api-version')).toBe('2027-01-15');
     await client.public.getInsurance({ query: { store_url: 'nowhere.example.com', subtotal: 1 } });
-    expect(seen).toEqual(['2026-12-01', null]);
+    expect(seen).toEqual(['2027-01-15', null]);
     seen.length = 0;
     const pinned = createClient({
       baseUrl: server.baseUrl,

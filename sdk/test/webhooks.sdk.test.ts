@@ -108,9 +108,9 @@ describe('verifyWebhook', () => {
   it('knows the API version a delivery is rendered in (D44): checks it when asked, and the header against the body', async () => {
     const delivered = await firstDelivery();
     const headers = headersOf(delivered);
-    expect(headers['webhook-api-version']).toBe('2026-12-01');
-    const event = await verifyWebhook({ secret, headers, body: delivered.raw, apiVersion: '2026-12-01' });
-    expect(event.apiVersion).toBe('2026-12-01');
+    expect(headers['webhook-api-version']).toBe('2027-01-15');
+    const event = await verifyWebhook({ secret, headers, body: delivered.raw, apiVersion: '2027-01-15' });
+    expect(event.apiVersion).toBe('2027-01-15');
     expect(await refusal(verifyWebhook({ secret, headers, body: delivered.raw, apiVersion: '2025-01-01' }))).toBe(
       'version',
     );

@@ -103,8 +103,12 @@ export const ISSUE_TYPES = [
 export const ZIssueType = z.enum(ISSUE_TYPES);
 export type TIssueType = z.infer<typeof ZIssueType>;
 
-/** D22: a claim whose issues have several types has `claimType` `MULTIPLE`. */
-export const CLAIM_TYPES = [...ISSUE_TYPES, 'MULTIPLE'] as const;
+/**
+ * D22: a claim whose issues have several types has `claimType` `MULTIPLE`. D54: a claim the
+ * service filed from tracking names the rule that filed it, `LOST_IN_TRANSIT` or `DELAYED`
+ * (`RETURNED_TO_SENDER` is an issue type already); versions before 2027-01-15 show those as null.
+ */
+export const CLAIM_TYPES = [...ISSUE_TYPES, 'MULTIPLE', 'LOST_IN_TRANSIT', 'DELAYED'] as const;
 export const ZClaimType = z.enum(CLAIM_TYPES);
 export type TClaimType = z.infer<typeof ZClaimType>;
 

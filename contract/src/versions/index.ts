@@ -16,6 +16,7 @@ import { earlierScopeNames } from './changes/earlier-scope-names';
 import { merchantSettingsWrite } from './changes/merchant-settings-write';
 import { priceRuleTypeFlat } from './changes/price-rule-type-flat';
 import { quoteAnswers200 } from './changes/quote-answers-200';
+import { trackingClaimTypes } from './changes/tracking-claim-types';
 import { unwrappedAnswers } from './changes/unwrapped-answers';
 import { API_VERSIONS, type ApiVersion, VERSION_LIFECYCLE } from './list';
 
@@ -36,6 +37,7 @@ export * from './list';
  * the routes as the ones before it left them).
  */
 export const VERSION_CHANGES: readonly VersionChange[] = [
+  trackingClaimTypes,
   unwrappedAnswers,
   quoteAnswers200,
   contextVariantKey,
@@ -172,8 +174,8 @@ export function downError(version: ApiVersion, answer: Answer): Answer {
 
 /**
  * A webhook's delivered envelope in `version` (D32, D44): the newest body rendered by the
- * changes between the newest version and `version`, in the order they apply. None of the
- * changes of 2025-01-01 touches a webhook body, so there only the envelope's `apiVersion` differs.
+ * changes between the newest version and `version`, in the order they apply (D54: a tracking
+ * claim type reads null in `claim/created` before 2027-01-15).
  */
 export function webhookEnvelope(
   version: ApiVersion,

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * without a version header and without a pin is served. Every older version is derived from
  * it by the version changes (./changes).
  */
-export const API_VERSIONS = ['2026-12-01', '2025-01-01'] as const;
+export const API_VERSIONS = ['2027-01-15', '2026-12-01', '2025-01-01'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
 export const LATEST_API_VERSION: ApiVersion = API_VERSIONS[0];
 
@@ -30,6 +30,9 @@ export interface VersionLifecycle {
 
 /** D44: 2025-01-01 is deprecated from the day versions ship (2026-12-01) and sunsets a year later. */
 export const VERSION_LIFECYCLE: Record<ApiVersion, VersionLifecycle> = {
+  '2027-01-15': { version: '2027-01-15', deprecated: false, deprecatedAt: null, sunset: null },
+  // D54: 2026-12-01 differs from its successor in one additive detail (two claim types), so it
+  // stays supported without a sunset.
   '2026-12-01': { version: '2026-12-01', deprecated: false, deprecatedAt: null, sunset: null },
   '2025-01-01': {
     version: '2025-01-01',

@@ -16,6 +16,7 @@ import {
   upRequest,
   VERSION_CHANGES,
   type VersionData,
+  webhookEnvelope,
   ZError,
 } from '@protection-service/contract';
 import { buildOpenApi } from '@protection-service/contract/openapi';
@@ -125,6 +126,27 @@ describe('version changes (D44)', () => {
       checked++;
     }
     expect(checked).toBeGreaterThan(0);
+  });
+
+  it('claims filed from tracking read claimType null before 2027-01-15, in answers and claim/created (D54)', async () => {
+    const created = {
+      claimId: 'cl_1',
+      storeId: 'st_1',
+      sourceOrderId: 'o1',
+      claimCategory: 'SHIPPING',
+      claimType: 'LOST_IN_TRANSIT',
+      claimState: 'NEW',
+      items: [],
+    };
+    const event = { id: 'ev_1', topic: 'claim/created', livemode: true, createdAt: '2027-01-20T00:00:00.000Z' };
+    expect(webhookEnvelope('2027-01-15', { ...event, body: created }).body).toEqual(created);
+    for (const version of ['2026-12-01', '2025-01-01'] as const) {
+      expect(webhookEnvelope(version, { ...event, body: created }).body).toEqual({ ...created, claimType: null });
+      const returned = { ...created, claimType: 'RETURNED_TO_SENDER' };
+      expect(webhookEnvelope(version, { ...event, body: returned }).body).toEqual(returned);
+    }
+    // Answers: the "down" check above parses every newest answer, made old, with the old
+    // schema, whose claimType has no tracking claim types.
   });
 
   it('errors: a 403 made old names earlier scope names and keeps the D2 shape', () => {

@@ -295,7 +295,7 @@ export interface TCreateAppRequest {
 }
 
 /** The version that serves the app's calls sent without an Api-Version header, and renders its webhooks (D44) */
-export type TApiVersion = '2026-12-01' | '2025-01-01';
+export type TApiVersion = '2027-01-15' | '2026-12-01' | '2025-01-01';
 
 export interface TCreatedApp {
   /** Client id `svc_app_…` */
@@ -384,7 +384,7 @@ export interface TAppEventsQuery {
   status?: TEventStatus;
 }
 
-export type TClaimType = 'DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE';
+export type TClaimType = 'DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE' | 'LOST_IN_TRANSIT' | 'DELAYED';
 
 /** `NEW` for a freshly filed claim (D22) */
 export type TClaimState = 'NEW' | 'OPEN' | 'COMMUNICATING' | 'WAITING_FOR_CUSTOMER' | 'WAITING_FOR_BRAND' | 'WAITING_FOR_OP' | 'APPROVED' | 'DENIED' | 'DISMISSED' | 'TEMPORARILY_DISMISSED' | 'RESOLVED' | 'RESOLVED_BY_BRAND' | 'CLOSED' | 'ARCHIVED';
@@ -1073,46 +1073,6 @@ export interface TClaimPolicy {
   hybridOperator: THybridOperator;
 }
 
-/** Claim (spec, D24) */
-export interface TClaim {
-  id: string;
-  claimFiledFrom: TClaimFiledFrom;
-  customerId: string | null;
-  storeId: string;
-  orderId: string;
-  sourceOrderId: string;
-  sourceOrderNumber: string;
-  authorName: string | null;
-  authorEmail: string | null;
-  claimDescription: string | null;
-  resolutionRequested: TResolutionType | null;
-  resolutionDate: string | null;
-  claimState: TClaimState;
-  claimType: TClaimType | null;
-  isOta: boolean;
-  otaDescription: string | null;
-  /** Value seen: api */
-  externalSource: string | null;
-  /** The order's active policy at filing, or null (D23) */
-  policyId: string | null;
-  claimCategory: TClaimCategory;
-  salesChannel: TSalesChannel;
-  /** Why the claim was denied, once it was (D22, D51) */
-  denyReason: TDenyReason | null;
-  denyDetails: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-  claimItems: TClaimItem[];
-  claimMessages: TClaimMessage[];
-  claimResolutions: TClaimResolution[];
-  claimStoreCredits: TClaimStoreCredit[];
-  claimDocuments: TClaimDocument[];
-  policy: TClaimPolicy | null;
-  /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
-  viewClaimUrl: string;
-}
-
 export interface TFulfillmentItem {
   sourceItemId: string;
   quantity: number;
@@ -1354,39 +1314,6 @@ export interface TClaimListMessage {
   message: string;
   authorName: string | null;
   medias: string[];
-}
-
-/** Claim list item (spec) */
-export interface TClaimListNode {
-  id: string;
-  storeId: string;
-  orderId: string;
-  sourceOrderId: string;
-  sourceOrderNumber: string;
-  authorName: string | null;
-  authorEmail: string | null;
-  claimDescription: string | null;
-  claimState: TClaimState;
-  isOta: boolean;
-  otaDescription: string | null;
-  externalSource: string | null;
-  claimType: TClaimType | null;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-  policyId: string | null;
-  claimResolutions: TClaimListResolution[];
-  claimItems: TClaimItem[];
-  claimMessages: TClaimListMessage[];
-}
-
-export interface TClaimConnection {
-  edges: {
-    /** Claim list item (spec) */
-    node: TClaimListNode;
-    cursor: string;
-  }[];
-  pageInfo: TPageInfo;
 }
 
 export interface TTimelineActor {
@@ -2932,7 +2859,44 @@ export interface OrdersRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TClaim[]> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }): Promise<Reply<200, {
+    id: string;
+    claimFiledFrom: TClaimFiledFrom;
+    customerId: string | null;
+    storeId: string;
+    orderId: string;
+    sourceOrderId: string;
+    sourceOrderNumber: string;
+    authorName: string | null;
+    authorEmail: string | null;
+    claimDescription: string | null;
+    resolutionRequested: TResolutionType | null;
+    resolutionDate: string | null;
+    claimState: TClaimState;
+    claimType: ('DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE') | null;
+    isOta: boolean;
+    otaDescription: string | null;
+    /** Value seen: api */
+    externalSource: string | null;
+    /** The order's active policy at filing, or null (D23) */
+    policyId: string | null;
+    claimCategory: TClaimCategory;
+    salesChannel: TSalesChannel;
+    /** Why the claim was denied, once it was (D22, D51) */
+    denyReason: TDenyReason | null;
+    denyDetails: string | null;
+    createdAt: string;
+    updatedAt: string;
+    deletedAt: string | null;
+    claimItems: TClaimItem[];
+    claimMessages: TClaimMessage[];
+    claimResolutions: TClaimResolution[];
+    claimStoreCredits: TClaimStoreCredit[];
+    claimDocuments: TClaimDocument[];
+    policy: TClaimPolicy | null;
+    /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
+    viewClaimUrl: string;
+  }[]> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
   /**
    * List an order's fulfillments — `GET /v1/orders/:sourceOrderId/fulfillments`
    *
@@ -3059,7 +3023,35 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TClaimConnection> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }): Promise<Reply<200, {
+    edges: {
+      /** Claim list item (spec) */
+      node: {
+        id: string;
+        storeId: string;
+        orderId: string;
+        sourceOrderId: string;
+        sourceOrderNumber: string;
+        authorName: string | null;
+        authorEmail: string | null;
+        claimDescription: string | null;
+        claimState: TClaimState;
+        isOta: boolean;
+        otaDescription: string | null;
+        externalSource: string | null;
+        claimType: ('DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE') | null;
+        createdAt: string;
+        updatedAt: string;
+        deletedAt: string | null;
+        policyId: string | null;
+        claimResolutions: TClaimListResolution[];
+        claimItems: TClaimItem[];
+        claimMessages: TClaimListMessage[];
+      };
+      cursor: string;
+    }[];
+    pageInfo: TPageInfo;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
   /**
    * Export claims as CSV — `GET /v1/claims/export`
    *
@@ -3120,7 +3112,44 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TClaim> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }): Promise<Reply<200, {
+    id: string;
+    claimFiledFrom: TClaimFiledFrom;
+    customerId: string | null;
+    storeId: string;
+    orderId: string;
+    sourceOrderId: string;
+    sourceOrderNumber: string;
+    authorName: string | null;
+    authorEmail: string | null;
+    claimDescription: string | null;
+    resolutionRequested: TResolutionType | null;
+    resolutionDate: string | null;
+    claimState: TClaimState;
+    claimType: ('DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE') | null;
+    isOta: boolean;
+    otaDescription: string | null;
+    /** Value seen: api */
+    externalSource: string | null;
+    /** The order's active policy at filing, or null (D23) */
+    policyId: string | null;
+    claimCategory: TClaimCategory;
+    salesChannel: TSalesChannel;
+    /** Why the claim was denied, once it was (D22, D51) */
+    denyReason: TDenyReason | null;
+    denyDetails: string | null;
+    createdAt: string;
+    updatedAt: string;
+    deletedAt: string | null;
+    claimItems: TClaimItem[];
+    claimMessages: TClaimMessage[];
+    claimResolutions: TClaimResolution[];
+    claimStoreCredits: TClaimStoreCredit[];
+    claimDocuments: TClaimDocument[];
+    policy: TClaimPolicy | null;
+    /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
+    viewClaimUrl: string;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
   /**
    * A claim's timeline — `GET /v1/claims/:claimId/timeline`
    *
@@ -3205,7 +3234,44 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TClaim> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  }): Promise<Reply<200, {
+    id: string;
+    claimFiledFrom: TClaimFiledFrom;
+    customerId: string | null;
+    storeId: string;
+    orderId: string;
+    sourceOrderId: string;
+    sourceOrderNumber: string;
+    authorName: string | null;
+    authorEmail: string | null;
+    claimDescription: string | null;
+    resolutionRequested: TResolutionType | null;
+    resolutionDate: string | null;
+    claimState: TClaimState;
+    claimType: ('DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE') | null;
+    isOta: boolean;
+    otaDescription: string | null;
+    /** Value seen: api */
+    externalSource: string | null;
+    /** The order's active policy at filing, or null (D23) */
+    policyId: string | null;
+    claimCategory: TClaimCategory;
+    salesChannel: TSalesChannel;
+    /** Why the claim was denied, once it was (D22, D51) */
+    denyReason: TDenyReason | null;
+    denyDetails: string | null;
+    createdAt: string;
+    updatedAt: string;
+    deletedAt: string | null;
+    claimItems: TClaimItem[];
+    claimMessages: TClaimMessage[];
+    claimResolutions: TClaimResolution[];
+    claimStoreCredits: TClaimStoreCredit[];
+    claimDocuments: TClaimDocument[];
+    policy: TClaimPolicy | null;
+    /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
+    viewClaimUrl: string;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Preview an approval — `POST /v1/claims/:claimId/approve/preview`
    *
@@ -3248,7 +3314,44 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TClaim> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  }): Promise<Reply<200, {
+    id: string;
+    claimFiledFrom: TClaimFiledFrom;
+    customerId: string | null;
+    storeId: string;
+    orderId: string;
+    sourceOrderId: string;
+    sourceOrderNumber: string;
+    authorName: string | null;
+    authorEmail: string | null;
+    claimDescription: string | null;
+    resolutionRequested: TResolutionType | null;
+    resolutionDate: string | null;
+    claimState: TClaimState;
+    claimType: ('DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE') | null;
+    isOta: boolean;
+    otaDescription: string | null;
+    /** Value seen: api */
+    externalSource: string | null;
+    /** The order's active policy at filing, or null (D23) */
+    policyId: string | null;
+    claimCategory: TClaimCategory;
+    salesChannel: TSalesChannel;
+    /** Why the claim was denied, once it was (D22, D51) */
+    denyReason: TDenyReason | null;
+    denyDetails: string | null;
+    createdAt: string;
+    updatedAt: string;
+    deletedAt: string | null;
+    claimItems: TClaimItem[];
+    claimMessages: TClaimMessage[];
+    claimResolutions: TClaimResolution[];
+    claimStoreCredits: TClaimStoreCredit[];
+    claimDocuments: TClaimDocument[];
+    policy: TClaimPolicy | null;
+    /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
+    viewClaimUrl: string;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Move a claim to another state — `POST /v1/claims/:claimId/transition`
    *
@@ -3268,7 +3371,44 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TClaim> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  }): Promise<Reply<200, {
+    id: string;
+    claimFiledFrom: TClaimFiledFrom;
+    customerId: string | null;
+    storeId: string;
+    orderId: string;
+    sourceOrderId: string;
+    sourceOrderNumber: string;
+    authorName: string | null;
+    authorEmail: string | null;
+    claimDescription: string | null;
+    resolutionRequested: TResolutionType | null;
+    resolutionDate: string | null;
+    claimState: TClaimState;
+    claimType: ('DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE') | null;
+    isOta: boolean;
+    otaDescription: string | null;
+    /** Value seen: api */
+    externalSource: string | null;
+    /** The order's active policy at filing, or null (D23) */
+    policyId: string | null;
+    claimCategory: TClaimCategory;
+    salesChannel: TSalesChannel;
+    /** Why the claim was denied, once it was (D22, D51) */
+    denyReason: TDenyReason | null;
+    denyDetails: string | null;
+    createdAt: string;
+    updatedAt: string;
+    deletedAt: string | null;
+    claimItems: TClaimItem[];
+    claimMessages: TClaimMessage[];
+    claimResolutions: TClaimResolution[];
+    claimStoreCredits: TClaimStoreCredit[];
+    claimDocuments: TClaimDocument[];
+    policy: TClaimPolicy | null;
+    /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
+    viewClaimUrl: string;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
 }
 
 /**
@@ -4279,7 +4419,44 @@ export interface TestHelpersRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TClaim> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  }): Promise<Reply<200, {
+    id: string;
+    claimFiledFrom: TClaimFiledFrom;
+    customerId: string | null;
+    storeId: string;
+    orderId: string;
+    sourceOrderId: string;
+    sourceOrderNumber: string;
+    authorName: string | null;
+    authorEmail: string | null;
+    claimDescription: string | null;
+    resolutionRequested: TResolutionType | null;
+    resolutionDate: string | null;
+    claimState: TClaimState;
+    claimType: ('DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE') | null;
+    isOta: boolean;
+    otaDescription: string | null;
+    /** Value seen: api */
+    externalSource: string | null;
+    /** The order's active policy at filing, or null (D23) */
+    policyId: string | null;
+    claimCategory: TClaimCategory;
+    salesChannel: TSalesChannel;
+    /** Why the claim was denied, once it was (D22, D51) */
+    denyReason: TDenyReason | null;
+    denyDetails: string | null;
+    createdAt: string;
+    updatedAt: string;
+    deletedAt: string | null;
+    claimItems: TClaimItem[];
+    claimMessages: TClaimMessage[];
+    claimResolutions: TClaimResolution[];
+    claimStoreCredits: TClaimStoreCredit[];
+    claimDocuments: TClaimDocument[];
+    policy: TClaimPolicy | null;
+    /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
+    viewClaimUrl: string;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Post a message as the shopper — `POST /v1/test_helpers/claims/:claimId/shopper-messages`
    *

@@ -295,7 +295,7 @@ export interface TCreateAppRequest {
 }
 
 /** The version that serves the app's calls sent without an Api-Version header, and renders its webhooks (D44) */
-export type TApiVersion = '2026-12-01' | '2025-01-01';
+export type TApiVersion = '2027-01-15' | '2026-12-01' | '2025-01-01';
 
 export interface TCreatedApp {
   /** Client id `svc_app_…` */
@@ -384,7 +384,7 @@ export interface TAppEventsQuery {
   status?: TEventStatus;
 }
 
-export type TClaimType = 'DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE';
+export type TClaimType = 'DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE' | 'LOST_IN_TRANSIT' | 'DELAYED';
 
 /** `NEW` for a freshly filed claim (D22) */
 export type TClaimState = 'NEW' | 'OPEN' | 'COMMUNICATING' | 'WAITING_FOR_CUSTOMER' | 'WAITING_FOR_BRAND' | 'WAITING_FOR_OP' | 'APPROVED' | 'DENIED' | 'DISMISSED' | 'TEMPORARILY_DISMISSED' | 'RESOLVED' | 'RESOLVED_BY_BRAND' | 'CLOSED' | 'ARCHIVED';

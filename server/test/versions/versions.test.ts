@@ -14,7 +14,9 @@ describe('dated API versions (D44)', () => {
   let clientId: string;
   let all: string;
   const OLD = '2025-01-01';
-  const LATEST = '2026-12-01';
+  /** The version between them (D54 added its successor): served, not deprecated. */
+  const PREVIOUS = '2026-12-01';
+  const LATEST = '2027-01-15';
 
   const token = async (scopes: Scope[]) =>
     (await installWithToken(server, clientId, owner.store.id, scopes)).accessToken;
@@ -104,7 +106,7 @@ describe('dated API versions (D44)', () => {
         expect(body).toEqual({
           statusCode: 400,
           error: 'Bad Request',
-          message: expect.stringContaining('2026-12-01, 2025-01-01'),
+          message: expect.stringContaining('2027-01-15, 2026-12-01, 2025-01-01'),
         });
       }
     });
@@ -130,6 +132,7 @@ describe('dated API versions (D44)', () => {
   it("serves each version's document, the changelog page with an anchor per version, and lists the documents", async () => {
     expect(servedDocuments()).toEqual([
       { version: LATEST, url: `/openapi/${LATEST}.json`, deprecated: false },
+      { version: PREVIOUS, url: `/openapi/${PREVIOUS}.json`, deprecated: false },
       { version: OLD, url: `/openapi/${OLD}.json`, deprecated: true },
     ]);
     for (const { version, url } of servedDocuments()) {
@@ -290,7 +293,7 @@ describe('dated API versions (D44)', () => {
     expect(health.status).toBe(200);
     expect(health.headers.get('api-version')).toBeNull();
     if (health.status !== 200) return;
-    const [latest, old] = health.body.data.versions;
+    const [latest, previous, old] = health.body.data.versions;
     expect(latest).toEqual({
       version: LATEST,
       calls: 1,
@@ -298,6 +301,7 @@ describe('dated API versions (D44)', () => {
       deprecated: false,
       sunset: null,
     });
+    expect(previous).toMatchObject({ version: PREVIOUS, calls: 0, deprecated: false, sunset: null });
     expect(old).toEqual({
       version: OLD,
       calls: 3,

@@ -86,13 +86,13 @@ describe('webhook delivery', () => {
       JSON.stringify({
         id: event.id,
         topic: 'claim/denied',
-        apiVersion: '2026-12-01',
+        apiVersion: '2027-01-15',
         livemode: true,
         createdAt: event.createdAt.toISOString(),
         body: deniedBody(owner.store.id),
       }),
     );
-    expect(got!.headers['webhook-api-version']).toBe('2026-12-01');
+    expect(got!.headers['webhook-api-version']).toBe('2027-01-15');
     expect(ZWebhookEvent.parse(JSON.parse(got!.raw)).topic).toBe('claim/denied');
     expect(got!.headers['content-type']).toBe('application/json');
     expect(got!.headers['user-agent']).toMatch(/^protection-service-webhooks\//);

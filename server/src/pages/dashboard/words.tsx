@@ -50,6 +50,8 @@ export const TYPE_WORDS: Record<TClaimType | TIssueType, string> = {
   STOLEN: 'Stolen',
   WRONG_ITEM: 'Wrong item',
   MULTIPLE: 'Several issues',
+  LOST_IN_TRANSIT: 'Lost in transit',
+  DELAYED: 'Delayed',
 };
 
 export const RESOLUTION_WORDS: Record<TResolutionType, string> = {
