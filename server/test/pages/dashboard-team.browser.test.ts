@@ -103,7 +103,7 @@ describe.skipIf(!CHROMIUM)('the dashboard team and invitation pages in headless 
       .where('u.email', '=', colleague)
       .executeTakeFirstOrThrow();
     expect(member).toEqual({ role: 'agent', firstName: 'Casey Colleague' });
-  });
+  }, 90_000);
 
   it('an account that exists joins by signing in with its own password', async () => {
     const other = await claimStore(server, 'dash-team-other');
@@ -127,7 +127,7 @@ describe.skipIf(!CHROMIUM)('the dashboard team and invitation pages in headless 
     await invitation.getByRole('button', { name: 'Join' }).click();
     await expect.poll(() => invitation.url()).toBe(`${server.baseUrl}/dashboard/stores/${s.owner.store.id}`);
     await theirs.close();
-  });
+  }, 90_000);
 
   it('an admin is told they cannot change owners; a viewer gets no forms; anyone opts in to notices', async () => {
     const admin = await addMember(server, s.owner.store.id, 'admin');
@@ -155,7 +155,7 @@ describe.skipIf(!CHROMIUM)('the dashboard team and invitation pages in headless 
     await s.fileId('o-team-2', claimBody({ email: 'shopper-team2@example.com' }));
     await expect.poll(() => sink.to(viewer.email).length, { timeout: 15_000, interval: 100 }).toBe(1);
     expect(sink.to(viewer.email)[0]!.mail.subject).toBe('New claim for order #T2');
-  });
+  }, 90_000);
 
   it('a forged invite or removal (no CSRF token, another origin) changes nothing', async () => {
     const agent = await addMember(server, s.owner.store.id, 'agent');

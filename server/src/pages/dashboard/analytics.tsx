@@ -5,7 +5,7 @@ import type { TAnalyticsSeries, TAnalyticsSummary } from '@protection-service/co
 import { unwrap } from '@protection-service/sdk';
 import { Router } from 'express';
 import { sendPage } from '../html';
-import { DashboardLayout } from './frame';
+import { DashboardLayout, ScrollTable } from './frame';
 import type { Dashboard } from './handlers';
 import { DASHBOARD_PATH, storePath } from './paths';
 import { RESOLUTION_WORDS, TYPE_WORDS } from './words';
@@ -154,28 +154,25 @@ function Tops({ summary: s }: { summary: TAnalyticsSummary }) {
 
 function SimpleTable(props: { caption: string; head: string[]; rows: string[][] }) {
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it
-    <section class="table-wrap" aria-label={props.caption} tabIndex={0}>
-      <table>
-        <caption class="visually-hidden">{props.caption}</caption>
-        <thead>
+    <ScrollTable label={props.caption}>
+      <caption class="visually-hidden">{props.caption}</caption>
+      <thead>
+        <tr>
+          {props.head.map((h) => (
+            <th scope="col">{h}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((r) => (
           <tr>
-            {props.head.map((h) => (
-              <th scope="col">{h}</th>
+            {r.map((c) => (
+              <td>{c}</td>
             ))}
           </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((r) => (
-            <tr>
-              {r.map((c) => (
-                <td>{c}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 

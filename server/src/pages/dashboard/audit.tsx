@@ -10,7 +10,7 @@ import {
 } from '@protection-service/sdk';
 import { type Request, Router } from 'express';
 import { sendPage } from '../html';
-import { DashboardLayout } from './frame';
+import { DashboardLayout, ScrollTable } from './frame';
 import type { Dashboard } from './handlers';
 import { DASHBOARD_PATH, storePath } from './paths';
 import { shortDate } from './words';
@@ -150,38 +150,36 @@ function Actor(props: { event: TAuditEvent }) {
 
 function AuditRows(props: { events: TAuditEvent[] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Audit log</caption>
-        <thead>
+    <ScrollTable label="Audit log">
+      <caption class="visually-hidden">Audit log</caption>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Who</th>
+          <th scope="col">What</th>
+          <th scope="col">On</th>
+          <th scope="col">From</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.events.map((e) => (
           <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">What</th>
-            <th scope="col">On</th>
-            <th scope="col">From</th>
+            <td>{shortDate(e.at)}</td>
+            <td>
+              <Actor event={e} />
+            </td>
+            <td>{ACTION_WORDS[e.action] ?? e.action}</td>
+            <td>
+              {e.target.type} <span class="muted">{e.target.id}</span>
+            </td>
+            <td>
+              {e.ip ?? ''}
+              {e.userAgent ? <div class="muted">{e.userAgent}</div> : null}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {props.events.map((e) => (
-            <tr>
-              <td>{shortDate(e.at)}</td>
-              <td>
-                <Actor event={e} />
-              </td>
-              <td>{ACTION_WORDS[e.action] ?? e.action}</td>
-              <td>
-                {e.target.type} <span class="muted">{e.target.id}</span>
-              </td>
-              <td>
-                {e.ip ?? ''}
-                {e.userAgent ? <div class="muted">{e.userAgent}</div> : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 

@@ -10,6 +10,7 @@ import type {
   TTimelineActor,
   TTimelineEntry,
 } from '@protection-service/sdk';
+import { ScrollTable } from './frame';
 import { claimPath, orderPath } from './paths';
 import type { MemberStore } from './port';
 import { DENY_REASON_WORDS, RESOLUTION_WORDS, STATE_WORDS, StateLabel, shortDate, TYPE_WORDS } from './words';
@@ -133,33 +134,30 @@ export function Items(props: { storeId: string; claim: TClaim; photos: boolean }
   const anyPhotos = claim.claimItems.some((i) => i.images.length > 0);
   return (
     <>
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it */}
-      <section class="table-wrap" aria-label="Claimed items" tabIndex={0}>
-        <table class="roomy">
-          <thead>
+      <ScrollTable label="Claimed items" wide>
+        <thead>
+          <tr>
+            <th scope="col">Item</th>
+            <th scope="col">Issue</th>
+            <th scope="col">Quantity</th>
+            <th scope="col">Details</th>
+            <th scope="col">Photos</th>
+          </tr>
+        </thead>
+        <tbody>
+          {claim.claimItems.map((item, i) => (
             <tr>
-              <th scope="col">Item</th>
-              <th scope="col">Issue</th>
-              <th scope="col">Quantity</th>
-              <th scope="col">Details</th>
-              <th scope="col">Photos</th>
+              <td>{itemName(item, i)}</td>
+              <td>{item.issueType ? TYPE_WORDS[item.issueType] : 'Not given'}</td>
+              <td>{item.quantity}</td>
+              <td class="text">{item.details ?? ''}</td>
+              <td>
+                <Photos item={item} index={i} show={props.photos} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {claim.claimItems.map((item, i) => (
-              <tr>
-                <td>{itemName(item, i)}</td>
-                <td>{item.issueType ? TYPE_WORDS[item.issueType] : 'Not given'}</td>
-                <td>{item.quantity}</td>
-                <td class="text">{item.details ?? ''}</td>
-                <td>
-                  <Photos item={item} index={i} show={props.photos} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+          ))}
+        </tbody>
+      </ScrollTable>
       {anyPhotos && !props.photos ? (
         <p>
           <a href={`${claimPath(props.storeId, claim.id)}?photos=1`}>Show photos</a>{' '}
@@ -202,29 +200,26 @@ export function Fulfillments(props: { fulfillments: TFulfillment[] | undefined }
   if (fulfillments === undefined) return <p>Your role cannot read orders.</p>;
   if (fulfillments.length === 0) return <p>The order has no fulfillment yet.</p>;
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it
-    <section class="table-wrap" aria-label="Fulfillments" tabIndex={0}>
-      <table class="roomy">
-        <thead>
+    <ScrollTable label="Fulfillments" wide>
+      <thead>
+        <tr>
+          <th scope="col">Fulfillment</th>
+          <th scope="col">Status</th>
+          <th scope="col">Carrier</th>
+          <th scope="col">Tracking numbers</th>
+        </tr>
+      </thead>
+      <tbody>
+        {fulfillments.map((f) => (
           <tr>
-            <th scope="col">Fulfillment</th>
-            <th scope="col">Status</th>
-            <th scope="col">Carrier</th>
-            <th scope="col">Tracking numbers</th>
+            <td>{f.sourceFulfillmentId}</td>
+            <td>{f.cancelledAt ? `Cancelled ${shortDate(f.cancelledAt)}` : f.fulfillmentStatus.toLowerCase()}</td>
+            <td>{f.trackingCompany ?? ''}</td>
+            <td>{f.trackingNumber.join(', ')}</td>
           </tr>
-        </thead>
-        <tbody>
-          {fulfillments.map((f) => (
-            <tr>
-              <td>{f.sourceFulfillmentId}</td>
-              <td>{f.cancelledAt ? `Cancelled ${shortDate(f.cancelledAt)}` : f.fulfillmentStatus.toLowerCase()}</td>
-              <td>{f.trackingCompany ?? ''}</td>
-              <td>{f.trackingNumber.join(', ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 
@@ -317,35 +312,32 @@ export function PreviewResult(props: { preview: TApprovePreview; claim: TClaim }
       {credits.length === 0 ? (
         <p>Approving like this issues no store credit.</p>
       ) : (
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it
-        <section class="table-wrap" aria-label="Store credits" tabIndex={0}>
-          <table class="roomy">
-            <caption class="muted">Store credits approving would issue (nothing is issued yet)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Item</th>
-                <th scope="col">Value</th>
-                <th scope="col">Bonus</th>
-                <th scope="col">Total</th>
-                <th scope="col">Currency</th>
-              </tr>
-            </thead>
-            <tbody>
-              {credits.map((s) => {
-                const item = props.claim.claimItems[s.resolution];
-                return (
-                  <tr>
-                    <td>{item ? itemName(item, s.resolution) : `Resolution ${s.resolution + 1}`}</td>
-                    <td>{s.creditValue}</td>
-                    <td>{s.bonusValue}</td>
-                    <td>{s.totalValue}</td>
-                    <td>{s.currency}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </section>
+        <ScrollTable label="Store credits" wide>
+          <caption class="muted">Store credits approving would issue (nothing is issued yet)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col">Value</th>
+              <th scope="col">Bonus</th>
+              <th scope="col">Total</th>
+              <th scope="col">Currency</th>
+            </tr>
+          </thead>
+          <tbody>
+            {credits.map((s) => {
+              const item = props.claim.claimItems[s.resolution];
+              return (
+                <tr>
+                  <td>{item ? itemName(item, s.resolution) : `Resolution ${s.resolution + 1}`}</td>
+                  <td>{s.creditValue}</td>
+                  <td>{s.bonusValue}</td>
+                  <td>{s.totalValue}</td>
+                  <td>{s.currency}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </ScrollTable>
       )}
     </section>
   );

@@ -14,7 +14,7 @@ import {
 import express, { Router } from 'express';
 import { Hidden, sendPage } from '../html';
 import { field, formKey, newFormKey, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice } from './frame';
+import { DashboardLayout, Notice, ScrollTable } from './frame';
 import type { Dashboard } from './handlers';
 import { claimPath, DASHBOARD_PATH, orderPath, storePath } from './paths';
 import type { MemberStore } from './port';
@@ -189,35 +189,33 @@ function OrderTable(props: { storeId: string; orders: TOrder[]; searched: boolea
     return <p>{props.searched ? 'No order has this number or e-mail.' : 'This store has no orders yet.'}</p>;
   }
   return (
-    <div class="table-wrap">
-      <table class="scroll">
-        <caption class="muted">Orders, newest first</caption>
-        <thead>
+    <ScrollTable label="Orders" wide>
+      <caption class="muted">Orders, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Order</th>
+          <th scope="col">Shopper</th>
+          <th scope="col">E-mail</th>
+          <th scope="col">Total</th>
+          <th scope="col">Protection</th>
+          <th scope="col">Placed</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.orders.map((o) => (
           <tr>
-            <th scope="col">Order</th>
-            <th scope="col">Shopper</th>
-            <th scope="col">E-mail</th>
-            <th scope="col">Total</th>
-            <th scope="col">Protection</th>
-            <th scope="col">Placed</th>
+            <td>
+              <a href={orderPath(props.storeId, o.sourceOrderId)}>{o.sourceOrderNumber}</a>
+            </td>
+            <td>{o.customerName ?? ''}</td>
+            <td>{o.customerEmail ?? ''}</td>
+            <td>{money(o.total, o.currency)}</td>
+            <td>{PROTECTION_WORDS[o.protection.status]}</td>
+            <td>{shortDate(o.sourceCreatedAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {props.orders.map((o) => (
-            <tr>
-              <td>
-                <a href={orderPath(props.storeId, o.sourceOrderId)}>{o.sourceOrderNumber}</a>
-              </td>
-              <td>{o.customerName ?? ''}</td>
-              <td>{o.customerEmail ?? ''}</td>
-              <td>{money(o.total, o.currency)}</td>
-              <td>{PROTECTION_WORDS[o.protection.status]}</td>
-              <td>{shortDate(o.sourceCreatedAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 
@@ -255,30 +253,28 @@ function OrderPage(props: {
       {lines.length === 0 ? (
         <p>The order names no items.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="scroll">
-            <thead>
+        <ScrollTable label="Items" wide>
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col">SKU</th>
+              <th scope="col">Quantity</th>
+              <th scope="col">Claimable</th>
+              <th scope="col">Price</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lines.map((l) => (
               <tr>
-                <th scope="col">Item</th>
-                <th scope="col">SKU</th>
-                <th scope="col">Quantity</th>
-                <th scope="col">Claimable</th>
-                <th scope="col">Price</th>
+                <td>{l.name ?? l.sourceItemId}</td>
+                <td>{l.sku ?? ''}</td>
+                <td>{l.quantity}</td>
+                <td>{l.claimableQuantity}</td>
+                <td>{money(l.price, order.currency)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {lines.map((l) => (
-                <tr>
-                  <td>{l.name ?? l.sourceItemId}</td>
-                  <td>{l.sku ?? ''}</td>
-                  <td>{l.quantity}</td>
-                  <td>{l.claimableQuantity}</td>
-                  <td>{money(l.price, order.currency)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </ScrollTable>
       )}
       <h2>Fulfillments</h2>
       <Fulfillments fulfillments={props.fulfillments} />
@@ -296,65 +292,61 @@ function OrderPage(props: {
 function Fulfillments(props: { fulfillments: TFulfillment[] }) {
   if (props.fulfillments.length === 0) return <p>Nothing has been shipped yet.</p>;
   return (
-    <div class="table-wrap">
-      <table class="scroll">
-        <thead>
+    <ScrollTable label="Fulfillments" wide>
+      <thead>
+        <tr>
+          <th scope="col">Fulfillment</th>
+          <th scope="col">Status</th>
+          <th scope="col">Carrier</th>
+          <th scope="col">Tracking numbers</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.fulfillments.map((f) => (
           <tr>
-            <th scope="col">Fulfillment</th>
-            <th scope="col">Status</th>
-            <th scope="col">Carrier</th>
-            <th scope="col">Tracking numbers</th>
+            <td>{f.sourceFulfillmentId}</td>
+            <td>{f.cancelledAt ? 'Cancelled' : f.fulfillmentStatus}</td>
+            <td>{f.trackingCompany ?? ''}</td>
+            <td>
+              {f.trackingNumber.map((n, i) => {
+                const url = f.trackingUrl[i];
+                return <span class="tracking">{url?.startsWith('https://') ? <a href={url}>{n}</a> : n} </span>;
+              })}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {props.fulfillments.map((f) => (
-            <tr>
-              <td>{f.sourceFulfillmentId}</td>
-              <td>{f.cancelledAt ? 'Cancelled' : f.fulfillmentStatus}</td>
-              <td>{f.trackingCompany ?? ''}</td>
-              <td>
-                {f.trackingNumber.map((n, i) => {
-                  const url = f.trackingUrl[i];
-                  return <span class="tracking">{url?.startsWith('https://') ? <a href={url}>{n}</a> : n} </span>;
-                })}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 
 function Claims(props: { storeId: string; claims: TClaim[] }) {
   if (props.claims.length === 0) return <p>No claim has been filed on this order.</p>;
   return (
-    <div class="table-wrap">
-      <table class="scroll">
-        <thead>
+    <ScrollTable label="Claims" wide>
+      <thead>
+        <tr>
+          <th scope="col">Claim</th>
+          <th scope="col">Type</th>
+          <th scope="col">State</th>
+          <th scope="col">Filed</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.claims.map((c) => (
           <tr>
-            <th scope="col">Claim</th>
-            <th scope="col">Type</th>
-            <th scope="col">State</th>
-            <th scope="col">Filed</th>
+            <td>
+              <a href={claimPath(props.storeId, c.id)}>{c.id}</a>
+            </td>
+            <td>{c.claimType ? (TYPE_WORDS[c.claimType] ?? c.claimType) : ''}</td>
+            <td>
+              <StateLabel state={c.claimState} />
+            </td>
+            <td>{shortDate(c.createdAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {props.claims.map((c) => (
-            <tr>
-              <td>
-                <a href={claimPath(props.storeId, c.id)}>{c.id}</a>
-              </td>
-              <td>{c.claimType ? (TYPE_WORDS[c.claimType] ?? c.claimType) : ''}</td>
-              <td>
-                <StateLabel state={c.claimState} />
-              </td>
-              <td>{shortDate(c.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 

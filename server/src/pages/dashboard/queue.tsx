@@ -7,7 +7,7 @@ import type { Request } from 'express';
 import { Hidden, sendPage } from '../html';
 import { BULK_ACTIONS, BulkResults } from './bulk';
 import { newFormKey } from './forms';
-import { DashboardLayout, Notice } from './frame';
+import { DashboardLayout, Notice, ScrollTable } from './frame';
 import type { StorePage } from './handlers';
 import { claimPath, storePath } from './paths';
 import { CLAIM_TABS, DENY_REASON_WORDS, MOVE_TARGETS, STATE_WORDS, StateLabel, shortDate, TYPE_WORDS } from './words';
@@ -226,56 +226,54 @@ function ClaimTable(props: { storeId: string; view: QueueView; page: TClaimConne
 function ClaimRows(props: { storeId: string; view: QueueView; claims: TClaimListNode[]; selectable: boolean }) {
   const { storeId, view, claims } = props;
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="muted">{`${view.tab.label}: ${claims.length} claims on this page, ${view.order === 'asc' ? 'oldest' : 'newest'} first`}</caption>
-        <thead>
+    <ScrollTable label="Claims">
+      <caption class="muted">{`${view.tab.label}: ${claims.length} claims on this page, ${view.order === 'asc' ? 'oldest' : 'newest'} first`}</caption>
+      <thead>
+        <tr>
+          {props.selectable ? (
+            <th scope="col">
+              <span class="visually-hidden">Select</span>
+            </th>
+          ) : null}
+          <th scope="col">Claim</th>
+          <th scope="col">Order</th>
+          <th scope="col">Shopper</th>
+          <th scope="col">Type</th>
+          <th scope="col">State</th>
+          <th scope="col">Filed</th>
+        </tr>
+      </thead>
+      <tbody>
+        {claims.map((c) => (
           <tr>
             {props.selectable ? (
-              <th scope="col">
-                <span class="visually-hidden">Select</span>
-              </th>
+              <td>
+                <input
+                  type="checkbox"
+                  name="claimId"
+                  value={c.id}
+                  id={`pick-${c.id}`}
+                  aria-label={`Select claim ${c.id}`}
+                />
+              </td>
             ) : null}
-            <th scope="col">Claim</th>
-            <th scope="col">Order</th>
-            <th scope="col">Shopper</th>
-            <th scope="col">Type</th>
-            <th scope="col">State</th>
-            <th scope="col">Filed</th>
+            <td>
+              <a href={claimPath(storeId, c.id)}>{c.id}</a>
+            </td>
+            <td>{c.sourceOrderNumber}</td>
+            <td>
+              {c.authorName ?? ''}
+              {c.authorEmail ? <span class="muted"> {c.authorEmail}</span> : null}
+            </td>
+            <td>{c.claimType ? TYPE_WORDS[c.claimType] : ''}</td>
+            <td>
+              <StateLabel state={c.claimState} />
+            </td>
+            <td>{shortDate(c.createdAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {claims.map((c) => (
-            <tr>
-              {props.selectable ? (
-                <td>
-                  <input
-                    type="checkbox"
-                    name="claimId"
-                    value={c.id}
-                    id={`pick-${c.id}`}
-                    aria-label={`Select claim ${c.id}`}
-                  />
-                </td>
-              ) : null}
-              <td>
-                <a href={claimPath(storeId, c.id)}>{c.id}</a>
-              </td>
-              <td>{c.sourceOrderNumber}</td>
-              <td>
-                {c.authorName ?? ''}
-                {c.authorEmail ? <span class="muted"> {c.authorEmail}</span> : null}
-              </td>
-              <td>{c.claimType ? TYPE_WORDS[c.claimType] : ''}</td>
-              <td>
-                <StateLabel state={c.claimState} />
-              </td>
-              <td>{shortDate(c.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 

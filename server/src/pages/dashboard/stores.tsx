@@ -6,7 +6,7 @@ import express, { type Response, Router } from 'express';
 import type { BrowserSession } from '../browser-session';
 import { Hidden, Layout, SignInFields, sendPage, TooManyAttempts } from '../html';
 import { field, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice } from './frame';
+import { DashboardLayout, Notice, ScrollTable } from './frame';
 import { type Dashboard, type StorePage, signedInPage } from './handlers';
 import {
   claimPath,
@@ -138,35 +138,33 @@ async function homePage({ res, session, store, api }: StorePage): Promise<void> 
 function OldestClaims(props: { storeId: string; claims: TClaimListNode[] }) {
   if (props.claims.length === 0) return <p>Nothing to do: no claim is waiting for you.</p>;
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="muted">The claims that have waited longest</caption>
-        <thead>
+    <ScrollTable label="Oldest claims">
+      <caption class="muted">The claims that have waited longest</caption>
+      <thead>
+        <tr>
+          <th scope="col">Claim</th>
+          <th scope="col">Order</th>
+          <th scope="col">Shopper</th>
+          <th scope="col">State</th>
+          <th scope="col">Filed</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.claims.map((c) => (
           <tr>
-            <th scope="col">Claim</th>
-            <th scope="col">Order</th>
-            <th scope="col">Shopper</th>
-            <th scope="col">State</th>
-            <th scope="col">Filed</th>
+            <td>
+              <a href={claimPath(props.storeId, c.id)}>{c.id}</a>
+            </td>
+            <td>{c.sourceOrderNumber}</td>
+            <td>{c.authorName ?? c.authorEmail ?? ''}</td>
+            <td>
+              <StateLabel state={c.claimState} />
+            </td>
+            <td>{shortDate(c.createdAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {props.claims.map((c) => (
-            <tr>
-              <td>
-                <a href={claimPath(props.storeId, c.id)}>{c.id}</a>
-              </td>
-              <td>{c.sourceOrderNumber}</td>
-              <td>{c.authorName ?? c.authorEmail ?? ''}</td>
-              <td>
-                <StateLabel state={c.claimState} />
-              </td>
-              <td>{shortDate(c.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 

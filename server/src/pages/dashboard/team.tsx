@@ -5,7 +5,7 @@ import { type TRole as Role, type TMember, unwrap } from '@protection-service/sd
 import express, { type Request, Router } from 'express';
 import { Hidden, sendPage } from '../html';
 import { field, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice } from './frame';
+import { DashboardLayout, Notice, ScrollTable } from './frame';
 import type { Dashboard, StoreForm } from './handlers';
 import { DASHBOARD_PATH, storePath } from './paths';
 import type { MemberStore } from './port';
@@ -112,25 +112,22 @@ function TeamPage(props: { session: SignedIn; store: MemberStore; team: TMember[
     <DashboardLayout title="Team" session={props.session} store={store} section="team">
       <h1>Team</h1>
       <Notice code={props.notice} />
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it */}
-      <section class="table-wrap" aria-label="Members" tabIndex={0}>
-        <table class="roomy">
-          <caption class="muted">The people of this store and their roles</caption>
-          <thead>
-            <tr>
-              <th scope="col">Person</th>
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
-              {manages(store) ? <th scope="col">Change</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {team.map((m) => (
-              <MemberRow session={props.session} store={store} member={m} rule={allowed(store, m, owners)} />
-            ))}
-          </tbody>
-        </table>
-      </section>
+      <ScrollTable label="Members" wide>
+        <caption class="muted">The people of this store and their roles</caption>
+        <thead>
+          <tr>
+            <th scope="col">Person</th>
+            <th scope="col">Role</th>
+            <th scope="col">Status</th>
+            {manages(store) ? <th scope="col">Change</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {team.map((m) => (
+            <MemberRow session={props.session} store={store} member={m} rule={allowed(store, m, owners)} />
+          ))}
+        </tbody>
+      </ScrollTable>
       {manages(store) ? (
         <InviteForm session={props.session} store={store} />
       ) : (
