@@ -30,7 +30,8 @@ export default defineConfig({
           include: ['server/test/**/*.test.ts', 'sdk/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
           globalSetup: ['server/test/harness/global-setup.ts'],
           setupFiles: ['sdk/test/harness/record-sdk-calls.ts'],
-          testTimeout: 30_000,
+          // Browser steps on a loaded 2-core machine take up to about 30 s; a hang still fails in a minute.
+          testTimeout: 60_000,
           hookTimeout: 120_000,
         },
       },
