@@ -195,7 +195,8 @@ function ClaimTable(props: { storeId: string; view: QueueView; page: TClaimConne
   if (claims.length === 0) {
     return <p>{view.after ? 'No more claims here.' : 'No claims here.'}</p>;
   }
-  const table = <ClaimRows storeId={storeId} view={view} claims={claims} selectable={!!bulk} />;
+  const caption = `${view.tab.label}: ${claims.length} claims on this page, ${view.order === 'asc' ? 'oldest' : 'newest'} first`;
+  const table = <ClaimRows storeId={storeId} caption={caption} claims={claims} selectable={!!bulk} />;
   const paging = (
     <p class="actions">
       {view.after ? <a href={queueHref(storeId, view, { after: undefined })}>First page</a> : null}
@@ -223,11 +224,12 @@ function ClaimTable(props: { storeId: string; view: QueueView; page: TClaimConne
   );
 }
 
-function ClaimRows(props: { storeId: string; view: QueueView; claims: TClaimListNode[]; selectable: boolean }) {
-  const { storeId, view, claims } = props;
+/** A page of claims as a table, each linking to its page; with a checkbox each when `selectable` (bulk actions). */
+export function ClaimRows(props: { storeId: string; caption: string; claims: TClaimListNode[]; selectable?: boolean }) {
+  const { storeId, claims } = props;
   return (
     <ScrollTable label="Claims">
-      <caption class="muted">{`${view.tab.label}: ${claims.length} claims on this page, ${view.order === 'asc' ? 'oldest' : 'newest'} first`}</caption>
+      <caption class="muted">{props.caption}</caption>
       <thead>
         <tr>
           {props.selectable ? (

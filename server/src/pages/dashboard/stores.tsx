@@ -1,23 +1,17 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import { type TClaimListNode, type TClaimQueue, unwrap } from '@protection-service/sdk';
+import { type TClaimQueue, unwrap } from '@protection-service/sdk';
 import express, { type Response, Router } from 'express';
 import type { BrowserSession } from '../browser-session';
 import { Hidden, Layout, SignInFields, sendPage, TooManyAttempts } from '../html';
 import { field, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice, ScrollTable } from './frame';
+import { DashboardLayout, Notice } from './frame';
 import { type Dashboard, type StorePage, signedInPage } from './handlers';
-import {
-  claimPath,
-  DASHBOARD_PATH,
-  DASHBOARD_SIGN_IN_PATH,
-  DASHBOARD_SIGN_OUT_PATH,
-  safeNext,
-  storePath,
-} from './paths';
+import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, safeNext, storePath } from './paths';
+import { ClaimRows } from './queue';
 import type { SignedIn } from './staff-api';
-import { CLAIM_TABS, StateLabel, shortDate } from './words';
+import { CLAIM_TABS } from './words';
 
 /** Sign-in and sign-out (D40's session, D50), the user's stores, and a store's home page. */
 export function storePages(dashboard: Dashboard): Router {
@@ -130,41 +124,12 @@ async function homePage({ res, session, store, api }: StorePage): Promise<void> 
         ))}
       </ul>
       <h2>Oldest claims to do</h2>
-      <OldestClaims storeId={store.id} claims={todo} />
+      {todo.length === 0 ? (
+        <p>Nothing to do: no claim is waiting for you.</p>
+      ) : (
+        <ClaimRows storeId={store.id} caption="The claims that have waited longest" claims={todo} />
+      )}
     </DashboardLayout>,
-  );
-}
-
-function OldestClaims(props: { storeId: string; claims: TClaimListNode[] }) {
-  if (props.claims.length === 0) return <p>Nothing to do: no claim is waiting for you.</p>;
-  return (
-    <ScrollTable label="Oldest claims">
-      <caption class="muted">The claims that have waited longest</caption>
-      <thead>
-        <tr>
-          <th scope="col">Claim</th>
-          <th scope="col">Order</th>
-          <th scope="col">Shopper</th>
-          <th scope="col">State</th>
-          <th scope="col">Filed</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.claims.map((c) => (
-          <tr>
-            <td>
-              <a href={claimPath(props.storeId, c.id)}>{c.id}</a>
-            </td>
-            <td>{c.sourceOrderNumber}</td>
-            <td>{c.authorName ?? c.authorEmail ?? ''}</td>
-            <td>
-              <StateLabel state={c.claimState} />
-            </td>
-            <td>{shortDate(c.createdAt)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
   );
 }
 
