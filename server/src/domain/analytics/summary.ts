@@ -28,22 +28,8 @@ function bounds({ from, to }: Period): { start: RawBuilder<Date>; end: RawBuilde
   };
 }
 
-/** D22: the states a first decision moves a claim to; the first three approve it. */
-const APPROVING = sql`('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND')`;
+/** D22: the states a first decision moves a claim to (the rollups count which approve). */
 const DECIDING = sql`('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND', 'DENIED', 'DISMISSED')`;
-
-/** Live orders of the store in the period, with whether a live policy protects each. */
-function periodOrders(storeId: string, p: Period): RawBuilder<unknown> {
-  const { start, end } = bounds(p);
-  return sql`
-    select o.id, o.source_created_at as at, o.currency, pp.premium_paid, pp.premium_currency,
-      pp.id is not null as protected
-    from orders o
-    -- At most one live policy per order (protection_policies_active_key): a join, not a loop.
-    left join protection_policies pp on pp.order_id = o.id and pp.removed_at is null and pp.deleted_at is null
-    where o.store_id = ${storeId} and o.deleted_at is null
-      and o.source_created_at >= ${start} and o.source_created_at < ${end}`;
-}
 
 /** Claims of the store filed in the period, with their first decision if any. */
 function periodClaims(storeId: string, p: Period): RawBuilder<unknown> {
@@ -83,35 +69,46 @@ export function moneyText(sum: string, currency: string): string {
   return scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
 }
 
-/** The counts and the premiums per currency, in one pass over the period's orders. */
+/** The period's days as dates, for the rollups (D52: UTC days, both included). */
+const days = ({ from, to }: Period) => ({ first: sql<string>`${from}::date`, last: sql<string>`${to}::date` });
+
+/**
+ * The counts and the premiums per currency, added up from the day rollups the writes keep
+ * (migration 20261127000000): a few rows per day, not every order of the period. The median
+ * cannot be added up by day; it reads the period's claims, 10x fewer than its orders.
+ */
 async function counts(db: Db, storeId: string, p: Period): Promise<Counts> {
+  const { first, last } = days(p);
   const { rows } = await sql<Counts>`
-    with o as (${periodOrders(storeId, p)}), c as (${periodClaims(storeId, p)})
+    with od as (
+      select currency, sum(orders) as orders, sum(protected_orders) as protected_orders, sum(premiums) as premiums
+      from analytics_order_days where store_id = ${storeId} and day between ${first} and ${last} group by currency
+    ), cd as (
+      select sum(claims) as claims, sum(decided) as decided, sum(approved) as approved
+      from analytics_claim_days where store_id = ${storeId} and day between ${first} and ${last}
+    ), c as (${periodClaims(storeId, p)})
     select
-      (select coalesce(json_agg(json_build_object('currency', currency, 'amount', amount::text) order by currency), '[]')
-       from (select coalesce(premium_currency, currency) as currency, sum(premium_paid) as amount
-             from o where protected group by 1) s) as premiums,
-      (select count(*) from o)::text as orders,
-      (select count(*) from o where protected)::text as protected_orders,
-      (select count(*) from c)::text as claims,
-      (select count(*) from c where to_state is not null)::text as decided,
-      (select count(*) from c where to_state in ${APPROVING})::text as approved,
+      (select coalesce(json_agg(json_build_object('currency', currency, 'amount', premiums::text) order by currency), '[]')
+       from od where protected_orders > 0) as premiums,
+      (select coalesce(sum(orders), 0) from od)::text as orders,
+      (select coalesce(sum(protected_orders), 0) from od)::text as protected_orders,
+      coalesce(cd.claims, 0)::text as claims,
+      coalesce(cd.decided, 0)::text as decided,
+      coalesce(cd.approved, 0)::text as approved,
       (select round((percentile_cont(0.5) within group (
         order by extract(epoch from decided_at - at) / 3600))::numeric, 2)::text
-       from c where decided_at is not null) as median_hours`.execute(db);
+       from c where decided_at is not null) as median_hours
+    from cd`.execute(db);
   return rows[0]!;
 }
 
+/** Paid out per resolution type and currency, from the day rollups. */
 async function paidOut(db: Db, storeId: string, p: Period): Promise<TAnalyticsSummary['paidOut']> {
-  const { start, end } = bounds(p);
+  const { first, last } = days(p);
   const { rows } = await sql<{ resolutionType: string; currency: string; amount: string }>`
-    select r.resolution_type, coalesce(r.paid_currency, o.currency) as currency, sum(r.paid_value)::text as amount
-    from claim_resolutions r
-    join claims c on c.id = r.claim_id
-    join orders o on o.id = c.order_id
-    where c.store_id = ${storeId} and c.deleted_at is null and r.deleted_at is null
-      and r.paid_value is not null and r.created_at >= ${start} and r.created_at < ${end}
-    group by 1, 2 order by 1, 2`.execute(db);
+    select resolution_type, currency, sum(amount)::text as amount
+    from analytics_paid_days where store_id = ${storeId} and day between ${first} and ${last}
+    group by 1, 2 having sum(resolutions) > 0 order by 1, 2`.execute(db);
   return rows.map((r) => ({
     resolutionType: r.resolutionType,
     currency: r.currency,
@@ -178,16 +175,21 @@ export async function analyticsSeries(
   p: Period & { interval: AnalyticsInterval },
 ): Promise<TAnalyticsSeries> {
   const unit = sql.lit(p.interval);
+  const { first, last } = days(p);
+  const bucket = sql`date_trunc(${unit}, day::timestamp)::date`;
   const { rows } = await sql<{ start: string; orders: string; protectedOrders: string; claims: string }>`
-    with o as (${periodOrders(storeId, p)}), c as (${periodClaims(storeId, p)}),
-    b as (
-      select generate_series(date_trunc(${unit}, ${p.from}::date), ${p.to}::date, ${sql.lit(`1 ${p.interval}`)}::interval)::date as start
+    with b as (
+      select generate_series(date_trunc(${unit}, ${first}::timestamp), ${last}::timestamp, ${sql.lit(`1 ${p.interval}`)}::interval)::date as start
+    ), od as (
+      select ${bucket} as start, sum(orders) as orders, sum(protected_orders) as protected_orders
+      from analytics_order_days where store_id = ${storeId} and day between ${first} and ${last} group by 1
+    ), cd as (
+      select ${bucket} as start, sum(claims) as claims
+      from analytics_claim_days where store_id = ${storeId} and day between ${first} and ${last} group by 1
     )
-    select to_char(b.start, 'YYYY-MM-DD') as start,
-      (select count(*) from o where date_trunc(${unit}, o.at at time zone 'UTC')::date = b.start)::text as orders,
-      (select count(*) from o where protected and date_trunc(${unit}, o.at at time zone 'UTC')::date = b.start)::text as protected_orders,
-      (select count(*) from c where date_trunc(${unit}, c.at at time zone 'UTC')::date = b.start)::text as claims
-    from b order by b.start`.execute(db);
+    select to_char(b.start, 'YYYY-MM-DD') as start, coalesce(od.orders, 0)::text as orders,
+      coalesce(od.protected_orders, 0)::text as protected_orders, coalesce(cd.claims, 0)::text as claims
+    from b left join od on od.start = b.start left join cd on cd.start = b.start order by b.start`.execute(db);
   return {
     interval: p.interval,
     points: rows.map((r) => ({

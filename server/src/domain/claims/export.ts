@@ -5,7 +5,13 @@ import { transact } from '../../db/transact';
 import { refuse } from '../../lib/refusal';
 import { auditActorOf, recordAudit } from '../audit/record';
 import type { Actor } from './moves';
-import { type ClaimFilters, type ClaimRow, checkFilters, claimFilterConditions, claimPageQuery } from './read';
+import {
+  type ClaimExportRow,
+  type ClaimFilters,
+  checkFilters,
+  claimExportPageQuery,
+  claimFilterConditions,
+} from './read';
 
 /** Rows read from the database at a time: the memory an export holds, whatever its size. */
 export const EXPORT_BATCH = 500;
@@ -23,23 +29,17 @@ export function csvField(value: string | null | undefined): string {
 const csvLine = (fields: readonly (string | null | undefined)[]) => `${fields.map(csvField).join(',')}\r\n`;
 
 /**
- * The cells of one claim, in CLAIM_EXPORT_COLUMNS' order. `items`: `<quantity> x <name or item
- * id> (<issue type>)` joined by `; `; `resolution`: the resolution types joined by `; `;
- * `amount` and `currency`: the resolutions' paid values summed per currency (in the claim's
- * order currency when a resolution names none), one per currency joined by `; `.
+ * The cells of one claim, in CLAIM_EXPORT_COLUMNS' order. `items` comes written by the query;
+ * `resolution`: the resolution types joined by `; `; `amount` and `currency`: the
+ * resolutions' paid values summed per currency (in the claim's order currency when a
+ * resolution names none), one per currency joined by `; `.
  */
-export function claimCells(row: ClaimRow): string[] {
-  const items = row.items
-    .map(
-      (i) =>
-        `${i.quantity ?? 1} x ${(i.name as string | null) ?? (i.itemId as string | null) ?? 'item'}${i.issueType ? ` (${i.issueType})` : ''}`,
-    )
-    .join('; ');
+export function claimCells(row: ClaimExportRow): string[] {
   const paid = new Map<string, number>();
-  for (const r of row.resolutions) {
-    if (r.paidValue === null || r.paidValue === undefined) continue;
-    const currency = (r.paidCurrency as string | null) ?? row.currency;
-    paid.set(currency, (paid.get(currency) ?? 0) + Number(r.paidValue));
+  for (const [, paidValue, paidCurrency] of row.resolutions) {
+    if (paidValue === null) continue;
+    const currency = paidCurrency ?? row.currency;
+    paid.set(currency, (paid.get(currency) ?? 0) + Number(paidValue));
   }
   return [
     row.id,
@@ -50,8 +50,8 @@ export function claimCells(row: ClaimRow): string[] {
     row.sourceOrderNumber,
     row.authorName ?? '',
     row.authorEmail ?? '',
-    items,
-    row.resolutions.map((r) => r.resolutionType as string).join('; '),
+    row.items,
+    row.resolutions.map(([type]) => type).join('; '),
     [...paid.values()].map((v) => String(Math.round(v * 1e6) / 1e6)).join('; '),
     [...paid.keys()].join('; '),
   ];
@@ -61,7 +61,8 @@ export function claimCells(row: ClaimRow): string[] {
  * `GET /v1/claims/export` (D52): checks the filters as the list does and counts the matching
  * claims; more than CLAIM_EXPORT_LIMIT is refused (422) before anything is sent. Records
  * `claims.exported` (D53) with the filters and the count, then answers the CSV's lines: the
- * header, then the claims in the list's order, read EXPORT_BATCH at a time by keyset, so
+ * header, then the claims in the list's order, read EXPORT_BATCH at a time by keyset with
+ * only the columns the CSV prints (claimExportPageQuery, the list's filters and keyset), so
  * an export of any size holds one batch in memory.
  */
 export async function startClaimExport(
@@ -99,7 +100,7 @@ async function* exportLines(db: Db, storeId: string, q: ClaimFilters): AsyncGene
   const descending = q.order === 'desc';
   let after: { createdAt: string; id: string } | undefined;
   for (;;) {
-    const { rows } = await claimPageQuery(storeId, q, {
+    const { rows } = await claimExportPageQuery(storeId, q, {
       after,
       limit: EXPORT_BATCH,
       backward: false,

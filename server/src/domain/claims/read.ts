@@ -374,6 +374,57 @@ export function claimPageQuery(storeId: string, q: ClaimFilters, range: PageRang
   return claimSelect(false, sql.join(where, sql` and `), CLAIMS.order(range));
 }
 
+/**
+ * A claim as the export prints it (D52): the columns of CLAIM_EXPORT_COLUMNS only, its items
+ * already written as the CSV cell, its resolutions as `[type, paidValue, paidCurrency]`.
+ */
+export interface ClaimExportRow {
+  id: string;
+  createdAt: Date;
+  claimState: TClaimState;
+  claimType: TClaimType | null;
+  sourceOrderId: string;
+  sourceOrderNumber: string;
+  currency: string;
+  authorName: string | null;
+  authorEmail: string | null;
+  /** `<quantity> x <name or item id> (<issue type>)` joined by `; `. */
+  items: string;
+  resolutions: [TResolutionType, number | null, string | null][];
+  keysetAt: string;
+}
+
+/**
+ * The list's page (the same filters, store, order and keyset) with only what the export
+ * prints: no messages, no other item or resolution fields, no JSON objects to build and
+ * parse. The items and resolutions are the list's (the same rows, the same order).
+ */
+export function claimExportPageQuery(storeId: string, q: ClaimFilters, range: PageRange) {
+  const where = claimFilterConditions(storeId, q);
+  where.push(...CLAIMS.bounds(range));
+  return sql<ClaimExportRow>`
+    select c.id, c.created_at, c.claim_state, c.claim_type, c.source_order_id, o.source_order_number,
+      o.currency, c.author_name, c.author_email, ${CLAIMS.position} as keyset_at,
+      coalesce((
+        select string_agg(
+          coalesce(i.quantity, 1)::text || ' x ' || coalesce(li.name, i.item_id, 'item')
+            || coalesce(' (' || i.issue_type || ')', ''),
+          '; ' order by i.position)
+        from claim_items i
+        left join order_line_items li on li.order_id = c.order_id and li.source_item_id = i.item_id
+        where i.claim_id = c.id
+      ), '') as items,
+      coalesce((
+        select json_agg(json_build_array(r.resolution_type, r.paid_value, r.paid_currency) order by r.position)
+        from claim_resolutions r where r.claim_id = c.id
+      ), '[]') as resolutions
+    from claims c
+    join orders o on o.id = c.order_id
+    where ${sql.join(where, sql` and `)}
+    ${CLAIMS.order(range)}
+  `;
+}
+
 /** The conditions on `claims c` of the store's claims matching the list's filters (D24, D51). */
 export function claimFilterConditions(storeId: string, q: ClaimFilters): RawBuilder<unknown>[] {
   const where = [sql`c.store_id = ${storeId}`];

@@ -98,7 +98,8 @@ export async function listTestMail(db: Db, links: ClaimLinks, storeId: string): 
 }
 
 /**
- * Empties the store of orders, claims, products and events (D45), in one transaction; the
+ * Empties the store of orders, claims, products, events and analytics rollups (D45, D52), in
+ * one transaction; the
  * foreign keys take their rows with them (items, fulfillments, policies, claim items,
  * messages, store credits, e-mails, deliveries and attempts: the app's event log entries).
  * Settings, installations and tokens stay.
@@ -106,6 +107,10 @@ export async function listTestMail(db: Db, links: ClaimLinks, storeId: string): 
 export async function resetStore(db: Db, storeId: string): Promise<void> {
   await transact(db, async (trx) => {
     await trx.deleteFrom('webhookEvents').where('storeId', '=', storeId).execute();
+    // The store's analytics rollups first (D52): they count the rows deleted next, and while
+    // they are there a hard delete of those rows is refused.
+    for (const rollup of ['analytics_order_days', 'analytics_claim_days', 'analytics_paid_days'])
+      await sql`delete from ${sql.table(rollup)} where store_id = ${storeId}`.execute(trx);
     await trx.deleteFrom('claims').where('storeId', '=', storeId).execute();
     await trx.deleteFrom('orders').where('storeId', '=', storeId).execute();
     await trx.deleteFrom('products').where('storeId', '=', storeId).execute();
