@@ -84,6 +84,8 @@ describe('the merchant writes its default settings (D53)', () => {
       body: { storeCreditMaxPercentage: 80 },
     });
     expect(answered(res, 200).data.storeCreditMaxPercentage).toBe(80);
+    // The partner's cached read follows once the write has dropped it (D29).
+    await expect.poll(async () => (await read()).storeCreditMaxPercentage, { timeout: 5_000 }).toBe(80);
   });
 
   it('refuses an agent and a viewer (403) and changes nothing', async () => {
