@@ -16,7 +16,7 @@ import { earlierScopeNames } from './changes/earlier-scope-names';
 import { merchantSettingsWrite } from './changes/merchant-settings-write';
 import { priceRuleTypeFlat } from './changes/price-rule-type-flat';
 import { quoteAnswers200 } from './changes/quote-answers-200';
-import { trackingClaimTypes } from './changes/tracking-claim-types';
+import { isTrackingClaimType, trackingClaimTypes } from './changes/tracking-claim-types';
 import { unwrappedAnswers } from './changes/unwrapped-answers';
 import { API_VERSIONS, type ApiVersion, VERSION_LIFECYCLE } from './list';
 
@@ -191,6 +191,14 @@ export function webhookEnvelope(
     createdAt: event.createdAt,
     body,
   };
+}
+
+/**
+ * A claim type as `version` names it (D54: the tracking claim types read null before
+ * 2027-01-15), for an answer no schema change can rewrite: the CSV export (D52).
+ */
+export function claimTypeIn(version: ApiVersion, claimType: string | null): string | null {
+  return isTrackingClaimType(claimType) && changesFor(version).includes(trackingClaimTypes) ? null : claimType;
 }
 
 /** The routes each change touches in its version, by contract key. */

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Contract } from '@protection-service/contract';
+import { type Contract, LATEST_API_VERSION } from '@protection-service/contract';
 import { startClaimExport } from '../domain/claims/export';
 import { fileClaim, fileOfflineClaim } from '../domain/claims/filing';
 import { approveClaim, denyClaim, postMessage, previewApproval, transitionClaim } from '../domain/claims/moves';
@@ -32,7 +32,7 @@ export function claimHandlers({ db, pager, claimLinks, logger }: RouteContext): 
     },
     async export({ query, req, res }) {
       // D52: refused (400, 422) before any byte is sent; then streamed batch by batch.
-      const { lines } = await startClaimExport(db, actorOf(req), query);
+      const { lines } = await startClaimExport(db, actorOf(req), query, req.apiVersion ?? LATEST_API_VERSION);
       const day = new Date().toISOString().slice(0, 10);
       res.setHeader('content-type', 'text/csv; charset=utf-8');
       res.setHeader('content-disposition', `attachment; filename="claims-${day}.csv"`);

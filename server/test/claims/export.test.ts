@@ -55,6 +55,22 @@ describe('claims export (D52)', () => {
   const listed = async (query: TClaimListQuery = {}) =>
     answered(await s.api.claims.list({ query: { first: 250, ...query } }), 200).edges.map((e) => e.node);
 
+  it("names a tracking claim type as the caller's version does: blank before 2027-01-15 (D54)", async () => {
+    await s.putOrder('exp-lost', {});
+    const claimId = await s.fileId('exp-lost', claimBody({ email: 'lost@example.com' }));
+    await sql`update claims set claim_type = 'LOST_IN_TRANSIT' where id = ${claimId}`.execute(server.db);
+    const typeIn = async (version: string) => {
+      const res = await server.request(`/v1/claims/export?q=${claimId}`, {
+        headers: { authorization: `Bearer ${s.token}`, 'api-version': version },
+      });
+      expect(res.headers.get('api-version')).toBe(version);
+      return (await rowsOf(res)).map((r) => r.claimType);
+    };
+    expect(await typeIn('2027-01-15')).toEqual(['LOST_IN_TRANSIT']);
+    expect(await typeIn('2026-12-01')).toEqual(['']);
+    expect(await typeIn('2025-01-01')).toEqual(['']);
+  });
+
   it('answers RFC 4180 CSV with a header row, as an attachment, equal to the list', async () => {
     const res = await exportRaw();
     expect(res.status).toBe(200);

@@ -10,10 +10,15 @@ const ZClaimTypeBefore = z.enum(CLAIM_TYPES.filter((t) => !TRACKING_CLAIM_TYPES.
 const ZClaimBefore = ZClaim.extend({ claimType: ZClaimTypeBefore.nullable() }).strict();
 const ZClaimListNodeBefore = ZClaimListNode.extend({ claimType: ZClaimTypeBefore.nullable() }).strict();
 
+/** Whether a claim type exists only from 2027-01-15 (D54). */
+export function isTrackingClaimType(claimType: string | null): boolean {
+  return claimType !== null && TRACKING_CLAIM_TYPES.includes(claimType);
+}
+
 /** A claim record (or list item, or webhook body) made old: a tracking claim type reads null. */
 function hideTrackingClaimType(values: Record<string, unknown>[]): void {
   for (const value of values) {
-    if (TRACKING_CLAIM_TYPES.includes(value.claimType as string)) value.claimType = null;
+    if (isTrackingClaimType(value.claimType as string | null)) value.claimType = null;
   }
 }
 

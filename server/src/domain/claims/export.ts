@@ -1,4 +1,4 @@
-import { CLAIM_EXPORT_COLUMNS, CLAIM_EXPORT_LIMIT } from '@protection-service/contract';
+import { type ApiVersion, CLAIM_EXPORT_COLUMNS, CLAIM_EXPORT_LIMIT, claimTypeIn } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
@@ -34,7 +34,7 @@ const csvLine = (fields: readonly (string | null | undefined)[]) => `${fields.ma
  * resolutions' paid values summed per currency (in the claim's order currency when a
  * resolution names none), one per currency joined by `; `.
  */
-export function claimCells(row: ClaimExportRow): string[] {
+export function claimCells(row: ClaimExportRow, version: ApiVersion): string[] {
   const paid = new Map<string, number>();
   for (const [, paidValue, paidCurrency] of row.resolutions) {
     if (paidValue === null) continue;
@@ -45,7 +45,7 @@ export function claimCells(row: ClaimExportRow): string[] {
     row.id,
     row.createdAt.toISOString(),
     row.claimState,
-    row.claimType ?? '',
+    claimTypeIn(version, row.claimType) ?? '',
     row.sourceOrderId,
     row.sourceOrderNumber,
     row.authorName ?? '',
@@ -61,7 +61,8 @@ export function claimCells(row: ClaimExportRow): string[] {
  * `GET /v1/claims/export` (D52): checks the filters as the list does and counts the matching
  * claims; more than CLAIM_EXPORT_LIMIT is refused (422) before anything is sent. Records
  * `claims.exported` (D53) with the filters and the count, then answers the CSV's lines: the
- * header, then the claims in the list's order, read EXPORT_BATCH at a time by keyset with
+ * header, then the claims in the list's order (their claim types as the caller's version names
+ * them, D54), read EXPORT_BATCH at a time by keyset with
  * only the columns the CSV prints (claimExportPageQuery, the list's filters and keyset), so
  * an export of any size holds one batch in memory.
  */
@@ -69,6 +70,7 @@ export async function startClaimExport(
   db: Db,
   actor: Actor,
   q: ClaimFilters,
+  version: ApiVersion,
 ): Promise<{ count: number; lines: AsyncGenerator<string> }> {
   checkFilters(q);
   const { rows } = await sql<{ n: string }>`
@@ -92,10 +94,10 @@ export async function startClaimExport(
       changes: { filters: q, rows: count },
     }),
   );
-  return { count, lines: exportLines(db, actor.storeId, q) };
+  return { count, lines: exportLines(db, actor.storeId, q, version) };
 }
 
-async function* exportLines(db: Db, storeId: string, q: ClaimFilters): AsyncGenerator<string> {
+async function* exportLines(db: Db, storeId: string, q: ClaimFilters, version: ApiVersion): AsyncGenerator<string> {
   yield csvLine(CLAIM_EXPORT_COLUMNS);
   const descending = q.order === 'desc';
   let after: { createdAt: string; id: string } | undefined;
@@ -107,7 +109,7 @@ async function* exportLines(db: Db, storeId: string, q: ClaimFilters): AsyncGene
       descending,
     }).execute(db);
     if (rows.length === 0) return;
-    yield rows.map((row) => csvLine(claimCells(row))).join('');
+    yield rows.map((row) => csvLine(claimCells(row, version))).join('');
     if (rows.length < EXPORT_BATCH) return;
     const last = rows.at(-1)!;
     after = { createdAt: last.keysetAt, id: last.id };
