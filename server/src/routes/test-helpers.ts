@@ -8,6 +8,7 @@ import {
   recordSampleEvent,
   resetStore,
 } from '../domain/test-mode/helpers';
+import { addFulfillmentEvents } from '../domain/tracking/receive';
 import { actorOf, storeOf } from '../http/caller';
 import { refuse } from '../lib/refusal';
 import type { GroupHandlers, RouteContext } from './context';
@@ -39,7 +40,13 @@ export function testHelperHandlers({ db, claimLinks }: RouteContext): GroupHandl
     async listMail({ req }) {
       return { status: 200, body: await listTestMail(db, claimLinks, storeOf(req)) };
     },
-    addTrackingEvents: () => Promise.reject(refuse.notImplemented('shipment tracking is not available yet')),
+    async addTrackingEvents({ body, req }) {
+      const { sourceOrderId, sourceFulfillmentId, ...events } = body;
+      return {
+        status: 200,
+        body: await addFulfillmentEvents(db, storeOf(req), sourceOrderId, sourceFulfillmentId, events),
+      };
+    },
     // D54: the rules' evaluation is not in this service yet.
     evaluateTracking: () => Promise.reject(refuse.notImplemented('tracking rules are not evaluated yet')),
     async reset({ req }) {
