@@ -94,6 +94,18 @@ describe('SDK 2025-01-01: every token route, end to end', () => {
       200,
     );
     expect(fulfillments.map((f) => f.sourceFulfillmentId)).toEqual(['ful-1']);
+    // Shipment tracking (D54): the fulfillment's number is a package already.
+    const tracked = body(
+      'tracking.addEvents',
+      await client.tracking.addEvents({
+        params: fulfillment,
+        body: { trackingNumber: 'T1', events: [{ occurredAt: '2026-05-02T10:00:00Z', status: 'delivered' }] },
+      }),
+      200,
+    );
+    expect(tracked).toMatchObject({ trackingNumber: 'T1', status: 'delivered' });
+    expect(body('tracking.get', await client.tracking.get({ params: fulfillment }), 200)).toEqual([tracked]);
+    expect(body('tracking.readSettings', await client.tracking.readSettings(), 200).mode).toBe('off');
     body('orders.cancelFulfillment', await client.orders.cancelFulfillment({ params: fulfillment }), 200);
 
     const file = async () => {
@@ -359,6 +371,30 @@ describe('SDK 2025-01-01: every token route, end to end', () => {
     );
     body('testHelpers.flushDeliveries', await testClient.testHelpers.flushDeliveries(), 200);
     body('testHelpers.listMail', await testClient.testHelpers.listMail(), 200);
+    body(
+      'orders.upsertFulfillment',
+      await testClient.orders.upsertFulfillment({
+        params: { sourceOrderId, sourceFulfillmentId: 'tf-1' },
+        body: { fulfillmentStatus: 'IN_TRANSIT', trackingNumber: ['TT1'] },
+      }),
+      200,
+    );
+    const injected = body(
+      'testHelpers.addTrackingEvents',
+      await testClient.testHelpers.addTrackingEvents({
+        body: {
+          sourceOrderId,
+          sourceFulfillmentId: 'tf-1',
+          trackingNumber: 'TT1',
+          events: [{ occurredAt: '2026-05-03T10:00:00Z', status: 'lost' }],
+        },
+      }),
+      200,
+    );
+    expect(injected.status).toBe('lost');
+    // D54: the rules' evaluation is not served yet (501), the only 5xx a route answers on purpose.
+    const evaluated = await testClient.testHelpers.evaluateTracking({ body: { asOf: '2026-06-01T00:00:00Z' } });
+    expect(evaluated.status).toBe(501);
     body('testHelpers.reset', await testClient.testHelpers.reset(), 200);
   });
 
