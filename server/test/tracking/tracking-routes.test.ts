@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/domain/identity/users';
+import { pruneTracking } from '../../src/domain/webhooks/retention';
 import {
   answered,
   bearer,
@@ -312,5 +313,32 @@ describe('shipment tracking (D54)', () => {
       (await server.api(t.liveToken).tracking.get({ params: { sourceOrderId: 't-4', sourceFulfillmentId: 'f-1' } }))
         .status,
     ).toBe(404);
+  });
+
+  it("the retention clears old events' addresses and drops numbers unbound past 14 days (D48, D54)", async () => {
+    const unbound = await server.db
+      .selectFrom('trackingPackages')
+      .select('id')
+      .where('storeId', '=', owner.store.id)
+      .where('trackingNumber', '=', 'SHIP24-UNBOUND')
+      .executeTakeFirstOrThrow();
+    await server.db
+      .updateTable('trackingPackages')
+      .set({ unboundUntil: new Date(Date.now() - 1000) })
+      .where('id', '=', unbound.id)
+      .execute();
+    await server.db
+      .updateTable('trackingEvents')
+      .set({ receivedAt: new Date(Date.now() - 31 * 86_400_000) })
+      .execute();
+    await pruneTracking(server.db, 30);
+    const left = await server.db.selectFrom('trackingEvents').select(['description', 'location']).execute();
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.every((e) => e.description === null && e.location === null)).toBe(true);
+    expect(await server.db.selectFrom('trackingPackages').select('id').where('id', '=', unbound.id).execute()).toEqual(
+      [],
+    );
+    const [p] = await packages('t-3', 'f-1');
+    expect(p!.status).toBe('delivered');
   });
 });
