@@ -20,6 +20,7 @@ import * as analytics from './20261126030000-analytics';
 import * as auditEvents from './20261126030000-audit-events';
 import * as members from './20261126030000-members';
 import * as analyticsRollups from './20261127000000-analytics-rollups';
+import * as tracking from './20261127000000-tracking';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '20261126030000-audit-events': auditEvents,
   '20261126030000-members': members,
   '20261127000000-analytics-rollups': analyticsRollups,
+  '20261127000000-tracking': tracking,
 };

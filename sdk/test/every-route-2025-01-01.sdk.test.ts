@@ -4,7 +4,14 @@ import { createApp, createOwner, createTestStoreOf, installWithToken } from '../
 import { startTestServer, type TestServer } from '../../server/test/harness/server';
 import { createClient } from '../src/versions/2025-01-01';
 import { answerLog } from './harness/answers';
-import { claim, claimsWorkspace, order, ordersAndClaims, type V1Client } from './harness/every-route-v1';
+import {
+  claim,
+  claimsWorkspace,
+  injectTrackingEvents,
+  order,
+  ordersAndClaims,
+  type V1Client,
+} from './harness/every-route-v1';
 
 type OldClient = ReturnType<typeof createClient>;
 
@@ -86,6 +93,7 @@ describe('SDK 2025-01-01: every token route, end to end', () => {
   it('settings, contexts with a variantKey, cohorts, pricing reading flat, widgets, quote 200, settings write 410', async () => {
     const settings = body('settings.get', await client.settings.get(), 200);
     expect(settings).not.toHaveProperty('data');
+    expect(body('tracking.readSettings', await client.tracking.readSettings(), 200).mode).toBe('off');
     const ctx = body(
       'settings.createContext',
       await client.settings.createContext({ body: { name: 'Old', variantKey: 'old-a' } }),
@@ -206,6 +214,7 @@ describe('SDK 2025-01-01: every token route, end to end', () => {
     );
     body('testHelpers.flushDeliveries', await testClient.testHelpers.flushDeliveries(), 200);
     body('testHelpers.listMail', await testClient.testHelpers.listMail(), 200);
+    await injectTrackingEvents(testClient as unknown as V1Client, log, sourceOrderId);
     body('testHelpers.reset', await testClient.testHelpers.reset(), 200);
   });
 

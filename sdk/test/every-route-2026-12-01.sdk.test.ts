@@ -4,7 +4,14 @@ import { createApp, createOwner, createTestStoreOf, installWithToken } from '../
 import { startTestServer, type TestServer } from '../../server/test/harness/server';
 import { createClient } from '../src/versions/2026-12-01';
 import { answerLog } from './harness/answers';
-import { claim, claimsWorkspace, order, ordersAndClaims, type V1Client } from './harness/every-route-v1';
+import {
+  claim,
+  claimsWorkspace,
+  injectTrackingEvents,
+  order,
+  ordersAndClaims,
+  type V1Client,
+} from './harness/every-route-v1';
 
 type PreviousClient = ReturnType<typeof createClient>;
 
@@ -102,6 +109,7 @@ describe('SDK 2026-12-01: every token route, end to end', () => {
   it('settings, contexts, cohorts, pricing, widgets and the quote, wrapped in {data}', async () => {
     const settings = body('settings.get', await client.settings.get(), 200);
     expect(settings).toHaveProperty('data');
+    expect(body('tracking.readSettings', await client.tracking.readSettings(), 200).data.mode).toBe('off');
     const ctx = body(
       'settings.createContext',
       await client.settings.createContext({ body: { name: 'Prev' } }),
@@ -231,6 +239,7 @@ describe('SDK 2026-12-01: every token route, end to end', () => {
     );
     body('testHelpers.flushDeliveries', await testClient.testHelpers.flushDeliveries(), 200);
     body('testHelpers.listMail', await testClient.testHelpers.listMail(), 200);
+    await injectTrackingEvents(testClient as unknown as V1Client, log, sourceOrderId);
     body('testHelpers.reset', await testClient.testHelpers.reset(), 200);
   });
 

@@ -27,7 +27,7 @@ export const claim: TClaimFile = {
 
 type Log = ReturnType<typeof answerLog>;
 /** The parts of a client these flows call, of any dated version. */
-export type V1Client = Pick<Client, 'orders' | 'claims'>;
+export type V1Client = Pick<Client, 'orders' | 'claims' | 'tracking' | 'testHelpers'>;
 
 /** Orders, fulfillments, filing, reading and deciding claims, offline claims, deleting an order. */
 export async function ordersAndClaims(client: V1Client, { body }: Log): Promise<void> {
@@ -57,6 +57,17 @@ export async function ordersAndClaims(client: V1Client, { body }: Log): Promise<
     200,
   );
   expect(fulfillments.map((f) => f.sourceFulfillmentId)).toEqual(['ful-1']);
+  // Shipment tracking (D54): the fulfillment's number is a package already.
+  const tracked = body(
+    'tracking.addEvents',
+    await client.tracking.addEvents({
+      params: fulfillment,
+      body: { trackingNumber: 'T1', events: [{ occurredAt: '2026-05-02T10:00:00Z', status: 'delivered' }] },
+    }),
+    200,
+  );
+  expect(tracked).toMatchObject({ trackingNumber: 'T1', status: 'delivered' });
+  expect(body('tracking.get', await client.tracking.get({ params: fulfillment }), 200)).toEqual([tracked]);
   body('orders.cancelFulfillment', await client.orders.cancelFulfillment({ params: fulfillment }), 200);
 
   const file = async () => {
@@ -160,4 +171,29 @@ export async function claimsWorkspace(client: V1Client, { seen, body }: Log): Pr
   const orders = body('orders.list', await client.orders.list({ query: { q: order.sourceOrderNumber } }), 200);
   const mine = orders.edges.find((e) => e.node.sourceOrderId === sourceOrderId)!;
   expect(mine.node.lineItems![0]!.claimableQuantity).toBe(10 - 2);
+}
+
+/** The tracking test helper (D54) on a test store's order: a package of a new fulfillment reported lost. */
+export async function injectTrackingEvents(testClient: V1Client, { body }: Log, sourceOrderId: string): Promise<void> {
+  body(
+    'orders.upsertFulfillment',
+    await testClient.orders.upsertFulfillment({
+      params: { sourceOrderId, sourceFulfillmentId: 'tf-1' },
+      body: { fulfillmentStatus: 'IN_TRANSIT', trackingNumber: ['TT1'] },
+    }),
+    200,
+  );
+  const injected = body(
+    'testHelpers.addTrackingEvents',
+    await testClient.testHelpers.addTrackingEvents({
+      body: {
+        sourceOrderId,
+        sourceFulfillmentId: 'tf-1',
+        trackingNumber: 'TT1',
+        events: [{ occurredAt: '2026-05-03T10:00:00Z', status: 'lost' }],
+      },
+    }),
+    200,
+  );
+  expect(injected.status).toBe('lost');
 }
