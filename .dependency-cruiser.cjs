@@ -15,7 +15,10 @@ const DOMAIN_AREAS = {
   auth: ['identity', 'audit'],
   partner: ['identity', 'audit'],
   webhooks: ['identity'],
-  commerce: ['webhooks'],
+  // Shipment tracking (D54): its events' webhooks, its sources' and rules' audit lines.
+  tracking: ['audit', 'identity', 'webhooks'],
+  // A fulfillment PUT is one of tracking's ways in (D54).
+  commerce: ['webhooks', 'tracking'],
   mail: ['partner'],
   claims: ['audit', 'commerce', 'mail', 'partner', 'webhooks'],
   'test-mode': ['claims', 'mail', 'webhooks'],

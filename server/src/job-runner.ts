@@ -11,6 +11,7 @@ import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
 import { createMailer } from './domain/mail/send';
 import type { MailSettings } from './domain/mail/settings';
 import { invitationLinks, invitationUrl } from './domain/team/members';
+import { EVALUATE_TASK } from './domain/tracking/ingest';
 import { AttemptSlots } from './domain/webhooks/attempt-slots';
 import { runDeliveries, sweepExpiredLeases } from './domain/webhooks/deliveries';
 import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/enqueue';
@@ -97,6 +98,8 @@ export async function startDelivery(deps: {
           // Errors here are the database's (the attempt itself never throws): the queue retries.
           await runDeliveries(db, config, slots, deliveriesOf(payload as DeliveryJob));
         },
+        // D54: the rules' evaluation after a package's events changed; nothing is decided yet.
+        [EVALUATE_TASK]: async () => {},
         [MAIL_TASK]: async (payload) => {
           await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
         },

@@ -8,7 +8,9 @@ import {
   recordSampleEvent,
   resetStore,
 } from '../domain/test-mode/helpers';
+import { addFulfillmentEvents } from '../domain/tracking/receive';
 import { actorOf, storeOf } from '../http/caller';
+import { refuse } from '../lib/refusal';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
@@ -38,6 +40,15 @@ export function testHelperHandlers({ db, claimLinks }: RouteContext): GroupHandl
     async listMail({ req }) {
       return { status: 200, body: await listTestMail(db, claimLinks, storeOf(req)) };
     },
+    async addTrackingEvents({ body, req }) {
+      const { sourceOrderId, sourceFulfillmentId, ...events } = body;
+      return {
+        status: 200,
+        body: await addFulfillmentEvents(db, storeOf(req), sourceOrderId, sourceFulfillmentId, events),
+      };
+    },
+    // D54: the rules' evaluation is not in this service yet.
+    evaluateTracking: () => Promise.reject(refuse.notImplemented('tracking rules are not evaluated yet')),
     async reset({ req }) {
       await resetStore(db, storeOf(req));
       return { status: 200, body: OK };
