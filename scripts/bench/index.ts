@@ -14,6 +14,7 @@ import { benchPartner } from './partner';
 import { benchPooler } from './pooler';
 import { benchPublicRead } from './public-read';
 import { benchRetention } from './retention';
+import { benchTracking } from './tracking';
 import { benchWebhooks } from './webhooks';
 import { benchWrites } from './writes';
 
@@ -34,6 +35,11 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
     'analytics',
     'store summary of a year on 100,000 orders and 10,000 claims against count(*) of the same orders (D52)',
     benchAnalytics,
+  ],
+  [
+    'tracking',
+    'inbound tracking webhook of five events against node:http + HMAC + one pg transaction (D54)',
+    benchTracking,
   ],
   ['writes', 'write paths and the quote against their baselines, PostgreSQL fsync on and off', benchWrites],
   ['pooler', 'order write and claim filing: PgBouncer in transaction mode against direct (D48)', benchPooler],
