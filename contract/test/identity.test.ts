@@ -316,7 +316,7 @@ describe('app registration (D9)', () => {
 });
 
 describe('webhooks (D32, D34)', () => {
-  it('has exactly the six spec topics, each with a body schema', () => {
+  it('has exactly the six spec topics and the two of tracking (D54), each with a body schema', () => {
     expect([...WEBHOOK_TOPICS].sort()).toEqual(
       [
         'claim/approved',
@@ -325,6 +325,8 @@ describe('webhooks (D32, D34)', () => {
         'message/created',
         'protection/added',
         'protection/removed',
+        'tracking/alert',
+        'tracking/updated',
       ].sort(),
     );
     expect(Object.keys(WEBHOOK_BODY_SCHEMAS).sort()).toEqual([...WEBHOOK_TOPICS].sort());

@@ -9,7 +9,7 @@ import { lockLiveOrder } from './live-order';
 /**
  * `PUT /v1/orders/:sourceOrderId/fulfillments/:sourceFulfillmentId` (D20): creates or replaces
  * one fulfillment of a live order. When the order's line items are known, every
- * `sourceItemIds` entry must name one of them (`unknownItems`: the offending indexes, 400).
+ * `sourceItemIds` entry must name one of them (`refuseUnknownItems`: the offending indexes, 400).
  * The order row is share-locked for the check, so a concurrent order PUT cannot swap the line
  * items between check and write. A cancelled fulfillment stays cancelled: `cancelledAt` is not
  * part of the body, only DELETE sets it.
@@ -25,23 +25,7 @@ export async function upsertFulfillment(
   return transact(db, async (trx) => {
     const order = await lockLiveOrder(trx, storeId, sourceOrderId, 'share');
     if (!order) throw refuse.missing('order not found');
-    const unknown = order.lineItemsKnown
-      ? (
-          await sql<{ at: number }>`
-            select n - 1 as at
-            from unnest(${items.map((i) => i.sourceItemId)}::text[]) with ordinality as w (item, n)
-            where not exists (
-              select 1 from order_line_items li where li.order_id = ${order.id} and li.source_item_id = w.item
-            )
-            order by n
-          `.execute(trx)
-        ).rows.map((r) => Number(r.at))
-      : [];
-    if (unknown.length > 0) {
-      throw refuse.issues(
-        unknown.map((i) => ({ path: `body.sourceItemIds.${i}.sourceItemId`, message: 'not a line item of the order' })),
-      );
-    }
+    await refuseUnknownItems(trx, order, items);
     // D54: a change of fulfillmentStatus is a tracking event; the old one is read under the lock.
     const previous = await trx
       .selectFrom('fulfillments')
@@ -94,6 +78,31 @@ export async function upsertFulfillment(
       },
     );
   });
+}
+
+/** D20: a fulfillment names only line items of its order (when the order lists them): 400 per unknown one. */
+async function refuseUnknownItems(
+  trx: Db,
+  order: { id: string; lineItemsKnown: boolean },
+  items: { sourceItemId: string }[],
+): Promise<void> {
+  if (!order.lineItemsKnown) return;
+  const { rows } = await sql<{ at: number }>`
+    select n - 1 as at
+    from unnest(${items.map((i) => i.sourceItemId)}::text[]) with ordinality as w (item, n)
+    where not exists (
+      select 1 from order_line_items li where li.order_id = ${order.id} and li.source_item_id = w.item
+    )
+    order by n
+  `.execute(trx);
+  if (rows.length > 0) {
+    throw refuse.issues(
+      rows.map((r) => ({
+        path: `body.sourceItemIds.${Number(r.at)}.sourceItemId`,
+        message: 'not a line item of the order',
+      })),
+    );
+  }
 }
 
 /**
