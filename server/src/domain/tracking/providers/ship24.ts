@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { digest, matchesDigest } from '../../../lib/crypto';
+import type { NormalisedPackage, TrackingStatus } from '../vocabulary';
+import { headerValue, normalisedEvent, optionalTime, rawCode, shapeReason, zText, zTime } from './common';
+
+/** D54: Ship24 signs nothing; it presents the shared secret as `Authorization: Bearer <secret>`. */
+const BEARER = /^Bearer (\S+)$/;
+
+export function verifyShip24(
+  secret: string,
+  _rawBody: Buffer,
+  headers: Record<string, string | string[] | undefined>,
+): boolean {
+  const match = BEARER.exec(headerValue(headers, 'authorization')?.trim() ?? '');
+  // Digests of both sides have equal length, so the comparison is constant time whatever was sent.
+  return !!secret && !!match?.[1] && matchesDigest(match[1], digest(secret));
+}
+
+const MILESTONES: Readonly<Record<string, TrackingStatus>> = {
+  info_received: 'pre_transit',
+  in_transit: 'in_transit',
+  out_for_delivery: 'out_for_delivery',
+  available_for_pickup: 'available_for_pickup',
+  delivered: 'delivered',
+  failed_attempt: 'exception',
+  exception: 'exception',
+  pending: 'unknown',
+};
+
+/** Exception status codes that say more than the milestone; the rest keep only the raw code. */
+const EXCEPTION_CODES: Readonly<Record<string, { status?: TrackingStatus; subStatus: string }>> = {
+  exception_return: { status: 'return_to_sender', subStatus: 'returning' },
+  exception_returned: { status: 'return_to_sender', subStatus: 'returned' },
+  exception_lost: { status: 'lost', subStatus: 'lost' },
+  exception_damage: { subStatus: 'damaged' },
+  exception_delayed: { subStatus: 'delayed' },
+  exception_rejected: { subStatus: 'refused' },
+};
+
+/** A Ship24 milestone and status code in our vocabulary: anything not known is `unknown` (D54). */
+export function ship24Status(
+  milestone: string | null | undefined,
+  code: string | null | undefined,
+): { status: TrackingStatus; subStatus: string | null } {
+  const status = (milestone && Object.hasOwn(MILESTONES, milestone) ? MILESTONES[milestone] : undefined) ?? 'unknown';
+  if (status === 'unknown') return { status, subStatus: null };
+  if (milestone === 'failed_attempt') return { status, subStatus: 'attempted_delivery' };
+  const special = code && Object.hasOwn(EXCEPTION_CODES, code) ? EXCEPTION_CODES[code] : undefined;
+  if (special && milestone === 'exception') return { status: special.status ?? status, subStatus: special.subStatus };
+  return { status, subStatus: null };
+}
+
+const zCourier = z.union([z.string(), z.array(z.string())]).nullish();
+
+const zTracking = z.object({
+  tracker: z.object({ trackingNumber: z.string().trim().min(1), courierCode: zCourier }),
+  shipment: z.object({ delivery: z.object({ estimatedDeliveryDate: zText }).nullish() }).nullish(),
+  events: z
+    .array(
+      z.object({
+        eventId: zText,
+        occurrenceDatetime: zTime,
+        statusMilestone: zText,
+        statusCode: zText,
+        status: zText,
+        location: zText,
+        courierCode: zText,
+      }),
+    )
+    .nullish(),
+});
+
+const zPayload = z.object({ trackings: z.array(zTracking) });
+
+/** Ship24 groups updates: one package per tracking. */
+export function parseShip24(
+  body: unknown,
+): { ok: true; packages: NormalisedPackage[] } | { ok: false; reason: string } {
+  const parsed = zPayload.safeParse(body);
+  if (!parsed.success) return { ok: false, reason: shapeReason('Ship24', parsed.error) };
+  const packages = parsed.data.trackings.map(({ tracker, shipment, events }): NormalisedPackage => {
+    const trackingNumber = tracker.trackingNumber;
+    const carrier = (Array.isArray(tracker.courierCode) ? tracker.courierCode[0] : tracker.courierCode) || null;
+    return {
+      trackingNumber,
+      carrier,
+      estimatedDeliveryAt: optionalTime(shipment?.delivery?.estimatedDeliveryDate),
+      events: (events ?? []).map((event) =>
+        normalisedEvent({
+          trackingNumber,
+          carrier: event.courierCode || carrier,
+          providerEventId: event.eventId || null,
+          occurredAt: event.occurrenceDatetime,
+          ...ship24Status(event.statusMilestone, event.statusCode),
+          rawStatus: rawCode(event.statusMilestone, event.statusCode),
+          description: event.status || null,
+          location: event.location || null,
+        }),
+      ),
+    };
+  });
+  return { ok: true, packages };
+}
