@@ -19,6 +19,7 @@ import * as eventRetention from './20261126020000-event-retention';
 import * as analytics from './20261126030000-analytics';
 import * as auditEvents from './20261126030000-audit-events';
 import * as members from './20261126030000-members';
+import * as tracking from './20261127000000-tracking';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '20261126030000-analytics': analytics,
   '20261126030000-audit-events': auditEvents,
   '20261126030000-members': members,
+  '20261127000000-tracking': tracking,
 };

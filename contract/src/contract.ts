@@ -14,6 +14,7 @@ import { quoteRoutes } from './routes/quote';
 import { settingsRoutes } from './routes/settings';
 import { storeRoutes } from './routes/stores';
 import { testHelperRoutes } from './routes/test-helpers';
+import { trackingRoutes } from './routes/tracking';
 import { widgetRoutes } from './routes/widgets';
 
 const c = initContract();
@@ -29,6 +30,7 @@ export const contract = c.router({
   stores: storeRoutes,
   members: memberRoutes,
   orders: orderRoutes,
+  tracking: trackingRoutes,
   claims: claimRoutes,
   analytics: analyticsRoutes,
   products: productRoutes,

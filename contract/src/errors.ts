@@ -70,4 +70,6 @@ export function errors<const S extends ErrorStatus>(...statuses: S[]): Record<S,
 export const publicErrors = errors(400, 404, 429);
 export const tokenErrors = errors(400, 401, 403, 404, 429);
 export const dashboardErrors = errors(400, 401, 403, 404, 429);
+/** A provider's delivery (D54): its signature is its only credential. */
+export const providerErrors = errors(400, 401, 429);
 export const oauthErrors = { 400: ZOAuthError, 401: ZOAuthError, 429: ZOAuthError } as const;

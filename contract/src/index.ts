@@ -16,6 +16,7 @@ export * from './schemas/products';
 export * from './schemas/quote';
 export * from './schemas/settings';
 export * from './schemas/test-helpers';
+export * from './schemas/tracking';
 export * from './schemas/webhooks';
 export * from './schemas/widgets';
 export * from './scopes';

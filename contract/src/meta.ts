@@ -8,9 +8,11 @@ import { noScope, type ScopeRule } from './scopes';
  * - `dashboard`: a dashboard user's JWT from `POST /v1/auth/login` (D8).
  * - `token`: an access token `svc_at_…` bound to one store (D7): an installed app's, or a store
  *   member's staff token with the scopes of their role (D49).
+ * - `provider`: a carrier aggregator's webhook (D54): no token; the handler checks the
+ *   signature of the tracking source the path names over the raw bytes (rate-limited per IP).
  */
-export const AUTH_KINDS: readonly AuthKind[] = ['public', 'client', 'dashboard', 'token'];
-export type AuthKind = 'public' | 'client' | 'dashboard' | 'token';
+export const AUTH_KINDS: readonly AuthKind[] = ['public', 'client', 'dashboard', 'token', 'provider'];
+export type AuthKind = 'public' | 'client' | 'dashboard' | 'token' | 'provider';
 
 /** Every route carries this as `metadata`; a route without it is unreachable (fail closed). */
 export interface RouteMeta {

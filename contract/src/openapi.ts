@@ -73,6 +73,7 @@ const PARAMETER_TEXT: Record<string, string> = {
   'path:widgetConfigId': "The widget config's id",
   'path:ruleSetId': "The pricing rule set's id",
   'path:applicationId': "The partner app's client id",
+  'path:sourceId': "The tracking source's id, as its `inboundUrl` names it",
   'query:status': 'Only events in this delivery state',
   'query:claimState': 'Only claims in this state',
   'query:sourceOrderId': 'Only claims on this order',
@@ -98,6 +99,7 @@ const GROUP_NOUNS: Record<string, [string, string]> = {
   quote: ['Quote', 'Quotes'],
   public: ['Public', 'Public'],
   testHelpers: ['Test', 'Tests'],
+  tracking: ['Tracking', 'Tracking'],
 };
 
 /**
@@ -134,6 +136,7 @@ const TAGS: Record<string, string> = {
   quote: 'Stateless quotes',
   public: 'Public shopper reads (no authentication)',
   testHelpers: 'Test helpers: drive test stores (test tokens only)',
+  tracking: 'Shipment tracking: packages, events, tracking sources and rules (D54)',
 };
 
 /** How the service's JWTs are issued and checked (server/test/auth/jwt-practices.test.ts). */
@@ -146,6 +149,7 @@ const AUTH_TEXT: Record<RouteMeta['auth'], string> = {
   client: 'OAuth client authentication: client_id and client_secret in the body or as HTTP Basic, never both (D11).',
   dashboard: 'Dashboard user JWT from `POST /v1/auth/login` (D8).',
   token: 'App access token (`svc_at_…`, or `svc_at_test_…` for a test store) bound to one store (D7, D45).',
+  provider: "A tracking source's signature over the raw body, in the provider's header; no token (D54).",
 };
 
 /** The scopes OpenAPI lists for a rule: any of them satisfies the route (group rule, D16). */
@@ -172,6 +176,8 @@ function security(meta: RouteMeta): Record<string, string[]>[] {
       return [{ clientBasic: [] }];
     case 'dashboard':
       return [{ dashboardJwt: [] }];
+    case 'provider':
+      return [{ providerSignature: [] }];
     case 'token': {
       const scopes = scopesOf(meta.scopes);
       if (meta.scopes.kind === 'perType' || meta.scopes.kind === 'conditional') {
@@ -263,6 +269,14 @@ function documentHead(version: ApiVersion) {
           description: `Dashboard user token (D8). ${JWT_PRACTICES}`,
         },
         clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client id and secret (RFC 6749 §2.3.1).' },
+        providerSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Hmac-Signature',
+          description:
+            "A tracking source's signature over the raw body with its secret (D54): `X-Hmac-Signature: hmac-sha256-hex=<hex>` (easypost), " +
+            '`aftership-hmac-sha256: <base64>` (aftership) or `Authorization: Bearer <secret>` (ship24). An unknown source and a bad signature answer the same 401.',
+        },
       },
     },
   };

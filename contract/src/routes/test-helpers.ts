@@ -11,13 +11,19 @@ import {
   ZTestMailbox,
   ZTestShopperMessage,
 } from '../schemas/test-helpers';
+import {
+  ZTestTrackingEventsBody,
+  ZTrackingEvaluateBody,
+  ZTrackingEvaluation,
+  ZTrackingPackage,
+} from '../schemas/tracking';
 import { anyOf, noScope, type ScopeRule } from '../scopes';
 
 const c = initContract();
 const tokenRoute = routeMeta('token', 'plain');
 /** Every route here acts on test stores only (D45): the auth gate refuses live tokens. */
-const testRoute = (scopes: ScopeRule, decisions?: readonly string[]) => ({
-  ...tokenRoute(scopes, 'D45', decisions),
+const testRoute = (scopes: ScopeRule, decisions?: readonly string[], source = 'D45') => ({
+  ...tokenRoute(scopes, source, decisions),
   mode: 'test' as const,
 });
 
@@ -110,5 +116,33 @@ export const testHelperRoutes = routeGroup({
       TEST_ONLY +
       KEYED,
     metadata: testRoute(noScope),
+  },
+  addTrackingEvents: {
+    method: 'POST',
+    path: '/v1/test_helpers/tracking/events',
+    headers: ZIdempotencyHeaders,
+    body: ZTestTrackingEventsBody,
+    responses: { 200: ZTrackingPackage, ...tokenErrors, 409: ZError },
+    summary: 'Inject tracking events',
+    description:
+      'Adds normalised events at any `occurredAt` to a package of the fulfillment, as the partner route does (the same body plus ' +
+      '`sourceOrderId` and `sourceFulfillmentId`), with the same state, `tracking/updated` events and answer: the package (D54).' +
+      TEST_ONLY +
+      KEYED,
+    metadata: testRoute(noScope, ['D45'], 'D54'),
+  },
+  evaluateTracking: {
+    method: 'POST',
+    path: '/v1/test_helpers/tracking/evaluate',
+    headers: ZIdempotencyHeaders,
+    body: ZTrackingEvaluateBody,
+    responses: { 200: ZTrackingEvaluation, ...tokenErrors, 409: ZError, 501: ZError },
+    summary: 'Run the tracking rules as of a time',
+    description:
+      "Runs the store's tracking rules over its packages as if it were `asOf` and answers the decisions, " +
+      '`{decisions: [{trackingNumber, at, asOf, rule, action, reason, claimId}]}` (D54).' +
+      TEST_ONLY +
+      KEYED,
+    metadata: testRoute(noScope, ['D45'], 'D54'),
   },
 });

@@ -404,6 +404,8 @@ export const ZClaimDeniedAppEvent = logged('claim/denied');
 export const ZMessageCreatedAppEvent = logged('message/created');
 export const ZProtectionAddedAppEvent = logged('protection/added');
 export const ZProtectionRemovedAppEvent = logged('protection/removed');
+export const ZTrackingUpdatedAppEvent = logged('tracking/updated');
+export const ZTrackingAlertAppEvent = logged('tracking/alert');
 
 /** An event of the app with its delivery attempts (D34), discriminated by `topic`. */
 export const ZAppEvent = z
@@ -414,6 +416,8 @@ export const ZAppEvent = z
     ZMessageCreatedAppEvent,
     ZProtectionAddedAppEvent,
     ZProtectionRemovedAppEvent,
+    ZTrackingUpdatedAppEvent,
+    ZTrackingAlertAppEvent,
   ])
   .describe('Webhook event and its delivery attempts (D34)');
 export type TAppEvent = z.infer<typeof ZAppEvent>;

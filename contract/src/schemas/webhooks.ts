@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZApiVersion } from '../versions/list';
 import { ZClaimState, ZClaimType, ZDenyReason, ZIssueType, ZResolutionType, ZSenderType } from './claims';
 import { ZAmount, ZCurrency, ZId, ZText, ZTimestamp } from './common';
+import { ZTrackingAction, ZTrackingRule, ZTrackingStatus } from './tracking';
 
 /**
  * Webhooks the service delivers to an installed app (spec "Events", D19, D22, D25, D32).
@@ -9,7 +10,7 @@ import { ZAmount, ZCurrency, ZId, ZText, ZTimestamp } from './common';
  * event bodies against them. Every schema is strict: a delivery carries exactly these fields.
  */
 
-/** The six topics (spec). */
+/** The six topics of the spec and D54's two tracking topics. */
 export const WEBHOOK_TOPICS = [
   'claim/created',
   'claim/approved',
@@ -17,6 +18,8 @@ export const WEBHOOK_TOPICS = [
   'message/created',
   'protection/added',
   'protection/removed',
+  'tracking/updated',
+  'tracking/alert',
 ] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
 export const ZWebhookTopic = z.enum(WEBHOOK_TOPICS);
@@ -158,6 +161,41 @@ export const ZProtectionRemovedBody = z
   .describe('protection/removed body (D19)');
 export type TProtectionRemovedBody = z.infer<typeof ZProtectionRemovedBody>;
 
+const packageIds = {
+  storeId: ZId,
+  sourceOrderId: ZId,
+  sourceFulfillmentId: ZId,
+  trackingNumber: z.string(),
+};
+
+/** `tracking/updated` (D54): a package's status or subStatus changed. */
+export const ZTrackingUpdatedBody = z
+  .object({
+    ...packageIds,
+    carrier: z.string().nullable(),
+    status: ZTrackingStatus,
+    subStatus: z.string().nullable(),
+    previousStatus: ZTrackingStatus.nullable().describe('Null for a package seen for the first time'),
+    occurredAt: ZTimestamp.nullable().describe('When the new status happened (its event time)'),
+    estimatedDeliveryAt: ZTimestamp.nullable(),
+  })
+  .strict()
+  .describe('tracking/updated body (D54)');
+export type TTrackingUpdatedBody = z.infer<typeof ZTrackingUpdatedBody>;
+
+/** `tracking/alert` (D54): a rule fired on a package. */
+export const ZTrackingAlertBody = z
+  .object({
+    ...packageIds,
+    rule: ZTrackingRule,
+    action: ZTrackingAction,
+    reason: z.string(),
+    claimId: ZId.nullable(),
+  })
+  .strict()
+  .describe('tracking/alert body (D54)');
+export type TTrackingAlertBody = z.infer<typeof ZTrackingAlertBody>;
+
 /** Topic → body schema. */
 export const WEBHOOK_BODY_SCHEMAS = {
   'claim/created': ZClaimCreatedBody,
@@ -166,6 +204,8 @@ export const WEBHOOK_BODY_SCHEMAS = {
   'message/created': ZMessageCreatedBody,
   'protection/added': ZProtectionAddedBody,
   'protection/removed': ZProtectionRemovedBody,
+  'tracking/updated': ZTrackingUpdatedBody,
+  'tracking/alert': ZTrackingAlertBody,
 } as const satisfies Record<WebhookTopic, z.ZodTypeAny>;
 export type WebhookBodies = { [T in WebhookTopic]: z.infer<(typeof WEBHOOK_BODY_SCHEMAS)[T]> };
 
@@ -195,6 +235,8 @@ export const ZClaimDeniedEvent = envelope('claim/denied');
 export const ZMessageCreatedEvent = envelope('message/created');
 export const ZProtectionAddedEvent = envelope('protection/added');
 export const ZProtectionRemovedEvent = envelope('protection/removed');
+export const ZTrackingUpdatedEvent = envelope('tracking/updated');
+export const ZTrackingAlertEvent = envelope('tracking/alert');
 
 /** A delivered webhook body (D32), discriminated by `topic`. */
 export const ZWebhookEvent = z
@@ -205,6 +247,8 @@ export const ZWebhookEvent = z
     ZMessageCreatedEvent,
     ZProtectionAddedEvent,
     ZProtectionRemovedEvent,
+    ZTrackingUpdatedEvent,
+    ZTrackingAlertEvent,
   ])
   .describe('Webhook delivery body {id, topic, apiVersion, livemode, createdAt, body} (D32, D44, D45)');
 export type TWebhookEvent = z.infer<typeof ZWebhookEvent>;

@@ -280,7 +280,7 @@ export interface TDeleted {
   ok: true;
 }
 
-export type TWebhookTopic = 'claim/created' | 'claim/approved' | 'claim/denied' | 'message/created' | 'protection/added' | 'protection/removed';
+export type TWebhookTopic = 'claim/created' | 'claim/approved' | 'claim/denied' | 'message/created' | 'protection/added' | 'protection/removed' | 'tracking/updated' | 'tracking/alert';
 
 /** App registration (D9) */
 export interface TCreateAppRequest {
@@ -582,8 +582,72 @@ export interface TProtectionRemovedAppEvent {
   attempts: TDeliveryAttempt[];
 }
 
+export type TTrackingStatus = 'pre_transit' | 'in_transit' | 'out_for_delivery' | 'available_for_pickup' | 'delivered' | 'return_to_sender' | 'exception' | 'lost' | 'unknown';
+
+/** tracking/updated body (D54) */
+export interface TTrackingUpdatedBody {
+  storeId: string;
+  sourceOrderId: string;
+  sourceFulfillmentId: string;
+  trackingNumber: string;
+  carrier: string | null;
+  status: TTrackingStatus;
+  subStatus: string | null;
+  /** Null for a package seen for the first time */
+  previousStatus: TTrackingStatus | null;
+  /** When the new status happened (its event time) */
+  occurredAt: string | null;
+  estimatedDeliveryAt: string | null;
+}
+
+export interface TTrackingUpdatedAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'tracking/updated';
+  createdAt: string;
+  storeId: string;
+  /** tracking/updated body (D54) */
+  body: TTrackingUpdatedBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
+}
+
+export type TTrackingRule = 'lost' | 'delayed' | 'returned';
+
+export type TTrackingAction = 'filed' | 'notified' | 'skipped' | 'escalated';
+
+/** tracking/alert body (D54) */
+export interface TTrackingAlertBody {
+  storeId: string;
+  sourceOrderId: string;
+  sourceFulfillmentId: string;
+  trackingNumber: string;
+  rule: TTrackingRule;
+  action: TTrackingAction;
+  reason: string;
+  claimId: string | null;
+}
+
+export interface TTrackingAlertAppEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'tracking/alert';
+  createdAt: string;
+  storeId: string;
+  /** tracking/alert body (D54) */
+  body: TTrackingAlertBody;
+  status: TEventStatus;
+  /** When the next attempt is due; null once delivered or failed */
+  nextAttemptAt: string | null;
+  /** Oldest first */
+  attempts: TDeliveryAttempt[];
+}
+
 /** Webhook event and its delivery attempts (D34) */
-export type TAppEvent = TClaimCreatedAppEvent | TClaimApprovedAppEvent | TClaimDeniedAppEvent | TMessageCreatedAppEvent | TProtectionAddedAppEvent | TProtectionRemovedAppEvent;
+export type TAppEvent = TClaimCreatedAppEvent | TClaimApprovedAppEvent | TClaimDeniedAppEvent | TMessageCreatedAppEvent | TProtectionAddedAppEvent | TProtectionRemovedAppEvent | TTrackingUpdatedAppEvent | TTrackingAlertAppEvent;
 
 export interface TPageInfo {
   startCursor: string | null;
@@ -1107,6 +1171,130 @@ export interface TFulfillmentWrite {
   createdAt?: string;
   /** Set automatically when absent */
   updatedAt?: string;
+}
+
+export interface TTrackingEventInput {
+  /** The event id at its origin; when absent a digest of (time, status, description) keys it, so a repeat does nothing */
+  id?: string;
+  /** When it happened: state follows event times, never arrival order (D54) */
+  occurredAt: string;
+  status: TTrackingStatus;
+  subStatus?: string | null;
+  description?: string | null;
+  location?: string | null;
+}
+
+/** Tracking events of one package (D54) */
+export interface TTrackingEventsBody {
+  /** A tracking number of the fulfillment (D20, D54) */
+  trackingNumber: string;
+  carrier?: string | null;
+  estimatedDeliveryAt?: string | null;
+  events: TTrackingEventInput[];
+}
+
+export interface TTrackingEvent {
+  occurredAt: string;
+  status: TTrackingStatus;
+  subStatus: string | null;
+  /** The provider's own code(s) beside ours; null for partner and fulfillment events */
+  rawStatus: string | null;
+  /** Null once older than the retention (D48) */
+  description: string | null;
+  /** Null once older than the retention (D48) */
+  location: string | null;
+  receivedAt: string;
+}
+
+export interface TTrackingDecision {
+  /** When the evaluation ran */
+  at: string;
+  /** The time the rules were evaluated as of */
+  asOf: string;
+  /** The rule that fired; null when none did */
+  rule: TTrackingRule | null;
+  action: TTrackingAction;
+  reason: string;
+  claimId: string | null;
+}
+
+/** Package (D54) */
+export interface TTrackingPackage {
+  trackingNumber: string;
+  carrier: string | null;
+  status: TTrackingStatus;
+  subStatus: string | null;
+  /** When the current status happened */
+  statusAt: string | null;
+  /** The last carrier scan */
+  lastScanAt: string | null;
+  estimatedDeliveryAt: string | null;
+  deliveredAt: string | null;
+  /** Newest first */
+  events: TTrackingEvent[];
+  /** Newest first */
+  decisions: TTrackingDecision[];
+}
+
+export type TTrackingProvider = 'aftership' | 'easypost' | 'ship24';
+
+export interface TTrackingSourceCreate {
+  provider: TTrackingProvider;
+  /** The provider's webhook secret; when omitted the service makes one and answers it once */
+  secret?: string;
+}
+
+export interface TTrackingSourceCreated {
+  id: string;
+  provider: TTrackingProvider;
+  /** Where the provider posts: `<base>/v1/tracking/inbound/<id>` */
+  inboundUrl: string;
+  createdAt: string;
+  /** Present only when the service generated the secret; never shown again */
+  secret?: string;
+}
+
+export interface TTrackingSource {
+  id: string;
+  provider: TTrackingProvider;
+  /** Where the provider posts: `<base>/v1/tracking/inbound/<id>` */
+  inboundUrl: string;
+  createdAt: string;
+}
+
+/** Tracking rules of the store (D54) */
+export interface TTrackingSettings {
+  /** `off` (default): nothing is decided; `notify`: alerts only; `file`: claims are filed */
+  mode: 'off' | 'notify' | 'file';
+  /** Lost after this many days without a carrier scan (default 7) */
+  lostNoMovementDays: number;
+  /** Lost this many days past the estimated delivery (default 2) */
+  lostAfterEstimatedDays: number;
+  /** Whether the delayed rule runs (default false) */
+  delayedEnabled: boolean;
+  /** Delayed this many days past the estimated delivery (default 1) */
+  delayedAfterEstimatedDays: number;
+  /** Claims are filed within this many days of shipping (default 45) */
+  claimWindowDays: number;
+  /** The filed claim's requested resolution */
+  resolutionRequested: TResolutionType;
+}
+
+export interface TTrackingSettingsUpdate {
+  /** `off` (default): nothing is decided; `notify`: alerts only; `file`: claims are filed */
+  mode?: 'off' | 'notify' | 'file';
+  /** Lost after this many days without a carrier scan (default 7) */
+  lostNoMovementDays?: number;
+  /** Lost this many days past the estimated delivery (default 2) */
+  lostAfterEstimatedDays?: number;
+  /** Whether the delayed rule runs (default false) */
+  delayedEnabled?: boolean;
+  /** Delayed this many days past the estimated delivery (default 1) */
+  delayedAfterEstimatedDays?: number;
+  /** Claims are filed within this many days of shipping (default 45) */
+  claimWindowDays?: number;
+  /** The filed claim's requested resolution */
+  resolutionRequested?: TResolutionType;
 }
 
 export interface TOfflineCustomer {
@@ -2053,6 +2241,37 @@ export interface TTestMailbox {
   messages: TTestMailMessage[];
 }
 
+/** Normalised tracking events injected at any occurredAt (D45, D54) */
+export interface TTestTrackingEventsBody {
+  /** A tracking number of the fulfillment (D20, D54) */
+  trackingNumber: string;
+  carrier?: string | null;
+  estimatedDeliveryAt?: string | null;
+  events: TTrackingEventInput[];
+  sourceOrderId: string;
+  sourceFulfillmentId: string;
+}
+
+export interface TTrackingEvaluateBody {
+  /** Run the rules as if it were this time */
+  asOf: string;
+}
+
+export interface TTrackingEvaluation {
+  decisions: {
+    /** When the evaluation ran */
+    at: string;
+    /** The time the rules were evaluated as of */
+    asOf: string;
+    /** The rule that fired; null when none did */
+    rule: TTrackingRule | null;
+    action: TTrackingAction;
+    reason: string;
+    claimId: string | null;
+    trackingNumber: string;
+  }[];
+}
+
 export interface TClaimCreatedEvent {
   /** Event id; the same on every retry, receivers deduplicate by it (D32) */
   id: string;
@@ -2131,8 +2350,34 @@ export interface TProtectionRemovedEvent {
   body: TProtectionRemovedBody;
 }
 
+export interface TTrackingUpdatedEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'tracking/updated';
+  /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
+  apiVersion: TApiVersion;
+  /** False for an event of a test store, true for a live store (D45) */
+  livemode: boolean;
+  createdAt: string;
+  /** tracking/updated body (D54) */
+  body: TTrackingUpdatedBody;
+}
+
+export interface TTrackingAlertEvent {
+  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+  id: string;
+  topic: 'tracking/alert';
+  /** The dated API version the body is rendered in: the receiving app's pinned version when the event was recorded, the same on every retry (D44) */
+  apiVersion: TApiVersion;
+  /** False for an event of a test store, true for a live store (D45) */
+  livemode: boolean;
+  createdAt: string;
+  /** tracking/alert body (D54) */
+  body: TTrackingAlertBody;
+}
+
 /** Webhook delivery body {id, topic, apiVersion, livemode, createdAt, body} (D32, D44, D45) */
-export type TWebhookEvent = TClaimCreatedEvent | TClaimApprovedEvent | TClaimDeniedEvent | TMessageCreatedEvent | TProtectionAddedEvent | TProtectionRemovedEvent;
+export type TWebhookEvent = TClaimCreatedEvent | TClaimApprovedEvent | TClaimDeniedEvent | TMessageCreatedEvent | TProtectionAddedEvent | TProtectionRemovedEvent | TTrackingUpdatedEvent | TTrackingAlertEvent;
 
 /**
  * The `oauth` routes: `client.oauth.<operation>(…)`.
@@ -3018,6 +3263,215 @@ export interface OrdersRoutes {
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+}
+
+/**
+ * The `tracking` routes: `client.tracking.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.tracking.get({ params: { sourceOrderId, sourceFulfillmentId } });
+ * if (res.status === 200) console.log(res.body);
+ */
+export interface TrackingRoutes {
+  /**
+   * Add a package's tracking events — `POST /v1/orders/:sourceOrderId/fulfillments/:sourceFulfillmentId/tracking-events`
+   *
+   * Adds at most 100 events of one tracking number of the fulfillment (404 when the order or
+   * fulfillment is unknown). An event already kept (same `id`, or without one the same time,
+   * status and description) changes nothing; the state follows the events by when they happened,
+   * never by arrival, and `delivered`, `lost` and `return_to_sender` never fall back to an
+   * earlier-dated status. A change of status or subStatus emits `tracking/updated`. Answers the
+   * package. A package is one tracking number of the fulfillment: `{trackingNumber, carrier,
+   * status, subStatus, statusAt, lastScanAt, estimatedDeliveryAt, deliveredAt, events,
+   * decisions}`, events and decisions newest first (D54).
+   */
+  addEvents(args: {
+    /** Path parameters. */
+    params: {
+      sourceOrderId: string;
+      sourceFulfillmentId: string;
+    };
+    body: TTrackingEventsBody;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TTrackingPackage> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Read a fulfillment's packages — `GET /v1/orders/:sourceOrderId/fulfillments/:sourceFulfillmentId/tracking`
+   *
+   * The packages of the fulfillment with their events and the rules' decisions; 404 when the
+   * order or fulfillment is unknown. A package is one tracking number of the fulfillment:
+   * `{trackingNumber, carrier, status, subStatus, statusAt, lastScanAt, estimatedDeliveryAt,
+   * deliveredAt, events, decisions}`, events and decisions newest first (D54).
+   */
+  get(args: {
+    /** Path parameters. */
+    params: {
+      sourceOrderId: string;
+      sourceFulfillmentId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TTrackingPackage[]> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Receive a carrier aggregator's webhook — `POST /v1/tracking/inbound/:sourceId`
+   *
+   * Where a tracking source posts (its `inboundUrl`). No bearer token: the signature is checked
+   * over the raw bytes in constant time (`aftership`: `aftership-hmac-sha256`, base64
+   * HMAC-SHA256 of the body; `easypost`: `X-Hmac-Signature: hmac-sha256-hex=<hex>`; `ship24`:
+   * `Authorization: Bearer <secret>`). A bad or missing signature and an unknown source answer
+   * the same 401. A valid delivery answers 200 even when no package matches: a number not yet
+   * known is kept 14 days and bound when a fulfillment with it arrives. Unknown provider codes
+   * become `unknown`, never a 400; a body that is not the provider's shape answers 400 (D54).
+   */
+  receiveInbound(args: {
+    /** Path parameters. */
+    params: {
+      sourceId: string;
+    };
+    body: Record<string, unknown>;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 429, TError>>;
+  /**
+   * Register a tracking source — `POST /v1/stores/:storeId/tracking-sources`
+   *
+   * Registers a carrier aggregator (`aftership`, `easypost`, `ship24`) with its webhook secret;
+   * answers `{id, provider, inboundUrl}` to give the provider. The secret is never answered
+   * again; when `secret` is omitted the service makes one and answers it here, once (D54). An
+   * owner or admin of the store only (others 403, D49); a store the user is not a member of
+   * answers 404 (D7).
+   */
+  createSource(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+    };
+    body: TTrackingSourceCreate;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<201, {
+    data: TTrackingSourceCreated;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * List the store's tracking sources — `GET /v1/stores/:storeId/tracking-sources`
+   *
+   * The registered sources, oldest first, never with their secrets (D54). An owner or admin of
+   * the store only (others 403, D49); a store the user is not a member of answers 404 (D7).
+   */
+  listSources(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TTrackingSource[];
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Remove a tracking source — `DELETE /v1/stores/:storeId/tracking-sources/:sourceId`
+   *
+   * Its deliveries then answer 401 like an unknown source's; 404 when the store has no such
+   * source (D54). An owner or admin of the store only (others 403, D49); a store the user is not
+   * a member of answers 404 (D7).
+   */
+  removeSource(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+      sourceId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TDeleted;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Read the store's tracking rules — `GET /v1/stores/:storeId/tracking-settings`
+   *
+   * The rules of D54: mode (default `off`), the lost, delayed and claim-window days and the
+   * requested resolution. An owner or admin of the store only (others 403, D49); a store the
+   * user is not a member of answers 404 (D7).
+   */
+  getSettings(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    /** Tracking rules of the store (D54) */
+    data: TTrackingSettings;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Write the store's tracking rules — `PUT /v1/stores/:storeId/tracking-settings`
+   *
+   * Writes the fields sent (omitted ones keep their value, null answers 400) and answers the
+   * whole rules; the change is in the audit log (D53, D54). An owner or admin of the store only
+   * (others 403, D49); a store the user is not a member of answers 404 (D7).
+   */
+  updateSettings(args: {
+    /** Path parameters. */
+    params: {
+      storeId: string;
+    };
+    body: TTrackingSettingsUpdate;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    /** Tracking rules of the store (D54) */
+    data: TTrackingSettings;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * Read the store's tracking rules — `GET /v2/settings/tracking`
+   *
+   * The store's tracking rules as the merchant set them (read only for partners, D54). Wrapped
+   * in `data`.
+   */
+  readSettings(args?: {
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    /** Tracking rules of the store (D54) */
+    data: TTrackingSettings;
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
 /**
@@ -4384,6 +4838,42 @@ export interface TestHelpersRoutes {
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  /**
+   * Inject tracking events — `POST /v1/test_helpers/tracking/events`
+   *
+   * Adds normalised events at any `occurredAt` to a package of the fulfillment, as the partner
+   * route does (the same body plus `sourceOrderId` and `sourceFulfillmentId`), with the same
+   * state, `tracking/updated` events and answer: the package (D54). For test stores only: a live
+   * token answers 403 and nothing changes (D45). Accepts an `Idempotency-Key` (D33).
+   */
+  addTrackingEvents(args: {
+    body: TTestTrackingEventsBody;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      'idempotency-key'?: string;
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TTrackingPackage> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  /**
+   * Run the tracking rules as of a time — `POST /v1/test_helpers/tracking/evaluate`
+   *
+   * Runs the store's tracking rules over its packages as if it were `asOf` and answers the
+   * decisions, `{decisions: [{trackingNumber, at, asOf, rule, action, reason, claimId}]}` (D54).
+   * For test stores only: a live token answers 403 and nothing changes (D45). Accepts an
+   * `Idempotency-Key` (D33).
+   */
+  evaluateTracking(args: {
+    body: TTrackingEvaluateBody;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      'idempotency-key'?: string;
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TTrackingEvaluation> | Reply<400 | 401 | 403 | 404 | 409 | 429 | 501, TError>>;
 }
 
 /**
@@ -4404,6 +4894,7 @@ export interface Client {
   stores: StoresRoutes;
   members: MembersRoutes;
   orders: OrdersRoutes;
+  tracking: TrackingRoutes;
   claims: ClaimsRoutes;
   analytics: AnalyticsRoutes;
   products: ProductsRoutes;

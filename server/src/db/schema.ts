@@ -596,6 +596,93 @@ export interface AuditEventsTable {
   requestId: string | null;
 }
 
+/** D54: a carrier aggregator registered by a store; its secret encrypted, as apps' webhook secrets. */
+export interface TrackingSourcesTable {
+  id: string;
+  storeId: string;
+  livemode: boolean;
+  provider: 'aftership' | 'easypost' | 'ship24';
+  secretCiphertext: string;
+  createdAt: Timestamp;
+  removedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+type TrackingStatusColumn =
+  | 'pre_transit'
+  | 'in_transit'
+  | 'out_for_delivery'
+  | 'available_for_pickup'
+  | 'delivered'
+  | 'return_to_sender'
+  | 'exception'
+  | 'lost'
+  | 'unknown';
+type NullableTime = ColumnType<Date | null, Date | null | undefined, Date | null>;
+
+/** D54: one tracking number of a fulfillment; unbound (no fulfillment) until one names it. */
+export interface TrackingPackagesTable {
+  id: string;
+  storeId: string;
+  livemode: boolean;
+  orderId: string | null;
+  sourceFulfillmentId: string | null;
+  trackingNumber: string;
+  carrier: ColumnType<string | null, string | null | undefined, string | null>;
+  status: ColumnType<TrackingStatusColumn, TrackingStatusColumn | undefined, TrackingStatusColumn>;
+  subStatus: ColumnType<string | null, string | null | undefined, string | null>;
+  statusAt: NullableTime;
+  lastScanAt: NullableTime;
+  shippedAt: NullableTime;
+  deliveredAt: NullableTime;
+  estimatedDeliveryAt: NullableTime;
+  /** The one claim the rules filed for it (unique: never two, D54). */
+  claimId: ColumnType<string | null, string | null | undefined, string | null>;
+  unboundUntil: NullableTime;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/** D54: one event of a package, once per `eventKey`. */
+export interface TrackingEventsTable {
+  id: GeneratedAlways<number>;
+  packageId: string;
+  eventKey: string;
+  occurredAt: Timestamp;
+  status: TrackingStatusColumn;
+  subStatus: string | null;
+  rawStatus: string | null;
+  /** Cleared with the retention (D48). */
+  description: string | null;
+  location: string | null;
+  isCarrierScan: boolean;
+  receivedAt: Timestamp;
+}
+
+/** D54: one evaluation's outcome on a package. */
+export interface TrackingDecisionsTable {
+  id: GeneratedAlways<number>;
+  packageId: string;
+  at: Timestamp;
+  asOf: Timestamp;
+  rule: 'lost' | 'delayed' | 'returned' | null;
+  action: 'filed' | 'notified' | 'skipped' | 'escalated';
+  reason: string;
+  claimId: string | null;
+}
+
+/** D54: the store's tracking rules once written; D54's defaults without a row. */
+export interface TrackingSettingsTable {
+  storeId: string;
+  mode: 'off' | 'notify' | 'file';
+  lostNoMovementDays: number;
+  lostAfterEstimatedDays: number;
+  delayedEnabled: boolean;
+  delayedAfterEstimatedDays: number;
+  claimWindowDays: number;
+  resolutionRequested: 'REFUND' | 'RESHIP' | 'STORE_CREDIT';
+  updatedAt: Timestamp;
+}
+
 export interface Database {
   apps: AppsTable;
   installations: InstallationsTable;
@@ -637,4 +724,10 @@ export interface Database {
   // E-mail to shoppers (D42).
   mailMessages: MailMessagesTable;
   auditEvents: AuditEventsTable;
+  // Shipment tracking (D54).
+  trackingSources: TrackingSourcesTable;
+  trackingPackages: TrackingPackagesTable;
+  trackingEvents: TrackingEventsTable;
+  trackingDecisions: TrackingDecisionsTable;
+  trackingSettings: TrackingSettingsTable;
 }

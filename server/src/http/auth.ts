@@ -20,7 +20,7 @@ import { type RateLimiter, type RateLimits, rateLimitHeaders } from './rate-limi
 
 /** Who is calling, as the auth middleware established it. */
 type Caller =
-  | { kind: 'public' | 'client'; ip: string }
+  | { kind: 'public' | 'client' | 'provider'; ip: string }
   | { kind: 'dashboard'; claims: DashboardTokenClaims }
   | { kind: 'token'; claims: AccessTokenClaims; scopes: ReadonlySet<Scope> };
 
@@ -236,7 +236,8 @@ function revocationSubjects(claims: AccessTokenClaims) {
 
 async function identify(services: AuthServices, req: Request, meta: RouteMeta): Promise<Caller> {
   // Only callers without a token are counted by address (D4): the others' is not worked out.
-  if (meta.auth === 'public' || meta.auth === 'client')
+  // A provider's delivery (D54) carries no token: its handler checks the source's signature.
+  if (meta.auth === 'public' || meta.auth === 'client' || meta.auth === 'provider')
     return { kind: meta.auth, ip: clientIp(req, services.trustProxy) };
   const token = bearer(req);
   if (token === null) throw unauthorized('missing bearer token');

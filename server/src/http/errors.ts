@@ -116,6 +116,7 @@ const REFUSAL_STATUS: Record<RefusalKind, ErrorStatus> = {
   missing: 404,
   conflict: 409,
   too_large: 422,
+  not_implemented: 501,
 };
 
 /** A domain refusal as the D2 answer: the one place refusals become statuses. */

@@ -16,6 +16,7 @@ type KeyPurpose =
   | 'access-token'
   | 'dashboard-token'
   | 'webhook-secret-encryption'
+  | 'tracking-secret-encryption'
   | 'session-token'
   | 'page-cursor'
   | 'claim-link'

@@ -6,7 +6,14 @@
  * Thrown, not returned: a refusal ends the transaction it happens in, and a transaction that
  * throws is rolled back, so nothing a refused request began is written.
  */
-export type RefusalKind = 'invalid' | 'unauthorized' | 'forbidden' | 'missing' | 'conflict' | 'too_large';
+export type RefusalKind =
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'missing'
+  | 'conflict'
+  | 'too_large'
+  | 'not_implemented';
 
 export interface RefusalIssue {
   path: string;
@@ -49,6 +56,8 @@ export const refuse = {
   conflict: (message: string) => new Refusal('conflict', message),
   /** A well-formed request for more than the service answers at once (422, D52's export). */
   tooLarge: (message: string) => new Refusal('too_large', message),
+  /** A route the contract names whose work the service does not do yet (501, D54's evaluation). */
+  notImplemented: (message: string) => new Refusal('not_implemented', message),
   /**
    * An OAuth failure with its RFC 6749 code: `invalid_client` is a 401, the others 400. The
    * validation issues of a malformed request, or the challenge of a client told to use HTTP

@@ -17,6 +17,7 @@ import { sessionTokenHandlers } from './session-tokens';
 import { settingsHandlers } from './settings';
 import { storeHandlers } from './stores';
 import { testHelperHandlers } from './test-helpers';
+import { trackingHandlers } from './tracking';
 import { widgetHandlers } from './widgets';
 
 function handlers(deps: RouteContext): Handlers {
@@ -34,6 +35,8 @@ function handlers(deps: RouteContext): Handlers {
     public: publicHandlers(deps),
     // Commerce (D18-D21).
     orders: orderHandlers(deps),
+    // Shipment tracking (D54).
+    tracking: trackingHandlers(deps),
     products: productHandlers(deps),
     // Claims (D22-D26).
     claims: claimHandlers(deps),

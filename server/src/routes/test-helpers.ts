@@ -9,6 +9,7 @@ import {
   resetStore,
 } from '../domain/test-mode/helpers';
 import { actorOf, storeOf } from '../http/caller';
+import { refuse } from '../lib/refusal';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
@@ -38,6 +39,9 @@ export function testHelperHandlers({ db, claimLinks }: RouteContext): GroupHandl
     async listMail({ req }) {
       return { status: 200, body: await listTestMail(db, claimLinks, storeOf(req)) };
     },
+    addTrackingEvents: () => Promise.reject(refuse.notImplemented('shipment tracking is not available yet')),
+    // D54: the rules' evaluation is not in this service yet.
+    evaluateTracking: () => Promise.reject(refuse.notImplemented('tracking rules are not evaluated yet')),
     async reset({ req }) {
       await resetStore(db, storeOf(req));
       return { status: 200, body: OK };

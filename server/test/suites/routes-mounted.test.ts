@@ -26,8 +26,8 @@ describe('every contract route is mounted', () => {
 
   const pathOf = (route: AppRoute) => route.path.replace(/:(\w+)/g, 'x-$1');
 
-  it('answers each of the 89 routes from its handler', async () => {
-    expect(routes).toHaveLength(89);
+  it('answers each of the 100 routes from its handler', async () => {
+    expect(routes).toHaveLength(100);
     for (const r of routes) {
       const res = await server.request(pathOf(r.route), {
         method: r.route.method,
@@ -38,7 +38,7 @@ describe('every contract route is mounted', () => {
       const label = `${r.route.method} ${r.route.path}`;
       expect(body.message ?? '', label).not.toMatch(/^(no route for|method .* not allowed)/);
       expect(res.status, label).not.toBe(501);
-      if (['token', 'dashboard'].includes((r.route.metadata as { auth: string }).auth)) {
+      if (['token', 'dashboard', 'provider'].includes((r.route.metadata as { auth: string }).auth)) {
         // Authentication comes first.
         expect(res.status, label).toBe(401);
       }

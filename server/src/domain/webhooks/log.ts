@@ -257,6 +257,12 @@ export function sampleBody<T extends WebhookTopic>(topic: T, storeId: string): W
     premiumPaid: 2.5,
     currency: 'USD',
   };
+  const trackingIds = {
+    storeId,
+    sourceOrderId: 'sample-order-1001',
+    sourceFulfillmentId: 'sample-fulfillment-1',
+    trackingNumber: '1Z999AA10123456784',
+  };
   const samples: WebhookBodies = {
     'claim/created': {
       ...claim,
@@ -276,6 +282,22 @@ export function sampleBody<T extends WebhookTopic>(topic: T, storeId: string): W
     },
     'protection/added': protection,
     'protection/removed': { ...protection, removedAt: new Date().toISOString(), reason: 'CANCELLED' },
+    'tracking/updated': {
+      ...trackingIds,
+      carrier: 'UPS',
+      status: 'in_transit',
+      subStatus: null,
+      previousStatus: 'pre_transit',
+      occurredAt: new Date().toISOString(),
+      estimatedDeliveryAt: null,
+    },
+    'tracking/alert': {
+      ...trackingIds,
+      rule: 'lost',
+      action: 'notified',
+      reason: 'no carrier scan for 7 days',
+      claimId: null,
+    },
   };
   return WEBHOOK_BODY_SCHEMAS[topic].parse(samples[topic]) as WebhookBodies[T];
 }
