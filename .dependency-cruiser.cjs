@@ -23,6 +23,8 @@ const DOMAIN_AREAS = {
   uninstall: ['audit', 'auth', 'identity', 'partner', 'webhooks'],
   // A store's team (D53): memberships and their staff grants, the invitation's e-mail, the audit line.
   team: ['audit', 'auth', 'identity', 'mail'],
+  // Shipment tracking (D54): its rules file claims as every claim is filed, and record alerts.
+  tracking: ['claims', 'commerce', 'webhooks'],
 };
 
 /** Throws when an area reaches itself through the table: two areas importing each other, or a longer loop. */

@@ -11,6 +11,7 @@ import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
 import { createMailer } from './domain/mail/send';
 import type { MailSettings } from './domain/mail/settings';
 import { invitationLinks, invitationUrl } from './domain/team/members';
+import { evaluatePackageNow, sweepTracking, TRACKING_SWEEP_EVERY_MS, TRACKING_TASK } from './domain/tracking/evaluate';
 import { AttemptSlots } from './domain/webhooks/attempt-slots';
 import { runDeliveries, sweepExpiredLeases } from './domain/webhooks/deliveries';
 import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/enqueue';
@@ -100,15 +101,21 @@ export async function startDelivery(deps: {
         [MAIL_TASK]: async (payload) => {
           await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
         },
+        // D54: a package whose events changed, evaluated as of the process clock.
+        [TRACKING_TASK]: async (payload) => {
+          await evaluatePackageNow(db, (payload as { packageId: string }).packageId, new Date(), 'changed');
+        },
       },
     }),
   );
   await runner.start();
   const sweep = startSweeps(db, logger);
   const pruner = startRetention(db, logger, config.eventRetentionDays);
+  const tracking = startTrackingSweep(db, logger);
   return {
     async stop() {
       clearInterval(sweep);
+      await tracking.stop();
       await pruner.stop();
       await runner.stop();
       mailer.close();
@@ -165,6 +172,33 @@ function startRetention(db: Db, logger: Logger, retentionDays: number): EventPru
     if ('error' in outcome) sweepFailed(logger, outcome.error, 'webhook event retention failed');
     else if (outcome.events > 0) logger.info({ ...outcome, retentionDays }, 'old webhook events deleted');
   });
+}
+
+/**
+ * D54: the packages still under way, evaluated as of the process clock every
+ * TRACKING_SWEEP_EVERY_MS by each delivering process, one run at a time. Two processes
+ * sweeping at once do no harm: a package is evaluated under its row's lock, and files once.
+ */
+function startTrackingSweep(db: Db, logger: Logger): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    running ??= sweepTracking(db, new Date())
+      .then(({ evaluated, failed }) => {
+        if (failed.length > 0) sweepFailed(logger, failed[0], `tracking sweep: ${failed.length} packages failed`);
+        else if (evaluated > 0) logger.debug({ packages: evaluated }, 'tracking rules evaluated');
+      })
+      .catch((err: unknown) => sweepFailed(logger, err, 'tracking sweep failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, TRACKING_SWEEP_EVERY_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 /**

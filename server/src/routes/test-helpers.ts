@@ -8,6 +8,7 @@ import {
   recordSampleEvent,
   resetStore,
 } from '../domain/test-mode/helpers';
+import { evaluateStore } from '../domain/tracking/evaluate';
 import { actorOf, storeOf } from '../http/caller';
 import { refuse } from '../lib/refusal';
 import type { GroupHandlers, RouteContext } from './context';
@@ -40,8 +41,24 @@ export function testHelperHandlers({ db, claimLinks }: RouteContext): GroupHandl
       return { status: 200, body: await listTestMail(db, claimLinks, storeOf(req)) };
     },
     addTrackingEvents: () => Promise.reject(refuse.notImplemented('shipment tracking is not available yet')),
-    // D54: the rules' evaluation is not in this service yet.
-    evaluateTracking: () => Promise.reject(refuse.notImplemented('tracking rules are not evaluated yet')),
+    async evaluateTracking({ body, req }) {
+      // D54: the rules as if it were `asOf`; every evaluation asked for is recorded and answered.
+      const decisions = await evaluateStore(db, storeOf(req), new Date(body.asOf));
+      return {
+        status: 200,
+        body: {
+          decisions: decisions.map((d) => ({
+            trackingNumber: d.trackingNumber,
+            at: d.at.toISOString(),
+            asOf: d.asOf.toISOString(),
+            rule: d.rule,
+            action: d.action,
+            reason: d.reason,
+            claimId: d.claimId,
+          })),
+        },
+      };
+    },
     async reset({ req }) {
       await resetStore(db, storeOf(req));
       return { status: 200, body: OK };
