@@ -15,7 +15,10 @@ const DOMAIN_AREAS = {
   auth: ['identity', 'audit'],
   partner: ['identity', 'audit'],
   webhooks: ['identity'],
-  commerce: ['webhooks'],
+  // Shipment tracking (D54): its events' webhooks, its sources' and rules' audit lines.
+  tracking: ['audit', 'identity', 'webhooks'],
+  // A fulfillment PUT is one of tracking's ways in (D54).
+  commerce: ['webhooks', 'tracking'],
   mail: ['partner'],
   claims: ['audit', 'commerce', 'mail', 'partner', 'webhooks'],
   'test-mode': ['claims', 'mail', 'webhooks'],
@@ -23,8 +26,8 @@ const DOMAIN_AREAS = {
   uninstall: ['audit', 'auth', 'identity', 'partner', 'webhooks'],
   // A store's team (D53): memberships and their staff grants, the invitation's e-mail, the audit line.
   team: ['audit', 'auth', 'identity', 'mail'],
-  // Shipment tracking (D54): its rules file claims as every claim is filed, and record alerts.
-  tracking: ['claims', 'commerce', 'webhooks'],
+  // Shipment tracking's rules (D54) acting on packages: claims filed as every claim is, and alerts.
+  'tracking-claims': ['claims', 'commerce', 'tracking', 'webhooks'],
 };
 
 /** Throws when an area reaches itself through the table: two areas importing each other, or a longer loop. */

@@ -11,7 +11,8 @@ import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
 import { createMailer } from './domain/mail/send';
 import type { MailSettings } from './domain/mail/settings';
 import { invitationLinks, invitationUrl } from './domain/team/members';
-import { evaluatePackageNow, sweepTracking, TRACKING_SWEEP_EVERY_MS, TRACKING_TASK } from './domain/tracking/evaluate';
+import { EVALUATE_TASK } from './domain/tracking/ingest';
+import { evaluatePackageNow, sweepTracking, TRACKING_SWEEP_EVERY_MS } from './domain/tracking-claims/evaluate';
 import { AttemptSlots } from './domain/webhooks/attempt-slots';
 import { runDeliveries, sweepExpiredLeases } from './domain/webhooks/deliveries';
 import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/enqueue';
@@ -102,7 +103,7 @@ export async function startDelivery(deps: {
           await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
         },
         // D54: a package whose events changed, evaluated as of the process clock.
-        [TRACKING_TASK]: async (payload) => {
+        [EVALUATE_TASK]: async (payload) => {
           await evaluatePackageNow(db, (payload as { packageId: string }).packageId, new Date(), 'changed');
         },
       },

@@ -17,6 +17,9 @@ export const AUDIT_ACTIONS = [
   'app.uninstalled',
   'user.signed_in',
   'user.password_changed',
+  'tracking_source.created',
+  'tracking_source.removed',
+  'tracking_settings.updated',
 ] as const;
 export const ZAuditAction = z.enum(AUDIT_ACTIONS);
 export type TAuditAction = z.infer<typeof ZAuditAction>;

@@ -791,7 +791,7 @@ export interface TMerchantSettings {
   updatedAt: string;
 }
 
-export type TAuditAction = 'claim.approved' | 'claim.denied' | 'claim.moved' | 'claim.note_added' | 'claims.exported' | 'settings.updated' | 'pricing.updated' | 'member.invited' | 'member.role_changed' | 'member.removed' | 'app.installed' | 'app.uninstalled' | 'user.signed_in' | 'user.password_changed';
+export type TAuditAction = 'claim.approved' | 'claim.denied' | 'claim.moved' | 'claim.note_added' | 'claims.exported' | 'settings.updated' | 'pricing.updated' | 'member.invited' | 'member.role_changed' | 'member.removed' | 'app.installed' | 'app.uninstalled' | 'user.signed_in' | 'user.password_changed' | 'tracking_source.created' | 'tracking_source.removed' | 'tracking_settings.updated';
 
 export interface TAuditEventsQuery {
   /** Page size from the start, 1-250 (default 50) */

@@ -2,6 +2,18 @@ import type { IncomingHttpHeaders } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler } from 'express';
 import { badRequest, HttpError, INCOMPLETE_BODY, MALFORMED_BODY, NUL_MESSAGE } from './errors';
 
+declare global {
+  namespace Express {
+    interface Request {
+      /**
+       * The bytes of a JSON body as they arrived: what a tracking source's signature covers
+       * (D54). Parsing and serialising again would not give them back (`136.0` reads as 136).
+       */
+      rawBody?: Buffer;
+    }
+  }
+}
+
 /** D3: JSON bodies up to 1 MiB. */
 const BODY_LIMIT = 1024 * 1024;
 
@@ -18,7 +30,10 @@ export function bodyParser(formPaths: ReadonlySet<string>): RequestHandler {
     limit: BODY_LIMIT,
     strict: true,
     type: () => true,
-    verify: (_req, _res, raw, charset) => refuseNul(raw, charset),
+    verify: (req, _res, raw, charset) => {
+      refuseNul(raw, charset);
+      (req as Request).rawBody = raw;
+    },
   });
   const form = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 100, type: () => true });
   return (req, res, next) => {
@@ -84,7 +99,9 @@ function readPlainJson(req: Request, length: number, next: NextFunction): void {
   req.on('end', () => {
     if (received !== length) return settle(badRequest(INCOMPLETE_BODY));
     try {
-      req.body = parseStrict(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      req.rawBody = raw;
+      req.body = parseStrict(raw);
       settle();
     } catch (err) {
       settle(err);

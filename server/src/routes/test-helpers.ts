@@ -8,9 +8,9 @@ import {
   recordSampleEvent,
   resetStore,
 } from '../domain/test-mode/helpers';
-import { evaluateStore } from '../domain/tracking/evaluate';
+import { addFulfillmentEvents } from '../domain/tracking/receive';
+import { evaluateStore } from '../domain/tracking-claims/evaluate';
 import { actorOf, storeOf } from '../http/caller';
-import { refuse } from '../lib/refusal';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
@@ -40,7 +40,13 @@ export function testHelperHandlers({ db, claimLinks }: RouteContext): GroupHandl
     async listMail({ req }) {
       return { status: 200, body: await listTestMail(db, claimLinks, storeOf(req)) };
     },
-    addTrackingEvents: () => Promise.reject(refuse.notImplemented('shipment tracking is not available yet')),
+    async addTrackingEvents({ body, req }) {
+      const { sourceOrderId, sourceFulfillmentId, ...events } = body;
+      return {
+        status: 200,
+        body: await addFulfillmentEvents(db, storeOf(req), sourceOrderId, sourceFulfillmentId, events),
+      };
+    },
     async evaluateTracking({ body, req }) {
       // D54: the rules as if it were `asOf`; every evaluation asked for is recorded and answered.
       const decisions = await evaluateStore(db, storeOf(req), new Date(body.asOf));

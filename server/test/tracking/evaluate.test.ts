@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluatePackageNow } from '../../src/domain/tracking/evaluate';
 import { DEFAULT_TRACKING_SETTINGS, type TrackingSettings } from '../../src/domain/tracking/rules';
+import { evaluatePackageNow } from '../../src/domain/tracking-claims/evaluate';
 import type { Delivery } from '../../src/job-runner';
-import { newId } from '../../src/lib/ids';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
 import { bearer } from '../harness/fixtures';
 import { mailOf, type SmtpSink, startMailRunner, startSmtpSink } from '../harness/mail';
@@ -11,8 +10,10 @@ import { startTestServer, type TestServer } from '../harness/server';
 import { type Receiver, startReceiver } from '../harness/webhooks';
 
 const DAY = 86_400_000;
-const SHIPPED = new Date('2026-11-01T10:00:00Z');
-const ESTIMATED = new Date('2026-11-05T18:00:00Z');
+// Shipped two days ago and due in two: the evaluation job the ingest queues (D54), which runs
+// as of the clock, finds nothing to do; each test moves `asOf` past the rules itself.
+const SHIPPED = new Date(Math.floor(Date.now() / 1000) * 1000 - 2 * DAY);
+const ESTIMATED = new Date(SHIPPED.getTime() + 4.3 * DAY);
 const at = (days: number) => new Date(SHIPPED.getTime() + days * DAY);
 
 /**
@@ -72,28 +73,26 @@ describe('tracking rules evaluated from the database (D54)', () => {
       customerEmail: email,
       lineItems: [{ sourceItemId: 'mug', quantity: 2 }],
     });
+    // The fulfillment PUT is a way in (D54): its status, dated by `updatedAt`, is the package's first event.
     const res = await server.request(`/v1/orders/${sourceOrderId}/fulfillments/f-1`, {
       method: 'PUT',
       headers: bearer(s.token),
       json: {
-        fulfillmentStatus: 'IN_TRANSIT',
+        fulfillmentStatus: opts.scanned === false ? 'CONFIRMED' : 'IN_TRANSIT',
         sourceItemIds: [{ sourceItemId: 'mug', quantity: 2 }],
         trackingNumber: [trackingNumber],
+        updatedAt: SHIPPED.toISOString(),
       },
     });
     expect(res.status).toBe(200);
-    const packageId = newId('pkg');
-    await sql`
-      insert into tracking_packages (id, store_id, livemode, order_id, source_fulfillment_id, tracking_number, carrier,
-        estimated_delivery_at)
-      select ${packageId}, o.store_id, true, o.id, 'f-1', ${trackingNumber}, 'ups', ${ESTIMATED}
-      from orders o where o.store_id = ${s.owner.store.id} and o.source_order_id = ${sourceOrderId}
+    const pkg = await sql<{ id: string }>`
+      update tracking_packages p set estimated_delivery_at = ${ESTIMATED}, carrier = 'ups'
+      from orders o
+      where o.id = p.order_id and o.store_id = ${s.owner.store.id} and o.source_order_id = ${sourceOrderId}
+        and p.tracking_number = ${trackingNumber}
+      returning p.id
     `.execute(server.db);
-    const scanned = opts.scanned !== false;
-    await sql`
-      insert into tracking_events (package_id, event_key, occurred_at, status, is_carrier_scan)
-      values (${packageId}, 'e1', ${SHIPPED}, ${scanned ? 'in_transit' : 'pre_transit'}, ${scanned})
-    `.execute(server.db);
+    const packageId = pkg.rows[0]!.id;
     return { sourceOrderId, trackingNumber, packageId, email };
   }
 
@@ -119,10 +118,13 @@ describe('tracking rules evaluated from the database (D54)', () => {
         order by created_at
       `.execute(server.db)
     ).rows.map((r) => r.body);
+  /** The decisions of the evaluations a test ran, as of days ahead (not the job's, as of the clock). */
   const decisionsOf = async (packageId: string) =>
     (
       await sql<{ rule: string | null; action: string; reason: string; claimId: string | null; asOf: Date }>`
-        select rule, action, reason, claim_id, as_of from tracking_decisions where package_id = ${packageId} order by id
+        select rule, action, reason, claim_id, as_of from tracking_decisions
+        where package_id = ${packageId} and as_of > now() + interval '1 hour'
+        order by id
       `.execute(server.db)
     ).rows;
 
@@ -140,9 +142,9 @@ describe('tracking rules evaluated from the database (D54)', () => {
       resolutionRequested: 'REFUND',
       authorEmail: p.email,
     });
-    expect(claim!.claimDescription).toContain('rule lost: no carrier scan for 8 days since 2026-11-01T10:00:00.000Z');
+    expect(claim!.claimDescription).toContain(`rule lost: no carrier scan for 8 days since ${SHIPPED.toISOString()}`);
     expect(claim!.claimDescription).toContain(`Tracking number ${p.trackingNumber} (ups)`);
-    expect(claim!.claimDescription).toContain('estimated delivery 2026-11-05T18:00:00.000Z');
+    expect(claim!.claimDescription).toContain(`estimated delivery ${ESTIMATED.toISOString()}`);
     expect(decision!.claimId).toBe(claim!.id);
     const items = await sql<{ itemId: string; quantity: number; issueType: string; sourceFulfillmentId: string }>`
       select item_id, quantity, issue_type, source_fulfillment_id from claim_items where claim_id = ${claim!.id}
@@ -237,6 +239,25 @@ describe('tracking rules evaluated from the database (D54)', () => {
     expect(await claimsOf(p.sourceOrderId)).toHaveLength(1);
     expect((await alertsOf(p.trackingNumber)).map((a) => a.action)).toEqual(['filed', 'escalated']);
     expect((await decisionsOf(p.packageId)).map((d) => d.action)).toEqual(['filed', 'escalated']);
+  });
+
+  it('the job the ingest queues evaluates a package as of the clock, within moments of its event', async () => {
+    await settings({ mode: 'notify' });
+    const sourceOrderId = `o-trk-job-${++n}`;
+    await s.putOrder(sourceOrderId, { premiumPaid: 2.5, lineItems: [{ sourceItemId: 'mug', quantity: 1 }] });
+    const res = await server.request(`/v1/orders/${sourceOrderId}/fulfillments/f-1`, {
+      method: 'PUT',
+      headers: bearer(s.token),
+      json: {
+        fulfillmentStatus: 'IN_TRANSIT',
+        trackingNumber: [`JOB${n}`],
+        updatedAt: new Date(Date.now() - 10 * DAY).toISOString(),
+      },
+    });
+    expect(res.status).toBe(200);
+    await expect
+      .poll(async () => (await alertsOf(`JOB${n}`)).map((a) => [a.rule, a.action]), { timeout: 15_000, interval: 100 })
+      .toEqual([['lost', 'notified']]);
   });
 
   it('notify mode alerts and files nothing; off decides nothing', async () => {

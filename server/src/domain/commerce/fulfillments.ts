@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { refuse } from '../../lib/refusal';
+import { trackFulfillment } from '../tracking/ingest';
 import { lockLiveOrder } from './live-order';
 
 /**
@@ -41,6 +42,14 @@ export async function upsertFulfillment(
         unknown.map((i) => ({ path: `body.sourceItemIds.${i}.sourceItemId`, message: 'not a line item of the order' })),
       );
     }
+    // D54: a change of fulfillmentStatus is a tracking event; the old one is read under the lock.
+    const previous = await trx
+      .selectFrom('fulfillments')
+      .select('fulfillmentStatus')
+      .where('orderId', '=', order.id)
+      .where('sourceFulfillmentId', '=', sourceFulfillmentId)
+      .forUpdate()
+      .executeTakeFirst();
     await trx
       .insertInto('fulfillments')
       .values({
@@ -67,6 +76,23 @@ export async function upsertFulfillment(
         })),
       )
       .execute();
+    await trackFulfillment(
+      trx,
+      {
+        storeId,
+        livemode: (
+          await trx.selectFrom('stores').select('livemode').where('id', '=', storeId).executeTakeFirstOrThrow()
+        ).livemode,
+        fulfillment: { orderId: order.id, sourceOrderId, sourceFulfillmentId },
+      },
+      {
+        fulfillmentStatus: f.fulfillmentStatus,
+        previousStatus: previous?.fulfillmentStatus ?? null,
+        trackingNumbers: f.trackingNumber ?? [],
+        carrier: f.trackingCompany ?? null,
+        at: f.updatedAt ? new Date(f.updatedAt) : new Date(),
+      },
+    );
   });
 }
 

@@ -33,6 +33,9 @@ const ACTION_WORDS: Record<TAuditAction, string> = {
   'app.uninstalled': 'App uninstalled',
   'user.signed_in': 'Signed in',
   'user.password_changed': 'Password changed',
+  'tracking_source.created': 'Tracking source added',
+  'tracking_source.removed': 'Tracking source removed',
+  'tracking_settings.updated': 'Tracking rules changed',
 };
 
 const AUDIT_ACTIONS = Object.keys(ACTION_WORDS) as TAuditAction[];

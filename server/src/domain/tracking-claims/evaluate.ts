@@ -1,10 +1,8 @@
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database';
-import { addJobs } from '../../db/jobs';
 import { transact } from '../../db/transact';
 import { fileTrackingClaim } from '../claims/filing';
 import { claimableItems } from '../commerce/claimable';
-import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import {
   CLAIM_TYPE_OF_RULE,
   DEFAULT_TRACKING_SETTINGS,
@@ -12,11 +10,9 @@ import {
   evaluatePackage,
   type TrackingRule,
   type TrackingSettings,
-} from './rules';
-import { packageState, type StateEvent } from './state';
-
-/** The job that evaluates one package after its events changed (D54): payload `{packageId}`. */
-export const TRACKING_TASK = 'tracking_evaluate';
+} from '../tracking/rules';
+import { packageState, type StateEvent } from '../tracking/state';
+import { eventSteps, queueAfterCommit } from '../webhooks/record';
 
 /** How often a delivering process sweeps the packages still under way (D54: at least every 15 minutes). */
 export const TRACKING_SWEEP_EVERY_MS = 5 * 60_000;
@@ -54,17 +50,6 @@ interface PackageRow {
 interface Asked {
   itemId: string;
   quantity: number;
-}
-
-/**
- * The statement that queues one evaluation job per row of `rows` (column `package_id`), for
- * the writes of events to add in their own statement (D54: within a minute of an event).
- */
-export function evaluationJobs(rows: RawBuilder<unknown>) {
-  return addJobs(
-    TRACKING_TASK,
-    sql`(select json_build_object('packageId', r.package_id) as payload, null::timestamptz as run_at from ${rows} r)`,
-  );
 }
 
 /** D54: evaluates every bound package of the store `storeId` as of `asOf` (the test helper). */

@@ -1,0 +1,246 @@
+import type { TTrackingEventsBody } from '@protection-service/contract';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database';
+import { addJobs } from '../../db/jobs';
+import { newId } from '../../lib/ids';
+import { recordEvent } from '../webhooks/record';
+import { packageState } from './state';
+import {
+  eventKeyOf,
+  isCarrierScanStatus,
+  type NormalisedEvent,
+  type NormalisedPackage,
+  statusFromFulfillmentStatus,
+} from './vocabulary';
+
+/** D54: a number no fulfillment names yet is kept this long, then the retention drops it. */
+export const UNBOUND_DAYS = 14;
+
+/** The job that runs the rules on a package soon after its events changed (D54). */
+export const EVALUATE_TASK = 'tracking.evaluate';
+
+/** Where a package belongs: a fulfillment of a live order, or (unbound) only its store. */
+export interface PackageOwner {
+  storeId: string;
+  livemode: boolean;
+  fulfillment: { orderId: string; sourceOrderId: string; sourceFulfillmentId: string } | null;
+}
+
+interface PackageRow {
+  id: string;
+  status: string;
+  subStatus: string | null;
+  carrier: string | null;
+  estimatedDeliveryAt: Date | null;
+  created: boolean;
+}
+
+/**
+ * The one way events enter a package (D54), for every way they arrive: inside the caller's
+ * transaction, the package row is taken (created when new) and locked, the events inserted
+ * once each (a repeat does nothing), the state recomputed from all its events by when they
+ * happened, and `tracking/updated` recorded only when status or subStatus changed. A
+ * transaction rolled back records nothing. Answers the package id.
+ */
+export async function ingestPackage(trx: Db, owner: PackageOwner, pkg: NormalisedPackage): Promise<string> {
+  const row = await takePackage(trx, owner, pkg.trackingNumber);
+  if (pkg.events.length > 0) {
+    await sql`
+      insert into tracking_events
+        (package_id, event_key, occurred_at, status, sub_status, raw_status, description, location, is_carrier_scan)
+      select ${row.id}, e.event_key, e.occurred_at, e.status, e.sub_status, e.raw_status, e.description, e.location, e.is_carrier_scan
+      from jsonb_to_recordset(${JSON.stringify(pkg.events.map(eventRow))}::jsonb) as e (
+        event_key text, occurred_at timestamptz, status text, sub_status text, raw_status text,
+        description text, location text, is_carrier_scan boolean
+      )
+      on conflict (package_id, event_key) do nothing
+    `.execute(trx);
+  }
+  const events = await trx
+    .selectFrom('trackingEvents')
+    .select(['eventKey', 'occurredAt', 'status', 'subStatus', 'isCarrierScan'])
+    .where('packageId', '=', row.id)
+    .execute();
+  const state = packageState(events);
+  const carrier = pkg.carrier ?? row.carrier;
+  const estimatedDeliveryAt = pkg.estimatedDeliveryAt ?? row.estimatedDeliveryAt;
+  await trx
+    .updateTable('trackingPackages')
+    .set({ ...state, carrier, estimatedDeliveryAt, updatedAt: new Date() })
+    .where('id', '=', row.id)
+    .execute();
+  const changed = state.status !== row.status || state.subStatus !== row.subStatus;
+  if (changed && owner.fulfillment) {
+    await recordEvent(trx, {
+      storeId: owner.storeId,
+      topic: 'tracking/updated',
+      body: {
+        storeId: owner.storeId,
+        sourceOrderId: owner.fulfillment.sourceOrderId,
+        sourceFulfillmentId: owner.fulfillment.sourceFulfillmentId,
+        trackingNumber: pkg.trackingNumber,
+        carrier,
+        status: state.status,
+        subStatus: state.subStatus,
+        previousStatus: row.created ? null : (row.status as never),
+        occurredAt: state.statusAt?.toISOString() ?? null,
+        estimatedDeliveryAt: estimatedDeliveryAt?.toISOString() ?? null,
+      },
+    });
+  }
+  if (owner.fulfillment && pkg.events.length > 0) await queueEvaluation(trx, [row.id]);
+  return row.id;
+}
+
+/**
+ * D54: evaluation runs within a minute of an event. The job is queued in the transaction of
+ * the events, so a rolled-back change queues nothing; its handler runs the store's rules.
+ */
+export async function queueEvaluation(trx: Db, packageIds: readonly string[]): Promise<void> {
+  if (packageIds.length === 0) return;
+  await addJobs(
+    EVALUATE_TASK,
+    sql`(select jsonb_build_object('packageId', p) as payload, null::timestamptz as run_at from unnest(${[...packageIds]}::text[]) as p)`,
+  ).execute(trx);
+}
+
+function eventRow(e: NormalisedEvent) {
+  return {
+    event_key: e.eventKey,
+    occurred_at: e.occurredAt.toISOString(),
+    status: e.status,
+    sub_status: e.subStatus,
+    raw_status: e.rawStatus,
+    description: e.description,
+    location: e.location,
+    is_carrier_scan: e.isCarrierScan,
+  };
+}
+
+/** The package row of (owner, number), created when new, locked for this transaction. */
+async function takePackage(trx: Db, owner: PackageOwner, trackingNumber: string): Promise<PackageRow> {
+  const f = owner.fulfillment;
+  const conflict = f
+    ? sql`(order_id, source_fulfillment_id, tracking_number) where order_id is not null`
+    : sql`(store_id, tracking_number) where order_id is null`;
+  const inserted = await sql<PackageRow>`
+    insert into tracking_packages (id, store_id, livemode, order_id, source_fulfillment_id, tracking_number, unbound_until)
+    values (${newId('pkg')}, ${owner.storeId}, ${owner.livemode}, ${f?.orderId ?? null}, ${f?.sourceFulfillmentId ?? null},
+      ${trackingNumber}, ${f ? null : sql`now() + make_interval(days => ${UNBOUND_DAYS})`})
+    on conflict ${conflict} do nothing
+    returning id, status, sub_status, carrier, estimated_delivery_at, true as created
+  `.execute(trx);
+  if (inserted.rows[0]) return inserted.rows[0];
+  const existing = await sql<PackageRow>`
+    select id, status, sub_status, carrier, estimated_delivery_at, false as created from tracking_packages
+    where store_id = ${owner.storeId} and tracking_number = ${trackingNumber}
+      and ${f ? sql`order_id = ${f.orderId} and source_fulfillment_id = ${f.sourceFulfillmentId}` : sql`order_id is null`}
+    for update
+  `.execute(trx);
+  return existing.rows[0]!;
+}
+
+/** The partner's or the test helper's body as a normalised package (D54). */
+export function packageOfBody(body: TTrackingEventsBody): NormalisedPackage {
+  const trackingNumber = body.trackingNumber;
+  return {
+    trackingNumber,
+    carrier: body.carrier ?? null,
+    estimatedDeliveryAt: body.estimatedDeliveryAt ? new Date(body.estimatedDeliveryAt) : null,
+    events: body.events.map((e) => {
+      const occurredAt = new Date(e.occurredAt);
+      const subStatus = e.subStatus ?? null;
+      const description = e.description ?? null;
+      const code = subStatus ? `${e.status}/${subStatus}` : e.status;
+      return {
+        trackingNumber,
+        carrier: body.carrier ?? null,
+        eventKey: e.id !== undefined ? `id:${e.id}` : eventKeyOf(trackingNumber, occurredAt, code, description),
+        occurredAt,
+        status: e.status,
+        subStatus,
+        rawStatus: null,
+        description,
+        location: e.location ?? null,
+        isCarrierScan: isCarrierScanStatus(e.status),
+      };
+    }),
+  };
+}
+
+/**
+ * A fulfillment PUT (D54), in its transaction: numbers a source reported before the
+ * fulfillment named them are bound to it (late binding, with `tracking/updated` when they
+ * already say something), each number gets its package, and a changed `fulfillmentStatus`
+ * becomes one event on each of them.
+ */
+export async function trackFulfillment(
+  trx: Db,
+  owner: PackageOwner & { fulfillment: NonNullable<PackageOwner['fulfillment']> },
+  f: {
+    fulfillmentStatus: string;
+    previousStatus: string | null;
+    trackingNumbers: readonly string[];
+    carrier: string | null;
+    at: Date;
+  },
+): Promise<void> {
+  const numbers = [...new Set(f.trackingNumbers)];
+  if (numbers.length === 0) return;
+  const bound = await sql<{ id: string; trackingNumber: string }>`
+    update tracking_packages p set order_id = ${owner.fulfillment.orderId},
+      source_fulfillment_id = ${owner.fulfillment.sourceFulfillmentId}, unbound_until = null, updated_at = now()
+    where p.store_id = ${owner.storeId} and p.order_id is null and p.tracking_number = any (${numbers}::text[])
+      and not exists (
+        select 1 from tracking_packages b where b.order_id = ${owner.fulfillment.orderId}
+          and b.source_fulfillment_id = ${owner.fulfillment.sourceFulfillmentId} and b.tracking_number = p.tracking_number
+      )
+    returning p.id, p.tracking_number
+  `.execute(trx);
+  const mapped = f.fulfillmentStatus !== f.previousStatus ? statusFromFulfillmentStatus(f.fulfillmentStatus) : null;
+  for (const trackingNumber of numbers) {
+    const event = mapped && {
+      trackingNumber,
+      carrier: f.carrier,
+      eventKey: eventKeyOf(trackingNumber, f.at, `fulfillment:${f.fulfillmentStatus}`, null),
+      occurredAt: f.at,
+      status: mapped.status,
+      subStatus: mapped.subStatus,
+      rawStatus: f.fulfillmentStatus,
+      description: null,
+      location: null,
+      isCarrierScan: isCarrierScanStatus(mapped.status),
+    };
+    const wasUnbound = bound.rows.find((b) => b.trackingNumber === trackingNumber);
+    if (wasUnbound) await announceBinding(trx, owner, wasUnbound.id);
+    await ingestPackage(trx, owner, {
+      trackingNumber,
+      carrier: f.carrier,
+      estimatedDeliveryAt: null,
+      events: event ? [event] : [],
+    });
+  }
+}
+
+/** A package bound late says what it already knew: `tracking/updated` from no status. */
+async function announceBinding(trx: Db, owner: Parameters<typeof trackFulfillment>[1], packageId: string) {
+  const p = await trx.selectFrom('trackingPackages').selectAll().where('id', '=', packageId).executeTakeFirstOrThrow();
+  if (p.status === 'unknown' && p.subStatus === null) return;
+  await recordEvent(trx, {
+    storeId: owner.storeId,
+    topic: 'tracking/updated',
+    body: {
+      storeId: owner.storeId,
+      sourceOrderId: owner.fulfillment.sourceOrderId,
+      sourceFulfillmentId: owner.fulfillment.sourceFulfillmentId,
+      trackingNumber: p.trackingNumber,
+      carrier: p.carrier,
+      status: p.status,
+      subStatus: p.subStatus,
+      previousStatus: null,
+      occurredAt: p.statusAt?.toISOString() ?? null,
+      estimatedDeliveryAt: p.estimatedDeliveryAt?.toISOString() ?? null,
+    },
+  });
+  await queueEvaluation(trx, [packageId]);
+}
