@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TRACKING_SETTINGS, type TrackingSettings } from '../../src/domain/tracking/rules';
 import { evaluatePackageNow } from '../../src/domain/tracking-claims/evaluate';
 import type { Delivery } from '../../src/job-runner';
-import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
-import { bearer } from '../harness/fixtures';
+import { type ClaimStore, claimBody, claimStore, orderBody } from '../harness/claims';
+import { answered, bearer } from '../harness/fixtures';
 import { mailOf, type SmtpSink, startMailRunner, startSmtpSink } from '../harness/mail';
 import { startTestServer, type TestServer } from '../harness/server';
+import { testModeRig } from '../harness/test-mode';
 import { type Receiver, startReceiver } from '../harness/webhooks';
 
 const DAY = 86_400_000;
@@ -310,5 +311,81 @@ describe('tracking rules evaluated from the database (D54)', () => {
     expect(decision).toMatchObject({ rule: 'lost', action: 'skipped' });
     expect(decision!.reason).toContain('nothing left to claim on the fulfillment');
     expect(await claimsOf(p.sourceOrderId)).toHaveLength(1);
+  });
+});
+
+/** D54, D45: the evaluate helper on a test store, with events injected by the events helper. */
+describe('the tracking evaluate helper (D54, D45)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({}, { rateLimits: { token: 1e9 } });
+  });
+  afterAll(() => server?.close());
+
+  it('runs the rules as of a moved time: the claim in the To-do queue, with its event and its e-mail', async () => {
+    const t = await testModeRig(server, 'trk-eval', ['order:read', 'order:update', 'claim:read', 'claim:manage']);
+    const api = server.api(t.testToken);
+    answered(
+      await api.orders.upsert({
+        params: { sourceOrderId: 'e-1' },
+        body: {
+          ...orderBody({ premiumPaid: 2.5, customerEmail: 'ann@example.com' }),
+          lineItems: [{ sourceItemId: 'mug', quantity: 1 }],
+        },
+      }),
+      200,
+    );
+    answered(
+      await api.orders.upsertFulfillment({
+        params: { sourceOrderId: 'e-1', sourceFulfillmentId: 'f-1' },
+        body: { fulfillmentStatus: 'FULFILLED', trackingNumber: ['STALL-1'] },
+      }),
+      200,
+    );
+    answered(
+      await api.testHelpers.addTrackingEvents({
+        body: {
+          sourceOrderId: 'e-1',
+          sourceFulfillmentId: 'f-1',
+          trackingNumber: 'STALL-1',
+          events: [{ occurredAt: '2027-01-01T08:00:00Z', status: 'in_transit' }],
+        },
+      }),
+      200,
+    );
+    await sql`
+      insert into tracking_settings (store_id, mode, lost_no_movement_days, lost_after_estimated_days, delayed_enabled,
+        delayed_after_estimated_days, claim_window_days, resolution_requested)
+      values (${t.testStore.id}, 'file', 7, 2, false, 1, 45, 'REFUND')
+    `.execute(server.db);
+    const early = answered(await api.testHelpers.evaluateTracking({ body: { asOf: '2027-01-03T00:00:00Z' } }), 200);
+    expect(early.decisions).toEqual([
+      expect.objectContaining({ trackingNumber: 'STALL-1', rule: null, action: 'skipped', claimId: null }),
+    ]);
+    const late = answered(await api.testHelpers.evaluateTracking({ body: { asOf: '2027-01-09T00:00:00Z' } }), 200);
+    expect(late.decisions).toEqual([
+      expect.objectContaining({
+        trackingNumber: 'STALL-1',
+        asOf: '2027-01-09T00:00:00.000Z',
+        rule: 'lost',
+        action: 'filed',
+        claimId: expect.stringMatching(/^clm_/),
+      }),
+    ]);
+    const claimId = late.decisions[0]!.claimId!;
+    const queue = answered(await api.claims.list({ query: { queue: 'to_do' } }), 200);
+    expect(queue.edges.map((e) => e.node.id)).toEqual([claimId]);
+    const mail = answered(await api.testHelpers.listMail(), 200).messages;
+    expect(mail).toEqual([
+      expect.objectContaining({ to: 'ann@example.com', subject: 'We received your claim for order #1001' }),
+    ]);
+    const events = await sql<{ topic: string }>`
+      select topic from webhook_events where store_id = ${t.testStore.id} and topic in ('claim/created', 'tracking/alert')
+      order by topic
+    `.execute(server.db);
+    expect(events.rows.map((e) => e.topic)).toEqual(['claim/created', 'tracking/alert']);
+    // Asked again, the rules answer and record it; no second claim.
+    const again = answered(await api.testHelpers.evaluateTracking({ body: { asOf: '2027-01-10T00:00:00Z' } }), 200);
+    expect(again.decisions).toEqual([expect.objectContaining({ action: 'skipped', claimId })]);
   });
 });
