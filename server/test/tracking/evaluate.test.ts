@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TRACKING_SETTINGS, type TrackingSettings } from '../../src/domain/tracking/rules';
@@ -387,5 +388,84 @@ describe('the tracking evaluate helper (D54, D45)', () => {
     // Asked again, the rules answer and record it; no second claim.
     const again = answered(await api.testHelpers.evaluateTracking({ body: { asOf: '2027-01-10T00:00:00Z' } }), 200);
     expect(again.decisions).toEqual([expect.objectContaining({ action: 'skipped', claimId })]);
+  });
+});
+
+/**
+ * D54 at the database: whatever order and duplication a package's deliveries arrive in, it ends
+ * in the same state with the same number of `tracking/updated` events, and the rules file at
+ * most one claim for it.
+ */
+describe('deliveries in any order and duplication (D54)', () => {
+  let server: TestServer;
+  let api: ReturnType<TestServer['api']>;
+  let storeId: string;
+  let n = 0;
+  beforeAll(async () => {
+    server = await startTestServer({}, { rateLimits: { token: 1e9 } });
+    const t = await testModeRig(server, 'trk-prop', ['order:read', 'order:update']);
+    api = server.api(t.testToken);
+    storeId = t.testStore.id;
+    await sql`
+      insert into tracking_settings (store_id, mode, lost_no_movement_days, lost_after_estimated_days, delayed_enabled,
+        delayed_after_estimated_days, claim_window_days, resolution_requested)
+      values (${storeId}, 'file', 7, 2, false, 1, 45, 'REFUND')
+    `.execute(server.db);
+  });
+  afterAll(() => server?.close());
+
+  // Every provider's delivery carries the package's whole history (D54): each one here is the
+  // four events in some order, delivered one or more times.
+  const history = [
+    { occurredAt: '2027-01-01T08:00:00Z', status: 'pre_transit' as const },
+    { occurredAt: '2027-01-02T08:00:00Z', status: 'in_transit' as const },
+    { occurredAt: '2027-01-03T08:00:00Z', status: 'in_transit' as const, subStatus: 'arrived_at_hub' },
+    { occurredAt: '2027-01-04T08:00:00Z', status: 'exception' as const, subStatus: 'weather' },
+  ];
+
+  async function run(deliveries: number[][]) {
+    const sourceOrderId = `p-${++n}`;
+    answered(
+      await api.orders.upsert({
+        params: { sourceOrderId },
+        body: { ...orderBody({ premiumPaid: 2.5 }), lineItems: [{ sourceItemId: 'mug', quantity: 1 }] },
+      }),
+      200,
+    );
+    answered(
+      await api.orders.upsertFulfillment({
+        params: { sourceOrderId, sourceFulfillmentId: 'f-1' },
+        body: { fulfillmentStatus: 'FULFILLED', trackingNumber: [`PROP-${n}`] },
+      }),
+      200,
+    );
+    for (const order of deliveries) {
+      const events = order.map((i) => history[i]!);
+      const body = { sourceOrderId, sourceFulfillmentId: 'f-1', trackingNumber: `PROP-${n}`, events };
+      answered(await api.testHelpers.addTrackingEvents({ body }), 200);
+    }
+    await api.testHelpers.evaluateTracking({ body: { asOf: '2027-01-20T00:00:00Z' } });
+    const read = await sql<{ status: string; subStatus: string | null; updates: number; claims: number }>`
+      select p.status, p.sub_status,
+        (select count(*)::int from webhook_events e where e.topic = 'tracking/updated'
+          and e.body->>'trackingNumber' = p.tracking_number and e.store_id = p.store_id) as updates,
+        (select count(*)::int from claims c where c.store_id = p.store_id and c.source_order_id = ${sourceOrderId}) as claims
+      from tracking_packages p where p.store_id = ${storeId} and p.tracking_number = ${`PROP-${n}`}
+    `.execute(server.db);
+    return read.rows[0]!;
+  }
+
+  it('gives one state, one count of tracking/updated and at most one claim', async () => {
+    const expected = await run([[0, 1, 2, 3]]);
+    expect(expected).toMatchObject({ status: 'exception', subStatus: 'weather', claims: 1 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.shuffledSubarray([0, 1, 2, 3], { minLength: 4 }), { minLength: 1, maxLength: 3 }),
+        async (deliveries) => {
+          expect(await run(deliveries)).toEqual(expected);
+        },
+      ),
+      { numRuns: 8 },
+    );
   });
 });
