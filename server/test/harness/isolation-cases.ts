@@ -111,6 +111,22 @@ const cohortCase = (route: AppRoute, body?: unknown): IsolationCase => ({
 });
 
 export const ISOLATION_CASES: IsolationCase[] = [
+  // A fulfillment's packages (D54).
+  {
+    route: contract.tracking.addEvents,
+    scopes: ['order:update'],
+    seed: seedOrder,
+    call: (id) => ({
+      params: { sourceOrderId: id('iso-order'), sourceFulfillmentId: id('iso-ful') },
+      body: { trackingNumber: 'ISO-1', events: [] },
+    }),
+  },
+  {
+    route: contract.tracking.get,
+    scopes: ['order:read'],
+    seed: seedOrder,
+    call: (id) => ({ params: { sourceOrderId: id('iso-order'), sourceFulfillmentId: id('iso-ful') } }),
+  },
   // Orders and fulfillments (D18-D20).
   {
     route: contract.orders.get,

@@ -102,11 +102,13 @@ describe('tenant isolation (D7): a foreign id answers what a missing id answers'
         const path = route.path.replace(/:(\w+)/g, (_m, name: string) => (name === 'storeId' ? storeId : 'iso-x'));
         // A route that takes a body gets an empty one that passes its schema: the store decides the answer.
         const json =
-          route.method === 'PATCH'
+          route.method === 'PATCH' || route.method === 'PUT'
             ? { json: {} }
             : route.method === 'POST' && route.path.endsWith('/members')
               ? { json: { email: 'iso@example.com', role: 'viewer' } }
-              : {};
+              : route.method === 'POST' && route.path.endsWith('/tracking-sources')
+                ? { json: { provider: 'easypost' } }
+                : {};
         const res = await server.request(path, { method: route.method, headers: bearer(dash), ...json });
         return { status: res.status, body: await res.text() };
       };

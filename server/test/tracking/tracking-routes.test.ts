@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/domain/identity/users';
+import { pruneTracking } from '../../src/domain/webhooks/retention';
 import {
   answered,
   bearer,
@@ -110,7 +111,11 @@ describe('shipment tracking (D54)', () => {
     expect(first.status).toBe(200);
     const afterFirst = await first.json();
     expect(afterFirst).toMatchObject({ status: 'delivered', deliveredAt: '2026-11-05T08:00:00.000Z' });
-    expect((await addEvents('t-2', 'f-1', { trackingNumber: 'NUM-2', events: [scan] })).status).toBe(200);
+    const viaSdk = await server.api(token).tracking.addEvents({
+      params: { sourceOrderId: 't-2', sourceFulfillmentId: 'f-1' },
+      body: { trackingNumber: 'NUM-2', events: [{ ...scan, status: 'in_transit' as const }] },
+    });
+    expect(viaSdk.status).toBe(200);
     expect((await addEvents('t-2', 'f-1', { trackingNumber: 'NUM-2', events: [done, scan, scan] })).status).toBe(200);
     const [p] = await packages('t-2', 'f-1');
     expect(p).toMatchObject({ status: 'delivered', lastScanAt: '2026-11-05T08:00:00.000Z', carrier: 'DHL' });
@@ -148,9 +153,20 @@ describe('shipment tracking (D54)', () => {
       data: Record<string, unknown>;
     };
     expect(given.data).not.toHaveProperty('secret');
-    const listed = await server.request(`/v1/stores/${owner.store.id}/tracking-sources`, { headers: bearer(dash) });
-    const text = await listed.text();
+    const listed = await server.api(dash).tracking.listSources({ params: { storeId: owner.store.id } });
+    const text = JSON.stringify(listed.body);
     expect(listed.status).toBe(200);
+    const viaSdk = answered(
+      await server
+        .api(dash)
+        .tracking.createSource({ params: { storeId: owner.store.id }, body: { provider: 'ship24' } }),
+      201,
+    ).data;
+    expect(viaSdk.secret).toMatch(/^svc_trsec_/);
+    answered(
+      await server.api(dash).tracking.removeSource({ params: { storeId: owner.store.id, sourceId: viaSdk.id } }),
+      200,
+    );
     expect(text).not.toContain(data.secret);
     expect(text).not.toContain('a-secret-of-my-own-1234');
     const audit = await server.db
@@ -209,6 +225,24 @@ describe('shipment tracking (D54)', () => {
     expect(p).toMatchObject({ trackingNumber: FIXTURE_NUMBER, status: 'delivered', carrier: 'USPS' });
     expect(p!.events.length).toBeGreaterThan(1);
     expect(await updates(FIXTURE_NUMBER)).toHaveLength(1);
+    // Through the SDK, signed over the bytes it sends: a number no fulfillment names, kept.
+    const payload = {
+      trackings: [
+        { tracker: { trackingNumber: 'SHIP24-UNBOUND' }, shipment: { statusMilestone: 'in_transit' }, events: [] },
+      ],
+    };
+    const ship24 = answered(
+      await server
+        .api(dash)
+        .tracking.createSource({ params: { storeId: owner.store.id }, body: { provider: 'ship24' } }),
+      201,
+    ).data;
+    const viaSdk = await server.api().tracking.receiveInbound({
+      params: { sourceId: ship24.id },
+      body: payload,
+      headers: { authorization: `Bearer ${ship24.secret}` },
+    });
+    expect(viaSdk.status).toBe(200);
     // A replay of the same delivery changes nothing and emits nothing.
     expect((await inbound(data.id, FIXTURE, { 'x-hmac-signature': easypostSig(data.secret, FIXTURE) })).status).toBe(
       200,
@@ -231,7 +265,7 @@ describe('shipment tracking (D54)', () => {
 
   it('settings: D54 defaults, an owner writes them, partners read them with store:read', async () => {
     const url = `/v1/stores/${owner.store.id}/tracking-settings`;
-    const initial = (await (await server.request(url, { headers: bearer(dash) })).json()) as { data: unknown };
+    const initial = answered(await server.api(dash).tracking.getSettings({ params: { storeId: owner.store.id } }), 200);
     expect(initial.data).toEqual({
       mode: 'off',
       lostNoMovementDays: 7,
@@ -283,5 +317,32 @@ describe('shipment tracking (D54)', () => {
       (await server.api(t.liveToken).tracking.get({ params: { sourceOrderId: 't-4', sourceFulfillmentId: 'f-1' } }))
         .status,
     ).toBe(404);
+  });
+
+  it("the retention clears old events' addresses and drops numbers unbound past 14 days (D48, D54)", async () => {
+    const unbound = await server.db
+      .selectFrom('trackingPackages')
+      .select('id')
+      .where('storeId', '=', owner.store.id)
+      .where('trackingNumber', '=', 'SHIP24-UNBOUND')
+      .executeTakeFirstOrThrow();
+    await server.db
+      .updateTable('trackingPackages')
+      .set({ unboundUntil: new Date(Date.now() - 1000) })
+      .where('id', '=', unbound.id)
+      .execute();
+    await server.db
+      .updateTable('trackingEvents')
+      .set({ receivedAt: new Date(Date.now() - 31 * 86_400_000) })
+      .execute();
+    await pruneTracking(server.db, 30);
+    const left = await server.db.selectFrom('trackingEvents').select(['description', 'location']).execute();
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.every((e) => e.description === null && e.location === null)).toBe(true);
+    expect(await server.db.selectFrom('trackingPackages').select('id').where('id', '=', unbound.id).execute()).toEqual(
+      [],
+    );
+    const [p] = await packages('t-3', 'f-1');
+    expect(p!.status).toBe('delivered');
   });
 });

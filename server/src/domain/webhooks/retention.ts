@@ -47,6 +47,29 @@ export async function pruneEventBatch(
 }
 
 /**
+ * D54 under D48's retention: what tracking events say of a shopper's address (description,
+ * location) is cleared once older than the retention, and numbers no fulfillment claimed
+ * within their 14 days are deleted with their events. One batch of each per run.
+ */
+export async function pruneTracking(db: Db, retentionDays: number, batch = PRUNE_BATCH): Promise<void> {
+  await sql`
+    update tracking_events set description = null, location = null
+    where id in (
+      select id from tracking_events
+      where (description is not null or location is not null)
+        and received_at < now() - make_interval(days => ${retentionDays})
+      order by received_at limit ${batch}
+    )
+  `.execute(db);
+  await sql`
+    delete from tracking_packages where id in (
+      select id from tracking_packages where order_id is null and unbound_until < now()
+      order by unbound_until limit ${batch}
+    )
+  `.execute(db);
+}
+
+/**
  * Prunes batch after batch until a batch finds fewer than `batch` events, or `stopped` says
  * the process is stopping. Between two batches it rests as long as the last one took, so that
  * a backlog (a first deployment over a year of events) takes at most about half of what the
@@ -71,7 +94,10 @@ export async function pruneEvents(
     onBatch?.(took);
     batches++;
     events += deleted;
-    if (taken < batch || stopped()) return { events, batches };
+    if (taken < batch || stopped()) {
+      await pruneTracking(db, retentionDays, batch);
+      return { events, batches };
+    }
     await new Promise((resolve) => setTimeout(resolve, took));
     if (stopped()) return { events, batches };
   }
