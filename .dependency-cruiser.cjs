@@ -26,6 +26,8 @@ const DOMAIN_AREAS = {
   uninstall: ['audit', 'auth', 'identity', 'partner', 'webhooks'],
   // A store's team (D53): memberships and their staff grants, the invitation's e-mail, the audit line.
   team: ['audit', 'auth', 'identity', 'mail'],
+  // Shipment tracking's rules (D54) acting on packages: claims filed as every claim is, and alerts.
+  'tracking-claims': ['claims', 'commerce', 'tracking', 'webhooks'],
 };
 
 /** Throws when an area reaches itself through the table: two areas importing each other, or a longer loop. */

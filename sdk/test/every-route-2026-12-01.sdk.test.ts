@@ -240,6 +240,12 @@ describe('SDK 2026-12-01: every token route, end to end', () => {
     body('testHelpers.flushDeliveries', await testClient.testHelpers.flushDeliveries(), 200);
     body('testHelpers.listMail', await testClient.testHelpers.listMail(), 200);
     await injectTrackingEvents(testClient as unknown as V1Client, log, sourceOrderId);
+    // D54: the tracking rules as of a time; the store's rules are off, so nothing is filed.
+    body(
+      'testHelpers.evaluateTracking',
+      await testClient.testHelpers.evaluateTracking({ body: { asOf: '2027-01-02T00:00:00Z' } }),
+      200,
+    );
     body('testHelpers.reset', await testClient.testHelpers.reset(), 200);
   });
 

@@ -12,6 +12,7 @@ import { createMailer } from './domain/mail/send';
 import type { MailSettings } from './domain/mail/settings';
 import { invitationLinks, invitationUrl } from './domain/team/members';
 import { EVALUATE_TASK } from './domain/tracking/ingest';
+import { evaluatePackageNow, sweepTracking, TRACKING_SWEEP_EVERY_MS } from './domain/tracking-claims/evaluate';
 import { AttemptSlots } from './domain/webhooks/attempt-slots';
 import { runDeliveries, sweepExpiredLeases } from './domain/webhooks/deliveries';
 import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/enqueue';
@@ -98,10 +99,12 @@ export async function startDelivery(deps: {
           // Errors here are the database's (the attempt itself never throws): the queue retries.
           await runDeliveries(db, config, slots, deliveriesOf(payload as DeliveryJob));
         },
-        // D54: the rules' evaluation after a package's events changed; nothing is decided yet.
-        [EVALUATE_TASK]: async () => {},
         [MAIL_TASK]: async (payload) => {
           await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
+        },
+        // D54: a package whose events changed, evaluated as of the process clock.
+        [EVALUATE_TASK]: async (payload) => {
+          await evaluatePackageNow(db, (payload as { packageId: string }).packageId, new Date(), 'changed');
         },
       },
     }),
@@ -109,9 +112,11 @@ export async function startDelivery(deps: {
   await runner.start();
   const sweep = startSweeps(db, logger);
   const pruner = startRetention(db, logger, config.eventRetentionDays);
+  const tracking = startTrackingSweep(db, logger);
   return {
     async stop() {
       clearInterval(sweep);
+      await tracking.stop();
       await pruner.stop();
       await runner.stop();
       mailer.close();
@@ -168,6 +173,33 @@ function startRetention(db: Db, logger: Logger, retentionDays: number): EventPru
     if ('error' in outcome) sweepFailed(logger, outcome.error, 'webhook event retention failed');
     else if (outcome.events > 0) logger.info({ ...outcome, retentionDays }, 'old webhook events deleted');
   });
+}
+
+/**
+ * D54: the packages still under way, evaluated as of the process clock every
+ * TRACKING_SWEEP_EVERY_MS by each delivering process, one run at a time. Two processes
+ * sweeping at once do no harm: a package is evaluated under its row's lock, and files once.
+ */
+function startTrackingSweep(db: Db, logger: Logger): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    running ??= sweepTracking(db, new Date())
+      .then(({ evaluated, failed }) => {
+        if (failed.length > 0) sweepFailed(logger, failed[0], `tracking sweep: ${failed.length} packages failed`);
+        else if (evaluated > 0) logger.debug({ packages: evaluated }, 'tracking rules evaluated');
+      })
+      .catch((err: unknown) => sweepFailed(logger, err, 'tracking sweep failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, TRACKING_SWEEP_EVERY_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 /**

@@ -149,7 +149,7 @@ const trackingSettingsFields = {
   delayedEnabled: z.boolean().describe('Whether the delayed rule runs (default false)'),
   delayedAfterEstimatedDays: ZDays(0, 365).describe('Delayed this many days past the estimated delivery (default 1)'),
   claimWindowDays: ZDays(1, 365).describe('Claims are filed within this many days of shipping (default 45)'),
-  resolutionRequested: ZResolutionType.describe("The filed claim's requested resolution"),
+  resolutionRequested: ZResolutionType.describe("The filed claim's requested resolution (default REFUND)"),
 };
 
 export const ZTrackingSettings = z

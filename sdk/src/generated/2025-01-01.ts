@@ -1276,7 +1276,7 @@ export interface TTrackingSettings {
   delayedAfterEstimatedDays: number;
   /** Claims are filed within this many days of shipping (default 45) */
   claimWindowDays: number;
-  /** The filed claim's requested resolution */
+  /** The filed claim's requested resolution (default REFUND) */
   resolutionRequested: TResolutionType;
 }
 
@@ -1293,7 +1293,7 @@ export interface TTrackingSettingsUpdate {
   delayedAfterEstimatedDays?: number;
   /** Claims are filed within this many days of shipping (default 45) */
   claimWindowDays?: number;
-  /** The filed claim's requested resolution */
+  /** The filed claim's requested resolution (default REFUND) */
   resolutionRequested?: TResolutionType;
 }
 

@@ -1316,7 +1316,7 @@ export interface TTrackingSettings {
   delayedAfterEstimatedDays: number;
   /** Claims are filed within this many days of shipping (default 45) */
   claimWindowDays: number;
-  /** The filed claim's requested resolution */
+  /** The filed claim's requested resolution (default REFUND) */
   resolutionRequested: TResolutionType;
 }
 
@@ -1333,7 +1333,7 @@ export interface TTrackingSettingsUpdate {
   delayedAfterEstimatedDays?: number;
   /** Claims are filed within this many days of shipping (default 45) */
   claimWindowDays?: number;
-  /** The filed claim's requested resolution */
+  /** The filed claim's requested resolution (default REFUND) */
   resolutionRequested?: TResolutionType;
 }
 

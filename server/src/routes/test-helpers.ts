@@ -9,8 +9,8 @@ import {
   resetStore,
 } from '../domain/test-mode/helpers';
 import { addFulfillmentEvents } from '../domain/tracking/receive';
+import { evaluateStore } from '../domain/tracking-claims/evaluate';
 import { actorOf, storeOf } from '../http/caller';
-import { refuse } from '../lib/refusal';
 import type { GroupHandlers, RouteContext } from './context';
 
 const OK = { status: 'ok' } as const;
@@ -47,8 +47,24 @@ export function testHelperHandlers({ db, claimLinks }: RouteContext): GroupHandl
         body: await addFulfillmentEvents(db, storeOf(req), sourceOrderId, sourceFulfillmentId, events),
       };
     },
-    // D54: the rules' evaluation is not in this service yet.
-    evaluateTracking: () => Promise.reject(refuse.notImplemented('tracking rules are not evaluated yet')),
+    async evaluateTracking({ body, req }) {
+      // D54: the rules as if it were `asOf`; every evaluation asked for is recorded and answered.
+      const decisions = await evaluateStore(db, storeOf(req), new Date(body.asOf));
+      return {
+        status: 200,
+        body: {
+          decisions: decisions.map((d) => ({
+            trackingNumber: d.trackingNumber,
+            at: d.at.toISOString(),
+            asOf: d.asOf.toISOString(),
+            rule: d.rule,
+            action: d.action,
+            reason: d.reason,
+            claimId: d.claimId,
+          })),
+        },
+      };
+    },
     async reset({ req }) {
       await resetStore(db, storeOf(req));
       return { status: 200, body: OK };

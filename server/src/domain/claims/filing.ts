@@ -41,6 +41,12 @@ interface NewClaim {
   offlineDetails: unknown;
   lines: ClaimLine[];
   documents: { url: string; documentType: 'SIGNATURE' | 'RECEIPT' | 'IMAGE' }[];
+  /** The claim type when the lines' issue types do not say it (D54: LOST_IN_TRANSIT, DELAYED). */
+  claimType?: TClaimType;
+  /** The claim's description when the lines' details do not say it (D54: the tracking evidence). */
+  description?: string;
+  /** Where the claim came from when not the API (D54: `tracking`). */
+  externalSource?: string;
 }
 
 /** What a claim asks of one line item of a live order, in the order the claim names them. */
@@ -96,7 +102,7 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
  */
 function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
   const id = newId('clm');
-  const claimType = claimTypeOf(c.lines);
+  const claimType = c.claimType ?? claimTypeOf(c.lines);
   const items = c.lines.map((l) => ({ ...l, id: newId('cli') }));
   const event = eventSteps(
     {
@@ -170,20 +176,21 @@ function liveSource(c: NewClaim, asked: readonly Asked[]) {
 
 /** The claim's rows, one `claim` for each `source` row: the claim, its items and its documents. */
 function claimWrites(id: string, c: NewClaim, claimType: TClaimType | null, items: (ClaimLine & { id: string })[]) {
-  const details = c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null;
+  const details = c.description ?? (c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null);
   const col = <T>(f: (l: (typeof items)[number]) => T) => items.map(f);
   const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
   return sql`claim as (
       insert into claims (
         id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
         claim_description, resolution_requested, claim_type, claim_category, sales_channel,
-        warranty_period, options, offline_details
+        warranty_period, options, offline_details, external_source
       )
       select ${id}, ${c.storeId}, s.order_id, ${c.sourceOrderId}, s.policy_id,
         ${c.claimFiledFrom}, s.author_name, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
         ${c.claimCategory}, ${c.salesChannel}, ${c.warrantyPeriod},
         ${c.options == null ? null : JSON.stringify(c.options)}::jsonb,
-        ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb
+        ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb,
+        ${c.externalSource ?? 'api'}
       from source s
       returning id, store_id, author_email
     ), written_items as (
@@ -243,6 +250,62 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
   queueAfterCommit(db, eventId, written.subscribers);
   await queueMailAfterCommit(db, written.queuedMail);
   return id;
+}
+
+/** A claim the tracking rules file on a package (D54). */
+export interface TrackingClaim {
+  storeId: string;
+  sourceOrderId: string;
+  sourceFulfillmentId: string;
+  authorEmail: string | null;
+  resolutionRequested: string;
+  claimType: TClaimType;
+  issueType: TIssueType;
+  description: string;
+  items: readonly Asked[];
+}
+
+/**
+ * D54: files a tracking claim in the caller's transaction `trx` with the claim statement every
+ * filing uses: `INTERNAL`, its items checked against what is left to claim (D39) after the
+ * order's lock, `claim/created`, the shopper's e-mail (D42) and the members' notices (D53).
+ * Answers the claim's id, or why none was written (order gone, or nothing left to claim).
+ */
+export async function fileTrackingClaim(trx: Db, t: TrackingClaim): Promise<{ claimId: string } | { refused: string }> {
+  const claim: NewClaim = {
+    storeId: t.storeId,
+    sourceOrderId: t.sourceOrderId,
+    claimFiledFrom: 'INTERNAL',
+    authorEmail: t.authorEmail as string,
+    resolutionRequested: t.resolutionRequested,
+    claimCategory: 'SHIPPING',
+    salesChannel: 'ONLINE',
+    warrantyPeriod: null,
+    options: null,
+    externalSource: 'tracking',
+    offlineDetails: null,
+    claimType: t.claimType,
+    description: t.description,
+    lines: t.items.map((i) => ({
+      itemId: i.itemId,
+      quantity: i.quantity,
+      issueType: t.issueType,
+      sourceFulfillmentId: t.sourceFulfillmentId,
+      sourceProductId: null,
+      sourceVariantId: null,
+      details: null,
+      images: [],
+    })),
+    documents: [],
+  };
+  const { id, eventId, statement } = claimStatement(null, claim, { live: true, asked: t.items });
+  await liveOrderLock(t.storeId, t.sourceOrderId, 'no key update').execute(trx);
+  const written = (await prepared(statement).execute(trx)).rows[0] as unknown as WrittenOnLive;
+  if (!written.found) return { refused: 'the order is gone' };
+  if (written.shortfalls.length > 0) return { refused: 'nothing left to claim on the fulfillment (D39)' };
+  queueAfterCommit(trx, eventId, written.subscribers);
+  await queueMailAfterCommit(trx, written.queuedMail);
+  return { claimId: id };
 }
 
 /** One issue of a filed claim, with where it sits in the body (for the refusal's paths). */

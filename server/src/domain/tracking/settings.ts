@@ -3,21 +3,7 @@ import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { recordAudit } from '../audit/record';
 import { refuseUnlessManager } from '../identity/installations';
-
-/**
- * D54's defaults, a store's rules until it writes its own: nothing decided (`off`), lost after
- * 7 days without a scan or 2 days past the estimated delivery, delayed off (1 day), claims
- * within 45 days of shipping asking for a reshipment (what a shopper waiting for a parcel wants).
- */
-export const TRACKING_SETTINGS_DEFAULTS: TTrackingSettings = {
-  mode: 'off',
-  lostNoMovementDays: 7,
-  lostAfterEstimatedDays: 2,
-  delayedEnabled: false,
-  delayedAfterEstimatedDays: 1,
-  claimWindowDays: 45,
-  resolutionRequested: 'RESHIP',
-};
+import { DEFAULT_TRACKING_SETTINGS } from './rules';
 
 /** The store's tracking rules (D54): its row, else the defaults. */
 export async function readTrackingSettings(db: Db, storeId: string): Promise<TTrackingSettings> {
@@ -34,7 +20,7 @@ export async function readTrackingSettings(db: Db, storeId: string): Promise<TTr
     ])
     .where('storeId', '=', storeId)
     .executeTakeFirst();
-  return row ?? { ...TRACKING_SETTINGS_DEFAULTS };
+  return row ?? { ...DEFAULT_TRACKING_SETTINGS };
 }
 
 /** `GET /v1/stores/:storeId/tracking-settings`: an owner or admin (D49, D54). */
