@@ -4,6 +4,7 @@ import {
   API_VERSIONS,
   type ApiVersion,
   acceptedFamilyScopes,
+  changesFor,
   contract,
   contractFor,
   familyScopes,
@@ -64,8 +65,10 @@ const tokenRoutesOf = (version: ApiVersion) =>
     .filter((r) => metaOf(r).auth === 'token');
 /** D16 reversed: the earlier name a 2025-01-01 403 message gives a scope, where it has one. */
 const EARLIER = new Map(Object.entries(SCOPE_ALIASES).flatMap(([old, later]) => (later ? [[later, old]] : [])));
+/** Whether `version` is one a named change (D44) separates from the newest. */
+const changedBy = (version: ApiVersion, id: string) => changesFor(version).some((c) => c.id === id);
 const named = (version: ApiVersion, scope: Scope) =>
-  version === LATEST_API_VERSION ? scope : (EARLIER.get(scope) ?? scope);
+  changedBy(version, 'earlier-scope-names') ? (EARLIER.get(scope) ?? scope) : scope;
 const dashboardRoutes = routes.filter((r) => metaOf(r).auth === 'dashboard');
 
 /** Whether a token holding `held` passes a route's scope rule (D16), for a body without store-credit fields. */
@@ -397,7 +400,7 @@ describe('security suite', () => {
     API_VERSIONS,
   )('a partner context and its cohorts of another store answer exactly like missing ones, for the same app (D7), on %s', async (version) => {
     // D44: 2025-01-01 answers without the envelope and creates contexts with a variantKey.
-    const old = version !== LATEST_API_VERSION;
+    const old = changedBy(version, 'unwrapped-answers');
     const v = { 'api-version': version };
     const bare = <T>(body: unknown) => (old ? { data: body as T } : (body as { data: T }));
     const a = await freshToken([...SCOPES]);
