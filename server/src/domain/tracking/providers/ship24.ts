@@ -27,15 +27,19 @@ const MILESTONES: Readonly<Record<string, TrackingStatus>> = {
   pending: 'unknown',
 };
 
-/** Exception status codes that say more than the milestone; the rest keep only the raw code. */
-const EXCEPTION_CODES: Readonly<Record<string, { status?: TrackingStatus; subStatus: string }>> = {
-  exception_return: { status: 'return_to_sender', subStatus: 'returning' },
-  exception_returned: { status: 'return_to_sender', subStatus: 'returned' },
-  exception_lost: { status: 'lost', subStatus: 'lost' },
-  exception_damage: { subStatus: 'damaged' },
-  exception_delayed: { subStatus: 'delayed' },
-  exception_rejected: { subStatus: 'refused' },
-};
+/**
+ * Exception status codes that say more than the milestone, matched by prefix so that a
+ * variant of a known code (`exception_lost_or_stolen`) still reads; the rest keep only the raw code.
+ */
+const EXCEPTION_CODES: readonly [prefix: string, meaning: { status?: TrackingStatus; subStatus: string }][] = [
+  ['exception_returned', { status: 'return_to_sender', subStatus: 'returned' }],
+  ['exception_return', { status: 'return_to_sender', subStatus: 'returning' }],
+  ['exception_lost', { status: 'lost', subStatus: 'lost' }],
+  ['exception_damage', { subStatus: 'damaged' }],
+  ['exception_delay', { subStatus: 'delayed' }],
+  ['exception_reject', { subStatus: 'refused' }],
+  ['exception_refus', { subStatus: 'refused' }],
+];
 
 /** A Ship24 milestone and status code in our vocabulary: anything not known is `unknown` (D54). */
 export function ship24Status(
@@ -45,7 +49,7 @@ export function ship24Status(
   const status = (milestone && Object.hasOwn(MILESTONES, milestone) ? MILESTONES[milestone] : undefined) ?? 'unknown';
   if (status === 'unknown') return { status, subStatus: null };
   if (milestone === 'failed_attempt') return { status, subStatus: 'attempted_delivery' };
-  const special = code && Object.hasOwn(EXCEPTION_CODES, code) ? EXCEPTION_CODES[code] : undefined;
+  const special = code ? EXCEPTION_CODES.find(([prefix]) => code.startsWith(prefix))?.[1] : undefined;
   if (special && milestone === 'exception') return { status: special.status ?? status, subStatus: special.subStatus };
   return { status, subStatus: null };
 }
