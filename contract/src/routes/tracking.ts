@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { dashboardErrors, providerErrors, tokenErrors } from '../errors';
+import { dashboardErrors, providerErrors, tokenErrors, ZError } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
-import { data, ZDeleted, ZId, ZStatusOk } from '../schemas/common';
+import { data, ZDeleted, ZId, ZIdempotencyHeaders, ZStatusOk } from '../schemas/common';
 import {
   ZTrackingEventsBody,
   ZTrackingInboundPath,
@@ -33,16 +33,17 @@ export const trackingRoutes = routeGroup({
     method: 'POST',
     path: '/v1/orders/:sourceOrderId/fulfillments/:sourceFulfillmentId/tracking-events',
     pathParams: ZFulfillmentPath,
+    headers: ZIdempotencyHeaders,
     body: ZTrackingEventsBody,
-    responses: { 200: ZTrackingPackage, ...tokenErrors },
+    responses: { 200: ZTrackingPackage, ...tokenErrors, 409: ZError },
     summary: "Add a package's tracking events",
     description:
       'Adds at most 100 events of one tracking number of the fulfillment (404 when the order or fulfillment is unknown). ' +
       'An event already kept (same `id`, or without one the same time, status and description) changes nothing; the state follows ' +
       'the events by when they happened, never by arrival, and `delivered`, `lost` and `return_to_sender` never fall back to an ' +
-      'earlier-dated status. A change of status or subStatus emits `tracking/updated`. Answers the package. ' +
+      'earlier-dated status. A change of status or subStatus emits `tracking/updated`. Answers the package. Accepts an Idempotency-Key (D33). ' +
       PACKAGE,
-    metadata: tokenRoute(anyOf('order:update'), 'D54', ['D20']),
+    metadata: tokenRoute(anyOf('order:update'), 'D54', ['D20', 'D33']),
   },
   get: {
     method: 'GET',

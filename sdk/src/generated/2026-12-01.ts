@@ -3281,9 +3281,10 @@ export interface TrackingRoutes {
    * status and description) changes nothing; the state follows the events by when they happened,
    * never by arrival, and `delivered`, `lost` and `return_to_sender` never fall back to an
    * earlier-dated status. A change of status or subStatus emits `tracking/updated`. Answers the
-   * package. A package is one tracking number of the fulfillment: `{trackingNumber, carrier,
-   * status, subStatus, statusAt, lastScanAt, estimatedDeliveryAt, deliveredAt, events,
-   * decisions}`, events and decisions newest first (D54).
+   * package. Accepts an Idempotency-Key (D33). A package is one tracking number of the
+   * fulfillment: `{trackingNumber, carrier, status, subStatus, statusAt, lastScanAt,
+   * estimatedDeliveryAt, deliveredAt, events, decisions}`, events and decisions newest first
+   * (D54).
    */
   addEvents(args: {
     /** Path parameters. */
@@ -3294,11 +3295,12 @@ export interface TrackingRoutes {
     body: TTrackingEventsBody;
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
+      'idempotency-key'?: string;
       [name: string]: string | undefined;
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TTrackingPackage> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  }): Promise<Reply<200, TTrackingPackage> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Read a fulfillment's packages — `GET /v1/orders/:sourceOrderId/fulfillments/:sourceFulfillmentId/tracking`
    *

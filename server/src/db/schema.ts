@@ -579,6 +579,40 @@ export interface ClaimStateChangesTable {
   createdAt: Timestamp;
 }
 
+/**
+ * D52's day rollups, kept by statement triggers in the writes' own transactions (migration
+ * 20261127000000-analytics-rollups); one row per connection slot, summed when read. Counts are
+ * bigint and sums numeric: read them as text through raw SQL, never as floats.
+ */
+export interface AnalyticsOrderDaysTable {
+  storeId: string;
+  day: Date;
+  currency: string;
+  slot: number;
+  orders: Generated<number>;
+  protectedOrders: Generated<number>;
+  premiums: Generated<number>;
+}
+
+export interface AnalyticsClaimDaysTable {
+  storeId: string;
+  day: Date;
+  slot: number;
+  claims: Generated<number>;
+  decided: Generated<number>;
+  approved: Generated<number>;
+}
+
+export interface AnalyticsPaidDaysTable {
+  storeId: string;
+  day: Date;
+  resolutionType: string;
+  currency: string;
+  slot: number;
+  resolutions: Generated<number>;
+  amount: Generated<number>;
+}
+
 /** The store audit log (D53): one row per store an act concerns. */
 export interface AuditEventsTable {
   id: string;
@@ -724,6 +758,9 @@ export interface Database {
   // E-mail to shoppers (D42).
   mailMessages: MailMessagesTable;
   auditEvents: AuditEventsTable;
+  analyticsOrderDays: AnalyticsOrderDaysTable;
+  analyticsClaimDays: AnalyticsClaimDaysTable;
+  analyticsPaidDays: AnalyticsPaidDaysTable;
   // Shipment tracking (D54).
   trackingSources: TrackingSourcesTable;
   trackingPackages: TrackingPackagesTable;

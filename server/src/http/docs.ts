@@ -132,7 +132,8 @@ const DOCS_CSS = `body { margin: 0; }
 `;
 
 // Shows the document the `version` query names (else the first), with the renderer's greys
-// and links darkened where its own fall short of a 4.5:1 contrast on white (WCAG 2 AA).
+// and links darkened where its own fall short of a 4.5:1 contrast on white (WCAG 2 AA); its
+// lighter primary (labels such as "additional property") read 3.45:1, so it is the primary too.
 const INIT_JS = `(function () {
   var documents = JSON.parse(document.getElementById('api-documents').textContent);
   var wanted = new URLSearchParams(location.search).get('version');
@@ -151,7 +152,7 @@ const INIT_JS = `(function () {
     requiredPropsFirst: true,
     pathInMiddlePanel: true,
     theme: {
-      colors: { primary: { main: '#1f4fbf' }, text: { primary: '#222222', secondary: '#444444' } },
+      colors: { primary: { main: '#1f4fbf', light: '#1f4fbf' }, text: { primary: '#222222', secondary: '#444444' } },
       sidebar: { textColor: '#222222' },
       typography: { links: { color: '#1f4fbf', visited: '#1f4fbf', hover: '#133a8f' } }
     }

@@ -275,12 +275,11 @@ describe('shipment tracking (D54)', () => {
       claimWindowDays: 45,
       resolutionRequested: 'REFUND',
     });
-    const put = await server.request(url, {
-      method: 'PUT',
-      headers: bearer(dash),
-      json: { mode: 'notify', lostNoMovementDays: 5 },
+    const put = await server.api(dash).tracking.updateSettings({
+      params: { storeId: owner.store.id },
+      body: { mode: 'notify', lostNoMovementDays: 5 },
     });
-    expect(put.status).toBe(200);
+    expect(answered(put, 200).data).toMatchObject({ mode: 'notify', lostNoMovementDays: 5, claimWindowDays: 45 });
     expect(
       (await server.request(url, { method: 'PUT', headers: bearer(dash), json: { lostNoMovementDays: 0 } })).status,
     ).toBe(400);
