@@ -5,12 +5,12 @@ import { fileTrackingClaim } from '../claims/filing';
 import { claimableItems } from '../commerce/claimable';
 import {
   CLAIM_TYPE_OF_RULE,
-  DEFAULT_TRACKING_SETTINGS,
   type Decision,
   evaluatePackage,
   type TrackingRule,
   type TrackingSettings,
 } from '../tracking/rules';
+import { readTrackingSettings } from '../tracking/settings';
 import { packageState, type StateEvent } from '../tracking/state';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
 
@@ -101,7 +101,7 @@ export async function evaluatePackageNow(
     if (!pkg?.orderId || !pkg.sourceOrderId || !pkg.sourceFulfillmentId) return null;
     const [events, settings, hasActivePolicy, items, shopperClaim, last] = await Promise.all([
       eventsUntil(trx, pkg.id, asOf),
-      settingsOf(trx, pkg.storeId),
+      readTrackingSettings(trx, pkg.storeId),
       activePolicy(trx, pkg.orderId),
       claimableOfPackage(trx, pkg),
       shopperClaimOf(trx, pkg),
@@ -165,23 +165,6 @@ async function eventsUntil(trx: Db, packageId: string, asOf: Date): Promise<Stat
     where package_id = ${packageId} and occurred_at <= ${asOf}
   `.execute(trx);
   return result.rows;
-}
-
-async function settingsOf(trx: Db, storeId: string): Promise<TrackingSettings> {
-  const row = await trx
-    .selectFrom('trackingSettings')
-    .select([
-      'mode',
-      'lostNoMovementDays',
-      'lostAfterEstimatedDays',
-      'delayedEnabled',
-      'delayedAfterEstimatedDays',
-      'claimWindowDays',
-      'resolutionRequested',
-    ])
-    .where('storeId', '=', storeId)
-    .executeTakeFirst();
-  return row ?? DEFAULT_TRACKING_SETTINGS;
 }
 
 async function activePolicy(trx: Db, orderId: string): Promise<boolean> {
