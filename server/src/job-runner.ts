@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { createDb, type Db, handleConnectionErrors, POOL_WAIT_MS } from './db/database';
 import { queueLogger } from './db/queue-logger';
 import { isConcurrencyAbort, isDatabaseUnavailable } from './db/unavailable';
+import { foldRollups } from './domain/analytics/rollups';
 import { type ClaimLinks, claimLinks, viewClaimUrl } from './domain/claims/links';
 import { type ClaimUrlOf, type MailLinks, runMail } from './domain/mail/deliver';
 import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
@@ -143,7 +144,10 @@ function queuePool(connectionString: string, workers: number): pg.Pool {
   return pool;
 }
 
-/** The sweeps of forgotten deliveries and e-mail, every SWEEP_INTERVAL_MS, one run at a time. */
+/**
+ * The sweeps of forgotten deliveries and e-mail, and the fold of the analytics rollups' pending
+ * rows (D52), every SWEEP_INTERVAL_MS, one run at a time.
+ */
 function startSweeps(db: Db, logger: Logger): NodeJS.Timeout {
   let sweeping = false;
   const sweep = setInterval(() => {
@@ -156,6 +160,7 @@ function startSweeps(db: Db, logger: Logger): NodeJS.Timeout {
       sweepMail(db)
         .then((n) => n > 0 && logger.info({ messages: n }, 'mail queued by the sweep'))
         .catch((err) => sweepFailed(logger, err, 'mail sweep failed')),
+      foldRollups(db).catch((err) => sweepFailed(logger, err, 'analytics rollup fold failed')),
     ]).finally(() => {
       sweeping = false;
     });

@@ -581,7 +581,8 @@ export interface ClaimStateChangesTable {
 
 /**
  * D52's day rollups, kept by statement triggers in the writes' own transactions (migration
- * 20261127000000-analytics-rollups); one row per connection slot, summed when read. Counts are
+ * 20261127000000-analytics-rollups); one row per connection slot, summed when read with the
+ * pending deltas not yet folded in (below). Counts are
  * bigint and sums numeric: read them as text through raw SQL, never as floats.
  */
 export interface AnalyticsOrderDaysTable {
@@ -612,6 +613,12 @@ export interface AnalyticsPaidDaysTable {
   resolutions: Generated<number>;
   amount: Generated<number>;
 }
+
+/**
+ * Where the triggers append each statement's delta (migration 20261127010000), until the
+ * delivering processes fold it into its day table: the day table's columns without `slot`.
+ */
+type Pending<T> = { [K in Exclude<keyof T, 'slot'>]: T[K] extends Generated<infer V> ? V : T[K] };
 
 /** The store audit log (D53): one row per store an act concerns. */
 export interface AuditEventsTable {
@@ -761,6 +768,9 @@ export interface Database {
   analyticsOrderDays: AnalyticsOrderDaysTable;
   analyticsClaimDays: AnalyticsClaimDaysTable;
   analyticsPaidDays: AnalyticsPaidDaysTable;
+  analyticsOrderDaysPending: Pending<AnalyticsOrderDaysTable>;
+  analyticsClaimDaysPending: Pending<AnalyticsClaimDaysTable>;
+  analyticsPaidDaysPending: Pending<AnalyticsPaidDaysTable>;
   // Shipment tracking (D54).
   trackingSources: TrackingSourcesTable;
   trackingPackages: TrackingPackagesTable;

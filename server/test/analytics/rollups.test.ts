@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database';
+import { foldRollups, rollupRows } from '../../src/domain/analytics/rollups';
 import { CLAIM_TEST_SCOPES, type ClaimStore, claimStore } from '../harness/claims';
 import { answered, createTestStoreOf, installWithToken } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
@@ -10,28 +11,28 @@ import { startTestServer, type TestServer } from '../harness/server';
  * writes through the API and by hand (orders created, moved to another day and currency,
  * unprotected, cancelled and deleted; claims filed, decided, paid, backdated and
  * soft-deleted; a change rolled back), they must equal the figures counted from scratch from
- * the rows, day by day.
+ * the rows, day by day, before and after the fold of their pending rows.
  */
 describe('analytics day rollups (D52)', () => {
   let server: TestServer;
   let s: ClaimStore;
 
-  /** What the rollups hold for the store, summed over their slots, zero rows left out. */
+  /** What the rollups hold for the store, summed over their slots and pending rows, zero rows left out. */
   const rolled = async (storeId: string, db: Db = server.db) => {
     const orders = await sql<Record<string, string>>`
       select to_char(day, 'YYYY-MM-DD') as day, currency, sum(orders)::text as orders,
         sum(protected_orders)::text as protected, sum(premiums)::numeric(20, 4)::text as premiums
-      from analytics_order_days where store_id = ${storeId} group by 1, 2
+      from ${rollupRows('analytics_order_days')} r where store_id = ${storeId} group by 1, 2
       having sum(orders) <> 0 or sum(protected_orders) <> 0 or sum(premiums) <> 0 order by 1, 2`.execute(db);
     const claims = await sql<Record<string, string>>`
       select to_char(day, 'YYYY-MM-DD') as day, sum(claims)::text as claims, sum(decided)::text as decided,
         sum(approved)::text as approved
-      from analytics_claim_days where store_id = ${storeId} group by 1
+      from ${rollupRows('analytics_claim_days')} r where store_id = ${storeId} group by 1
       having sum(claims) <> 0 or sum(decided) <> 0 or sum(approved) <> 0 order by 1`.execute(db);
     const paid = await sql<Record<string, string>>`
       select to_char(day, 'YYYY-MM-DD') as day, resolution_type, currency, sum(resolutions)::text as resolutions,
         sum(amount)::numeric(20, 4)::text as amount
-      from analytics_paid_days where store_id = ${storeId} group by 1, 2, 3
+      from ${rollupRows('analytics_paid_days')} r where store_id = ${storeId} group by 1, 2, 3
       having sum(resolutions) <> 0 or sum(amount) <> 0 order by 1, 2, 3`.execute(db);
     return { orders: orders.rows, claims: claims.rows, paid: paid.rows };
   };
@@ -176,6 +177,35 @@ describe('analytics day rollups (D52)', () => {
       200,
     ).data;
     expect(summary).toMatchObject({ orders: 9, protectedOrders: 7, claims: 3, approvalRate: 0.5 });
+  });
+
+  it('fold their pending rows into the day rows without changing a figure, however many folds run at once', async () => {
+    const storeId = s.owner.store.id;
+    const pending = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`
+            select (select count(*) from analytics_order_days_pending)
+              + (select count(*) from analytics_claim_days_pending)
+              + (select count(*) from analytics_paid_days_pending) as n`.execute(server.db)
+        ).rows[0]!.n,
+      );
+    // The writes above appended their deltas; nothing has folded them (no delivering process here).
+    const appended = await pending();
+    expect(appended).toBeGreaterThan(10);
+    const before = await rolled(storeId);
+    // Small batches, three at once: each pending row is moved by exactly one of them.
+    const folded = await Promise.all([foldRollups(server.db, 2), foldRollups(server.db, 3), foldRollups(server.db, 5)]);
+    expect(folded.reduce((a, b) => a + b, 0)).toBe(appended);
+    expect(await pending()).toBe(0);
+    expect(await rolled(storeId)).toEqual(before);
+    await agree(storeId);
+    // A write after the fold appends again, and a second fold adds it to the same day rows.
+    await s.putOrder('after-fold', { sourceCreatedAt: '2026-05-01T12:00:00Z', premiumPaid: 2 });
+    expect(await pending()).toBeGreaterThan(0);
+    await foldRollups(server.db);
+    expect(await pending()).toBe(0);
+    await agree(storeId);
   });
 
   it('refuse a hard delete while the store is there; removing a test store takes its rollups', async () => {

@@ -7,6 +7,7 @@ import {
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { decimal, roundToCurrency } from '../../lib/money';
+import { rollupRows } from './rollups';
 
 /**
  * D52: a store's figures over a period of days, both included. Stores have no time zone of
@@ -74,7 +75,7 @@ const days = ({ from, to }: Period) => ({ first: sql<string>`${from}::date`, las
 
 /**
  * The counts and the premiums per currency, added up from the day rollups the writes keep
- * (migration 20261127000000): a few rows per day, not every order of the period. The median
+ * (migrations 20261127000000 and 20261127010000): a few rows per day, not every order of the period. The median
  * cannot be added up by day; it reads the period's claims, 10x fewer than its orders.
  */
 async function counts(db: Db, storeId: string, p: Period): Promise<Counts> {
@@ -82,10 +83,10 @@ async function counts(db: Db, storeId: string, p: Period): Promise<Counts> {
   const { rows } = await sql<Counts>`
     with od as (
       select currency, sum(orders) as orders, sum(protected_orders) as protected_orders, sum(premiums) as premiums
-      from analytics_order_days where store_id = ${storeId} and day between ${first} and ${last} group by currency
+      from ${rollupRows('analytics_order_days')} r where store_id = ${storeId} and day between ${first} and ${last} group by currency
     ), cd as (
       select sum(claims) as claims, sum(decided) as decided, sum(approved) as approved
-      from analytics_claim_days where store_id = ${storeId} and day between ${first} and ${last}
+      from ${rollupRows('analytics_claim_days')} r where store_id = ${storeId} and day between ${first} and ${last}
     ), c as (${periodClaims(storeId, p)})
     select
       (select coalesce(json_agg(json_build_object('currency', currency, 'amount', premiums::text) order by currency), '[]')
@@ -107,7 +108,7 @@ async function paidOut(db: Db, storeId: string, p: Period): Promise<TAnalyticsSu
   const { first, last } = days(p);
   const { rows } = await sql<{ resolutionType: string; currency: string; amount: string }>`
     select resolution_type, currency, sum(amount)::text as amount
-    from analytics_paid_days where store_id = ${storeId} and day between ${first} and ${last}
+    from ${rollupRows('analytics_paid_days')} r where store_id = ${storeId} and day between ${first} and ${last}
     group by 1, 2 having sum(resolutions) > 0 order by 1, 2`.execute(db);
   return rows.map((r) => ({
     resolutionType: r.resolutionType,
@@ -182,10 +183,10 @@ export async function analyticsSeries(
       select generate_series(date_trunc(${unit}, ${first}::timestamp), ${last}::timestamp, ${sql.lit(`1 ${p.interval}`)}::interval)::date as start
     ), od as (
       select ${bucket} as start, sum(orders) as orders, sum(protected_orders) as protected_orders
-      from analytics_order_days where store_id = ${storeId} and day between ${first} and ${last} group by 1
+      from ${rollupRows('analytics_order_days')} r where store_id = ${storeId} and day between ${first} and ${last} group by 1
     ), cd as (
       select ${bucket} as start, sum(claims) as claims
-      from analytics_claim_days where store_id = ${storeId} and day between ${first} and ${last} group by 1
+      from ${rollupRows('analytics_claim_days')} r where store_id = ${storeId} and day between ${first} and ${last} group by 1
     )
     select to_char(b.start, 'YYYY-MM-DD') as start, coalesce(od.orders, 0)::text as orders,
       coalesce(od.protected_orders, 0)::text as protected_orders, coalesce(cd.claims, 0)::text as claims

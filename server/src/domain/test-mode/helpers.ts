@@ -110,7 +110,8 @@ export async function resetStore(db: Db, storeId: string): Promise<void> {
     // The store's analytics rollups first (D52): they count the rows deleted next, and while
     // they are there a hard delete of those rows is refused.
     for (const rollup of ['analytics_order_days', 'analytics_claim_days', 'analytics_paid_days'])
-      await sql`delete from ${sql.table(rollup)} where store_id = ${storeId}`.execute(trx);
+      for (const table of [rollup, `${rollup}_pending`])
+        await sql`delete from ${sql.table(table)} where store_id = ${storeId}`.execute(trx);
     await trx.deleteFrom('claims').where('storeId', '=', storeId).execute();
     await trx.deleteFrom('orders').where('storeId', '=', storeId).execute();
     await trx.deleteFrom('products').where('storeId', '=', storeId).execute();
