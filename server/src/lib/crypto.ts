@@ -74,3 +74,35 @@ export function decrypt(key: Buffer, sealed: string): string {
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }
+
+/** Most decrypted secrets one process keeps; past it the cache starts over. */
+const CACHED_SECRETS = 10_000;
+/** Per server key and purpose: the derived key and the secrets decrypted with it, by ciphertext. */
+const decryptedSecrets = new WeakMap<Buffer, Map<KeyPurpose, { key: Buffer; secrets: Map<string, string> }>>();
+
+/**
+ * A stored secret decrypted for use on a hot path (signing every webhook attempt, checking every
+ * inbound tracking delivery): the key is derived once per process and purpose, and each secret
+ * decrypted once. A ciphertext names one secret (a rotation or a new source writes a new
+ * ciphertext, each with its own random IV), so the cache never answers a stale one; whether the
+ * secret is still in force is always read from the database by the caller.
+ */
+export function decryptedSecret(secretKey: Buffer, purpose: KeyPurpose, ciphertext: string): string {
+  let byPurpose = decryptedSecrets.get(secretKey);
+  if (!byPurpose) {
+    byPurpose = new Map();
+    decryptedSecrets.set(secretKey, byPurpose);
+  }
+  let cache = byPurpose.get(purpose);
+  if (!cache) {
+    cache = { key: deriveKey(secretKey, purpose), secrets: new Map() };
+    byPurpose.set(purpose, cache);
+  }
+  let secret = cache.secrets.get(ciphertext);
+  if (secret === undefined) {
+    secret = decrypt(cache.key, ciphertext);
+    if (cache.secrets.size >= CACHED_SECRETS) cache.secrets.clear();
+    cache.secrets.set(ciphertext, secret);
+  }
+  return secret;
+}

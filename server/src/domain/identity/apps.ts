@@ -12,7 +12,7 @@ import {
 import type { Db } from '../../db/database';
 import type { AppsTable } from '../../db/schema';
 import { transact } from '../../db/transact';
-import { decrypt, deriveKey, digest, encrypt, matchesDigest, randomCredential } from '../../lib/crypto';
+import { decryptedSecret, deriveKey, digest, encrypt, matchesDigest, randomCredential } from '../../lib/crypto';
 import { refuse } from '../../lib/refusal';
 
 const CLIENT_ID_PREFIX = 'svc_app_';
@@ -270,29 +270,12 @@ export async function approvePricing(db: Db, clientId: string): Promise<void> {
     .execute();
 }
 
-/** Most decrypted webhook secrets one process keeps; past it the cache starts over. */
-const CACHED_SECRETS = 10_000;
-/** Per server key: the derived key and the secrets decrypted with it, by ciphertext. */
-const decryptedSecrets = new WeakMap<Buffer, { key: Buffer; secrets: Map<string, string> }>();
-
 /**
- * The webhook secret, decrypted for signing deliveries (D32). Every attempt signs, so the key
- * is derived once per process and each secret decrypted once: a ciphertext names one secret
- * (a rotation writes a new ciphertext), so the cache never answers a stale one.
+ * The webhook secret, decrypted for signing deliveries (D32). Every attempt signs, so each
+ * secret is decrypted once per process (`decryptedSecret`).
  */
 export function webhookSecretOf(secretKey: Buffer, ciphertext: string): string {
-  let cache = decryptedSecrets.get(secretKey);
-  if (!cache) {
-    cache = { key: deriveKey(secretKey, 'webhook-secret-encryption'), secrets: new Map() };
-    decryptedSecrets.set(secretKey, cache);
-  }
-  let secret = cache.secrets.get(ciphertext);
-  if (secret === undefined) {
-    secret = decrypt(cache.key, ciphertext);
-    if (cache.secrets.size >= CACHED_SECRETS) cache.secrets.clear();
-    cache.secrets.set(ciphertext, secret);
-  }
-  return secret;
+  return decryptedSecret(secretKey, 'webhook-secret-encryption', ciphertext);
 }
 
 /** How long the previous webhook secret keeps signing after a rotation (D34). */

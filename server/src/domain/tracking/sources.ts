@@ -1,7 +1,7 @@
 import type { TTrackingSource, TTrackingSourceCreate, TTrackingSourceCreated } from '@protection-service/contract';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
-import { decrypt, deriveKey, encrypt, randomCredential } from '../../lib/crypto';
+import { decryptedSecret, deriveKey, encrypt, randomCredential } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { recordAudit } from '../audit/record';
@@ -124,6 +124,6 @@ export async function activeSource(
     .where('removedAt', 'is', null)
     .executeTakeFirst();
   if (!row) return undefined;
-  const secret = decrypt(deriveKey(secretKey, 'tracking-secret-encryption'), row.secretCiphertext);
+  const secret = decryptedSecret(secretKey, 'tracking-secret-encryption', row.secretCiphertext);
   return { id: row.id, storeId: row.storeId, livemode: row.livemode, provider: row.provider, secret };
 }
