@@ -4,7 +4,7 @@ import type { Db } from '../../db/database';
 import { addJobs } from '../../db/jobs';
 import { newId } from '../../lib/ids';
 import { recordEvent } from '../webhooks/record';
-import { packageState } from './state';
+import { packageState, type StateEvent } from './state';
 import {
   eventKeyOf,
   isCarrierScanStatus,
@@ -44,23 +44,7 @@ interface PackageRow {
  */
 export async function ingestPackage(trx: Db, owner: PackageOwner, pkg: NormalisedPackage): Promise<string> {
   const row = await takePackage(trx, owner, pkg.trackingNumber);
-  if (pkg.events.length > 0) {
-    await sql`
-      insert into tracking_events
-        (package_id, event_key, occurred_at, status, sub_status, raw_status, description, location, is_carrier_scan)
-      select ${row.id}, e.event_key, e.occurred_at, e.status, e.sub_status, e.raw_status, e.description, e.location, e.is_carrier_scan
-      from jsonb_to_recordset(${JSON.stringify(pkg.events.map(eventRow))}::jsonb) as e (
-        event_key text, occurred_at timestamptz, status text, sub_status text, raw_status text,
-        description text, location text, is_carrier_scan boolean
-      )
-      on conflict (package_id, event_key) do nothing
-    `.execute(trx);
-  }
-  const events = await trx
-    .selectFrom('trackingEvents')
-    .select(['eventKey', 'occurredAt', 'status', 'subStatus', 'isCarrierScan'])
-    .where('packageId', '=', row.id)
-    .execute();
+  const events = await eventsAfterInsert(trx, row.id, pkg.events);
   const state = packageState(events);
   const carrier = pkg.carrier ?? row.carrier;
   const estimatedDeliveryAt = pkg.estimatedDeliveryAt ?? row.estimatedDeliveryAt;
@@ -102,6 +86,31 @@ export async function queueEvaluation(trx: Db, packageIds: readonly string[]): P
     EVALUATE_TASK,
     sql`(select jsonb_build_object('packageId', p) as payload, null::timestamptz as run_at from unnest(${[...packageIds]}::text[]) as p)`,
   ).execute(trx);
+}
+
+/**
+ * Inserts the events once each (a repeat does nothing) and answers all the package's events,
+ * in one statement: the rows inserted come from `returning`, since the statement's own reads
+ * do not see them, and the rows kept before from the table.
+ */
+async function eventsAfterInsert(trx: Db, packageId: string, events: readonly NormalisedEvent[]) {
+  const result = await sql<StateEvent>`
+    with inserted as (
+      insert into tracking_events
+        (package_id, event_key, occurred_at, status, sub_status, raw_status, description, location, is_carrier_scan)
+      select ${packageId}, e.event_key, e.occurred_at, e.status, e.sub_status, e.raw_status, e.description, e.location, e.is_carrier_scan
+      from jsonb_to_recordset(${JSON.stringify(events.map(eventRow))}::jsonb) as e (
+        event_key text, occurred_at timestamptz, status text, sub_status text, raw_status text,
+        description text, location text, is_carrier_scan boolean
+      )
+      on conflict (package_id, event_key) do nothing
+      returning event_key, occurred_at, status, sub_status, is_carrier_scan
+    )
+    select event_key, occurred_at, status, sub_status, is_carrier_scan from tracking_events where package_id = ${packageId}
+    union all
+    select event_key, occurred_at, status, sub_status, is_carrier_scan from inserted
+  `.execute(trx);
+  return result.rows;
 }
 
 function eventRow(e: NormalisedEvent) {
