@@ -26,7 +26,8 @@ export interface PackageOwner {
   fulfillment: { orderId: string; sourceOrderId: string; sourceFulfillmentId: string } | null;
 }
 
-interface PackageRow {
+/** A package row as the ingest reads it, locked for the transaction. */
+export interface PackageRow {
   id: string;
   status: string;
   subStatus: string | null;
@@ -40,10 +41,16 @@ interface PackageRow {
  * transaction, the package row is taken (created when new) and locked, the events inserted
  * once each (a repeat does nothing), the state recomputed from all its events by when they
  * happened, and `tracking/updated` recorded only when status or subStatus changed. A
- * transaction rolled back records nothing. Answers the package id.
+ * transaction rolled back records nothing. `locked`: the caller has already read and locked the
+ * package's row. Answers the package id.
  */
-export async function ingestPackage(trx: Db, owner: PackageOwner, pkg: NormalisedPackage): Promise<string> {
-  const row = await takePackage(trx, owner, pkg.trackingNumber);
+export async function ingestPackage(
+  trx: Db,
+  owner: PackageOwner,
+  pkg: NormalisedPackage,
+  locked?: PackageRow,
+): Promise<string> {
+  const row = locked ?? (await takePackage(trx, owner, pkg.trackingNumber));
   const events = await eventsAfterInsert(trx, row.id, pkg.events);
   const state = packageState(events);
   const carrier = pkg.carrier ?? row.carrier;

@@ -52,25 +52,33 @@ export async function receiveInbound(
   if (!parsed.ok) throw refuse.invalid(`not a ${source.provider} tracking payload: ${parsed.reason}`);
   await transact(db, async (trx) => {
     for (const pkg of parsed.packages) {
+      // The packages of fulfillments that name the number, read and locked in one go (by id,
+      // so two deliveries naming the same packages cannot deadlock).
       const bound = await trx
         .selectFrom('trackingPackages as p')
         .innerJoin('orders as o', 'o.id', 'p.orderId')
-        .select(['p.orderId', 'o.sourceOrderId', 'p.sourceFulfillmentId'])
+        .select(['p.id', 'p.status', 'p.subStatus', 'p.carrier', 'p.estimatedDeliveryAt', 'p.orderId'])
+        .select(['o.sourceOrderId', 'p.sourceFulfillmentId'])
         .where('p.storeId', '=', source.storeId)
         .where('p.trackingNumber', '=', pkg.trackingNumber)
         .where('o.deletedAt', 'is', null)
+        .orderBy('p.id')
+        .forUpdate('p')
         .execute();
-      const owners: PackageOwner[] = bound.map((b) => ({
-        storeId: source.storeId,
-        livemode: source.livemode,
-        fulfillment: {
-          orderId: b.orderId!,
-          sourceOrderId: b.sourceOrderId,
-          sourceFulfillmentId: b.sourceFulfillmentId!,
-        },
-      }));
-      if (owners.length === 0) owners.push({ storeId: source.storeId, livemode: source.livemode, fulfillment: null });
-      for (const owner of owners) await ingestPackage(trx, owner, pkg);
+      for (const b of bound) {
+        const owner: PackageOwner = {
+          storeId: source.storeId,
+          livemode: source.livemode,
+          fulfillment: {
+            orderId: b.orderId!,
+            sourceOrderId: b.sourceOrderId,
+            sourceFulfillmentId: b.sourceFulfillmentId!,
+          },
+        };
+        await ingestPackage(trx, owner, pkg, { ...b, created: false });
+      }
+      if (bound.length === 0)
+        await ingestPackage(trx, { storeId: source.storeId, livemode: source.livemode, fulfillment: null }, pkg);
     }
   });
 }
