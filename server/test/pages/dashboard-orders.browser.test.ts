@@ -141,7 +141,11 @@ describe.skipIf(!CHROMIUM)('the dashboard orders pages in headless Chromium (D50
     // Teapot: 2 ordered, 1 claimed already; Cups: 4, none claimed (D39).
     expect(await page.getByRole('row', { name: /Teapot/ }).innerText()).toMatch(/Teapot\s+2\s+1\s/);
     expect(await page.getByRole('row', { name: /Cups/ }).innerText()).toMatch(/Cups\s+4\s+4\s/);
-    expect(await page.getByRole('cell', { name: '1Z999AA10123456784' }).count()).toBe(1);
+    expect(await page.getByRole('cell', { name: '1Z999AA10123456784', exact: true }).count()).toBe(1);
+    // The package in one line (D54): the fulfillment PUT was its one carrier scan.
+    expect(await page.getByRole('region', { name: 'Fulfillments' }).locator('tbody tr').innerText()).toMatch(
+      /1Z999AA10123456784: In transit, last scan \d{4}-/,
+    );
     expect(await page.getByRole('link', { name: firstClaim }).getAttribute('href')).toBe(
       `/dashboard/stores/${shop.owner.store.id}/claims/${firstClaim}`,
     );

@@ -10,6 +10,7 @@ import type {
   TTimelineActor,
   TTimelineEntry,
 } from '@protection-service/sdk';
+import type { TrackingView } from './claim-tracking';
 import { ScrollTable } from './frame';
 import { claimPath, orderPath } from './paths';
 import type { MemberStore } from './port';
@@ -21,6 +22,8 @@ export interface ClaimView {
   timeline: TTimelineEntry[];
   /** The order's fulfillments; undefined when the role cannot read orders. */
   fulfillments: TFulfillment[] | undefined;
+  /** The packages of the fulfillments the claim is about (D54); undefined when the role cannot read orders. */
+  tracking: TrackingView | undefined;
   /** Other claims on the same order, and by the same e-mail. */
   orderClaims: TClaimListNode[];
   emailClaims: TClaimListNode[];

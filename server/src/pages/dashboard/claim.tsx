@@ -1,7 +1,7 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import { type Client, type TApprovePreview, type TClaimListNode, unwrap } from '@protection-service/sdk';
+import { type Client, type TApprovePreview, type TClaim, type TClaimListNode, unwrap } from '@protection-service/sdk';
 import express, { type Request, Router } from 'express';
 import { sendPage } from '../html';
 import { ApproveForm, DeclineForm, MoveForm, NoteForm, ReplyForm } from './claim-form-views';
@@ -26,6 +26,7 @@ import {
   Resolutions,
   Timeline,
 } from './claim-page';
+import { concernedFulfillments, readTracking, Tracking } from './claim-tracking';
 import { field, formKey, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice } from './frame';
 import type { Dashboard, StorePage } from './handlers';
@@ -39,7 +40,7 @@ async function readClaim(api: StorePage['api'], claimId: string): Promise<ClaimV
   const { client } = api;
   const claim = unwrap(await client.claims.get({ params: { claimId } }));
   const others = (nodes: TClaimListNode[]) => nodes.filter((c) => c.id !== claim.id);
-  const [timeline, orderClaims, emailClaims, fulfillments] = await Promise.all([
+  const [timeline, orderClaims, emailClaims, shipping] = await Promise.all([
     client.claims.getTimeline({ params: { claimId } }).then((r) => unwrap(r).data),
     client.claims
       .list({ query: { sourceOrderId: claim.sourceOrderId, first: 50, order: 'desc' } })
@@ -49,9 +50,22 @@ async function readClaim(api: StorePage['api'], claimId: string): Promise<ClaimV
           .list({ query: { q: claim.authorEmail, first: 50, order: 'desc' } })
           .then((r) => others(unwrap(r).edges.map((e) => e.node)))
       : Promise.resolve([]),
-    readFulfillments(api, claim.sourceOrderId),
+    readShipping(api, claim),
   ]);
-  return { claim, timeline, orderClaims, emailClaims, fulfillments };
+  return { claim, timeline, orderClaims, emailClaims, ...shipping };
+}
+
+/** The order's fulfillments, then the packages of those the claim is about (D54). */
+async function readShipping(
+  api: StorePage['api'],
+  claim: TClaim,
+): Promise<Pick<ClaimView, 'fulfillments' | 'tracking'>> {
+  const fulfillments = await readFulfillments(api, claim.sourceOrderId);
+  if (!fulfillments) return { fulfillments, tracking: undefined };
+  return {
+    fulfillments,
+    tracking: await readTracking(api, claim.sourceOrderId, concernedFulfillments(claim, fulfillments)),
+  };
 }
 
 /** The order's fulfillments, none when the order is gone, undefined when the role cannot read orders. */
@@ -123,6 +137,7 @@ function ClaimContext(props: { view: ClaimView; storeId: string }) {
     <>
       <h2>Fulfillments and tracking</h2>
       <Fulfillments fulfillments={view.fulfillments} />
+      <Tracking tracking={view.tracking} storeId={storeId} claimId={view.claim.id} />
       <h2>Other claims on this order</h2>
       <OtherClaims storeId={storeId} claims={view.orderClaims} none="None." />
       <h2>Other claims by this e-mail</h2>

@@ -13,6 +13,7 @@ import {
 } from '@protection-service/sdk';
 import express, { Router } from 'express';
 import { Hidden, sendPage } from '../html';
+import { PackageSummaries, readTracking, type TrackingView } from './claim-tracking';
 import { field, formKey, newFormKey, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice, ScrollTable } from './frame';
 import type { Dashboard } from './handlers';
@@ -48,8 +49,15 @@ export function orderPages(dashboard: Dashboard): Router {
       const sourceOrderId = String(req.params.sourceOrderId);
       const params = { sourceOrderId };
       const order = unwrap(await api.client.orders.get({ params }));
-      const [fulfillments, claims] = await Promise.all([
-        api.client.orders.listFulfillments({ params }).then(unwrap),
+      const [{ fulfillments, tracking }, claims] = await Promise.all([
+        // Then each fulfillment's packages (D54), their status and last scan in its row.
+        api.client.orders
+          .listFulfillments({ params })
+          .then(unwrap)
+          .then(async (fulfillments) => ({
+            fulfillments,
+            tracking: await readTracking(api, sourceOrderId, fulfillments),
+          })),
         api.can('claim:read', 'claim:update', 'claim:manage')
           ? api.client.orders.listClaims({ params }).then(unwrap)
           : Promise.resolve(undefined),
@@ -62,6 +70,7 @@ export function orderPages(dashboard: Dashboard): Router {
           store={store}
           order={order}
           fulfillments={fulfillments}
+          tracking={tracking}
           claims={claims}
           canFile={api.can('claim:update', 'claim:manage')}
           notice={req.query.notice}
@@ -224,6 +233,7 @@ function OrderPage(props: {
   store: MemberStore;
   order: TOrder;
   fulfillments: TFulfillment[];
+  tracking: TrackingView;
   claims: TClaim[] | undefined;
   canFile: boolean;
   notice: unknown;
@@ -277,7 +287,7 @@ function OrderPage(props: {
         </ScrollTable>
       )}
       <h2>Fulfillments</h2>
-      <Fulfillments fulfillments={props.fulfillments} />
+      <Fulfillments fulfillments={props.fulfillments} tracking={props.tracking} />
       {props.claims ? (
         <>
           <h2>Claims</h2>
@@ -289,7 +299,8 @@ function OrderPage(props: {
   );
 }
 
-function Fulfillments(props: { fulfillments: TFulfillment[] }) {
+function Fulfillments(props: { fulfillments: TFulfillment[]; tracking: TrackingView }) {
+  const tracked = new Map(props.tracking.fulfillments.map((t) => [t.sourceFulfillmentId, t.packages]));
   if (props.fulfillments.length === 0) return <p>Nothing has been shipped yet.</p>;
   return (
     <ScrollTable label="Fulfillments" wide>
@@ -299,6 +310,7 @@ function Fulfillments(props: { fulfillments: TFulfillment[] }) {
           <th scope="col">Status</th>
           <th scope="col">Carrier</th>
           <th scope="col">Tracking numbers</th>
+          <th scope="col">Packages</th>
         </tr>
       </thead>
       <tbody>
@@ -312,6 +324,13 @@ function Fulfillments(props: { fulfillments: TFulfillment[] }) {
                 const url = f.trackingUrl[i];
                 return <span class="tracking">{url?.startsWith('https://') ? <a href={url}>{n}</a> : n} </span>;
               })}
+            </td>
+            <td>
+              {tracked.has(f.sourceFulfillmentId) ? (
+                <PackageSummaries packages={tracked.get(f.sourceFulfillmentId)} />
+              ) : (
+                <span class="muted">Not read here</span>
+              )}
             </td>
           </tr>
         ))}

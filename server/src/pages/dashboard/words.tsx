@@ -8,6 +8,9 @@ import type {
   TDenyReason,
   TIssueType,
   TResolutionType,
+  TTrackingAction,
+  TTrackingRule,
+  TTrackingStatus,
   TTransitionTargetState,
 } from '@protection-service/sdk';
 
@@ -77,6 +80,70 @@ export const DENY_REASON_WORDS: Record<TDenyReason, string> = {
   ALREADY_REPLACED: 'Already replaced',
   POTENTIAL_FRAUD: 'Potential fraud',
 };
+
+/** D54's package statuses in words. */
+export const TRACKING_STATUS_WORDS: Record<TTrackingStatus, string> = {
+  pre_transit: 'Label created',
+  in_transit: 'In transit',
+  out_for_delivery: 'Out for delivery',
+  available_for_pickup: 'Ready for pickup',
+  delivered: 'Delivered',
+  return_to_sender: 'Returning to sender',
+  exception: 'Delivery problem',
+  lost: 'Lost',
+  unknown: 'Unknown',
+};
+
+/**
+ * The sub-statuses the service maps providers' and fulfillments' codes to (D54). The list is
+ * open: a sub-status not here is shown as its code.
+ */
+export const TRACKING_SUB_STATUS_WORDS: Readonly<Record<string, string>> = {
+  label_printed: 'Label printed',
+  label_purchased: 'Label bought',
+  confirmed: 'Order confirmed',
+  carrier_picked_up: 'Picked up by the carrier',
+  delayed: 'Delayed',
+  picked_up: 'Collected by the shopper',
+  attempted_delivery: 'Delivery attempted',
+  failure: 'Delivery failed',
+  address_issue: 'Address problem',
+  refused: 'Refused',
+  returning: 'On its way back',
+  returned: 'Back with the sender',
+  damaged: 'Damaged',
+  lost: 'Lost',
+};
+
+/** The rule a tracking decision fired (D54). */
+export const TRACKING_RULE_WORDS: Record<TTrackingRule, string> = {
+  lost: 'Lost',
+  delayed: 'Delayed',
+  returned: 'Returned to sender',
+};
+
+/** What a tracking evaluation did (D54). */
+export const TRACKING_ACTION_WORDS: Record<TTrackingAction, string> = {
+  filed: 'Claim filed',
+  notified: 'Store alerted',
+  skipped: 'Nothing done',
+  escalated: 'Escalated',
+};
+
+/** A package's status in words (D54), its code for the record. */
+export function TrackingLabel(props: { status: TTrackingStatus }) {
+  return (
+    <span class="state" title={props.status}>
+      {TRACKING_STATUS_WORDS[props.status] ?? props.status}
+    </span>
+  );
+}
+
+/** A sub-status in words, else its code as it came; nothing for none. */
+export function subStatusWords(subStatus: string | null): string {
+  if (!subStatus) return '';
+  return Object.hasOwn(TRACKING_SUB_STATUS_WORDS, subStatus) ? TRACKING_SUB_STATUS_WORDS[subStatus]! : subStatus;
+}
 
 /** A claim state in words, its code for the record. */
 export function StateLabel(props: { state: TClaimState }) {

@@ -1,0 +1,227 @@
+// The production install has no tsconfig: the JSX runtime is named here, per file.
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import type { TClaim, TFulfillment, TTrackingDecision, TTrackingPackage } from '@protection-service/sdk';
+import { ScrollTable } from './frame';
+import { claimPath } from './paths';
+import type { StoreApi } from './staff-api';
+import {
+  shortDate,
+  subStatusWords,
+  TRACKING_ACTION_WORDS,
+  TRACKING_RULE_WORDS,
+  TRACKING_STATUS_WORDS,
+  TrackingLabel,
+} from './words';
+
+/** One fulfillment's packages (D54); undefined when the tracking read was refused or found nothing. */
+export interface FulfillmentTracking {
+  sourceFulfillmentId: string;
+  packages: TTrackingPackage[] | undefined;
+}
+
+/** The packages a page shows, and how many fulfillments it left out (MAX_TRACKED). */
+export interface TrackingView {
+  fulfillments: FulfillmentTracking[];
+  omitted: number;
+}
+
+/** Fulfillments whose tracking one page reads at most: one API read each. */
+export const MAX_TRACKED = 20;
+
+/**
+ * The fulfillments a claim is about: those its items name (a shopper's claim names the
+ * fulfillment of each issue, a claim the rules filed names its package's, D54); when no item
+ * names one, all the order's, since any of them may be the one.
+ */
+export function concernedFulfillments(claim: TClaim, fulfillments: TFulfillment[]): TFulfillment[] {
+  const named = new Set(claim.claimItems.map((i) => i.sourceFulfillmentId));
+  const concerned = fulfillments.filter((f) => named.has(f.sourceFulfillmentId));
+  return concerned.length > 0 ? concerned : fulfillments;
+}
+
+/**
+ * Reads the packages of each fulfillment through the API (D54), all at once. A refusal or a 404
+ * of one read is that fulfillment's "not available", never a broken page.
+ */
+export async function readTracking(
+  api: StoreApi,
+  sourceOrderId: string,
+  fulfillments: TFulfillment[],
+): Promise<TrackingView> {
+  const read = fulfillments.slice(0, MAX_TRACKED);
+  const answers = await Promise.all(
+    read.map(async ({ sourceFulfillmentId }): Promise<FulfillmentTracking> => {
+      const res = await api.client.tracking.get({ params: { sourceOrderId, sourceFulfillmentId } });
+      return { sourceFulfillmentId, packages: res.status === 200 ? res.body : undefined };
+    }),
+  );
+  return { fulfillments: answers, omitted: fulfillments.length - read.length };
+}
+
+/** The claim page's tracking (D54): each package of the fulfillments the claim is about. */
+export function Tracking(props: { tracking: TrackingView | undefined; storeId: string; claimId: string }) {
+  const { tracking } = props;
+  if (!tracking || tracking.fulfillments.length === 0) return null;
+  return (
+    <>
+      {tracking.fulfillments.map((f, i) => (
+        <section class="shipment" aria-labelledby={`tracking-${i}`}>
+          <h3 id={`tracking-${i}`}>Tracking of fulfillment {f.sourceFulfillmentId}</h3>
+          {f.packages === undefined ? (
+            <p>Tracking is not available.</p>
+          ) : f.packages.length === 0 ? (
+            <p class="muted">No package of this fulfillment is tracked.</p>
+          ) : (
+            f.packages.map((pkg, j) => (
+              <Package pkg={pkg} id={`tracking-${i}-${j}`} storeId={props.storeId} claimId={props.claimId} />
+            ))
+          )}
+        </section>
+      ))}
+      {tracking.omitted > 0 ? (
+        <p class="muted">
+          The tracking of {tracking.omitted} more fulfillment{tracking.omitted === 1 ? '' : 's'} is not shown here.
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** One package: its state, its events and the rules' decisions (D54). */
+function Package(props: { pkg: TTrackingPackage; id: string; storeId: string; claimId: string }) {
+  const { pkg } = props;
+  return (
+    <section class="package" aria-labelledby={props.id}>
+      <h4 id={props.id}>Package {pkg.trackingNumber}</h4>
+      <PackageFacts pkg={pkg} />
+      <Events pkg={pkg} />
+      <Decisions pkg={pkg} storeId={props.storeId} claimId={props.claimId} />
+    </section>
+  );
+}
+
+/** Status in words with its sub-status, carrier, last scan, estimated and actual delivery. */
+export function PackageFacts(props: { pkg: TTrackingPackage }) {
+  const { pkg } = props;
+  const sub = subStatusWords(pkg.subStatus);
+  return (
+    <dl class="facts">
+      <dt>Status</dt>
+      <dd>
+        <TrackingLabel status={pkg.status} />
+        {pkg.statusAt ? ` since ${shortDate(pkg.statusAt)}` : ''}
+      </dd>
+      <dt>Detail</dt>
+      <dd>{sub || 'None'}</dd>
+      <dt>Carrier</dt>
+      <dd>{pkg.carrier ?? 'Not known'}</dd>
+      <dt>Last carrier scan</dt>
+      <dd>{pkg.lastScanAt ? shortDate(pkg.lastScanAt) : 'None yet'}</dd>
+      <dt>Estimated delivery</dt>
+      <dd>{pkg.estimatedDeliveryAt ? shortDate(pkg.estimatedDeliveryAt) : 'Not given'}</dd>
+      <dt>Delivered</dt>
+      <dd>{pkg.deliveredAt ? shortDate(pkg.deliveredAt) : 'Not yet'}</dd>
+    </dl>
+  );
+}
+
+/** A status and its sub-status in words: "In transit (Delayed)", "Lost" rather than "Lost (Lost)". */
+function statusWords(status: TTrackingPackage['status'], subStatus: string | null): string {
+  const words = TRACKING_STATUS_WORDS[status] ?? status;
+  const sub = subStatusWords(subStatus);
+  return sub && sub !== words ? `${words} (${sub})` : words;
+}
+
+/** The package's events, newest first as the API answers them. */
+function Events(props: { pkg: TTrackingPackage }) {
+  const { pkg } = props;
+  if (pkg.events.length === 0) return <p>No tracking event has come in for this package yet.</p>;
+  return (
+    <ScrollTable label={`Tracking events of package ${pkg.trackingNumber}`} wide>
+      <caption class="muted">Events, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Time</th>
+          <th scope="col">Status</th>
+          <th scope="col">Description</th>
+          <th scope="col">Location</th>
+        </tr>
+      </thead>
+      <tbody>
+        {pkg.events.map((e) => (
+          <tr>
+            <td>{shortDate(e.occurredAt)}</td>
+            <td title={e.rawStatus ?? e.status}>{statusWords(e.status, e.subStatus)}</td>
+            <td class="text">{e.description ?? ''}</td>
+            <td>{e.location ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </ScrollTable>
+  );
+}
+
+/** The rules' decisions on the package, newest first; the one that filed this claim is marked. */
+function Decisions(props: { pkg: TTrackingPackage; storeId: string; claimId: string }) {
+  const { pkg } = props;
+  if (pkg.decisions.length === 0) return <p class="muted">The tracking rules have decided nothing on this package.</p>;
+  return (
+    <ScrollTable label={`Tracking rules' decisions on package ${pkg.trackingNumber}`} wide>
+      <caption class="muted">Decisions of the tracking rules, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Evaluated</th>
+          <th scope="col">As of</th>
+          <th scope="col">Rule</th>
+          <th scope="col">Action</th>
+          <th scope="col">Reason</th>
+          <th scope="col">Claim</th>
+        </tr>
+      </thead>
+      <tbody>
+        {pkg.decisions.map((d) => {
+          const filedThis = d.action === 'filed' && d.claimId === props.claimId;
+          return (
+            <tr class={filedThis ? 'this-claim' : undefined}>
+              <td>{shortDate(d.at)}</td>
+              <td>{shortDate(d.asOf)}</td>
+              <td>{d.rule ? TRACKING_RULE_WORDS[d.rule] : 'None'}</td>
+              <td>{TRACKING_ACTION_WORDS[d.action] ?? d.action}</td>
+              <td class="text">{d.reason}</td>
+              <td>
+                <DecisionClaim decision={d} storeId={props.storeId} claimId={props.claimId} />
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </ScrollTable>
+  );
+}
+
+/** The claim a decision names: this one in words, another as a link. */
+function DecisionClaim(props: { decision: TTrackingDecision; storeId: string; claimId: string }) {
+  const { claimId, action } = props.decision;
+  if (!claimId) return null;
+  if (claimId === props.claimId)
+    return action === 'filed' ? <strong>Filed this claim</strong> : <span>This claim</span>;
+  return <a href={claimPath(props.storeId, claimId)}>Claim {claimId}</a>;
+}
+
+/** A fulfillment's packages in one line each: status in words and last scan (the order page). */
+export function PackageSummaries(props: { packages: TTrackingPackage[] | undefined }) {
+  const { packages } = props;
+  if (packages === undefined) return <span class="muted">Tracking is not available</span>;
+  if (packages.length === 0) return <span class="muted">Not tracked</span>;
+  return (
+    <ul class="packages">
+      {packages.map((p) => (
+        <li>
+          {p.trackingNumber}: <TrackingLabel status={p.status} />
+          {p.lastScanAt ? `, last scan ${shortDate(p.lastScanAt)}` : ', no carrier scan yet'}
+        </li>
+      ))}
+    </ul>
+  );
+}
