@@ -21,6 +21,7 @@ import * as auditEvents from './20261126030000-audit-events';
 import * as members from './20261126030000-members';
 import * as analyticsRollups from './20261127000000-analytics-rollups';
 import * as tracking from './20261127000000-tracking';
+import * as trackingSweep from './20261127010000-tracking-sweep';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '20261126030000-members': members,
   '20261127000000-analytics-rollups': analyticsRollups,
   '20261127000000-tracking': tracking,
+  '20261127010000-tracking-sweep': trackingSweep,
 };
