@@ -22,6 +22,7 @@ import * as members from './20261126030000-members';
 import * as analyticsRollups from './20261127000000-analytics-rollups';
 import * as tracking from './20261127000000-tracking';
 import * as analyticsPending from './20261127010000-analytics-pending';
+import * as trackingSweep from './20261127020000-tracking-sweep';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '20261127000000-analytics-rollups': analyticsRollups,
   '20261127000000-tracking': tracking,
   '20261127010000-analytics-pending': analyticsPending,
+  '20261127020000-tracking-sweep': trackingSweep,
 };

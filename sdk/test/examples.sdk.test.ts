@@ -41,6 +41,8 @@ interface Example {
  * routes and webhook deliveries, and neither answers by version (a 2025-01-01 webhook differs
  * only in the envelope's `apiVersion`, which 08's form checks). Nor has 07: the install has no
  * version, and its one versioned call, `GET /v2/settings` with the new token, is 01's form's too.
+ * Nor has 09: the tracking helpers answer alike in every version, and the one thing it shows that
+ * versions read differently, the claim's `LOST_IN_TRANSIT`, is null before 2027-01-15 (D54).
  */
 const EXAMPLES: Example[] = [
   {
@@ -122,6 +124,26 @@ const EXAMPLES: Example[] = [
     old: (out) => {
       expect(out).toContain('verified claim/approved, livemode false, apiVersion 2025-01-01');
     },
+  },
+  {
+    name: '09-simulate-a-lost-package',
+    title: 'files a claim for a package scanned once, as of eight days later, with its webhooks and e-mail (D54, D45)',
+    delivers: true,
+    check(out) {
+      expect(out).toMatch(/^test store lost-package-shop-[a-z0-9]+\.test, tracking mode file, lost after 7 days$/m);
+      const [, asOf, since] =
+        out.match(/^as of (\S+): lost, filed: no carrier scan for 8 days since (\S+) \(lost after 7\)$/m) ?? [];
+      expect(Date.parse(asOf!) - Date.parse(since!)).toBe(8 * 86_400_000);
+      expect(out).toContain(`package LOST-1001: in_transit since ${since}`);
+      const [, claimId] = out.match(/^claim (clm_\w+) NEW, LOST_IN_TRANSIT, filed from INTERNAL by tracking$/m) ?? [];
+      expect(claimId).toBeDefined();
+      expect(out).toContain('verified claim/created, claimType LOST_IN_TRANSIT');
+      expect(out).toContain('verified tracking/alert: lost, filed');
+      expect(out).toContain("shopper's e-mail to shopper@example.com: We received your claim for order #1001");
+      expect(out).toContain(`asked again: skipped: the package already has its claim ${claimId}\n`);
+      expect(out).toContain('test store deleted');
+    },
+    old: false,
   },
   {
     name: '07-install-in-a-browser',

@@ -189,8 +189,8 @@ function startTrackingSweep(db: Db, logger: Logger): { stop(): Promise<void> } {
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     running ??= sweepTracking(db, new Date())
-      .then(({ evaluated, failed }) => {
-        if (failed.length > 0) sweepFailed(logger, failed[0], `tracking sweep: ${failed.length} packages failed`);
+      .then(({ evaluated, failed, firstError }) => {
+        if (failed > 0) sweepFailed(logger, firstError, `tracking sweep: ${failed} packages failed`);
         else if (evaluated > 0) logger.debug({ packages: evaluated }, 'tracking rules evaluated');
       })
       .catch((err: unknown) => sweepFailed(logger, err, 'tracking sweep failed'))

@@ -65,21 +65,47 @@ export async function evaluateStore(db: Db, storeId: string, asOf: Date): Promis
   return decisions;
 }
 
+/** How many packages one read of the sweep takes (D54): a sweep holds one batch of ids at a time. */
+export const TRACKING_SWEEP_BATCH = 200;
+
+/** What one sweep did: the packages evaluated, how many failed, and the first failure to log. */
+export interface SweepOutcome {
+  evaluated: number;
+  failed: number;
+  firstError?: unknown;
+}
+
 /**
  * D54's sweep: every bound package not delivered and without a claim, of every store, as of
- * `asOf`; answers how many were evaluated and how many failed (the next sweep tries again).
+ * `asOf`. The packages are read `batchSize` at a time in the order of their ids (keyset, so a
+ * package filed or delivered meanwhile drops out and none is read twice), and each is evaluated
+ * in its own transaction: one that fails is counted and the rest go on (the next sweep tries
+ * it again). Only a read of a batch that fails ends the sweep. The job and the sweep record a
+ * decision only when it differs from the package's last (`changed`).
  */
-export async function sweepTracking(db: Db, asOf: Date): Promise<{ evaluated: number; failed: unknown[] }> {
-  const ids = await sql<{ id: string }>`
-    select id from tracking_packages
-    where order_id is not null and claim_id is null and status <> 'delivered'
-    order by id
-  `.execute(db);
-  const failed: unknown[] = [];
-  for (const { id } of ids.rows) {
-    await evaluatePackageNow(db, id, asOf, 'changed').catch((err: unknown) => failed.push(err));
+export async function sweepTracking(db: Db, asOf: Date, batchSize = TRACKING_SWEEP_BATCH): Promise<SweepOutcome> {
+  const outcome: SweepOutcome = { evaluated: 0, failed: 0 };
+  const size = Math.max(1, Math.floor(batchSize));
+  let after = '';
+  for (;;) {
+    const batch = await sql<{ id: string }>`
+      select id from tracking_packages
+      where order_id is not null and claim_id is null and status <> 'delivered' and id > ${after}
+      order by id
+      limit ${size}
+    `.execute(db);
+    for (const { id } of batch.rows) {
+      try {
+        await evaluatePackageNow(db, id, asOf, 'changed');
+        outcome.evaluated++;
+      } catch (err) {
+        outcome.failed++;
+        outcome.firstError ??= err;
+      }
+    }
+    if (batch.rows.length < size) return outcome;
+    after = batch.rows[batch.rows.length - 1]!.id;
   }
-  return { evaluated: ids.rows.length - failed.length, failed };
 }
 
 /**
