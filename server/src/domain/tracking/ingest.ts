@@ -1,7 +1,9 @@
 import type { TTrackingEventsBody } from '@protection-service/contract';
 import { sql } from 'kysely';
+import { writeInBatches } from '../../db/committed-batches';
 import type { Db } from '../../db/database';
 import { addJobs } from '../../db/jobs';
+import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
 import { recordEvent } from '../webhooks/record';
 import { packageState, type StateEvent } from './state';
@@ -79,20 +81,29 @@ export async function ingestPackage(
       },
     });
   }
-  if (owner.fulfillment && pkg.events.length > 0) await queueEvaluation(trx, [row.id]);
+  if (owner.fulfillment && pkg.events.length > 0) queueEvaluation(trx, [row.id]);
   return row.id;
 }
 
 /**
- * D54: evaluation runs within a minute of an event. The job is queued in the transaction of
- * the events, so a rolled-back change queues nothing; its handler runs the store's rules.
+ * D54: evaluation runs within a minute of an event. Its job is queued once the events'
+ * transaction has committed, batched with those of other deliveries (a rolled-back change
+ * queues nothing). Not inside it: the queue's notification would make every delivery's commit
+ * wait on every other's (they serialize cluster-wide, as D32's delivery jobs would). A job a
+ * crash or a failed batch leaves unqueued is the sweep's, within TRACKING_SWEEP_EVERY_MS.
  */
-export async function queueEvaluation(trx: Db, packageIds: readonly string[]): Promise<void> {
+export function queueEvaluation(trx: Db, packageIds: readonly string[]): void {
   if (packageIds.length === 0) return;
-  await addJobs(
+  afterCommit(trx, (db) => {
+    void writeInBatches(db, addEvaluationJobs, packageIds);
+  });
+}
+
+function addEvaluationJobs(db: Db, packageIds: readonly string[]) {
+  return addJobs(
     EVALUATE_TASK,
-    sql`(select jsonb_build_object('packageId', p) as payload, null::timestamptz as run_at from unnest(${[...packageIds]}::text[]) as p)`,
-  ).execute(trx);
+    sql`(select jsonb_build_object('packageId', p) as payload, null::timestamptz as run_at from unnest(${[...new Set(packageIds)]}::text[]) as p)`,
+  ).execute(db);
 }
 
 /**
@@ -258,5 +269,5 @@ async function announceBinding(trx: Db, owner: Parameters<typeof trackFulfillmen
       estimatedDeliveryAt: p.estimatedDeliveryAt?.toISOString() ?? null,
     },
   });
-  await queueEvaluation(trx, [packageId]);
+  queueEvaluation(trx, [packageId]);
 }
