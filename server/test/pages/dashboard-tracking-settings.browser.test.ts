@@ -141,6 +141,7 @@ describe.skipIf(!CHROMIUM)('the tracking section of the dashboard settings page 
     expect(url).toBe(listed!.inboundUrl);
     await expectAccessible(browser, page, 'tracking source added');
     await expectFormsCarryCsrf(page);
+    await screenshots(page, 'dashboard-tracking-source-added');
     // The secret works: a delivery signed with it is taken.
     expect((await deliver(url, secret)).status).toBe(200);
     expect((await deliver(url, 'not-the-secret-at-all')).status).toBe(401);
@@ -168,11 +169,14 @@ describe.skipIf(!CHROMIUM)('the tracking section of the dashboard settings page 
     const own = 'an-aftership-secret-of-our-own-0123';
     const { context, page } = await signedInPage(browser, server, me());
     await page.goto(settingsUrl());
+    await page.getByLabel('Provider').selectOption('easypost');
     await page.getByLabel('Webhook secret (optional)').fill('too-short');
     await page.getByRole('button', { name: 'Add source' }).click();
     const addForm = page.locator('form', { has: page.getByRole('button', { name: 'Add source' }) });
     expect(await addForm.getByRole('alert').innerText()).toContain('secret');
     expect(await page.content()).not.toContain('too-short');
+    expect(await page.getByLabel('Provider').inputValue()).toBe('easypost');
+    await expectAccessible(browser, page, 'tracking source refused');
     expect(await sources()).toEqual([]);
     await page.getByLabel('Provider').selectOption('ship24');
     await page.getByLabel('Webhook secret (optional)').fill(own);

@@ -35,6 +35,8 @@ export interface TrackingExtras {
   typed?: TTrackingSettingsUpdate;
   rulesError?: string;
   sourceError?: string;
+  /** The provider chosen in a refused "Add source" (a secret typed is never written back). */
+  provider?: string;
   /** A source just registered; its secret only when the service made it (the person's own is not repeated). */
   created?: TTrackingSourceCreated;
 }
@@ -131,7 +133,7 @@ async function addSource(dashboard: Dashboard, page: StoreForm, send: SendSettin
     .asUser(req, session)
     .tracking.createSource({ params: { storeId: store.id }, body: create });
   const refusal = inputRefused(answer);
-  if (refusal !== undefined) return send(page, 400, { sourceError: refusal });
+  if (refusal !== undefined) return send(page, 400, { sourceError: refusal, provider: create.provider });
   await send(page, 200, { created: unwrap(answer).data });
 }
 
@@ -416,7 +418,9 @@ function AddSource(props: SectionProps) {
       <label for="provider">Provider</label>
       <select id="provider" name="provider">
         {Object.entries(PROVIDER_WORDS).map(([value, words]) => (
-          <option value={value}>{words}</option>
+          <option value={value} selected={props.view.provider === value}>
+            {words}
+          </option>
         ))}
       </select>
       <label for="secret">Webhook secret (optional)</label>
