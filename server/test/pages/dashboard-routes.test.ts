@@ -52,6 +52,8 @@ describe('every dashboard route (D50)', () => {
       'claim_store_credits',
       'installations',
       'merchant_settings',
+      'tracking_settings',
+      'tracking_sources',
       'store_members',
       'webhook_events',
       'mail_messages',

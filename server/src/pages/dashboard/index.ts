@@ -14,6 +14,7 @@ import { queuePage } from './queue';
 import { settingsPages } from './settings';
 import { storePages } from './stores';
 import { TEAM_FORMS, TEAM_PATH, teamPages } from './team';
+import { TRACKING_FORM_PATHS } from './tracking-settings';
 
 /**
  * The merchant dashboard (D50): pages rendered on the server that act on a store only through
@@ -38,6 +39,8 @@ export const DASHBOARD_ROUTES = [
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/orders/:sourceOrderId/claims` },
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/settings` },
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/settings` },
+  // D54: the settings page's tracking forms (mounted with the settings page, whose answers they render).
+  ...TRACKING_FORM_PATHS.map((path) => ({ method: 'POST', path }) as const),
   { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId/apps` },
   { method: 'GET', path: ANALYTICS_PATH },
   { method: 'POST', path: `${DASHBOARD_PATH}/stores/:storeId/apps/:clientId/uninstall` },

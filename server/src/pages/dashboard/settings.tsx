@@ -9,12 +9,20 @@ import {
 } from '@protection-service/sdk';
 import express, { Router } from 'express';
 import { Hidden, sendPage } from '../html';
+import { Check, NumberField } from './fields';
 import { field, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice, Refused } from './frame';
-import type { Dashboard } from './handlers';
+import type { Dashboard, StorePage } from './handlers';
 import { DASHBOARD_PATH, storePath } from './paths';
 import type { MemberStore } from './port';
 import type { SignedIn } from './staff-api';
+import {
+  readTracking,
+  type TrackingExtras,
+  TrackingSection,
+  type TrackingView,
+  trackingForms,
+} from './tracking-settings';
 import { shortDate } from './words';
 
 const SETTINGS = `${DASHBOARD_PATH}/stores/:storeId/settings`;
@@ -43,10 +51,7 @@ export function settingsPages(dashboard: Dashboard): Router {
 
   router.get(
     SETTINGS,
-    dashboard.page(async ({ req, res, session, store, api }) => {
-      const { data } = unwrap(await api.client.settings.get());
-      sendPage(res, 200, <SettingsPage session={session} store={store} settings={data} notice={req.query.notice} />);
-    }),
+    dashboard.page((page) => sendSettings(dashboard, page, 200)),
   );
 
   router.post(
@@ -54,8 +59,9 @@ export function settingsPages(dashboard: Dashboard): Router {
     form,
     dashboard.form(
       (req) => storePath(String(req.params.storeId), 'settings'),
-      async ({ req, res, session, store, api, body }) => {
-        const change = changeOf(body);
+      async (page) => {
+        const { req, res, session, store } = page;
+        const change = changeOf(page.body);
         const written = await dashboard.staff
           .asUser(req, session)
           .stores.updateSettings({ params: { storeId: store.id }, body: change });
@@ -63,18 +69,45 @@ export function settingsPages(dashboard: Dashboard): Router {
           unwrap(written);
         } catch (err) {
           if (!(err instanceof ProtectionApiError) || err.status !== 400) throw err;
-          const { data } = unwrap(await api.client.settings.get());
-          return sendPage(
-            res,
-            400,
-            <SettingsPage session={session} store={store} settings={data} typed={change} error={err.body.message} />,
-          );
+          return sendSettings(dashboard, page, 400, { typed: change, error: err.body.message });
         }
         seeOther(res, withNotice(storePath(store.id, 'settings'), 'settingsSaved'));
       },
     ),
   );
+  router.use(trackingForms(dashboard, (page, status, tracking) => sendSettings(dashboard, page, status, { tracking })));
   return router;
+}
+
+/**
+ * The page, read afresh: the defaults with the staff token, and for an owner or admin the
+ * tracking section (D54) with their own dashboard token (the API refuses it to other roles);
+ * with what a form's answer adds (what was typed and refused, a source just made).
+ */
+async function sendSettings(
+  dashboard: Dashboard,
+  page: StorePage,
+  status: number,
+  extras: { typed?: TMerchantSettingsUpdate; error?: string; tracking?: TrackingExtras } = {},
+): Promise<void> {
+  const { req, res, session, store, api } = page;
+  const { data } = unwrap(await api.client.settings.get());
+  const tracking = manages(store)
+    ? await readTracking(dashboard.staff.asUser(req, session), store.id, extras.tracking)
+    : undefined;
+  sendPage(
+    res,
+    status,
+    <SettingsPage
+      session={session}
+      store={store}
+      settings={data}
+      typed={extras.typed}
+      error={extras.error}
+      tracking={tracking}
+      notice={req.query.notice}
+    />,
+  );
 }
 
 /** The form as a PATCH body: every field, numbers as numbers (not one reaches the API as null, refused there). */
@@ -100,6 +133,7 @@ function SettingsPage(props: {
   settings: TMerchantSettings;
   typed?: TMerchantSettingsUpdate;
   error?: string;
+  tracking?: TrackingView;
   notice?: unknown;
 }) {
   const { store } = props;
@@ -113,6 +147,7 @@ function SettingsPage(props: {
         {props.settings.updatedByApplicationId ? ` by the app ${props.settings.updatedByApplicationId}` : ' here'}.
       </p>
       {manages(store) ? <SettingsForm {...props} /> : <SettingsFacts settings={props.settings} />}
+      {props.tracking ? <TrackingSection session={props.session} store={store} view={props.tracking} /> : null}
     </DashboardLayout>
   );
 }
@@ -138,6 +173,7 @@ function SettingsForm(props: Parameters<typeof SettingsPage>[0]) {
           value={v.cancelAfterPurchaseDurationSeconds}
           step={1}
           hint="Whole seconds, 0 or more. 86400 is one day."
+          errorId="settings-error"
         />
       </fieldset>
       <fieldset class="stack">
@@ -166,6 +202,7 @@ function SettingsForm(props: Parameters<typeof SettingsPage>[0]) {
           label="Bonus"
           value={v.storeCreditBonus}
           hint="0 or more: an amount in the store's currency, or a percentage, as the bonus kind says."
+          errorId="settings-error"
         />
         <NumberField
           name="storeCreditMaxPercentage"
@@ -173,6 +210,7 @@ function SettingsForm(props: Parameters<typeof SettingsPage>[0]) {
           value={v.storeCreditMaxPercentage}
           max={100}
           hint="From 0 to 100."
+          errorId="settings-error"
         />
       </fieldset>
       <div class="actions">
@@ -209,44 +247,5 @@ function SettingsFacts(props: { settings: TMerchantSettings }) {
         <dd>{props.settings.storeCreditMaxPercentage}</dd>
       </dl>
     </>
-  );
-}
-
-/** A number input with its label and hint; a value refused by the API is shown as typed (NaN as empty). */
-function NumberField(props: {
-  name: string;
-  label: string;
-  value: number | undefined;
-  hint: string;
-  step?: number;
-  max?: number;
-}) {
-  const { name, value } = props;
-  return (
-    <>
-      <label for={name}>{props.label}</label>
-      <input
-        type="number"
-        id={name}
-        name={name}
-        min={0}
-        max={props.max}
-        step={props.step ?? 'any'}
-        value={value === undefined || Number.isNaN(value) ? '' : String(value)}
-        aria-describedby={`${name}-hint settings-error`}
-      />
-      <span id={`${name}-hint`} class="muted">
-        {props.hint}
-      </span>
-    </>
-  );
-}
-
-function Check(props: { name: string; label: string; checked: boolean }) {
-  return (
-    <div class="check">
-      <input type="checkbox" id={props.name} name={props.name} checked={props.checked} />
-      <label for={props.name}>{props.label}</label>
-    </div>
   );
 }
