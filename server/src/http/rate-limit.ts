@@ -31,6 +31,8 @@ interface Local {
   known: number;
   /** Hits of this process not yet written. */
   pending: number;
+  /** Hits of this process being written: counted until the write answers the new total. */
+  writing: number;
   /** Written at least once this window: from then on every flush writes its hits. */
   shared: boolean;
 }
@@ -101,10 +103,10 @@ export class RateLimiter {
     const window = RateLimiter.window(nowMs);
     let state = this.counts.get(key);
     if (!state || state.window !== window) {
-      state = { window, limit, known: 0, pending: 0, shared: false };
+      state = { window, limit, known: 0, pending: 0, writing: 0, shared: false };
       this.counts.set(key, state);
     }
-    const count = state.known + state.pending + 1;
+    const count = state.known + state.writing + state.pending + 1;
     if (count > limit) return RateLimiter.decision(count, limit, window, nowMs);
     state.pending += 1;
     if (state.shared || state.pending >= limit * SHARE_FROM) this.dirty.add(key);
@@ -126,15 +128,21 @@ export class RateLimiter {
       for (const [key, state] of this.counts) if (state.window < current) this.counts.delete(key);
     }
     const batch: { key: string; windowStart: Date; count: number }[] = [];
+    const states: Local[] = [];
     for (const key of this.dirty) {
       const state = this.counts.get(key);
       if (!state || state.window < current || state.pending === 0) continue;
       state.shared = true;
       batch.push({ key, windowStart: new Date(state.window * 1000), count: state.pending });
+      states.push(state);
     }
     this.dirty.clear();
     if (batch.length > 0) {
-      for (const b of batch) this.counts.get(b.key)!.pending -= b.count;
+      // Hits in flight still count: a request decided during the write must not see them gone.
+      for (const [i, b] of batch.entries()) {
+        states[i]!.pending -= b.count;
+        states[i]!.writing += b.count;
+      }
       let rows: { key: string; count: number; windowStart: Date }[];
       try {
         rows = await this.db
@@ -147,13 +155,14 @@ export class RateLimiter {
           .execute();
       } catch (err) {
         // Keep the hits for the next flush rather than forgetting them.
-        for (const b of batch) {
-          const state = this.counts.get(b.key);
-          if (state) state.pending += b.count;
+        for (const [i, b] of batch.entries()) {
+          states[i]!.writing -= b.count;
+          states[i]!.pending += b.count;
           this.dirty.add(b.key);
         }
         throw err;
       }
+      for (const [i, b] of batch.entries()) states[i]!.writing -= b.count;
       for (const row of rows) {
         const state = this.counts.get(row.key);
         if (state && state.window * 1000 === row.windowStart.getTime()) state.known = row.count;
