@@ -94,9 +94,8 @@ export async function ingestPackage(
  */
 export function queueEvaluation(trx: Db, packageIds: readonly string[]): void {
   if (packageIds.length === 0) return;
-  afterCommit(trx, (db) => {
-    void writeInBatches(db, addEvaluationJobs, packageIds);
-  });
+  // Awaited before the change answers: its caller may rely on the evaluation being queued.
+  afterCommit(trx, (db) => writeInBatches(db, addEvaluationJobs, packageIds));
 }
 
 function addEvaluationJobs(db: Db, packageIds: readonly string[]) {
