@@ -25,6 +25,9 @@ export class AppPins {
     everyMs = PIN_REFRESH_MS,
   ) {
     this.ready = this.refresh();
+    // A request waiting for the first read sees its failure; with none waiting (a process
+    // stopped before its first request) there is no one to tell, and it is not unhandled.
+    this.ready.catch(() => {});
     this.timer = setInterval(() => void this.refresh(), everyMs);
     this.timer.unref();
   }

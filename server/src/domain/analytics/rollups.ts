@@ -52,7 +52,9 @@ export async function foldRollups(db: Db, batch = FOLD_BATCH): Promise<number> {
         select count(*)::int as moved from moved`.execute(db);
       const moved = rows[0]?.moved ?? 0;
       folded += moved;
-      if (moved < batch) break;
+      // Not `moved < batch`: rows another fold had taken come back as none moved here, while
+      // rows behind them may still be pending. Only a statement that finds nothing ends it.
+      if (moved === 0) break;
     }
   }
   return folded;
