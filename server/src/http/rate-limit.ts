@@ -127,27 +127,25 @@ export class RateLimiter {
       this.sweptWindow = current;
       for (const [key, state] of this.counts) if (state.window < current) this.counts.delete(key);
     }
-    const batch: { key: string; windowStart: Date; count: number }[] = [];
-    const states: Local[] = [];
+    const taken: { key: string; state: Local; count: number }[] = [];
     for (const key of this.dirty) {
       const state = this.counts.get(key);
       if (!state || state.window < current || state.pending === 0) continue;
       state.shared = true;
-      batch.push({ key, windowStart: new Date(state.window * 1000), count: state.pending });
-      states.push(state);
+      taken.push({ key, state, count: state.pending });
     }
     this.dirty.clear();
-    if (batch.length > 0) {
+    if (taken.length > 0) {
       // Hits in flight still count: a request decided during the write must not see them gone.
-      for (const [i, b] of batch.entries()) {
-        states[i]!.pending -= b.count;
-        states[i]!.writing += b.count;
+      for (const t of taken) {
+        t.state.pending -= t.count;
+        t.state.writing += t.count;
       }
       let rows: { key: string; count: number; windowStart: Date }[];
       try {
         rows = await this.db
           .insertInto('rateLimitCounters')
-          .values(batch)
+          .values(taken.map((t) => ({ key: t.key, windowStart: new Date(t.state.window * 1000), count: t.count })))
           .onConflict((oc) =>
             oc.columns(['key', 'windowStart']).doUpdateSet({ count: sql`rate_limit_counters.count + excluded.count` }),
           )
@@ -155,14 +153,14 @@ export class RateLimiter {
           .execute();
       } catch (err) {
         // Keep the hits for the next flush rather than forgetting them.
-        for (const [i, b] of batch.entries()) {
-          states[i]!.writing -= b.count;
-          states[i]!.pending += b.count;
-          this.dirty.add(b.key);
+        for (const t of taken) {
+          t.state.writing -= t.count;
+          t.state.pending += t.count;
+          this.dirty.add(t.key);
         }
         throw err;
       }
-      for (const [i, b] of batch.entries()) states[i]!.writing -= b.count;
+      for (const t of taken) t.state.writing -= t.count;
       for (const row of rows) {
         const state = this.counts.get(row.key);
         if (state && state.window * 1000 === row.windowStart.getTime()) state.known = row.count;
