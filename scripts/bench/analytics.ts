@@ -10,7 +10,7 @@ import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { analyticsSummary } from '../../server/src/domain/analytics/summary';
 import { createStore } from '../../server/src/domain/identity/stores';
-import { benchDatabase } from './lib';
+import { benchDatabase, percentile } from './lib';
 
 const ORDERS = Number(process.env.BENCH_ANALYTICS_ORDERS ?? 100_000);
 const CLAIMS = Number(process.env.BENCH_ANALYTICS_CLAIMS ?? 10_000);
@@ -51,8 +51,6 @@ async function seed(db: Db, storeId: string): Promise<void> {
   );
   await sql`analyze`.execute(db);
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 export async function benchAnalytics(): Promise<void> {
   const database = await benchDatabase();

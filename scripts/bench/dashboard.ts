@@ -17,7 +17,7 @@ import { CursorCodec } from '../../server/src/lib/cursor';
 import { positionTime } from '../../server/src/lib/pager';
 import { seed } from './claims';
 import { benchInstallation } from './install';
-import { benchDatabase, startService, stopProcess } from './lib';
+import { benchDatabase, percentile, startService, stopProcess } from './lib';
 
 const CLAIMS = Number(process.env.BENCH_DASHBOARD_CLAIMS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_DASHBOARD_REQUESTS ?? 60);
@@ -60,8 +60,6 @@ interface PageTarget {
   url: string;
   durations: number[];
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 async function measure(targets: PageTarget[], cookie: string): Promise<void> {
   const once = async (t: PageTarget) => {

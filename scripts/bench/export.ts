@@ -12,7 +12,7 @@ import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { seed } from './claims';
 import { benchInstallation } from './install';
-import { benchDatabase, startService, stopProcess } from './lib';
+import { benchDatabase, percentile, startService, stopProcess } from './lib';
 
 const CLAIMS = Number(process.env.BENCH_EXPORT_CLAIMS ?? 100_000);
 const SMALL = 1_000;
@@ -21,7 +21,6 @@ const rssMb = (pid: number) => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
 };
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 /** One export, timed, with the server's peak resident memory while it ran. */
 async function once(url: string, token: string, pid: number): Promise<{ ms: number; peak: number; rows: number }> {

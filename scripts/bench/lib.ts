@@ -367,3 +367,7 @@ export async function startService(
   });
   return { base: `http://127.0.0.1:${port}`, child };
 }
+
+/** The `p` quantile (0 to 1) of ascending `sorted` latencies; 0 when there are none. */
+export const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;

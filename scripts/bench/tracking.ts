@@ -24,6 +24,7 @@ import {
   CONNECTIONS,
   compare,
   type Measured,
+  percentile,
   printTable,
   type Round,
   startProcess,
@@ -108,9 +109,6 @@ function post(agent: http.Agent, url: URL, raw: string, signature: string): Prom
     req.end(raw);
   });
 }
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 /** A target posting freshly signed payloads over CONNECTIONS keep-alive connections for a round. */
 function signedTarget(

@@ -32,6 +32,7 @@ import {
   fsyncModes,
   fsyncTitle,
   type Measured,
+  percentile,
   printStatements,
   printTable,
   resetStatements,
@@ -100,8 +101,6 @@ async function startReceiver() {
       }),
   };
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 /** POSTs `body` with `headers` over `agent`'s keep-alive connections; resolves when answered. */
 function post(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<void> {
