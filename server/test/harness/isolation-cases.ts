@@ -298,8 +298,8 @@ export async function callCase(
 }
 
 /**
- * A day rollup's figures for the store (D52), day rows and pending deltas added up per day:
- * the delivering processes fold pending rows at any time, which changes no figure.
+ * A day rollup's figures for the store (D52), day rows and what changed since the fold added
+ * up per day: the delivering processes fold at any time, which changes no figure.
  */
 async function rollupFigures(db: Db, table: Rollup, storeId: string): Promise<unknown> {
   const { key, sums } = ROLLUPS[table];
@@ -323,7 +323,8 @@ export async function storeRows(db: Db, storeId: string): Promise<Record<string,
     order by table_name, column_name`.execute(db);
   const out: Record<string, unknown> = {};
   for (const { table, column } of tables.rows) {
-    if (table.endsWith('_pending')) continue;
+    // A fold's ledger (D52) changes whenever a fold runs; the day rollups' figures do not.
+    if (table.endsWith('_counted')) continue;
     if (Object.hasOwn(ROLLUPS, table)) {
       out[`${table}.${column}`] = await rollupFigures(db, table as Rollup, storeId);
       continue;

@@ -108,10 +108,9 @@ export async function resetStore(db: Db, storeId: string): Promise<void> {
   await transact(db, async (trx) => {
     await trx.deleteFrom('webhookEvents').where('storeId', '=', storeId).execute();
     // The store's analytics rollups first (D52): they count the rows deleted next, and while
-    // they are there a hard delete of those rows is refused.
-    for (const rollup of ['analytics_order_days', 'analytics_claim_days', 'analytics_paid_days'])
-      for (const table of [rollup, `${rollup}_pending`])
-        await sql`delete from ${sql.table(table)} where store_id = ${storeId}`.execute(trx);
+    // they are there a hard delete of those rows is refused (the ledgers go with the rows).
+    for (const table of ['analytics_order_days', 'analytics_claim_days', 'analytics_paid_days'])
+      await sql`delete from ${sql.table(table)} where store_id = ${storeId}`.execute(trx);
     await trx.deleteFrom('claims').where('storeId', '=', storeId).execute();
     await trx.deleteFrom('orders').where('storeId', '=', storeId).execute();
     await trx.deleteFrom('products').where('storeId', '=', storeId).execute();
