@@ -270,6 +270,7 @@ export async function compare(
   targets: (Target | LoopTarget)[],
   rounds = 3,
   meters: CpuMeters = {},
+  seconds: { warmUp: number; total: number } = { warmUp: 2, total: DURATION_S },
 ): Promise<Measured[]> {
   // One per target for the whole run: a path counter goes on across rounds (fresh orders stay fresh).
   const setups = new Map(targets.map((t) => [t, 'run' in t ? undefined : setupRequest(t)]));
@@ -295,7 +296,7 @@ export async function compare(
       errors: r.errors,
     };
   };
-  for (const t of targets) await runRound(t, 2);
+  for (const t of targets) await runRound(t, seconds.warmUp);
   const totals = targets.map((t) => ({
     name: t.name,
     requests: 0,
@@ -310,7 +311,7 @@ export async function compare(
     for (const [i, t] of targets.entries()) {
       const total = totals[i]!;
       const cpuBefore = readCpu(meters);
-      const r = await runRound(t, Math.max(1, Math.round(DURATION_S / rounds)));
+      const r = await runRound(t, Math.max(1, Math.round(seconds.total / rounds)));
       addCpuSince(total.cpu, cpuBefore, meters);
       total.requests += r.requests;
       total.seconds += r.seconds;

@@ -26,6 +26,7 @@ import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { freePort } from '../../server/src/free-port';
 import { type CpuMeters, ownCpu, postgresCpu, processCpu } from './cpu';
+import { committedRatio, type GuardedRow, type Ratios } from './figures';
 import { benchInstallation } from './install';
 import {
   benchDatabase,
@@ -78,7 +79,6 @@ export const QUOTE = {
 };
 /** The rows BENCH_WRITES names, or all. */
 const ROWS = process.env.BENCH_WRITES?.split(',').map((r) => r.trim());
-const wanted = (row: 'order' | 'subscriber' | 'versions' | 'quote' | 'claim') => !ROWS || ROWS.includes(row);
 
 /** Orders made ready for claims, per side: more than either side files in its rounds. */
 const FRESH_ORDERS = Number(process.env.BENCH_FRESH_ORDERS ?? 60_000);
@@ -129,24 +129,41 @@ interface WritesRig {
   json(token: string, extra?: Record<string, string>): Record<string, string>;
   orderPut(name: string, token: string, prefix: string, extra?: Record<string, string>): Target;
   measured(targets: Target[]): Promise<Measured[]>;
+  /** Prints and keeps a guarded row's ratio (figures.ts), beside its committed figure. */
+  ratio(row: GuardedRow, label: string, a: Measured, b: Measured, goal: string): void;
+  /** Orders made ready for claims, per side. */
+  freshOrders: number;
 }
 
-async function benchWritesOn(fsync: Fsync): Promise<Measured[]> {
-  const database = await benchDatabase({ fsync });
+/** How long a run measures: the full rows, or the guard's short form (guard.ts). */
+export interface WritesRun {
+  fsync: Fsync;
+  seconds?: { warmUp: number; total: number };
+  freshOrders?: number;
+  /** The rows to run (default those BENCH_WRITES names, or all). */
+  rows?: WriteRow[];
+}
+type WriteRow = 'order' | 'subscriber' | 'versions' | 'quote' | 'claim';
+
+/** One run of the write rows on one database: what each measured and each guarded row's ratio. */
+export async function benchWritesOn(run: WritesRun): Promise<{ rows: Measured[]; ratios: Ratios }> {
+  const database = await benchDatabase({ fsync: run.fsync });
   process.stdout.write(`\n## ${fsyncTitle(database.fsync)}\n`);
   const db = createDb(database.url);
   const secret = randomBytes(32);
   const children: Awaited<ReturnType<typeof startProcess>>[] = [];
   const rows: Measured[] = [];
+  const ratios: Ratios = {};
+  const wanted = (row: WriteRow) => (run.rows ? run.rows.includes(row) : !ROWS || ROWS.includes(row));
   try {
     await migrateToLatest(db);
-    const rig = await writesRig(db, database.url, secret, children, rows);
+    const rig = await writesRig(db, database.url, secret, children, { rows, ratios, run });
     if (wanted('order')) await writesOrder(rig);
     if (wanted('subscriber')) await writesSubscriber(rig);
     if (wanted('versions')) await writesVersions(rig);
     if (wanted('quote')) await writesQuote(rig);
     if (wanted('claim')) await writesClaim(rig);
-    return rows;
+    return { rows, ratios };
   } finally {
     for (const child of children) await stopProcess(child);
     await db.destroy();
@@ -159,7 +176,7 @@ async function writesRig(
   databaseUrl: string,
   secret: Buffer,
   children: Awaited<ReturnType<typeof startProcess>>[],
-  rows: Measured[],
+  out: { rows: Measured[]; ratios: Ratios; run: WritesRun },
 ): Promise<WritesRig> {
   const plain = await benchInstallation(db, secret, 'writes', ['order:update', 'claim:manage', 'quote:read']);
   // Subscribed to the protection topics, so every event also fans out one delivery (D35).
@@ -222,13 +239,30 @@ async function writesRig(
     }),
     async measured(targets) {
       await resetStatements(databaseUrl);
-      const r = await compare(targets, undefined, meters);
+      const r = await compare(targets, undefined, meters, out.run.seconds);
       printTable(r);
       await printStatements(databaseUrl, r[0]!.requests ?? 0);
-      rows.push(...r);
+      out.rows.push(...r);
       return r;
     },
+    ratio: (row, label, a, b, goal) => keepRatio(out, row, label, a.rps / b.rps, goal),
+    freshOrders: out.run.freshOrders ?? FRESH_ORDERS,
   };
+}
+
+/** Prints a guarded row's ratio beside the committed one (figures.json) and keeps it. */
+function keepRatio(
+  out: { ratios: Ratios; run: WritesRun },
+  row: GuardedRow,
+  label: string,
+  ratio: number,
+  goal: string,
+) {
+  out.ratios[row] = ratio;
+  const committed = committedRatio(out.run.fsync, row);
+  process.stdout.write(
+    `${label}: ${ratio.toFixed(2)} (${goal}${committed === undefined ? '' : `; committed ${committed.toFixed(2)}`})\n`,
+  );
 }
 
 async function writesOrder(rig: WritesRig): Promise<void> {
@@ -243,7 +277,7 @@ async function writesOrder(rig: WritesRig): Promise<void> {
       idReplacement: true,
     },
   ]);
-  ratioLine('PUT order / node:http + upsert', order!, bare!, 'goal >= 0.5');
+  rig.ratio('order', 'PUT order / node:http + upsert', order!, bare!, 'goal >= 0.5');
 }
 
 async function writesSubscriber(rig: WritesRig): Promise<void> {
@@ -251,7 +285,7 @@ async function writesSubscriber(rig: WritesRig): Promise<void> {
     rig.orderPut('PUT new order, app subscribed to protection/added', rig.subscribedToken, 's'),
     rig.orderPut('PUT new order, no subscriber', rig.token, 'n'),
   ]);
-  ratioLine('PUT order, subscribed / not', sub!, nosub!, 'goal >= 0.9');
+  rig.ratio('subscriber', 'PUT order, subscribed / not', sub!, nosub!, 'goal >= 0.9');
 }
 
 async function writesVersions(rig: WritesRig): Promise<void> {
@@ -291,7 +325,7 @@ async function writesQuote(rig: WritesRig): Promise<void> {
       body: quoteBody,
     },
   ]);
-  ratioLine('quote / by hand', quote!, hand!, 'goal >= 0.5');
+  rig.ratio('quote', 'quote / by hand', quote!, hand!, 'goal >= 0.5');
 }
 
 async function writesClaim(rig: WritesRig): Promise<void> {
@@ -306,8 +340,8 @@ async function writesClaim(rig: WritesRig): Promise<void> {
     .select('id')
     .where('sourceOrderId', '=', 'claim-template')
     .executeTakeFirstOrThrow();
-  await cloneOrders(rig.db, template.id, 'fresh-s', FRESH_ORDERS);
-  await cloneOrders(rig.db, template.id, 'fresh-b', FRESH_ORDERS);
+  await cloneOrders(rig.db, template.id, 'fresh-s', rig.freshOrders);
+  await cloneOrders(rig.db, template.id, 'fresh-b', rig.freshOrders);
   const claimBody = JSON.stringify(CLAIM);
   await probe(`${rig.base}/v1/claims/claim-template`, { method: 'POST', headers, body: claimBody }, 200);
   const [filing, txn] = await rig.measured([
@@ -328,11 +362,11 @@ async function writesClaim(rig: WritesRig): Promise<void> {
       path: (n) => `/v1/claims/fresh-b-${n}`,
     },
   ]);
-  ratioLine('claim filing / node:http transaction', filing!, txn!, 'goal >= 0.4');
+  rig.ratio('claim', 'claim filing / node:http transaction', filing!, txn!, 'goal >= 0.4');
 }
 
 export async function benchWrites(): Promise<Measured[]> {
   const rows: Measured[] = [];
-  for (const fsync of fsyncModes()) rows.push(...(await benchWritesOn(fsync)));
+  for (const fsync of fsyncModes()) rows.push(...(await benchWritesOn({ fsync })).rows);
   return rows;
 }
