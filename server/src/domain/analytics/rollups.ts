@@ -14,6 +14,8 @@ const DAY = (at: string) => `(${at} at time zone 'UTC')::date`;
 const DECIDING = `('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND', 'DENIED', 'DISMISSED')`;
 const APPROVING = `('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND')`;
 
+const XID = /^\d+$/;
+
 /** Which `changed_xid`s a statement reads: `column` within them, as SQL. */
 type Range = (column: string) => string;
 
@@ -97,11 +99,17 @@ function changes(table: Rollup, range: Range): string {
  * fold's watermark (or is being written by the reader's own transaction), its figures now less
  * what the ledger counted of it, so a figure never depends on the fold having run. One
  * statement reads it all in one snapshot.
+ *
+ * `watermark` (`rollupWatermark`) instead of the one the statement reads lets the planner see
+ * how few rows changed since it. An older watermark than the fold's is never wrong, only more
+ * work: what changed before it has figures now equal to its ledger's.
  */
-export function rollupRows(table: Rollup): RawBuilder<unknown> {
+export function rollupRows(table: Rollup, watermark?: string): RawBuilder<unknown> {
   const { key, sums, ledger, entity } = ROLLUPS[table];
   const columns = list([...key, ...sums]);
-  const since: Range = (column) => `${column} >= (select xid from analytics_fold)`;
+  if (watermark !== undefined && !XID.test(watermark)) throw new Error(`not a transaction id: ${watermark}`);
+  const since: Range = (column) =>
+    `${column} >= ${watermark === undefined ? '(select xid from analytics_fold)' : `'${watermark}'::xid8`}`;
   return sql.raw(`(select ${columns} from ${table}
     union all (
       with ${changes(table, since)}
@@ -135,8 +143,6 @@ async function foldTable(trx: Db, table: Rollup, range: Range): Promise<number> 
   return rows[0]!.folded;
 }
 
-const XID = /^\d+$/;
-
 /**
  * D52: folds what changed since the watermark into the day rows, in one repeatable-read
  * transaction: every transaction below its snapshot's xmin has ended, so what they changed is
@@ -165,6 +171,12 @@ export async function foldRollups(db: Db): Promise<number> {
     if ((err as { code?: string }).code === '40001') return 0;
     throw err;
   }
+}
+
+/** The fold's watermark, for `rollupRows`. */
+export async function rollupWatermark(db: Db): Promise<string> {
+  const { rows } = await sql<{ xid: string }>`select xid::text as xid from analytics_fold`.execute(db);
+  return rows[0]!.xid;
 }
 
 /** How many orders, claims and resolutions changed since the watermark, not yet folded. */

@@ -7,7 +7,7 @@ import {
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { decimal, roundToCurrency } from '../../lib/money';
-import { rollupRows } from './rollups';
+import { rollupRows, rollupWatermark } from './rollups';
 
 /**
  * D52: a store's figures over a period of days, both included. Stores have no time zone of
@@ -74,19 +74,19 @@ export function moneyText(sum: string, currency: string): string {
 const days = ({ from, to }: Period) => ({ first: sql<string>`${from}::date`, last: sql<string>`${to}::date` });
 
 /**
- * The counts and the premiums per currency, added up from the day rollups the writes keep
- * (migrations 20261127000000 and 20261127010000): a few rows per day, not every order of the period. The median
+ * The counts and the premiums per currency, added up from the day rollups (rollups.ts, kept by
+ * the fold): a few rows per day, not every order of the period. The median
  * cannot be added up by day; it reads the period's claims, 10x fewer than its orders.
  */
-async function counts(db: Db, storeId: string, p: Period): Promise<Counts> {
+async function counts(db: Db, storeId: string, p: Period, watermark: string): Promise<Counts> {
   const { first, last } = days(p);
   const { rows } = await sql<Counts>`
     with od as (
       select currency, sum(orders) as orders, sum(protected_orders) as protected_orders, sum(premiums) as premiums
-      from ${rollupRows('analytics_order_days')} r where store_id = ${storeId} and day between ${first} and ${last} group by currency
+      from ${rollupRows('analytics_order_days', watermark)} r where store_id = ${storeId} and day between ${first} and ${last} group by currency
     ), cd as (
       select sum(claims) as claims, sum(decided) as decided, sum(approved) as approved
-      from ${rollupRows('analytics_claim_days')} r where store_id = ${storeId} and day between ${first} and ${last}
+      from ${rollupRows('analytics_claim_days', watermark)} r where store_id = ${storeId} and day between ${first} and ${last}
     ), c as (${periodClaims(storeId, p)})
     select
       (select coalesce(json_agg(json_build_object('currency', currency, 'amount', premiums::text) order by currency), '[]')
@@ -104,11 +104,11 @@ async function counts(db: Db, storeId: string, p: Period): Promise<Counts> {
 }
 
 /** Paid out per resolution type and currency, from the day rollups. */
-async function paidOut(db: Db, storeId: string, p: Period): Promise<TAnalyticsSummary['paidOut']> {
+async function paidOut(db: Db, storeId: string, p: Period, watermark: string): Promise<TAnalyticsSummary['paidOut']> {
   const { first, last } = days(p);
   const { rows } = await sql<{ resolutionType: string; currency: string; amount: string }>`
     select resolution_type, currency, sum(amount)::text as amount
-    from ${rollupRows('analytics_paid_days')} r where store_id = ${storeId} and day between ${first} and ${last}
+    from ${rollupRows('analytics_paid_days', watermark)} r where store_id = ${storeId} and day between ${first} and ${last}
     group by 1, 2 having sum(resolutions) > 0 order by 1, 2`.execute(db);
   return rows.map((r) => ({
     resolutionType: r.resolutionType,
@@ -151,7 +151,12 @@ async function tops(db: Db, storeId: string, p: Period) {
 
 /** `GET /v1/analytics/summary` (D52). */
 export async function analyticsSummary(db: Db, storeId: string, p: Period): Promise<TAnalyticsSummary> {
-  const [c, paid, top] = await Promise.all([counts(db, storeId, p), paidOut(db, storeId, p), tops(db, storeId, p)]);
+  const watermark = await rollupWatermark(db);
+  const [c, paid, top] = await Promise.all([
+    counts(db, storeId, p, watermark),
+    paidOut(db, storeId, p, watermark),
+    tops(db, storeId, p),
+  ]);
   const [orders, protectedOrders, claims] = [Number(c.orders), Number(c.protectedOrders), Number(c.claims)];
   return {
     from: p.from,
@@ -177,16 +182,17 @@ export async function analyticsSeries(
 ): Promise<TAnalyticsSeries> {
   const unit = sql.lit(p.interval);
   const { first, last } = days(p);
+  const watermark = await rollupWatermark(db);
   const bucket = sql`date_trunc(${unit}, day::timestamp)::date`;
   const { rows } = await sql<{ start: string; orders: string; protectedOrders: string; claims: string }>`
     with b as (
       select generate_series(date_trunc(${unit}, ${first}::timestamp), ${last}::timestamp, ${sql.lit(`1 ${p.interval}`)}::interval)::date as start
     ), od as (
       select ${bucket} as start, sum(orders) as orders, sum(protected_orders) as protected_orders
-      from ${rollupRows('analytics_order_days')} r where store_id = ${storeId} and day between ${first} and ${last} group by 1
+      from ${rollupRows('analytics_order_days', watermark)} r where store_id = ${storeId} and day between ${first} and ${last} group by 1
     ), cd as (
       select ${bucket} as start, sum(claims) as claims
-      from ${rollupRows('analytics_claim_days')} r where store_id = ${storeId} and day between ${first} and ${last} group by 1
+      from ${rollupRows('analytics_claim_days', watermark)} r where store_id = ${storeId} and day between ${first} and ${last} group by 1
     )
     select to_char(b.start, 'YYYY-MM-DD') as start, coalesce(od.orders, 0)::text as orders,
       coalesce(od.protected_orders, 0)::text as protected_orders, coalesce(cd.claims, 0)::text as claims
