@@ -62,7 +62,9 @@ const UNFOLDED = 1_000;
 /**
  * The summary read while `UNFOLDED` orders changed since the last fold, as a read in the second
  * before a fold does: they are changed and folded once, and each read runs in a transaction
- * that puts the fold's watermark back below them (and rolls back).
+ * that puts the fold's watermark back below them (and rolls back). On the transaction's one
+ * connection the summary's reads run one after another, not side by side as on the pool: part
+ * of its difference from the folded read is that.
  */
 async function unfolded(db: Db, storeId: string): Promise<() => Promise<unknown>> {
   const { rows } = await sql<{ xid: string }>`select xid::text from analytics_fold`.execute(db);
