@@ -311,26 +311,24 @@ function answerShapes(): Record<string, Record<string, string>> {
 describe('released versions are frozen (D44)', () => {
   // Hashing every route's schemas of every version takes seconds, more on a machine busy with
   // the rest of the run: past the contract project's 5 s default.
-  it(
-    'answer and accept what they did when released: a change of the newest needs a version change',
-    { timeout: 60_000 },
-    () => {
-      const fresh = answerShapes();
-      if (process.env.UPDATE_ANSWER_SHAPES === '1') writeFileSync(SHAPES_FILE, `${JSON.stringify(fresh, null, 2)}\n`);
-      const frozen = JSON.parse(readFileSync(SHAPES_FILE, 'utf8')) as typeof fresh;
-      for (const version of API_VERSIONS) {
-        const changed = Object.keys({ ...fresh[version], ...frozen[version] }).filter(
-          (op) => fresh[version]?.[op] !== frozen[version]?.[op],
-        );
-        expect(
-          changed,
-          `the ${version} answers or requests of these operations changed. A breaking change of the latest ` +
-            'needs a new dated version whose version change renders the old shape (contract/src/versions); ' +
-            'an additive one is accepted by regenerating contract/test/versions/answer-shapes.json with UPDATE_ANSWER_SHAPES=1',
-        ).toEqual([]);
-      }
-    },
-  );
+  it('answer and accept what they did when released: a change of the newest needs a version change', {
+    timeout: 60_000,
+  }, () => {
+    const fresh = answerShapes();
+    if (process.env.UPDATE_ANSWER_SHAPES === '1') writeFileSync(SHAPES_FILE, `${JSON.stringify(fresh, null, 2)}\n`);
+    const frozen = JSON.parse(readFileSync(SHAPES_FILE, 'utf8')) as typeof fresh;
+    for (const version of API_VERSIONS) {
+      const changed = Object.keys({ ...fresh[version], ...frozen[version] }).filter(
+        (op) => fresh[version]?.[op] !== frozen[version]?.[op],
+      );
+      expect(
+        changed,
+        `the ${version} answers or requests of these operations changed. A breaking change of the latest ` +
+          'needs a new dated version whose version change renders the old shape (contract/src/versions); ' +
+          'an additive one is accepted by regenerating contract/test/versions/answer-shapes.json with UPDATE_ANSWER_SHAPES=1',
+      ).toEqual([]);
+    }
+  });
 
   it('is what the check reads: a changed answer of the newest changes its digest', () => {
     const doc = buildOpenApi() as { components: { schemas: Record<string, unknown> } };

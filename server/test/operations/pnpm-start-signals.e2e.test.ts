@@ -101,24 +101,28 @@ describe.skipIf(process.platform !== 'linux')('pnpm start stopped by a signal to
     'SIGINT',
     // pnpm killed outright: nothing is passed on, and the supervisor sees its parent gone.
     'SIGKILL',
-  ] as const)('ends on %s to the pnpm process: supervisor, workers and PostgreSQL gone within the drain time', async (signal) => {
-    await startPnpm();
-    const postmaster = Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    running = tree(pnpm!.pid!);
-    // pnpm, its shell(s), the supervisor, a worker, the postmaster and PostgreSQL's own processes.
-    expect(running).toContain(postmaster);
-    expect(tree(postmaster).length).toBeGreaterThan(1);
-    expect(running.length).toBeGreaterThanOrEqual(5);
+  ] as const)(
+    'ends on %s to the pnpm process: supervisor, workers and PostgreSQL gone within the drain time',
+    async (signal) => {
+      await startPnpm();
+      const postmaster = Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      running = tree(pnpm!.pid!);
+      // pnpm, its shell(s), the supervisor, a worker, the postmaster and PostgreSQL's own processes.
+      expect(running).toContain(postmaster);
+      expect(tree(postmaster).length).toBeGreaterThan(1);
+      expect(running.length).toBeGreaterThanOrEqual(5);
 
-    const sentAt = Date.now();
-    pnpm!.kill(signal);
-    await expect
-      .poll(() => running.filter((pid) => procStat(pid) !== undefined), { timeout: STOP_BOUND_MS + 5_000 })
-      .toEqual([]);
-    expect(Date.now() - sentAt).toBeLessThan(STOP_BOUND_MS);
-    expect(log).toMatch(/shutting down: draining every worker/);
-    expect(log).toMatch(/"msg":"stopped"/);
-    // The database stopped cleanly: its lock file is gone, and the next start opens it.
-    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
-  }, 180_000);
+      const sentAt = Date.now();
+      pnpm!.kill(signal);
+      await expect
+        .poll(() => running.filter((pid) => procStat(pid) !== undefined), { timeout: STOP_BOUND_MS + 5_000 })
+        .toEqual([]);
+      expect(Date.now() - sentAt).toBeLessThan(STOP_BOUND_MS);
+      expect(log).toMatch(/shutting down: draining every worker/);
+      expect(log).toMatch(/"msg":"stopped"/);
+      // The database stopped cleanly: its lock file is gone, and the next start opens it.
+      expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    },
+    180_000,
+  );
 });
