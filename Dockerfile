@@ -12,6 +12,8 @@ RUN npm install --global pnpm@10.34.9
 WORKDIR /src
 # Dependencies first, from the lockfile alone, so a source change reuses this layer.
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+# The lockfile names the patches it applies (patches/, see docs/architecture.md).
+COPY patches ./patches
 RUN pnpm fetch
 COPY . .
 RUN pnpm install --frozen-lockfile --offline

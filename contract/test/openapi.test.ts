@@ -6,9 +6,9 @@ import type { AppRoute } from '@ts-rest/core';
 import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { OPENAPI_FILE, renderOpenApi } from '../../scripts/openapi';
-import { contract } from '../src/index';
+import { API_VERSIONS, contract, contractFor } from '../src/index';
 import { buildOpenApi, operationIdOf } from '../src/openapi';
 import { SCOPES } from '../src/scopes';
 
@@ -181,6 +181,117 @@ describe('the OpenAPI document', () => {
     }
   });
 });
+
+/**
+ * zod's string formats and the OpenAPI `format` each is published as: a generated client or
+ * validator knows a calendar day, a timestamp, an address or a URL from the document alone.
+ */
+const FORMATS: Record<string, string> = {
+  date: 'date',
+  datetime: 'date-time',
+  email: 'email',
+  url: 'uri',
+  uuid: 'uuid',
+};
+
+describe('the string formats of every document', () => {
+  it.each(API_VERSIONS)('publishes every zod string format of %s as its OpenAPI format', (version) => {
+    const versionDoc = buildOpenApi({ version }) as unknown as Doc;
+    const seen = new Map<string, number>();
+    const byId = new Map(
+      Object.values(versionDoc.paths).flatMap((item) => Object.values(item).map((op) => [op.operationId, op] as const)),
+    );
+    for (const { key, route } of contractFor(version).routes.values()) {
+      const op = byId.get(operationIdOf(key));
+      if (!op) throw new Error(`${version} ${key}: no operation ${operationIdOf(key)}`);
+      const check = (zod: unknown, json: unknown, where: string) =>
+        formatsAgree(zod, json, versionDoc.components.schemas, `${version} ${key} ${where}`, seen);
+      const query = zodShape((route as { query?: unknown }).query);
+      for (const parameter of op.parameters ?? []) {
+        if (parameter.in === 'query' && query?.[parameter.name])
+          check(query[parameter.name], parameter.schema, parameter.name);
+      }
+      const body = (op as { requestBody?: { content: Record<string, { schema: unknown }> } }).requestBody;
+      if ('body' in route && body?.content['application/json'])
+        check(route.body, body.content['application/json'].schema, 'body');
+      for (const [status, response] of Object.entries(route.responses as Record<string, unknown>)) {
+        const json = op.responses[status]?.content?.['application/json']?.schema;
+        if (json) check(response, json, status);
+      }
+    }
+    // Each format the contract uses was met (the analytics summary's days among them).
+    for (const kind of ['date', 'datetime', 'email', 'url'])
+      expect(seen.get(kind), `${version} ${kind}`).toBeGreaterThan(0);
+    const summary = versionDoc.paths['/v1/analytics/summary']!.get!.parameters!;
+    for (const name of ['from', 'to']) expect(summary.find((p) => p.name === name)?.schema?.format).toBe('date');
+  });
+});
+
+/** The object shape of a query schema, through the wrappers zod puts around objects. */
+function zodShape(schema: unknown): Record<string, unknown> | undefined {
+  const inner = unwrapZod(schema);
+  return inner instanceof z.ZodObject ? (inner.shape as Record<string, unknown>) : undefined;
+}
+
+function unwrapZod(schema: unknown): unknown {
+  let s = schema;
+  for (;;) {
+    if (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) s = s._def.innerType;
+    else if (s instanceof z.ZodEffects) s = s._def.schema;
+    else if (s instanceof z.ZodLazy) s = s.schema;
+    else if (s instanceof z.ZodBranded) s = s._def.type;
+    else if (s instanceof z.ZodPipeline) s = s._def.in;
+    else return s;
+  }
+}
+
+/** A document schema with its `$ref`s and one-member `allOf`s (a described reference) followed. */
+function resolveJson(json: unknown, schemas: Record<string, unknown>): Record<string, any> | undefined {
+  let j = json as Record<string, any> | undefined;
+  for (let hops = 0; j && hops < 20; hops++) {
+    if (typeof j.$ref === 'string') j = schemas[j.$ref.replace('#/components/schemas/', '')] as Record<string, any>;
+    else if (Array.isArray(j.allOf) && j.allOf.length === 1) j = j.allOf[0];
+    else return j;
+  }
+  return j;
+}
+
+/** Walks a zod schema and the document's schema of it side by side: each formatted string has its format. */
+function formatsAgree(
+  zod: unknown,
+  json: unknown,
+  schemas: Record<string, unknown>,
+  where: string,
+  seen: Map<string, number>,
+): void {
+  const s = unwrapZod(zod);
+  const j = resolveJson(json, schemas);
+  if (!j) return;
+  if (s instanceof z.ZodString) {
+    const kind = s._def.checks.map((c) => c.kind).find((k) => k in FORMATS);
+    if (kind) {
+      expect(j.format, `${where}: a zod ${kind}`).toBe(FORMATS[kind]);
+      seen.set(kind, (seen.get(kind) ?? 0) + 1);
+    }
+  } else if (s instanceof z.ZodObject) {
+    for (const [name, inner] of Object.entries(s.shape as Record<string, unknown>)) {
+      if (j.properties?.[name]) formatsAgree(inner, j.properties[name], schemas, `${where}.${name}`, seen);
+    }
+  } else if (s instanceof z.ZodArray) {
+    formatsAgree(s._def.type, j.items, schemas, `${where}[]`, seen);
+  } else if (s instanceof z.ZodRecord) {
+    formatsAgree(s._def.valueType, j.additionalProperties, schemas, `${where}{}`, seen);
+  } else if (s instanceof z.ZodUnion || s instanceof z.ZodDiscriminatedUnion) {
+    const options = s.options as unknown[];
+    const alternatives = (j.oneOf ?? j.anyOf) as unknown[] | undefined;
+    if (alternatives?.length === options.length) {
+      for (const [i, o] of options.entries()) formatsAgree(o, alternatives[i], schemas, `${where}|${i}`, seen);
+    }
+  } else if (s instanceof z.ZodIntersection && Array.isArray(j.allOf)) {
+    formatsAgree(s._def.left, j.allOf[0], schemas, where, seen);
+    formatsAgree(s._def.right, j.allOf[1], schemas, where, seen);
+  }
+}
 
 describe('the examples of the OpenAPI document', () => {
   const ajv = new Ajv({ strict: false, allErrors: true });

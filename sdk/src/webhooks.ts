@@ -2,6 +2,7 @@ import {
   type ApiVersion,
   WEBHOOK_HEADERS,
   WEBHOOK_SIGNATURE_VERSION,
+  webhookBodySchema,
   ZWebhookEvent,
 } from '@protection-service/contract';
 // The generated type, not the contract's z.infer: the published declarations stay free of zod.
@@ -169,6 +170,10 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<TWeb
   const versionHeader = header(options.headers, WEBHOOK_HEADERS.apiVersion);
   if (versionHeader !== undefined && versionHeader !== event.data.apiVersion) {
     throw new WebhookVerificationError(`${WEBHOOK_HEADERS.apiVersion} disagrees with the body`, 'body');
+  }
+  // D44: the body holds only what its version has (D54: no tracking claim type before 2027-01-15).
+  if (!webhookBodySchema(event.data.apiVersion, event.data.topic).safeParse(event.data.body).success) {
+    throw new WebhookVerificationError('the body is not a webhook event of this version', 'body');
   }
   if (options.apiVersion !== undefined && event.data.apiVersion !== options.apiVersion) {
     throw new WebhookVerificationError(

@@ -271,3 +271,72 @@ run();
     }, 60_000);
   }
 });
+
+/**
+ * The SDK takes `zod` and `@ts-rest/core` as caret ranges, so a partner's app that has them
+ * already shares its copy: the packed package, installed with the lowest and then the highest
+ * version of both that its ranges allow, verifies a signed webhook (zod parses it) and calls
+ * the real server (ts-rest builds the request, zod checks what it sends).
+ */
+describe('@protection-service/sdk on the lowest and highest zod and @ts-rest/core it allows', () => {
+  const ranges = async () =>
+    (
+      (await import(path.join(SDK, 'package.json'), { with: { type: 'json' } })).default as {
+        dependencies: Record<'zod' | '@ts-rest/core', string>;
+      }
+    ).dependencies;
+
+  const program = `import { createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { createClient, verifyWebhook } from '@protection-service/sdk';
+const require = createRequire(import.meta.url);
+const versions = ['zod', '@ts-rest/core'].map((p) => require(require.resolve(p + '/package.json', { paths: [require.resolve('@protection-service/sdk')] })).version);
+const secret = 'svc_whsec_test';
+const raw = JSON.stringify({ id: 'ev_1', topic: 'claim/denied', apiVersion: '2027-01-15', livemode: true,
+  createdAt: new Date().toISOString(), body: { claimId: 'c', storeId: 's', sourceOrderId: 'o', reason: 'OTHER' } });
+const timestamp = String(Math.floor(Date.now() / 1000));
+const signature = 'v1,' + createHmac('sha256', secret).update('ev_1.' + timestamp + '.' + raw).digest('base64');
+const headers = { 'x-webhook-id': 'ev_1', 'x-webhook-timestamp': timestamp, 'x-webhook-signature': signature };
+const event = await verifyWebhook({ secret, headers, body: raw });
+const tampered = await verifyWebhook({ secret, headers, body: raw.replace('OTHER', 'NOPE') }).then(() => 'accepted', (e) => e.reason);
+const client = createClient({ baseUrl: process.env.BASE_URL });
+const quote = await client.public.getInsurance({ query: { store_url: 'nowhere.example.com', subtotal: 100 } });
+console.log(JSON.stringify({ versions, topic: event.topic, tampered, quote: quote.status }));
+`;
+
+  it('runs both ends of its ranges', async () => {
+    const server = await startTestServer();
+    const project = await mkdtemp(path.join(os.tmpdir(), 'sdk-ranges-'));
+    try {
+      await exec('pnpm', ['pack', '--pack-destination', project], { cwd: SDK });
+      const tarball = (await exec('ls', [project])).stdout.trim();
+      await writeFile(path.join(project, 'package.json'), '{"name":"consumer","private":true,"type":"module"}\n');
+      await writeFile(path.join(project, 'consumer.js'), program);
+      const deps = await ranges();
+      for (const [zod, tsRest] of <[string, string][]>[
+        // The lowest: the floor each caret names; the highest: what the ranges resolve to today.
+        [deps.zod.replace(/^\^/, ''), deps['@ts-rest/core'].replace(/^\^/, '')],
+        [deps.zod, deps['@ts-rest/core']],
+      ]) {
+        await exec('pnpm', ['add', '--prefer-offline', `./${tarball}`, `zod@${zod}`, `@ts-rest/core@${tsRest}`], {
+          cwd: project,
+        });
+        const { stdout } = await exec(process.execPath, ['consumer.js'], {
+          cwd: project,
+          env: { ...process.env, BASE_URL: server.baseUrl },
+        });
+        const out = JSON.parse(stdout) as { versions: string[]; topic: string; tampered: string; quote: number };
+        expect(out, `zod ${zod}, @ts-rest/core ${tsRest}`).toMatchObject({
+          topic: 'claim/denied',
+          tampered: 'signature',
+          quote: 404,
+        });
+        if (!zod.startsWith('^')) expect(out.versions).toEqual([zod, tsRest]);
+        else expect(out.versions.every((v) => /^3\./.test(v))).toBe(true);
+      }
+    } finally {
+      await rm(project, { recursive: true, force: true });
+      await server.close();
+    }
+  }, 240_000);
+});

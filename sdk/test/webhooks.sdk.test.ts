@@ -118,6 +118,41 @@ describe('verifyWebhook', () => {
     expect(await refusal(verifyWebhook({ secret, headers: lying, body: delivered.raw }))).toBe('body');
   });
 
+  it('refuses a body holding a value its version does not have (D44, D54: no tracking claim type before 2027-01-15)', async () => {
+    const signed = (apiVersion: string, claimType: string | null) => {
+      const raw = JSON.stringify({
+        id: 'ev_versioned',
+        topic: 'claim/created',
+        apiVersion,
+        livemode: true,
+        createdAt: new Date().toISOString(),
+        body: {
+          claimId: 'cl_1',
+          storeId,
+          sourceOrderId: 'o1',
+          claimCategory: 'SHIPPING',
+          claimType,
+          claimState: 'NEW',
+          items: [],
+        },
+      });
+      const headers = { 'x-webhook-id': 'ev_versioned', 'x-webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
+      return { raw, headers: { ...headers, 'x-webhook-signature': `v1,${signatureOf(secret, { headers, raw })}` } };
+    };
+    const newest = signed('2027-01-15', 'LOST_IN_TRANSIT');
+    await expect(verifyWebhook({ secret, ...newest, body: newest.raw })).resolves.toMatchObject({
+      body: { claimType: 'LOST_IN_TRANSIT' },
+    });
+    for (const version of ['2026-12-01', '2025-01-01']) {
+      const older = signed(version, 'LOST_IN_TRANSIT');
+      expect(await refusal(verifyWebhook({ secret, ...older, body: older.raw }))).toBe('body');
+      const asRendered = signed(version, null);
+      await expect(verifyWebhook({ secret, ...asRendered, body: asRendered.raw })).resolves.toMatchObject({
+        apiVersion: version,
+      });
+    }
+  });
+
   it('verifies with either secret while a rotation signs under both (D34)', async () => {
     const rotated = await rotateWebhookSecret(server.db, rig.secretKey, clientId, ownerId);
     const after = await deliver('cl_rotated');

@@ -11,6 +11,8 @@ import { registerQueueMetrics, serveMetrics } from './metrics';
 /** A child that dies younger than this is replaced after a pause, so a crash at start cannot spin. */
 const STEADY_MS = 10_000;
 const RESTART_PAUSE_MS = 2_000;
+/** How often a supervisor run by a package manager's script checks that the script still runs. */
+const PARENT_CHECK_MS = 250;
 /** Past its own drain, how long a child may take to exit before it is killed. */
 const EXIT_GRACE_MS = 5_000;
 /**
@@ -89,6 +91,24 @@ export async function supervise(
     process.exit(0);
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
+  stopWithScript(() => void shutdown('pnpm gone'));
+}
+
+/**
+ * pnpm passes SIGTERM and SIGINT on to its script's process only (which is why `pnpm start`
+ * and `pnpm worker` exec the Node binary rather than run it under a shell and the `node`
+ * launcher `pnpm install` brings, neither of which passes signals on). When pnpm itself is
+ * killed outright, the supervisor would run on under another parent with its children and the
+ * embedded database: so a supervisor started by a package manager's script
+ * (`npm_lifecycle_event` set) takes its parent's going as the signal (D46). Started otherwise
+ * (the image, a process manager, a shell's `&`), it outlives its parent as any process does.
+ */
+function stopWithScript(stop: () => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, PARENT_CHECK_MS).unref();
 }
 
 /**

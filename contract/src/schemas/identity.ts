@@ -11,7 +11,14 @@ import {
   ZStoreSummary,
   ZTestClientSecret,
 } from './oauth';
-import { WEBHOOK_BODY_SCHEMAS, type WebhookTopic, ZWebhookEventId, ZWebhookSecret, ZWebhookTopic } from './webhooks';
+import {
+  WEBHOOK_BODY_SCHEMAS,
+  WEBHOOK_TOPICS,
+  type WebhookTopic,
+  ZWebhookEventId,
+  ZWebhookSecret,
+  ZWebhookTopic,
+} from './webhooks';
 
 /**
  * Dashboard identity (D8), app registration (D9), installations (D14), session-token minting
@@ -180,9 +187,10 @@ export const ZWebhookUrl = ZUrl.refine((u) => !u.includes('#'), 'must not contai
 export const APP_DISTRIBUTIONS = ['public', 'private'] as const;
 export const ZAppDistribution = z.enum(APP_DISTRIBUTIONS);
 
+/** An app may take every topic there is, each once: the cap is the topic list's length (D54 added two). */
 const ZWebhookTopics = z
   .array(ZWebhookTopic)
-  .max(6)
+  .max(WEBHOOK_TOPICS.length)
   .refine((topics) => new Set(topics).size === topics.length, 'topics must be unique');
 
 /**

@@ -31,6 +31,14 @@ export interface VersionChange {
   addedRoutes?: Record<string, AddedRoute>;
   /** A webhook body of `topic` as the older version renders it (D44: bodies follow the receiver's pin). */
   webhook?(topic: string, body: unknown): unknown;
+  /**
+   * Schemas the older version knows in a narrower form, as `[newer, older]` pairs: swapped (by
+   * identity) wherever the newer one occurs in a versioned route's request (query and body) and
+   * in the webhook bodies, so that the older version's document names only its own values and
+   * its validation refuses the others with 400. Answers stay the `route`'s business: their
+   * values need rewriting, not only their schemas.
+   */
+  narrows?: readonly (readonly [newer: z.ZodTypeAny, older: z.ZodTypeAny])[];
   /** A D2 error answer of a versioned route, made old (messages only: errors keep their shape). */
   error?(answer: Answer): Answer;
 }
@@ -43,6 +51,8 @@ export interface RouteChange {
   description?(newer: string): string;
   /** The old request body (what the older version's clients send). */
   body?: z.ZodTypeAny;
+  /** The old query (what the older version's clients may filter by). */
+  query?: z.ZodTypeAny;
   /** The old answers, by status; `null` removes a status the newer version answers. */
   responses?: Record<number, z.ZodTypeAny | null>;
   /** An old (already validated) request made into the newer version's; `state` carries what `afterNewer` needs. */
@@ -82,6 +92,30 @@ export interface Answer {
 export interface VersionData {
   contextVariantKeys(contextIds: readonly string[]): Promise<Map<string, string>>;
   rememberContextVariantKey(contextId: string, variantKey: string): Promise<void>;
+}
+
+/** `schema` with each of `pairs`' newer schemas swapped for its older form (see `VersionChange.narrows`). */
+export function narrowSchema(schema: z.ZodTypeAny, pairs: VersionChange['narrows']): z.ZodTypeAny {
+  let out = schema;
+  for (const [newer, older] of pairs ?? []) out = replaceSchema(out, newer, older);
+  return out;
+}
+
+/** A versioned route's request in the older version of `change`, for its `narrows` (undefined: untouched). */
+export function narrowedRequest(change: VersionChange, route: AppRoute): RouteChange | undefined {
+  if (!change.narrows || !isVersionedRoute(route)) return undefined;
+  const step: RouteChange = {};
+  const query = (route as { query?: unknown }).query;
+  const body = (route as { body?: unknown }).body;
+  if (query instanceof z.ZodType) {
+    const narrowed = narrowSchema(query, change.narrows);
+    if (narrowed !== query) step.query = narrowed;
+  }
+  if (body instanceof z.ZodType) {
+    const narrowed = narrowSchema(body, change.narrows);
+    if (narrowed !== body) step.body = narrowed;
+  }
+  return Object.keys(step).length > 0 ? step : undefined;
 }
 
 /** `group.name` of every route of a contract. */

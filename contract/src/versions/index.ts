@@ -1,10 +1,13 @@
 import type { AppRoute } from '@ts-rest/core';
 import type { z } from 'zod';
 import { contract } from '../contract';
+import { WEBHOOK_BODY_SCHEMAS, type WebhookTopic } from '../schemas/webhooks';
 import {
   type AddedRoute,
   type Answer,
   isVersionedRoute,
+  narrowedRequest,
+  narrowSchema,
   type RequestParts,
   type RouteChange,
   routeEntries,
@@ -94,7 +97,7 @@ export function contractFor(version: ApiVersion): VersionedContract {
   for (const change of changes) {
     for (const entry of routes.values()) {
       if (entry.added) continue;
-      const step = change.route?.(entry.key, entry.route);
+      const step = stepOf(change, entry);
       if (!step) continue;
       if (!isVersionedRoute(entry.route)) {
         throw new Error(`version change ${change.id} touches ${entry.key}, which is not versioned (D44)`);
@@ -117,6 +120,13 @@ export function contractFor(version: ApiVersion): VersionedContract {
   return out;
 }
 
+/** What `change` makes of a route: its request narrowed (`narrows`) and its own `route` step, the latter winning. */
+function stepOf(change: VersionChange, entry: VersionedRoute): RouteChange | undefined {
+  const narrowed = narrowedRequest(change, entry.route);
+  const own = change.route?.(entry.key, entry.route);
+  return narrowed || own ? { ...narrowed, ...own } : undefined;
+}
+
 function applyStep(route: AppRoute, step: RouteChange): AppRoute {
   const responses: Record<number, unknown> = { ...(route.responses as Record<number, unknown>) };
   for (const [status, schema] of Object.entries(step.responses ?? {})) {
@@ -128,6 +138,7 @@ function applyStep(route: AppRoute, step: RouteChange): AppRoute {
   return {
     ...route,
     ...(step.body ? { body: step.body } : {}),
+    ...(step.query ? { query: step.query } : {}),
     ...(step.description ? { description: step.description(route.description ?? '') } : {}),
     ...(step.metadata ? { metadata: { ...(route.metadata as object), ...step.metadata } } : {}),
     responses: ordered,
@@ -191,6 +202,17 @@ export function webhookEnvelope(
     createdAt: event.createdAt,
     body,
   };
+}
+
+/**
+ * The schema of a webhook body of `topic` in `version` (D44): the newest one narrowed by the
+ * changes between the newest version and `version` (D54: no tracking claim type in
+ * `claim/created` before 2027-01-15), for the document and for checking a delivery.
+ */
+export function webhookBodySchema(version: ApiVersion, topic: WebhookTopic): z.ZodTypeAny {
+  let schema: z.ZodTypeAny = WEBHOOK_BODY_SCHEMAS[topic];
+  for (const change of changesFor(version)) schema = narrowSchema(schema, change.narrows);
+  return schema;
 }
 
 /**

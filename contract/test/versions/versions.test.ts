@@ -16,6 +16,8 @@ import {
   upRequest,
   VERSION_CHANGES,
   type VersionData,
+  WEBHOOK_TOPICS,
+  webhookBodySchema,
   webhookEnvelope,
   ZError,
 } from '@protection-service/contract';
@@ -149,6 +151,62 @@ describe('version changes (D44)', () => {
     // schema, whose claimType has no tracking claim types.
   });
 
+  it("walks each version's document, requests and webhook bodies: no value a later version introduced (D44, D54)", () => {
+    const introduced = laterValues();
+    expect(introduced.get('2026-12-01')?.flatMap((n) => [...n.taken])).toEqual(['LOST_IN_TRANSIT', 'DELAYED']);
+    for (const version of API_VERSIONS) {
+      const narrowed = introduced.get(version) ?? [];
+      /** The later values of an enum that is one a change narrowed (all its old values, and more). */
+      const later = (values: string[]) =>
+        narrowed.flatMap((n) => (n.kept.every((v) => values.includes(v)) ? values.filter((v) => n.taken.has(v)) : []));
+      const doc = buildOpenApi({ version }) as unknown as OpenApiDoc;
+      let versioned = 0;
+      for (const [where, operation] of operations(doc)) {
+        // Unversioned routes (the dashboard's) answer alike whatever the version, in every document.
+        if (!operation.parameters?.some((p) => p.name === 'Api-Version')) continue;
+        versioned++;
+        expect(enums(operation, doc.components.schemas).flatMap(later), `${version} ${where}`).toEqual([]);
+      }
+      expect(versioned).toBeGreaterThan(50);
+      for (const topic of WEBHOOK_TOPICS) {
+        expect(zodEnums(webhookBodySchema(version, topic)).flatMap(later), `${version} webhook ${topic}`).toEqual([]);
+      }
+    }
+    // The walk finds them where they are: in the newest, which has them all.
+    const newest = buildOpenApi({ version: LATEST_API_VERSION }) as unknown as OpenApiDoc;
+    const [narrowing] = introduced.get('2026-12-01')!;
+    const hits = (values: string[]) => narrowing!.kept.every((v) => values.includes(v)) && values.includes('DELAYED');
+    expect(enums(newest.paths['/v1/claims']!.get!, newest.components.schemas).some(hits)).toBe(true);
+    expect(enums(newest.paths['/v1/claims/export']!.get!, newest.components.schemas).some(hits)).toBe(true);
+    expect(zodEnums(webhookBodySchema(LATEST_API_VERSION, 'claim/created')).some(hits)).toBe(true);
+  });
+
+  it('validates each version by its own values: an older list and export refuse a later claim type filter (D54)', () => {
+    for (const key of ['claims.list', 'claims.export']) {
+      for (const version of API_VERSIONS) {
+        const query = contractFor(version).routes.get(key)!.route.query as z.ZodTypeAny;
+        const later = version !== LATEST_API_VERSION;
+        expect(query.safeParse({ claimType: 'LOST_IN_TRANSIT' }).success, `${version} ${key}`).toBe(!later);
+        expect(query.safeParse({ claimType: 'MULTIPLE' }).success, `${version} ${key}`).toBe(true);
+      }
+    }
+    const created = {
+      claimId: 'c',
+      storeId: 's',
+      sourceOrderId: 'o',
+      claimCategory: 'SHIPPING',
+      claimState: 'NEW',
+      items: [],
+    };
+    for (const version of API_VERSIONS) {
+      const schema = webhookBodySchema(version, 'claim/created');
+      expect(schema.safeParse({ ...created, claimType: 'DELAYED' }).success, version).toBe(
+        version === LATEST_API_VERSION,
+      );
+      expect(schema.safeParse({ ...created, claimType: null }).success, version).toBe(true);
+    }
+  });
+
   it('errors: a 403 made old names earlier scope names and keeps the D2 shape', () => {
     const earlier = new Set(Object.values(SCOPE_ALIASES).filter(Boolean));
     for (const scope of SCOPES) {
@@ -253,26 +311,24 @@ function answerShapes(): Record<string, Record<string, string>> {
 describe('released versions are frozen (D44)', () => {
   // Hashing every route's schemas of every version takes seconds, more on a machine busy with
   // the rest of the run: past the contract project's 5 s default.
-  it(
-    'answer and accept what they did when released: a change of the newest needs a version change',
-    { timeout: 60_000 },
-    () => {
-      const fresh = answerShapes();
-      if (process.env.UPDATE_ANSWER_SHAPES === '1') writeFileSync(SHAPES_FILE, `${JSON.stringify(fresh, null, 2)}\n`);
-      const frozen = JSON.parse(readFileSync(SHAPES_FILE, 'utf8')) as typeof fresh;
-      for (const version of API_VERSIONS) {
-        const changed = Object.keys({ ...fresh[version], ...frozen[version] }).filter(
-          (op) => fresh[version]?.[op] !== frozen[version]?.[op],
-        );
-        expect(
-          changed,
-          `the ${version} answers or requests of these operations changed. A breaking change of the latest ` +
-            'needs a new dated version whose version change renders the old shape (contract/src/versions); ' +
-            'an additive one is accepted by regenerating contract/test/versions/answer-shapes.json with UPDATE_ANSWER_SHAPES=1',
-        ).toEqual([]);
-      }
-    },
-  );
+  it('answer and accept what they did when released: a change of the newest needs a version change', {
+    timeout: 60_000,
+  }, () => {
+    const fresh = answerShapes();
+    if (process.env.UPDATE_ANSWER_SHAPES === '1') writeFileSync(SHAPES_FILE, `${JSON.stringify(fresh, null, 2)}\n`);
+    const frozen = JSON.parse(readFileSync(SHAPES_FILE, 'utf8')) as typeof fresh;
+    for (const version of API_VERSIONS) {
+      const changed = Object.keys({ ...fresh[version], ...frozen[version] }).filter(
+        (op) => fresh[version]?.[op] !== frozen[version]?.[op],
+      );
+      expect(
+        changed,
+        `the ${version} answers or requests of these operations changed. A breaking change of the latest ` +
+          'needs a new dated version whose version change renders the old shape (contract/src/versions); ' +
+          'an additive one is accepted by regenerating contract/test/versions/answer-shapes.json with UPDATE_ANSWER_SHAPES=1',
+      ).toEqual([]);
+    }
+  });
 
   it('is what the check reads: a changed answer of the newest changes its digest', () => {
     const doc = buildOpenApi() as { components: { schemas: Record<string, unknown> } };
@@ -284,3 +340,75 @@ describe('released versions are frozen (D44)', () => {
     expect(JSON.stringify(shapeOf({ $ref: '#/components/schemas/Quote' }, schemas))).not.toBe(before);
   });
 });
+
+/* ------------------------------------------------ values a later version introduced (D44) */
+
+/** An enum a version change narrowed: the values the older version has, and those it lacks. */
+interface Narrowing {
+  kept: string[];
+  taken: Set<string>;
+}
+
+/** For each version, the enums some later version widened: what each change's `narrows` takes out. */
+function laterValues(): Map<ApiVersion, Narrowing[]> {
+  const out = new Map<ApiVersion, Narrowing[]>();
+  for (const change of VERSION_CHANGES) {
+    for (const [newer, older] of change.narrows ?? []) {
+      const kept = zodEnums(older).flat();
+      const taken = new Set(
+        zodEnums(newer)
+          .flat()
+          .filter((v) => !kept.includes(v)),
+      );
+      for (const version of API_VERSIONS.slice(API_VERSIONS.indexOf(change.version))) {
+        out.set(version, [...(out.get(version) ?? []), { kept, taken }]);
+      }
+    }
+  }
+  return out;
+}
+
+/** The values of each enum anywhere in a zod schema. */
+function zodEnums(schema: unknown, seen = new Set<unknown>()): string[][] {
+  if (!(schema instanceof z.ZodType) || seen.has(schema)) return [];
+  seen.add(schema);
+  if (schema instanceof z.ZodEnum) return [[...(schema.options as string[])]];
+  const def = schema._def as Record<string, unknown>;
+  const inner = [def.innerType, def.schema, def.type, def.in, def.out, def.left, def.right, def.valueType];
+  if (schema instanceof z.ZodObject) inner.push(...Object.values(schema.shape as Record<string, unknown>));
+  if (Array.isArray(def.options)) inner.push(...(def.options as unknown[]));
+  if (schema instanceof z.ZodLazy) inner.push(schema.schema);
+  return inner.flatMap((s) => zodEnums(s, seen));
+}
+
+interface OpenApiOperation {
+  parameters?: { name: string }[];
+}
+interface OpenApiDoc {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+function operations(doc: OpenApiDoc): [string, OpenApiOperation][] {
+  return Object.entries(doc.paths).flatMap(([p, item]) =>
+    Object.entries(item).map(([method, op]) => [`${method.toUpperCase()} ${p}`, op] as [string, OpenApiOperation]),
+  );
+}
+
+/** The values of each enum anywhere in a piece of a document, `$ref`s followed (each once). */
+function enums(node: unknown, schemas: Record<string, unknown>, seen = new Set<string>()): string[][] {
+  if (Array.isArray(node)) return node.flatMap((n) => enums(n, schemas, seen));
+  if (typeof node !== 'object' || node === null) return [];
+  const out: string[][] = [];
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'enum' && Array.isArray(value)) out.push(value.filter((v): v is string => typeof v === 'string'));
+    else if (key === '$ref' && typeof value === 'string') {
+      const name = value.replace('#/components/schemas/', '');
+      if (!seen.has(name)) {
+        seen.add(name);
+        out.push(...enums(schemas[name], schemas, seen));
+      }
+    } else out.push(...enums(value, schemas, seen));
+  }
+  return out;
+}

@@ -1458,34 +1458,6 @@ export type TClaimQueue = 'to_do' | 'waiting_on_shopper' | 'on_hold' | 'approved
 
 export type TListOrder = 'asc' | 'desc';
 
-export interface TClaimListQuery {
-  /** Page size from the start, 1-250 (default 50) */
-  first?: number;
-  /** Opaque cursor: items after this one */
-  after?: string;
-  /** Page size from the end, 1-250 */
-  last?: number;
-  /** Opaque cursor: items before this one */
-  before?: string;
-  /** Only claims in these states; repeat the parameter for several (D51) */
-  claimState?: TClaimState | TClaimState[];
-  /** Only claims in this tab of the claim queue (D51); cannot be combined with claimState */
-  queue?: TClaimQueue;
-  /** Only the claims whose id, order number or shopper's e-mail is exactly this (D51) */
-  q?: string;
-  /** Only claims of this type (D51) */
-  claimType?: TClaimType;
-  /** By createdAt: asc (oldest first, the default) or desc (D51) */
-  order?: TListOrder;
-  sourceOrderId?: string;
-  /** Claims created at or after */
-  createdAtMin?: string;
-  /** Claims created at or before */
-  createdAtMax?: string;
-  /** Claims updated at or after */
-  updatedAtMin?: string;
-}
-
 export interface TClaimListResolution {
   id: string;
   claimId: string;
@@ -3468,7 +3440,33 @@ export interface ClaimsRoutes {
    */
   list(args?: {
     /** Query parameters; the SDK writes numbers and booleans into the query string. */
-    query?: TClaimListQuery;
+    query?: {
+      /** Page size from the start, 1-250 (default 50) */
+      first?: number;
+      /** Opaque cursor: items after this one */
+      after?: string;
+      /** Page size from the end, 1-250 */
+      last?: number;
+      /** Opaque cursor: items before this one */
+      before?: string;
+      /** Only claims in these states; repeat the parameter for several (D51) */
+      claimState?: TClaimState | TClaimState[];
+      /** Only claims in this tab of the claim queue (D51); cannot be combined with claimState */
+      queue?: TClaimQueue;
+      /** Only the claims whose id, order number or shopper's e-mail is exactly this (D51) */
+      q?: string;
+      /** Only claims of this type (D51) */
+      claimType?: 'DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE';
+      /** By createdAt: asc (oldest first, the default) or desc (D51) */
+      order?: TListOrder;
+      sourceOrderId?: string;
+      /** Claims created at or after */
+      createdAtMin?: string;
+      /** Claims created at or before */
+      createdAtMax?: string;
+      /** Claims updated at or after */
+      updatedAtMin?: string;
+    };
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
       [name: string]: string | undefined;
@@ -3530,7 +3528,7 @@ export interface ClaimsRoutes {
       /** Only the claims whose id, order number or shopper's e-mail is exactly this (D51) */
       q?: string;
       /** Only claims of this type (D51) */
-      claimType?: TClaimType;
+      claimType?: 'DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE';
       /** By createdAt: asc (oldest first, the default) or desc (D51) */
       order?: TListOrder;
       sourceOrderId?: string;

@@ -71,6 +71,25 @@ describe('claims export (D52)', () => {
     expect(await typeIn('2025-01-01')).toEqual(['']);
   });
 
+  it('refuses a tracking claim type as a filter of the list and the export before 2027-01-15, with 400 (D54)', async () => {
+    const filtered = (path: string, version: string, claimType: string) =>
+      server.request(`${path}?claimType=${claimType}`, {
+        headers: { authorization: `Bearer ${s.token}`, 'api-version': version },
+      });
+    for (const path of ['/v1/claims', '/v1/claims/export']) {
+      for (const claimType of ['LOST_IN_TRANSIT', 'DELAYED']) {
+        for (const version of ['2026-12-01', '2025-01-01']) {
+          const res = await filtered(path, version, claimType);
+          expect(res.status, `${version} ${path} ${claimType}`).toBe(400);
+          expect((await errorOf(res)).issues?.[0]?.path).toBe('query.claimType');
+        }
+        expect((await filtered(path, '2027-01-15', claimType)).status).toBe(200);
+      }
+      // A type every version has is a filter in each of them.
+      expect((await filtered(path, '2026-12-01', 'MULTIPLE')).status).toBe(200);
+    }
+  });
+
   it('answers RFC 4180 CSV with a header row, as an attachment, equal to the list', async () => {
     const res = await exportRaw();
     expect(res.status).toBe(200);

@@ -215,6 +215,39 @@ describe('apps (D9)', () => {
     );
   });
 
+  it('registers and updates an app with every topic the published document names, and no more (D54)', async () => {
+    const doc = (await (await server.request('/openapi.json')).json()) as {
+      components: {
+        schemas: Record<string, { properties: Record<string, { items: { enum: string[] }; maxItems: number }> }>;
+      };
+    };
+    for (const name of ['CreateAppRequest', 'UpdateAppRequest']) {
+      const topics = doc.components.schemas[name]!.properties.webhookTopics!;
+      // The document agrees with itself: every topic it names can be taken at once.
+      expect(topics.maxItems, name).toBe(topics.items.enum.length);
+    }
+    const every = doc.components.schemas.CreateAppRequest!.properties.webhookTopics!.items
+      .enum as TCreateAppRequest['webhookTopics'] & string[];
+    expect(every).toEqual(expect.arrayContaining(['tracking/updated', 'tracking/alert']));
+    const { data: created } = answered(await create(registration({ webhookTopics: every })), 201);
+    expect(created.webhookTopics).toEqual(every);
+    expect(answered(await read(created.clientId), 200).data.webhookTopics).toEqual(every);
+
+    const { data: few } = answered(await create(registration({ webhookTopics: ['claim/created'] })), 201);
+    const reversed = [...every].reverse();
+    expect(answered(await update(few.clientId, { webhookTopics: reversed }), 200).data.webhookTopics).toEqual(reversed);
+    // A topic twice is still refused, and changes nothing.
+    const twice = [...every, every[0]!];
+    expect((await createRaw(registration({ webhookTopics: twice }))).status).toBe(400);
+    const res = await server.request(`/v1/apps/${few.clientId}`, {
+      method: 'PATCH',
+      json: { webhookTopics: twice },
+      headers: bearer(token),
+    });
+    expect(res.status).toBe(400);
+    expect(answered(await read(few.clientId), 200).data.webhookTopics).toEqual(reversed);
+  });
+
   it('refuses topics on an app without a webhook URL, and changes nothing', async () => {
     const { data: created } = answered(await create(registration({ webhookUrl: undefined, webhookTopics: [] })), 201);
     const body = answered(await update(created.clientId, { webhookTopics: ['claim/created'] }), 400);

@@ -242,20 +242,21 @@ describe('Idempotency-Key (D33)', () => {
       expect((await errorOf(res)).issues![0]!.path).toBe('headers.idempotency-key');
     });
 
-    it.each(
-      keyed.map((r) => [`${r.method} ${r.path}`, r] as const),
-    )('%s replays, and refuses a different body', async (_n, route) => {
-      const send = (json: unknown) =>
-        server.request(urlOf(route), {
-          method: 'POST',
-          headers: { ...bearer(tokenOf(route)), 'idempotency-key': `every-${route.path}` },
-          json,
-        });
-      const first = await answer(await send({ orderTotal: 10 }));
-      if (first.status >= 500 && first.status !== 501) throw new Error(`${route.path} answered ${first.status}`);
-      expect(await answer(await send({ orderTotal: 10 }))).toEqual({ ...first, replayed: 'true' });
-      expect((await send({ orderTotal: 11 })).status).toBe(409);
-    });
+    it.each(keyed.map((r) => [`${r.method} ${r.path}`, r] as const))(
+      '%s replays, and refuses a different body',
+      async (_n, route) => {
+        const send = (json: unknown) =>
+          server.request(urlOf(route), {
+            method: 'POST',
+            headers: { ...bearer(tokenOf(route)), 'idempotency-key': `every-${route.path}` },
+            json,
+          });
+        const first = await answer(await send({ orderTotal: 10 }));
+        if (first.status >= 500 && first.status !== 501) throw new Error(`${route.path} answered ${first.status}`);
+        expect(await answer(await send({ orderTotal: 10 }))).toEqual({ ...first, replayed: 'true' });
+        expect((await send({ orderTotal: 11 })).status).toBe(409);
+      },
+    );
 
     it('POST /v2/quote gets it with no code of its own (it may still answer 501)', () => {
       expect(keyed.map((r) => r.path)).toContain('/v2/quote');

@@ -469,26 +469,27 @@ describe('hostile input on the password and staff-token routes', () => {
         ) as rows`.execute(server.db)
     ).rows[0]!.rows;
 
-  it.each(
-    cases(() => owner.password),
-  )('%s answers 400 naming it and changes nothing', async (_name, path, body, field) => {
-    const before = await snapshot();
-    const raw = body();
-    const res = await server.request(path, {
-      method: 'POST',
-      headers: { ...bearer(dash), ...(raw ? { 'content-type': 'application/json' } : {}) },
-      ...(raw ? { body: raw } : {}),
-    });
-    expect(res.status).toBe(400);
-    const err = (await res.json()) as {
-      statusCode: number;
-      error: string;
-      issues: { path: string; message: string }[];
-    };
-    expect(err).toMatchObject({ statusCode: 400, error: 'Bad Request' });
-    expect(
-      err.issues.some((i) => i.path === field || i.path.startsWith(`${field}.`) || i.message.includes(field)),
-    ).toBe(true);
-    expect(await snapshot()).toEqual(before);
-  });
+  it.each(cases(() => owner.password))(
+    '%s answers 400 naming it and changes nothing',
+    async (_name, path, body, field) => {
+      const before = await snapshot();
+      const raw = body();
+      const res = await server.request(path, {
+        method: 'POST',
+        headers: { ...bearer(dash), ...(raw ? { 'content-type': 'application/json' } : {}) },
+        ...(raw ? { body: raw } : {}),
+      });
+      expect(res.status).toBe(400);
+      const err = (await res.json()) as {
+        statusCode: number;
+        error: string;
+        issues: { path: string; message: string }[];
+      };
+      expect(err).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+      expect(
+        err.issues.some((i) => i.path === field || i.path.startsWith(`${field}.`) || i.message.includes(field)),
+      ).toBe(true);
+      expect(await snapshot()).toEqual(before);
+    },
+  );
 });

@@ -175,123 +175,124 @@ describe('security suite', () => {
     );
   });
 
-  describe.each(
-    API_VERSIONS.flatMap((v) => tokenRoutesOf(v).map((r) => [v, label(r), r] as const)),
-  )('%s %s', (version, _name, route) => {
-    const meta = metaOf(route);
-    const { enough, forbidden } = scopesFor(meta);
-    // D45: a route of test stores only is called with a test token; a live token is refused.
-    const tokenFor = meta.mode === 'test' ? freshTestToken : freshToken;
+  describe.each(API_VERSIONS.flatMap((v) => tokenRoutesOf(v).map((r) => [v, label(r), r] as const)))(
+    '%s %s',
+    (version, _name, route) => {
+      const meta = metaOf(route);
+      const { enough, forbidden } = scopesFor(meta);
+      // D45: a route of test stores only is called with a test token; a live token is refused.
+      const tokenFor = meta.mode === 'test' ? freshTestToken : freshToken;
 
-    it('accepts a token with the scope it needs (answers past authentication)', async () => {
-      const { accessToken } = await tokenFor(enough);
-      const res = await call(route, bearer(accessToken), version);
-      expect([401, 403, 429]).not.toContain(res.status);
-      expect(res.status < 500, `status ${res.status}`).toBe(true);
-    });
-
-    if (meta.mode === 'test') {
-      it('refuses a live token with 403, test stores only, whatever its scopes (D45)', async () => {
-        const { accessToken } = await freshToken([...SCOPES]);
+      it('accepts a token with the scope it needs (answers past authentication)', async () => {
+        const { accessToken } = await tokenFor(enough);
         const res = await call(route, bearer(accessToken), version);
+        expect([401, 403, 429]).not.toContain(res.status);
+        expect(res.status < 500, `status ${res.status}`).toBe(true);
+      });
+
+      if (meta.mode === 'test') {
+        it('refuses a live token with 403, test stores only, whatever its scopes (D45)', async () => {
+          const { accessToken } = await freshToken([...SCOPES]);
+          const res = await call(route, bearer(accessToken), version);
+          expect(res.status).toBe(403);
+          expect(await res.json()).toMatchObject({ statusCode: 403, error: 'Forbidden', message: TEST_STORES_ONLY });
+        });
+      }
+
+      it('refuses no token with 401 and a bare Bearer challenge', async () => {
+        await expect401(await call(route, {}, version), false, version);
+      });
+
+      it('refuses garbage, malformed headers and non-Bearer schemes as invalid_token', async () => {
+        await expect401(await call(route, bearer('svc_at_garbage'), version), true, version);
+        await expect401(await call(route, { authorization: 'Bearer' }, version), true, version);
+        await expect401(await call(route, { authorization: 'Basic dXNlcjpwYXNz' }, version), true, version);
+      });
+
+      it('refuses an expired token', async () => {
+        const keys = tokenKeys(server.config.secretKey, server.config.publicBaseUrl);
+        const past = Math.floor(Date.now() / 1000) - 10;
+        const { installationId, clientId } = await freshToken(enough);
+        const jwt = signJwt(keys.access, {
+          iss: keys.issuer,
+          aud: 'protection-service:access',
+          sub: clientId,
+          jti: `expired-${Math.random()}`,
+          gid: null,
+          iid: installationId,
+          sid: owner.store.id,
+          scope: enough.join(' '),
+          iat: past - 3600,
+          exp: past,
+        });
+        await expect401(await call(route, bearer(`svc_at_${jwt}`), version), true, version);
+      });
+
+      it('refuses a token signed with another key, and one with alg none', async () => {
+        const other = tokenKeys(Buffer.alloc(32, 7), server.config.publicBaseUrl);
+        const { clientId } = await freshToken(enough);
+        const claims = {
+          iss: server.config.publicBaseUrl,
+          aud: 'protection-service:access',
+          sub: clientId,
+          jti: 'forged',
+          gid: null,
+          iid: 'in_x',
+          sid: owner.store.id,
+          scope: enough.join(' '),
+          iat: Math.floor(Date.now() / 1000),
+          exp: Math.floor(Date.now() / 1000) + 600,
+        };
+        await expect401(await call(route, bearer(`svc_at_${signJwt(other.access, claims)}`), version), true, version);
+        const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
+        await expect401(await call(route, bearer(`svc_at_${none}`), version), true, version);
+      });
+
+      it('refuses a revoked token within a second', async () => {
+        const { accessToken, jti } = await tokenFor(enough);
+        await recordRevocation(server.db, 'token', jti, new Date(Date.now() + 3600_000));
+        await expect401(await untilRefused(route, accessToken, version), true, version);
+      });
+
+      it('refuses a token of an uninstalled app within a second', async () => {
+        const { accessToken, installationId } = await tokenFor(enough);
+        await recordRevocation(server.db, 'installation', installationId, new Date(Date.now() + 3600_000));
+        await expect401(await untilRefused(route, accessToken, version), true, version);
+      });
+
+      it('refuses refresh, dashboard and session-style tokens where an access token is due', async () => {
+        await expect401(await call(route, bearer(`svc_rt_${'a'.repeat(43)}`), version), true, version);
+        await expect401(
+          await call(route, bearer(await dashboardTokenFor(server, owner.user.id)), version),
+          true,
+          version,
+        );
+      });
+
+      it('refuses a token without the scope with 403 naming it', async () => {
+        const held = SCOPES.filter((s) => !forbidden.includes(s));
+        const { accessToken } = await tokenFor(held);
+        const res = await call(route, bearer(accessToken), version);
+        // A route that needs no scope (2025-01-01's PUT /v2/settings, the test helpers of D45) never answers 403.
+        if (meta.scopes.kind === 'none') {
+          expect(res.status).not.toBe(403);
+          return;
+        }
         expect(res.status).toBe(403);
-        expect(await res.json()).toMatchObject({ statusCode: 403, error: 'Forbidden', message: TEST_STORES_ONLY });
+        const body = (await res.json()) as { message: string; error: string };
+        expect(body.error).toBe('Forbidden');
+        for (const scope of forbidden) expect(body.message).toContain(named(version, scope));
+        expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+        if (meta.scopes.kind === 'perType' && meta.scopes.requires) {
+          const withoutBase = SCOPES.filter((s) => s !== (meta.scopes as { requires: Scope }).requires);
+          const other = await freshToken(withoutBase);
+          const res2 = await call(route, bearer(other.accessToken), version);
+          expect(res2.status).toBe(403);
+          expect(((await res2.json()) as { message: string }).message).toContain(named(version, meta.scopes.requires));
+        }
       });
-    }
-
-    it('refuses no token with 401 and a bare Bearer challenge', async () => {
-      await expect401(await call(route, {}, version), false, version);
-    });
-
-    it('refuses garbage, malformed headers and non-Bearer schemes as invalid_token', async () => {
-      await expect401(await call(route, bearer('svc_at_garbage'), version), true, version);
-      await expect401(await call(route, { authorization: 'Bearer' }, version), true, version);
-      await expect401(await call(route, { authorization: 'Basic dXNlcjpwYXNz' }, version), true, version);
-    });
-
-    it('refuses an expired token', async () => {
-      const keys = tokenKeys(server.config.secretKey, server.config.publicBaseUrl);
-      const past = Math.floor(Date.now() / 1000) - 10;
-      const { installationId, clientId } = await freshToken(enough);
-      const jwt = signJwt(keys.access, {
-        iss: keys.issuer,
-        aud: 'protection-service:access',
-        sub: clientId,
-        jti: `expired-${Math.random()}`,
-        gid: null,
-        iid: installationId,
-        sid: owner.store.id,
-        scope: enough.join(' '),
-        iat: past - 3600,
-        exp: past,
-      });
-      await expect401(await call(route, bearer(`svc_at_${jwt}`), version), true, version);
-    });
-
-    it('refuses a token signed with another key, and one with alg none', async () => {
-      const other = tokenKeys(Buffer.alloc(32, 7), server.config.publicBaseUrl);
-      const { clientId } = await freshToken(enough);
-      const claims = {
-        iss: server.config.publicBaseUrl,
-        aud: 'protection-service:access',
-        sub: clientId,
-        jti: 'forged',
-        gid: null,
-        iid: 'in_x',
-        sid: owner.store.id,
-        scope: enough.join(' '),
-        iat: Math.floor(Date.now() / 1000),
-        exp: Math.floor(Date.now() / 1000) + 600,
-      };
-      await expect401(await call(route, bearer(`svc_at_${signJwt(other.access, claims)}`), version), true, version);
-      const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
-      await expect401(await call(route, bearer(`svc_at_${none}`), version), true, version);
-    });
-
-    it('refuses a revoked token within a second', async () => {
-      const { accessToken, jti } = await tokenFor(enough);
-      await recordRevocation(server.db, 'token', jti, new Date(Date.now() + 3600_000));
-      await expect401(await untilRefused(route, accessToken, version), true, version);
-    });
-
-    it('refuses a token of an uninstalled app within a second', async () => {
-      const { accessToken, installationId } = await tokenFor(enough);
-      await recordRevocation(server.db, 'installation', installationId, new Date(Date.now() + 3600_000));
-      await expect401(await untilRefused(route, accessToken, version), true, version);
-    });
-
-    it('refuses refresh, dashboard and session-style tokens where an access token is due', async () => {
-      await expect401(await call(route, bearer(`svc_rt_${'a'.repeat(43)}`), version), true, version);
-      await expect401(
-        await call(route, bearer(await dashboardTokenFor(server, owner.user.id)), version),
-        true,
-        version,
-      );
-    });
-
-    it('refuses a token without the scope with 403 naming it', async () => {
-      const held = SCOPES.filter((s) => !forbidden.includes(s));
-      const { accessToken } = await tokenFor(held);
-      const res = await call(route, bearer(accessToken), version);
-      // A route that needs no scope (2025-01-01's PUT /v2/settings, the test helpers of D45) never answers 403.
-      if (meta.scopes.kind === 'none') {
-        expect(res.status).not.toBe(403);
-        return;
-      }
-      expect(res.status).toBe(403);
-      const body = (await res.json()) as { message: string; error: string };
-      expect(body.error).toBe('Forbidden');
-      for (const scope of forbidden) expect(body.message).toContain(named(version, scope));
-      expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
-      if (meta.scopes.kind === 'perType' && meta.scopes.requires) {
-        const withoutBase = SCOPES.filter((s) => s !== (meta.scopes as { requires: Scope }).requires);
-        const other = await freshToken(withoutBase);
-        const res2 = await call(route, bearer(other.accessToken), version);
-        expect(res2.status).toBe(403);
-        expect(((await res2.json()) as { message: string }).message).toContain(named(version, meta.scopes.requires));
-      }
-    });
-  });
+    },
+  );
 
   /**
    * D49: a staff token passes the same gate as an app's: its role's scopes decide, a route of
@@ -396,69 +397,74 @@ describe('security suite', () => {
 
   // The shared tenant-isolation test (another app on another store) covers these routes too;
   // this one installs the SAME app on two stores, since a context is keyed by (store, app).
-  it.each(
-    API_VERSIONS,
-  )('a partner context and its cohorts of another store answer exactly like missing ones, for the same app (D7), on %s', async (version) => {
-    // D44: 2025-01-01 answers without the envelope and creates contexts with a variantKey.
-    const old = changedBy(version, 'unwrapped-answers');
-    const v = { 'api-version': version };
-    const bare = <T>(body: unknown) => (old ? { data: body as T } : (body as { data: T }));
-    const a = await freshToken([...SCOPES]);
-    const post = (path: string, json: unknown) =>
-      server.request(path, { method: 'POST', headers: { ...bearer(a.accessToken), ...v }, json });
-    const ctx = bare<{ id: string }>(
-      await (await post('/v2/settings/context', old ? { name: 'A', variantKey: 'iso' } : { name: 'A' })).json(),
-    );
-    const set = bare<{ id: string }>(
-      await (
-        await post(`/v2/settings/context/${ctx.data.id}/pricing`, { variantKey: 'iso', type: 'SHIPPING', rules: [] })
-      ).json(),
-    );
-    const widget = bare<{ id: string }>(
-      await (await post(`/v2/settings/context/${ctx.data.id}/widgets`, { variantKey: 'iso', type: 'CART' })).json(),
-    );
-    // The same app installed on another store: its token must not reach store A's rows.
-    const otherStore = await createOwner(server.db, `sec-iso-${version}`);
-    const b = await installWithToken(server, a.clientId, otherStore.store.id, [...SCOPES]);
-    const bodies: Record<string, unknown> = {
-      createPriceSet: { variantKey: 'iso2', type: 'SHIPPING', rules: [] },
-      updatePriceSet: { automaticallyAddToCart: true },
-      createWidget: { variantKey: 'iso2', type: 'CART' },
-      updateWidget: { name: 'x' },
-      updateContext: { name: 'x' },
-    };
-    const routes = [
-      ...Object.entries(contract.settings).filter(([, r]) => r.path.includes(':contextId')),
-      ...Object.entries(contract.cohorts),
-    ];
-    expect(routes).toHaveLength(13);
-    for (const [name, route] of routes) {
-      const send = (ids: Record<string, string>) =>
-        server.request(
-          route.path.replace(/:(\w+)/g, (_m, p: string) => ids[p]!),
-          {
-            method: route.method,
-            headers: { ...bearer(b.accessToken), ...v },
-            ...(bodies[name] !== undefined ? { json: bodies[name] } : {}),
-          },
-        );
-      const real = await send({ contextId: ctx.data.id, priceSetId: set.data.id, widgetConfigId: widget.data.id });
-      const missing = await send({ contextId: 'ctx_missing', priceSetId: 'ps_missing', widgetConfigId: 'cw_missing' });
-      expect(real.status, name).toBe(404);
-      expect(await real.json(), name).toEqual(await missing.json());
-    }
-    // Store A's cohort is untouched and still quotes for A only.
-    const quote = async (tok: string) =>
-      bare<{ source: string }>(
+  it.each(API_VERSIONS)(
+    'a partner context and its cohorts of another store answer exactly like missing ones, for the same app (D7), on %s',
+    async (version) => {
+      // D44: 2025-01-01 answers without the envelope and creates contexts with a variantKey.
+      const old = changedBy(version, 'unwrapped-answers');
+      const v = { 'api-version': version };
+      const bare = <T>(body: unknown) => (old ? { data: body as T } : (body as { data: T }));
+      const a = await freshToken([...SCOPES]);
+      const post = (path: string, json: unknown) =>
+        server.request(path, { method: 'POST', headers: { ...bearer(a.accessToken), ...v }, json });
+      const ctx = bare<{ id: string }>(
+        await (await post('/v2/settings/context', old ? { name: 'A', variantKey: 'iso' } : { name: 'A' })).json(),
+      );
+      const set = bare<{ id: string }>(
         await (
-          await server.request('/v2/quote', {
-            method: 'POST',
-            headers: { ...bearer(tok), ...v },
-            json: { orderTotal: 1, variantKey: 'iso' },
-          })
+          await post(`/v2/settings/context/${ctx.data.id}/pricing`, { variantKey: 'iso', type: 'SHIPPING', rules: [] })
         ).json(),
       );
-    expect((await quote(a.accessToken)).data.source).toBe('partner');
-    expect((await quote(b.accessToken)).data.source).toBe('merchant');
-  });
+      const widget = bare<{ id: string }>(
+        await (await post(`/v2/settings/context/${ctx.data.id}/widgets`, { variantKey: 'iso', type: 'CART' })).json(),
+      );
+      // The same app installed on another store: its token must not reach store A's rows.
+      const otherStore = await createOwner(server.db, `sec-iso-${version}`);
+      const b = await installWithToken(server, a.clientId, otherStore.store.id, [...SCOPES]);
+      const bodies: Record<string, unknown> = {
+        createPriceSet: { variantKey: 'iso2', type: 'SHIPPING', rules: [] },
+        updatePriceSet: { automaticallyAddToCart: true },
+        createWidget: { variantKey: 'iso2', type: 'CART' },
+        updateWidget: { name: 'x' },
+        updateContext: { name: 'x' },
+      };
+      const routes = [
+        ...Object.entries(contract.settings).filter(([, r]) => r.path.includes(':contextId')),
+        ...Object.entries(contract.cohorts),
+      ];
+      expect(routes).toHaveLength(13);
+      for (const [name, route] of routes) {
+        const send = (ids: Record<string, string>) =>
+          server.request(
+            route.path.replace(/:(\w+)/g, (_m, p: string) => ids[p]!),
+            {
+              method: route.method,
+              headers: { ...bearer(b.accessToken), ...v },
+              ...(bodies[name] !== undefined ? { json: bodies[name] } : {}),
+            },
+          );
+        const real = await send({ contextId: ctx.data.id, priceSetId: set.data.id, widgetConfigId: widget.data.id });
+        const missing = await send({
+          contextId: 'ctx_missing',
+          priceSetId: 'ps_missing',
+          widgetConfigId: 'cw_missing',
+        });
+        expect(real.status, name).toBe(404);
+        expect(await real.json(), name).toEqual(await missing.json());
+      }
+      // Store A's cohort is untouched and still quotes for A only.
+      const quote = async (tok: string) =>
+        bare<{ source: string }>(
+          await (
+            await server.request('/v2/quote', {
+              method: 'POST',
+              headers: { ...bearer(tok), ...v },
+              json: { orderTotal: 1, variantKey: 'iso' },
+            })
+          ).json(),
+        );
+      expect((await quote(a.accessToken)).data.source).toBe('partner');
+      expect((await quote(b.accessToken)).data.source).toBe('merchant');
+    },
+  );
 });

@@ -79,16 +79,17 @@ describe('tenant isolation (D7): a foreign id answers what a missing id answers'
     return minted.body.data.access_token;
   };
 
-  it.each(
-    ISOLATION_CASES.map((c) => [label(c.route), c] as const),
-  )('with a staff token (D49): %s', async (_name, c) => {
-    const seeded = await c.seed(ownerApi);
-    const before = await ownerRows();
-    const missing = await callCase(server, await strangerStaffToken(), c, (s) => `${s}-missing`, seeded);
-    const foreign = await callCase(server, await strangerStaffToken(), c, (s) => s, seeded);
-    expect(foreign).toEqual(missing);
-    expect(await ownerRows()).toEqual(before);
-  });
+  it.each(ISOLATION_CASES.map((c) => [label(c.route), c] as const))(
+    'with a staff token (D49): %s',
+    async (_name, c) => {
+      const seeded = await c.seed(ownerApi);
+      const before = await ownerRows();
+      const missing = await callCase(server, await strangerStaffToken(), c, (s) => `${s}-missing`, seeded);
+      const foreign = await callCase(server, await strangerStaffToken(), c, (s) => s, seeded);
+      expect(foreign).toEqual(missing);
+      expect(await ownerRows()).toEqual(before);
+    },
+  );
 
   it("a dashboard user's foreign store id answers what a missing store answers on every store route (D7, D49)", async () => {
     const storeRoutes = routes.filter(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLAIM_TYPES, ZClaim, ZClaimListNode } from '../../schemas/claims';
+import { CLAIM_TYPES, ZClaim, ZClaimListNode, ZClaimType } from '../../schemas/claims';
 import { schemaChange, type VersionChange } from '../change';
 
 /** The claim types that exist from 2027-01-15 only (D54). */
@@ -35,10 +35,12 @@ export const trackingClaimTypes: VersionChange = {
   version: '2026-12-01',
   title: 'Claims filed from tracking have no `claimType`',
   description:
-    'A claim the service filed because tracking showed its package lost or late reads `"claimType": null` in every answer and webhook body that carries claims; 2027-01-15 names it `LOST_IN_TRANSIT` or `DELAYED`. A claim filed for a package returned to sender reads `RETURNED_TO_SENDER` in every version.',
+    'A claim the service filed because tracking showed its package lost or late reads `"claimType": null` in every answer and webhook body that carries claims, and the claim list and export refuse `LOST_IN_TRANSIT` and `DELAYED` as a `claimType` filter (400); 2027-01-15 names their type `LOST_IN_TRANSIT` or `DELAYED`. A claim filed for a package returned to sender reads `RETURNED_TO_SENDER` in every version.',
   why: 'The claim types say which tracking rule filed the claim, so a partner can tell a lost package from a late one without reading the description.',
   upgrade:
     'Accept `LOST_IN_TRANSIT` and `DELAYED` wherever you read `claimType` (in answers, list filters and `claim/created`).',
+  // The list's and the export's `claimType` filter and `claim/created`'s body know only these.
+  narrows: [[ZClaimType, ZClaimTypeBefore]],
   route(key, route) {
     const one = claims.route?.(key, route);
     const other = listNodes.route?.(key, route);
