@@ -10,10 +10,11 @@ import {
 } from '@protection-service/sdk';
 import { type Request, Router } from 'express';
 import { sendPage } from '../html';
-import { DashboardLayout, ScrollTable } from './frame';
+import { type Column, DataTable } from './data-table';
+import { DashboardLayout } from './frame';
 import type { Dashboard } from './handlers';
 import { DASHBOARD_PATH, storePath } from './paths';
-import { shortDate } from './words';
+import { Email, shortDate } from './words';
 
 export const AUDIT_PATH = `${DASHBOARD_PATH}/stores/:storeId/audit`;
 
@@ -148,42 +149,40 @@ function AuditFilters(props: { storeId: string; view: AuditView }) {
 
 function Actor(props: { event: TAuditEvent }) {
   const { actor } = props.event;
-  return actor.type === 'user' ? <>{actor.email ?? actor.id}</> : <>App {actor.id}</>;
+  if (actor.type !== 'user')
+    return (
+      <>
+        App <span class="nowrap">{actor.id}</span>
+      </>
+    );
+  return actor.email ? <Email address={actor.email} /> : <>{actor.id}</>;
 }
 
+const AUDIT_COLUMNS: Column<TAuditEvent>[] = [
+  { head: 'When', top: true, cell: (e) => shortDate(e.at) },
+  { head: 'Who', cell: (e) => <Actor event={e} /> },
+  { head: 'What', top: true, cell: (e) => ACTION_WORDS[e.action] ?? e.action },
+  {
+    head: 'On',
+    cell: (e) => (
+      <>
+        {e.target.type} <span class="muted nowrap">{e.target.id}</span>
+      </>
+    ),
+  },
+  {
+    head: 'From',
+    cell: (e) => (
+      <>
+        {e.ip ?? ''}
+        {e.userAgent ? <div class="muted">{e.userAgent}</div> : null}
+      </>
+    ),
+  },
+];
+
 function AuditRows(props: { events: TAuditEvent[] }) {
-  return (
-    <ScrollTable label="Audit log">
-      <caption class="visually-hidden">Audit log</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Who</th>
-          <th scope="col">What</th>
-          <th scope="col">On</th>
-          <th scope="col">From</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.events.map((e) => (
-          <tr>
-            <td>{shortDate(e.at)}</td>
-            <td>
-              <Actor event={e} />
-            </td>
-            <td>{ACTION_WORDS[e.action] ?? e.action}</td>
-            <td>
-              {e.target.type} <span class="muted">{e.target.id}</span>
-            </td>
-            <td>
-              {e.ip ?? ''}
-              {e.userAgent ? <div class="muted">{e.userAgent}</div> : null}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
-  );
+  return <DataTable label="Audit log" caption="Audit log" quietCaption columns={AUDIT_COLUMNS} rows={props.events} />;
 }
 
 function AuditBody(props: { storeId: string; view: AuditView; page: TAuditEventConnection }) {

@@ -6,11 +6,21 @@ import { unwrap } from '@protection-service/sdk';
 import type { Request } from 'express';
 import { Hidden, sendPage } from '../html';
 import { BULK_ACTIONS, BulkResults } from './bulk';
+import { type Column, DataTable } from './data-table';
 import { newFormKey } from './forms';
-import { DashboardLayout, Notice, ScrollTable } from './frame';
+import { DashboardLayout, Notice } from './frame';
 import type { StorePage } from './handlers';
 import { claimPath, storePath } from './paths';
-import { CLAIM_TABS, DENY_REASON_WORDS, MOVE_TARGETS, STATE_WORDS, StateLabel, shortDate, TYPE_WORDS } from './words';
+import {
+  CLAIM_TABS,
+  DENY_REASON_WORDS,
+  Email,
+  MOVE_TARGETS,
+  STATE_WORDS,
+  StateLabel,
+  shortDate,
+  TYPE_WORDS,
+} from './words';
 
 /** What the queue shows (D50), read from its query string; anything unknown is left out. */
 export interface QueueView {
@@ -224,58 +234,50 @@ function ClaimTable(props: { storeId: string; view: QueueView; page: TClaimConne
   );
 }
 
+/** The claim queue's columns; the checkbox first when the page has bulk actions. */
+function claimColumns(storeId: string, selectable: boolean): Column<TClaimListNode>[] {
+  const pick: Column<TClaimListNode> = {
+    head: 'Select',
+    hideHead: true,
+    top: true,
+    cell: (c) => (
+      <input type="checkbox" name="claimId" value={c.id} id={`pick-${c.id}`} aria-label={`Select claim ${c.id}`} />
+    ),
+  };
+  return [
+    ...(selectable ? [pick] : []),
+    { head: 'Claim', bare: true, cell: (c) => <a href={claimPath(storeId, c.id)}>{c.id}</a> },
+    { head: 'Order', top: true, cell: (c) => c.sourceOrderNumber },
+    {
+      head: 'Shopper',
+      bare: true,
+      cell: (c) => (
+        <>
+          {c.authorName ?? ''}
+          {c.authorEmail ? (
+            <span class="muted">
+              {' '}
+              <Email address={c.authorEmail} />
+            </span>
+          ) : null}
+        </>
+      ),
+    },
+    { head: 'Type', bare: true, cell: (c) => (c.claimType ? TYPE_WORDS[c.claimType] : '') },
+    { head: 'State', top: true, cell: (c) => <StateLabel state={c.claimState} /> },
+    { head: 'Filed', bare: true, cell: (c) => shortDate(c.createdAt) },
+  ];
+}
+
 /** A page of claims as a table, each linking to its page; with a checkbox each when `selectable` (bulk actions). */
 export function ClaimRows(props: { storeId: string; caption: string; claims: TClaimListNode[]; selectable?: boolean }) {
-  const { storeId, claims } = props;
   return (
-    <ScrollTable label="Claims">
-      <caption class="muted">{props.caption}</caption>
-      <thead>
-        <tr>
-          {props.selectable ? (
-            <th scope="col">
-              <span class="visually-hidden">Select</span>
-            </th>
-          ) : null}
-          <th scope="col">Claim</th>
-          <th scope="col">Order</th>
-          <th scope="col">Shopper</th>
-          <th scope="col">Type</th>
-          <th scope="col">State</th>
-          <th scope="col">Filed</th>
-        </tr>
-      </thead>
-      <tbody>
-        {claims.map((c) => (
-          <tr>
-            {props.selectable ? (
-              <td>
-                <input
-                  type="checkbox"
-                  name="claimId"
-                  value={c.id}
-                  id={`pick-${c.id}`}
-                  aria-label={`Select claim ${c.id}`}
-                />
-              </td>
-            ) : null}
-            <td>
-              <a href={claimPath(storeId, c.id)}>{c.id}</a>
-            </td>
-            <td>{c.sourceOrderNumber}</td>
-            <td>
-              {c.authorName ?? ''}
-              {c.authorEmail ? <span class="muted"> {c.authorEmail}</span> : null}
-            </td>
-            <td>{c.claimType ? TYPE_WORDS[c.claimType] : ''}</td>
-            <td>
-              <StateLabel state={c.claimState} />
-            </td>
-            <td>{shortDate(c.createdAt)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
+    <DataTable
+      label="Claims"
+      caption={props.caption}
+      columns={claimColumns(props.storeId, !!props.selectable)}
+      rows={props.claims}
+    />
   );
 }
 

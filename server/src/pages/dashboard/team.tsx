@@ -4,14 +4,15 @@
 import { type TRole as Role, type TMember, unwrap } from '@protection-service/sdk';
 import express, { type Request, Router } from 'express';
 import { Hidden, sendPage } from '../html';
+import { type Column, DataTable } from './data-table';
 import { field, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice, ScrollTable } from './frame';
+import { DashboardLayout, Notice } from './frame';
 import type { Dashboard, StoreForm } from './handlers';
 import { DASHBOARD_PATH, storePath } from './paths';
 import type { MemberStore } from './port';
 import { manages } from './settings';
 import type { SignedIn } from './staff-api';
-import { ROLE_WORDS, shortDate } from './words';
+import { Email, ROLE_WORDS, shortDate } from './words';
 
 /**
  * The team page (D53): the store's members and invitations with their roles. An owner or admin
@@ -112,22 +113,12 @@ function TeamPage(props: { session: SignedIn; store: MemberStore; team: TMember[
     <DashboardLayout title="Team" session={props.session} store={store} section="team">
       <h1>Team</h1>
       <Notice code={props.notice} />
-      <ScrollTable label="Members" wide>
-        <caption class="muted">The people of this store and their roles</caption>
-        <thead>
-          <tr>
-            <th scope="col">Person</th>
-            <th scope="col">Role</th>
-            <th scope="col">Status</th>
-            {manages(store) ? <th scope="col">Change</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {team.map((m) => (
-            <MemberRow session={props.session} store={store} member={m} rule={allowed(store, m, owners)} />
-          ))}
-        </tbody>
-      </ScrollTable>
+      <DataTable
+        label="Members"
+        caption="The people of this store and their roles"
+        columns={memberColumns(props.session, store, owners)}
+        rows={team}
+      />
       {manages(store) ? (
         <InviteForm session={props.session} store={store} />
       ) : (
@@ -138,31 +129,45 @@ function TeamPage(props: { session: SignedIn; store: MemberStore; team: TMember[
   );
 }
 
-function MemberRow(props: {
-  session: SignedIn;
-  store: MemberStore;
-  member: TMember;
-  rule: { ok: true } | { ok: false; why: string };
-}) {
-  const { member: m, store, rule } = props;
-  const who = m.name ? `${m.name} (${m.email})` : m.email;
-  return (
-    <tr>
-      <td>
-        {who}
-        {m.id === props.session.user.id ? <span class="muted"> (you)</span> : null}
-      </td>
-      <td>{ROLE_WORDS[m.role]}</td>
-      <td>
-        {m.status === 'active'
+/** The team's columns: the person and their role on top on a phone; the change forms when the person manages. */
+function memberColumns(session: SignedIn, store: MemberStore, owners: number): Column<TMember>[] {
+  const columns: Column<TMember>[] = [
+    {
+      head: 'Person',
+      top: true,
+      cell: (m) => (
+        <>
+          {m.name ? (
+            <>
+              {m.name} (<Email address={m.email} />)
+            </>
+          ) : (
+            <Email address={m.email} />
+          )}
+          {m.id === session.user.id ? <span class="muted"> (you)</span> : null}
+        </>
+      ),
+    },
+    { head: 'Role', top: true, cell: (m) => ROLE_WORDS[m.role] },
+    {
+      head: 'Status',
+      bare: true,
+      cell: (m) =>
+        m.status === 'active'
           ? `Joined ${shortDate(m.joinedAt!)}`
-          : `Invited ${shortDate(m.invitedAt!)}, until ${shortDate(m.expiresAt!)}`}
-      </td>
-      {manages(store) ? (
-        <td>{rule.ok ? <MemberForms session={props.session} store={store} member={m} /> : <span>{rule.why}</span>}</td>
-      ) : null}
-    </tr>
-  );
+          : `Invited ${shortDate(m.invitedAt!)}, until ${shortDate(m.expiresAt!)}`,
+    },
+  ];
+  if (!manages(store)) return columns;
+  const change: Column<TMember> = {
+    head: 'Change',
+    bare: true,
+    cell: (m) => {
+      const rule = allowed(store, m, owners);
+      return rule.ok ? <MemberForms session={session} store={store} member={m} /> : <span>{rule.why}</span>;
+    },
+  };
+  return [...columns, change];
 }
 
 function MemberForms(props: { session: SignedIn; store: MemberStore; member: TMember }) {

@@ -180,3 +180,16 @@ export const MOVE_TARGETS: readonly TTransitionTargetState[] = [
 
 /** A member's role (D49) in the words of the team and invitation pages (D53). */
 export { ROLE_WORDS } from '@protection-service/contract';
+
+/** An e-mail address that may break before its `@` on a narrow screen, and nowhere else. */
+export function Email(props: { address: string }) {
+  const at = props.address.lastIndexOf('@');
+  if (at <= 0) return <span class="nowrap">{props.address}</span>;
+  return (
+    <>
+      <span class="nowrap">{props.address.slice(0, at)}</span>
+      <wbr />
+      <span class="nowrap">{props.address.slice(at)}</span>
+    </>
+  );
+}
