@@ -1,7 +1,6 @@
 import { ZClaim } from '@protection-service/contract';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TClaim } from '../../../sdk/src/index';
 import {
   CHROMIUM,
   expectAccessible,

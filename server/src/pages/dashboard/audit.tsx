@@ -155,7 +155,7 @@ function Actor(props: { event: TAuditEvent }) {
         App <span class="nowrap">{actor.id}</span>
       </>
     );
-  return actor.email ? <Email address={actor.email} /> : <>{actor.id}</>;
+  return actor.email ? <Email address={actor.email} /> : actor.id;
 }
 
 const AUDIT_COLUMNS: Column<TAuditEvent>[] = [
