@@ -2,6 +2,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type {
+  TAuditAction,
   TClaimQueue,
   TClaimState,
   TClaimType,
@@ -193,3 +194,26 @@ export function Email(props: { address: string }) {
     </>
   );
 }
+
+/** The actions in words, for the filter and the table (D53). */
+export const ACTION_WORDS: Record<TAuditAction, string> = {
+  'claim.approved': 'Claim approved',
+  'claim.denied': 'Claim declined',
+  'claim.moved': 'Claim moved',
+  'claim.note_added': 'Note added',
+  'claims.exported': 'Claims exported',
+  'settings.updated': 'Settings changed',
+  'pricing.updated': 'Pricing changed',
+  'member.invited': 'Member invited',
+  'member.role_changed': 'Role changed',
+  'member.removed': 'Member removed',
+  'app.installed': 'App installed',
+  'app.uninstalled': 'App uninstalled',
+  'user.signed_in': 'Signed in',
+  'user.password_changed': 'Password changed',
+  'tracking_source.created': 'Tracking source added',
+  'tracking_source.removed': 'Tracking source removed',
+  'tracking_settings.updated': 'Tracking rules changed',
+};
+
+export const AUDIT_ACTIONS = Object.keys(ACTION_WORDS) as TAuditAction[];

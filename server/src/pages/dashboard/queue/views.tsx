@@ -1,151 +1,16 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { TClaimConnection, TClaimListNode, TClaimListQuery, TClaimType } from '@protection-service/sdk';
-import { unwrap } from '@protection-service/sdk';
-import type { Request } from 'express';
-import { Hidden, sendPage } from '../html';
-import { BULK_ACTIONS, BulkResults } from './bulk';
-import { type Column, DataTable } from './data-table';
-import { newFormKey } from './forms';
-import { DashboardLayout, Notice } from './frame';
-import type { StorePage } from './handlers';
-import { claimPath, storePath } from './paths';
-import {
-  CLAIM_TABS,
-  DENY_REASON_WORDS,
-  Email,
-  MOVE_TARGETS,
-  STATE_WORDS,
-  StateLabel,
-  shortDate,
-  TYPE_WORDS,
-} from './words';
+import type { TClaimConnection, TClaimListNode } from '@protection-service/sdk';
+import { Hidden } from '../../html';
+import { BULK_ACTIONS } from '../bulk';
+import { type Column, DataTable } from '../data-table';
+import { newFormKey } from '../forms';
+import { claimPath, storePath } from '../paths';
+import { DENY_REASON_WORDS, Email, MOVE_TARGETS, STATE_WORDS, StateLabel, shortDate, TYPE_WORDS } from '../words';
+import { CLAIM_TYPES, type QueueView, queueHref } from './load';
 
-/** What the queue shows (D50), read from its query string; anything unknown is left out. */
-export interface QueueView {
-  tab: (typeof CLAIM_TABS)[number];
-  q: string;
-  type?: TClaimType;
-  from?: string;
-  to?: string;
-  order: 'asc' | 'desc';
-  after?: string;
-}
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const CLAIM_TYPES = Object.keys(TYPE_WORDS) as TClaimType[];
-
-function one(value: unknown): string {
-  return typeof value === 'string' ? value.trim() : '';
-}
-
-export function queueView(req: Request): QueueView {
-  const tab = CLAIM_TABS.find((t) => t.key === one(req.query.tab)) ?? CLAIM_TABS[0]!;
-  const type = one(req.query.type) as TClaimType;
-  const from = one(req.query.from);
-  const to = one(req.query.to);
-  const after = one(req.query.after);
-  return {
-    tab,
-    q: one(req.query.q).slice(0, 320),
-    type: CLAIM_TYPES.includes(type) ? type : undefined,
-    from: DAY.test(from) ? from : undefined,
-    to: DAY.test(to) ? to : undefined,
-    order: one(req.query.order) === 'desc' ? 'desc' : 'asc',
-    after: after && after.length <= 512 ? after : undefined,
-  };
-}
-
-/** The list call of a view (D51): one keyset page of 50, whatever the depth. */
-export function listQuery(view: QueueView): TClaimListQuery {
-  return {
-    first: 50,
-    order: view.order,
-    ...(view.tab.queue ? { queue: view.tab.queue } : {}),
-    ...(view.q ? { q: view.q } : {}),
-    ...(view.type ? { claimType: view.type } : {}),
-    ...(view.from ? { createdAtMin: `${view.from}T00:00:00.000Z` } : {}),
-    ...(view.to ? { createdAtMax: `${view.to}T23:59:59.999Z` } : {}),
-    ...(view.after ? { after: view.after } : {}),
-  };
-}
-
-/** The queue's address for a view, with changes (a tab, the next page). */
-export function queueHref(
-  storeId: string,
-  view: QueueView,
-  change: Partial<Record<keyof QueueView, string | undefined>> = {},
-): string {
-  const values: Record<string, string | undefined> = {
-    tab: view.tab.key,
-    q: view.q || undefined,
-    type: view.type,
-    from: view.from,
-    to: view.to,
-    order: view.order === 'desc' ? 'desc' : undefined,
-    after: view.after,
-    ...change,
-  };
-  const query = new URLSearchParams(Object.entries(values).filter((e): e is [string, string] => !!e[1]));
-  return `${storePath(storeId, 'claims')}?${query}`;
-}
-
-/** The export of a view (D52): its tab, search, type, dates and order, every page of it. */
-function exportHref(storeId: string, view: QueueView): string {
-  return queueHref(storeId, view, { after: undefined }).replace(
-    `${storePath(storeId, 'claims')}?`,
-    `${storePath(storeId, 'claims', 'export')}?`,
-  );
-}
-
-/** `GET …/claims`: the claim queue (D50). */
-export async function queuePage({ req, res, session, store, api }: StorePage): Promise<void> {
-  const view = queueView(req);
-  const page = unwrap(await api.client.claims.list({ query: listQuery(view) }));
-  const canAct = api.can('claim:manage');
-  const canMessage = api.can('claim:update', 'claim:manage');
-  sendPage(
-    res,
-    200,
-    <DashboardLayout title="Claims" session={session} store={store} section="claims">
-      <h1>Claims</h1>
-      <Notice code={req.query.notice} />
-      <BulkResults query={req.query} />
-      <nav class="tabs" aria-label="Claim tabs">
-        <ul>
-          {CLAIM_TABS.map((t) => (
-            <li>
-              <a
-                href={queueHref(store.id, view, { tab: t.key, after: undefined })}
-                aria-current={t.key === view.tab.key ? 'page' : undefined}
-              >
-                {t.label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <Filters storeId={store.id} view={view} />
-      <p class="actions">
-        <a href={exportHref(store.id, view)} download>
-          Export
-        </a>{' '}
-        <span class="muted">these claims as CSV (every page, at most 100,000)</span>
-      </p>
-      <ClaimTable
-        storeId={store.id}
-        view={view}
-        page={page}
-        bulk={
-          canAct || canMessage ? { csrf: session.csrf, move: canAct, decline: canAct, message: canMessage } : undefined
-        }
-      />
-    </DashboardLayout>,
-  );
-}
-
-function Filters(props: { storeId: string; view: QueueView }) {
+export function Filters(props: { storeId: string; view: QueueView }) {
   const { view } = props;
   return (
     <form method="get" action={storePath(props.storeId, 'claims')} class="filters" aria-label="Find claims">
@@ -199,7 +64,7 @@ interface BulkRights {
   message: boolean;
 }
 
-function ClaimTable(props: { storeId: string; view: QueueView; page: TClaimConnection; bulk?: BulkRights }) {
+export function ClaimTable(props: { storeId: string; view: QueueView; page: TClaimConnection; bulk?: BulkRights }) {
   const { storeId, view, page, bulk } = props;
   const claims = page.edges.map((e) => e.node);
   if (claims.length === 0) {
