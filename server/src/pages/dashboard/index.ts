@@ -13,7 +13,7 @@ import type { DashboardPort } from './port';
 import { queuePage } from './queue/routes';
 import { settingsPages } from './settings';
 import { storePages } from './stores';
-import { TEAM_FORMS, TEAM_PATH, teamPages } from './team';
+import { TEAM_FORMS, TEAM_PATH, teamPages } from './team/routes';
 import { TRACKING_FORM_PATHS } from './tracking-settings';
 
 /**

@@ -1,98 +1,17 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import { type TRole as Role, type TMember, unwrap } from '@protection-service/sdk';
-import express, { type Request, Router } from 'express';
-import { Hidden, sendPage } from '../html';
-import { type Column, DataTable } from './data-table';
-import { field, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice } from './frame';
-import type { Dashboard, StoreForm } from './handlers';
-import { DASHBOARD_PATH, storePath } from './paths';
-import type { MemberStore } from './port';
-import { manages } from './settings';
-import type { SignedIn } from './staff-api';
-import { Email, ROLE_WORDS, shortDate } from './words';
-
-/**
- * The team page (D53): the store's members and invitations with their roles. An owner or admin
- * invites, changes roles and removes, through `…/members` with their dashboard token (the API
- * checks the role); what the rules forbid (an admin and owners, the last owner) is said on the
- * page instead of offered. Every member chooses their own merchant notices here.
- */
-export const TEAM_PATH = `${DASHBOARD_PATH}/stores/:storeId/team`;
-export const TEAM_FORMS = ['invite', 'notices', ':memberId/role', ':memberId/remove'] as const;
+import type { TRole as Role, TMember } from '@protection-service/sdk';
+import { Hidden } from '../../html';
+import { type Column, DataTable } from '../data-table';
+import { DashboardLayout, Notice } from '../frame';
+import { storePath } from '../paths';
+import type { MemberStore } from '../port';
+import { manages } from '../settings';
+import type { SignedIn } from '../staff-api';
+import { Email, ROLE_WORDS, shortDate } from '../words';
 
 const ROLE_LIST = Object.keys(ROLE_WORDS) as Role[];
-
-const back = (req: Request) => storePath(String(req.params.storeId), 'team');
-
-export function teamPages(dashboard: Dashboard): Router {
-  const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
-  const api = (f: Pick<StoreForm, 'req' | 'session'>) => dashboard.staff.asUser(f.req, f.session).members;
-  const done = (f: StoreForm, notice: string) => seeOther(f.res, withNotice(storePath(f.store.id, 'team'), notice));
-
-  router.get(
-    TEAM_PATH,
-    dashboard.page(async (page) => {
-      const { data } = unwrap(await api(page).list({ params: { storeId: page.store.id } }));
-      sendPage(
-        page.res,
-        200,
-        <TeamPage session={page.session} store={page.store} team={data} notice={page.req.query.notice} />,
-      );
-    }),
-  );
-  router.post(
-    `${TEAM_PATH}/invite`,
-    form,
-    dashboard.form(back, async (f) => {
-      const role = field(f.body, 'role') as Role;
-      const res = await api(f).invite({
-        params: { storeId: f.store.id },
-        body: { email: field(f.body, 'email'), role },
-      });
-      if (res.status === 409) return done(f, 'alreadyMember');
-      unwrap(res);
-      done(f, 'invited');
-    }),
-  );
-  router.post(
-    `${TEAM_PATH}/notices`,
-    form,
-    dashboard.form(back, async (f) => {
-      const notices = { claimFiled: f.body.claimFiled === 'on', shopperReplied: f.body.shopperReplied === 'on' };
-      unwrap(await api(f).update({ params: { storeId: f.store.id, userId: f.session.user.id }, body: { notices } }));
-      done(f, 'noticesSaved');
-    }),
-  );
-  router.post(
-    `${TEAM_PATH}/:memberId/role`,
-    form,
-    dashboard.form(back, async (f) => {
-      const params = { storeId: f.store.id, userId: String(f.req.params.memberId) };
-      const res = await api(f).update({ params, body: { role: field(f.body, 'role') as Role } });
-      if (res.status === 409) return done(f, 'lastOwner');
-      unwrap(res);
-      // Their own role changed: the page is shown with what the new role allows.
-      done(f, 'roleChanged');
-    }),
-  );
-  router.post(
-    `${TEAM_PATH}/:memberId/remove`,
-    form,
-    dashboard.form(back, async (f) => {
-      const memberId = String(f.req.params.memberId);
-      const res = await api(f).remove({ params: { storeId: f.store.id, userId: memberId } });
-      if (res.status === 409) return done(f, 'lastOwner');
-      unwrap(res);
-      if (memberId === f.session.user.id) return seeOther(f.res, DASHBOARD_PATH);
-      done(f, 'memberRemoved');
-    }),
-  );
-  return router;
-}
 
 /** What the signed-in person may do to one member, or why not (D49, D53). */
 function allowed(store: MemberStore, member: TMember, owners: number): { ok: true } | { ok: false; why: string } {
@@ -105,7 +24,7 @@ function allowed(store: MemberStore, member: TMember, owners: number): { ok: tru
   return { ok: true };
 }
 
-function TeamPage(props: { session: SignedIn; store: MemberStore; team: TMember[]; notice: unknown }) {
+export function TeamPage(props: { session: SignedIn; store: MemberStore; team: TMember[]; notice: unknown }) {
   const { store, team } = props;
   const owners = team.filter((m) => m.status === 'active' && m.role === 'owner').length;
   const me = team.find((m) => m.id === props.session.user.id);
