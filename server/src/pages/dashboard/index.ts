@@ -1,6 +1,6 @@
 import express, { Router } from 'express';
 import { ANALYTICS_PATH, analyticsPages } from './analytics';
-import { appPages } from './apps';
+import { appPages } from './apps/routes';
 import { AUDIT_PATH, auditPages } from './audit/routes';
 import { bulkForm } from './bulk';
 import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
