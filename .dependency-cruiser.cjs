@@ -48,6 +48,27 @@ const areaRules = Object.entries(DOMAIN_AREAS).map(([area, allowed]) => ({
   to: { path: '^server/src/domain/', pathNot: `^server/src/domain/(${[area, ...allowed].join('|')})/` },
 }));
 
+/**
+ * The pages outside the dashboard that call domain code in-process, each for its reason. Every
+ * other page acts through the public API (the dashboard through the SDK, D50); a page missing
+ * here may import no domain code.
+ */
+const PAGES_WITH_DOMAIN = {
+  // The install consent (D40) is what grants an app its token: there is no token yet to call the API with.
+  'authorize.tsx': 'grants the install',
+  'authorize-request.ts': 'reads the install request the grant is checked against',
+  // The browser session and CSRF tokens (D40) are the pages' own credentials, signed with the service's key.
+  'browser-session.ts': 'keeps the browser session',
+  // Signing in (D50) checks a password, before any token exists.
+  'sign-in.ts': 'checks the dashboard password',
+  // The shopper's claim page (D41) is opened by a capability link, not a token: its reads and writes are the link's.
+  'claim.tsx': "acts for the claim link's bearer",
+  // The invitation (D53) is accepted by someone with no account yet.
+  'invitation.tsx': 'accepts an invitation',
+  // The pages' mount gives the dashboard its port: the person's stores and the staff token it calls the API with (D50).
+  'index.tsx': "issues the dashboard's token",
+};
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -124,6 +145,24 @@ module.exports = {
       to: { path: '^server/src/(domain|db|http|routes|cache|runtime)/' },
     },
     {
+      name: 'pages-domain-named',
+      severity: 'error',
+      comment: `Only the pages named in PAGES_WITH_DOMAIN call domain code, each for its reason (${Object.keys(PAGES_WITH_DOMAIN).join(', ')}).`,
+      from: {
+        path: '^server/src/pages/',
+        pathNot: `^server/src/pages/(dashboard/|(${Object.keys(PAGES_WITH_DOMAIN).join('|').replaceAll('.', '\\.')})$)`,
+      },
+      to: { path: '^server/src/domain/' },
+    },
+    {
+      name: 'dashboard-views-types-only',
+      severity: 'error',
+      comment:
+        "A dashboard view renders what it is given: from the SDK it imports types only; the calls are its area's load and routes (D50).",
+      from: { path: '^server/src/pages/dashboard/(.+/views|[^/]+-views)\\.tsx$' },
+      to: { path: '^sdk/src/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'handlers-map-nothing',
       severity: 'error',
       comment:
@@ -144,6 +183,14 @@ module.exports = {
       comment: 'The published SDK carries the contract only, never server code.',
       from: { path: '^sdk/src/' },
       to: { path: '^(server|scripts|migrations)/' },
+    },
+    {
+      name: 'migrations-import-nothing-that-changes',
+      severity: 'error',
+      comment:
+        'A shipped migration runs the same on every database for ever: it imports no service, contract, SDK or script code, which changes (contract/test/migrations.test.ts names the one import of another, shipped migration).',
+      from: { path: '^migrations/' },
+      to: { path: '^(server|contract|sdk|scripts)/' },
     },
     {
       name: 'no-unresolvable',

@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps): Express {
   // The shopper widget's read is answered from memory before Express does any work (D29).
   answerFirst(app, (req, res) => publicCache.tryServe(req, res));
   const routes = mountedRoutes(context);
-  const idempotencySweeper = new IdempotencySweeper(deps.db);
+  const idempotencySweeper = new IdempotencySweeper(deps.db, undefined, deps.logger);
   const fallback = unmatched([...routes.map((r) => r.route), ...OPERATIONAL_ROUTES, ...PAGE_ROUTES]);
   const pageRouter = pages(context);
   const operationalPaths = new Set(OPERATIONAL_ROUTES.map((r) => r.path));
@@ -141,12 +141,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(errorHandler(deps.logger, OAUTH_PATHS));
   const running: Running = {
     stop() {
-      auth.revocations.stop();
-      auth.limiter.stop();
+      void auth.revocations.stop();
+      void auth.limiter.stop();
       void listener.stop();
-      idempotencySweeper.stop();
+      void idempotencySweeper.stop();
       void context.apiUsage.stop();
-      pins.stop();
+      void pins.stop();
     },
   };
   (app.locals as { running?: Running }).running = running;
@@ -220,8 +220,8 @@ function authServices(deps: AppDeps, metrics: ServiceMetrics): AuthServices {
   return {
     keys: tokenKeys(deps.config.secretKey, deps.config.publicBaseUrl),
     verified: verifiedTokens(),
-    revocations: new RevocationFeed(deps.db),
-    limiter: new RateLimiter(deps.db),
+    revocations: new RevocationFeed(deps.db, undefined, deps.logger),
+    limiter: new RateLimiter(deps.db, undefined, deps.logger),
     limits: { ...deps.config.rateLimits, ...deps.rateLimits },
     trustProxy: deps.config.trustProxy,
     metrics,

@@ -19,6 +19,7 @@ import { runDeliveries, sweepExpiredLeases } from './domain/webhooks/deliveries'
 import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/enqueue';
 import { EventPruner } from './domain/webhooks/retention';
 import type { WebhookSettings } from './domain/webhooks/settings';
+import { type Loop, startLoop } from './lib/loop';
 
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
 const SWEEP_INTERVAL_MS = 1000;
@@ -116,7 +117,7 @@ export async function startDelivery(deps: {
   const tracking = startTrackingSweep(db, logger);
   return {
     async stop() {
-      clearInterval(sweep);
+      await sweep.stop();
       await tracking.stop();
       await pruner.stop();
       await runner.stop();
@@ -148,11 +149,8 @@ function queuePool(connectionString: string, workers: number): pg.Pool {
  * The sweeps of forgotten deliveries and e-mail, and the fold of the analytics rollups' pending
  * rows (D52), every SWEEP_INTERVAL_MS, one run at a time.
  */
-function startSweeps(db: Db, logger: Logger): NodeJS.Timeout {
-  let sweeping = false;
-  const sweep = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
+function startSweeps(db: Db, logger: Logger): Loop {
+  return startLoop('delivery sweeps', { everyMs: SWEEP_INTERVAL_MS, log: logger }, () =>
     Promise.all([
       sweepExpiredLeases(db)
         .then((n) => n > 0 && logger.warn({ deliveries: n }, 'webhook leases expired; attempts re-queued'))
@@ -161,12 +159,8 @@ function startSweeps(db: Db, logger: Logger): NodeJS.Timeout {
         .then((n) => n > 0 && logger.info({ messages: n }, 'mail queued by the sweep'))
         .catch((err) => sweepFailed(logger, err, 'mail sweep failed')),
       foldRollups(db).catch((err) => sweepFailed(logger, err, 'analytics rollup fold failed')),
-    ]).finally(() => {
-      sweeping = false;
-    });
-  }, SWEEP_INTERVAL_MS);
-  sweep.unref();
-  return sweep;
+    ]),
+  );
 }
 
 /**
@@ -185,26 +179,15 @@ function startRetention(db: Db, logger: Logger, retentionDays: number): EventPru
  * TRACKING_SWEEP_EVERY_MS by each delivering process, one run at a time. Two processes
  * sweeping at once do no harm: a package is evaluated under its row's lock, and files once.
  */
-function startTrackingSweep(db: Db, logger: Logger): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    running ??= sweepTracking(db, new Date())
+function startTrackingSweep(db: Db, logger: Logger): Loop {
+  return startLoop('tracking sweep', { everyMs: TRACKING_SWEEP_EVERY_MS, log: logger }, () =>
+    sweepTracking(db, new Date())
       .then(({ evaluated, failed, firstError }) => {
         if (failed > 0) sweepFailed(logger, firstError, `tracking sweep: ${failed} packages failed`);
         else if (evaluated > 0) logger.debug({ packages: evaluated }, 'tracking rules evaluated');
       })
-      .catch((err: unknown) => sweepFailed(logger, err, 'tracking sweep failed'))
-      .finally(() => {
-        running = undefined;
-      });
-  }, TRACKING_SWEEP_EVERY_MS);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+      .catch((err: unknown) => sweepFailed(logger, err, 'tracking sweep failed')),
+  );
 }
 
 /**

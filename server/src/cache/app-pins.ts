@@ -1,6 +1,7 @@
 import { type ApiVersion, isApiVersion, LATEST_API_VERSION } from '@protection-service/contract';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database';
+import { type Loop, startLoop } from '../lib/loop';
 
 /** How often each process re-reads the pins (D44: a changed pin applies everywhere within 1 s). */
 const PIN_REFRESH_MS = 500;
@@ -17,19 +18,18 @@ export class AppPins {
   private older = new Map<string, ApiVersion>();
   private readonly ready: Promise<void>;
   private loaded = false;
-  private readonly timer: NodeJS.Timeout;
+  private readonly loop: Loop;
 
   constructor(
     private readonly db: Db,
-    private readonly logger?: Logger,
+    logger?: Logger,
     everyMs = PIN_REFRESH_MS,
   ) {
     this.ready = this.refresh();
     // A request waiting for the first read sees its failure; with none waiting (a process
     // stopped before its first request) there is no one to tell, and it is not unhandled.
     this.ready.catch(() => {});
-    this.timer = setInterval(() => void this.refresh(), everyMs);
-    this.timer.unref();
+    this.loop = startLoop('app pins refresh', { everyMs, log: logger }, () => this.refresh());
   }
 
   pinOf(clientId: string): ApiVersion | undefined | Promise<ApiVersion | undefined> {
@@ -37,23 +37,18 @@ export class AppPins {
     return this.ready.then(() => this.older.get(clientId));
   }
 
-  /** Reads the pins of the apps not on the latest version; a failed read keeps the last one. */
+  /** Reads the pins of the apps not on the latest version; a failed read keeps the last one (and throws). */
   async refresh(): Promise<void> {
-    try {
-      const rows = await this.db
-        .selectFrom('apps')
-        .select(['clientId', 'apiVersion'])
-        .where('apiVersion', '<>', LATEST_API_VERSION)
-        .execute();
-      this.older = new Map(rows.flatMap((r) => (isApiVersion(r.apiVersion) ? [[r.clientId, r.apiVersion]] : [])));
-      this.loaded = true;
-    } catch (err) {
-      this.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'app pins not read; kept');
-      if (!this.loaded) throw err;
-    }
+    const rows = await this.db
+      .selectFrom('apps')
+      .select(['clientId', 'apiVersion'])
+      .where('apiVersion', '<>', LATEST_API_VERSION)
+      .execute();
+    this.older = new Map(rows.flatMap((r) => (isApiVersion(r.apiVersion) ? [[r.clientId, r.apiVersion]] : [])));
+    this.loaded = true;
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -124,9 +124,14 @@ export function followChanges(
   logger?: Logger,
 ): { stop(): Promise<void> } {
   const { storeCaches, revocations } = targets;
-  const feed = new StoreChangeFeed(db, (storeId) => {
-    for (const c of storeCaches) c.invalidateStore(storeId);
-  });
+  const feed = new StoreChangeFeed(
+    db,
+    (storeId) => {
+      for (const c of storeCaches) c.invalidateStore(storeId);
+    },
+    undefined,
+    logger,
+  );
   const reread = () => revocations.refresh().catch(() => {});
   const connectionString = connectionStringOf(db);
   const listener =
@@ -151,8 +156,7 @@ export function followChanges(
         );
   return {
     async stop() {
-      feed.stop();
-      await listener?.stop();
+      await Promise.all([feed.stop(), listener?.stop()]);
     },
   };
 }

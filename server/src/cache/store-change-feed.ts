@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
+import { type Loop, type LoopLog, startLoop } from '../lib/loop';
 
 /** How far back each read looks: a transaction's rows carry its start time, not its commit's. */
 const OVERLAP_MS = 30_000;
@@ -19,19 +20,16 @@ export class StoreChangeFeed {
   private readonly applied = new Map<string, number>();
   private since: Date | undefined;
   private lastPrune = 0;
-  private readonly timer: NodeJS.Timeout;
+  private readonly loop: Loop;
   private reading: Promise<void> | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly dropStore: (storeId: string) => void,
     intervalMs = 1_000,
+    log?: LoopLog,
   ) {
-    this.timer = setInterval(() => {
-      this.read().catch(() => {});
-    }, intervalMs);
-    this.timer.unref();
-    this.read().catch(() => {});
+    this.loop = startLoop('store change feed', { everyMs: intervalMs, log, runAtStart: true }, () => this.read());
   }
 
   /** Applies row `id` (when known) for `storeId`, once. */
@@ -73,7 +71,7 @@ export class StoreChangeFeed {
     }
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -2,6 +2,7 @@ import type { ApiVersion } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database';
+import { type Loop, startLoop } from '../lib/loop';
 
 /** How often a process writes the calls it counted (D44: the API health report lags by at most this). */
 const USAGE_FLUSH_MS = 1000;
@@ -21,15 +22,14 @@ interface Pending {
  */
 export class ApiUsage {
   private pending = new Map<string, Pending>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly loop: Loop;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Db,
     private readonly logger?: Logger,
   ) {
-    this.timer = setInterval(() => void this.flush(), USAGE_FLUSH_MS);
-    this.timer.unref();
+    this.loop = startLoop('api usage flush', { everyMs: USAGE_FLUSH_MS, log: logger }, () => this.flush());
   }
 
   record(clientId: string, version: ApiVersion, at = new Date()): void {
@@ -56,9 +56,9 @@ export class ApiUsage {
     return this.day.text;
   }
 
-  /** Writes what was counted; a failed write keeps the counts for the next one. */
+  /** Writes what was counted; a failed write keeps the counts for the next one, and throws. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
+    const done = this.flushing.then(async () => {
       if (this.pending.size === 0) return;
       const batch = [...this.pending.values()];
       this.pending = new Map();
@@ -82,15 +82,18 @@ export class ApiUsage {
             if (p.last > known.last) known.last = p.last;
           } else this.pending.set(key, p);
         }
-        this.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'api usage not written; kept');
+        throw err;
       }
     });
-    return this.flushing;
+    this.flushing = done.catch(() => {});
+    return done;
   }
 
-  /** Stops the timer and writes what is left. */
+  /** Stops the loop and writes what is left. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.flush().catch(() => {});
+    await this.loop.stop();
+    await this.flush().catch((err: unknown) =>
+      this.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'api usage not written at stop'),
+    );
   }
 }

@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { startLoop } from '../lib/loop';
 import { answerInFlight } from '../runtime/in-flight-answer';
 
 /** How often, while draining, answers in flight are told to close their connection and idle ones are closed. */
@@ -34,11 +35,10 @@ export function drainable(server: Server): { drain(capMs: number): Promise<void>
         // Connections with no request in flight, including those whose answer just ended.
         server.closeIdleConnections();
       };
-      sweep();
-      const sweeping = setInterval(sweep, SWEEP_MS);
+      const sweeping = startLoop('drain sweep', { everyMs: SWEEP_MS, jitter: 0, runAtStart: true }, sweep);
       const cap = setTimeout(() => server.closeAllConnections(), capMs);
       await closed;
-      clearInterval(sweeping);
+      await sweeping.stop();
       clearTimeout(cap);
     },
   };

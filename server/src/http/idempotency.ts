@@ -5,6 +5,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database';
+import { type Loop, type LoopLog, startLoop } from '../lib/loop';
 import { HttpError, zodIssues } from './errors';
 
 /** D33: a key answers its first answer again for 24 hours. */
@@ -219,15 +220,13 @@ function canonicalJson(value: unknown): string {
  * already treat an expired key as absent; this only keeps the table small.
  */
 export class IdempotencySweeper {
-  private readonly timer: NodeJS.Timeout;
+  private readonly loop: Loop;
   constructor(
     private readonly db: Db,
     everyMs = 10 * 60_000,
+    log?: LoopLog,
   ) {
-    this.timer = setInterval(() => {
-      this.sweep().catch(() => {});
-    }, everyMs);
-    this.timer.unref();
+    this.loop = startLoop('idempotency key sweep', { everyMs, log }, () => this.sweep());
   }
 
   /** Deletes every expired key; answers how many. */
@@ -247,7 +246,7 @@ export class IdempotencySweeper {
     }
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

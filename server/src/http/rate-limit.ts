@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
+import { type Loop, type LoopLog, startLoop } from '../lib/loop';
 
 export interface RateDecision {
   allowed: boolean;
@@ -61,18 +62,16 @@ export class RateLimiter {
   /** The keys the next flush writes: shared ones with new hits, and those reaching their share. */
   private readonly dirty = new Set<string>();
   private sweptWindow = 0;
-  private timer: NodeJS.Timeout;
+  private readonly loop: Loop;
   private flushing: Promise<void> | undefined;
   private lastCleanup = 0;
 
   constructor(
     private readonly db: Db,
     flushMs = 200,
+    log?: LoopLog,
   ) {
-    this.timer = setInterval(() => {
-      this.flush().catch(() => {});
-    }, flushMs);
-    this.timer.unref();
+    this.loop = startLoop('rate limit flush', { everyMs: flushMs, log }, () => this.flush());
   }
 
   private static window(nowMs: number): number {
@@ -175,8 +174,8 @@ export class RateLimiter {
     }
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }
 

@@ -8,6 +8,7 @@ import {
   recordSampleEvent,
   resetStore,
 } from '../domain/test-mode/helpers';
+import { decisionJson } from '../domain/tracking/read';
 import { addFulfillmentEvents } from '../domain/tracking/receive';
 import { evaluateStore } from '../domain/tracking-claims/evaluate';
 import { actorOf, storeOf } from '../http/caller';
@@ -53,15 +54,7 @@ export function testHelperHandlers({ db, claimLinks }: RouteContext): GroupHandl
       return {
         status: 200,
         body: {
-          decisions: decisions.map((d) => ({
-            trackingNumber: d.trackingNumber,
-            at: d.at.toISOString(),
-            asOf: d.asOf.toISOString(),
-            rule: d.rule,
-            action: d.action,
-            reason: d.reason,
-            claimId: d.claimId,
-          })),
+          decisions: decisions.map((d) => ({ trackingNumber: d.trackingNumber, ...decisionJson(d) })),
         },
       };
     },

@@ -1,8 +1,10 @@
+import { ZAnalyticsSummary } from '@protection-service/contract';
 import { createClient } from '@protection-service/sdk';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_TEST_SCOPES, type ClaimStore, claimStore } from '../harness/claims';
 import { answered, bearer, createTestStoreOf, errorOf, installWithToken } from '../harness/fixtures';
+import { dataOf } from '../harness/json';
 import { startTestServer, type TestServer } from '../harness/server';
 
 const SCOPES = [...CLAIM_TEST_SCOPES, 'analytics:read' as const];
@@ -197,7 +199,7 @@ describe('store analytics (D52)', () => {
     expect(put.status).toBe(200);
     const res = await server.request(`/v1/analytics/summary?from=${DAY}&to=${DAY}`, { headers: bearer(accessToken) });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { data: { orders: number; claims: number } }).data).toMatchObject({
+    expect(await dataOf(res, ZAnalyticsSummary)).toMatchObject({
       orders: 1,
       claims: 0,
     });

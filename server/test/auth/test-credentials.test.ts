@@ -1,10 +1,11 @@
-import { SCOPES } from '@protection-service/contract';
+import { SCOPES, ZTokenResponse } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../../sdk/src/index';
 import { signJwt } from '../../src/domain/auth/jwt';
 import { issueAccessToken, tokenKeys } from '../../src/domain/auth/tokens';
 import { digest } from '../../src/lib/crypto';
 import { answered, bearer } from '../harness/fixtures';
+import { jsonOf } from '../harness/json';
 import { startTestServer, type TestServer } from '../harness/server';
 import { clientCredentials, type TestModeRig, testModeRig } from '../harness/test-mode';
 
@@ -32,7 +33,7 @@ describe('test credentials (D45)', () => {
     expect((await settings(rig.testToken)).status).toBe(200);
     const live = await clientCredentials(server, rig.app.clientId, rig.app.clientSecret, rig.owner.store.id);
     expect(live.status).toBe(200);
-    const { access_token } = (await live.json()) as { access_token: string };
+    const { access_token } = await jsonOf(live, ZTokenResponse);
     expect(access_token).toMatch(/^svc_at_(?!test_)/);
   });
 

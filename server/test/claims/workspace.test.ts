@@ -1,10 +1,11 @@
-import { CLAIM_STATES } from '@protection-service/contract';
+import { CLAIM_STATES, ZClaimConnection } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TClaimListQuery } from '../../../sdk/src/index';
 import { postMessage } from '../../src/domain/claims/moves';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
 import { answered, errorOf } from '../harness/fixtures';
+import { jsonOf } from '../harness/json';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -76,7 +77,7 @@ describe('claims workspace (D51)', () => {
       expect(await ids({ claimState: 'OPEN' })).toEqual([byState.OPEN]);
       const raw = await s.get('/v1/claims?claimState=CLOSED&claimState=APPROVED&claimState=CLOSED');
       expect(raw.status).toBe(200);
-      const page = (await raw.json()) as { edges: { node: { id: string } }[] };
+      const page = await jsonOf(raw, ZClaimConnection);
       expect(page.edges.map((e) => e.node.id)).toEqual([byState.APPROVED, byState.CLOSED]);
       // A tab's states asked one by one list what the tab lists.
       expect(await ids({ claimState: ['DENIED', 'DISMISSED'] })).toEqual(await ids({ queue: 'declined' }));

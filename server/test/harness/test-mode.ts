@@ -1,5 +1,7 @@
 import type { Scope, TCreatedApp } from '@protection-service/contract';
+import { ZTokenResponse } from '@protection-service/contract';
 import { answered, createApp, createOwner, dashboardTokenFor, installWithToken, type Owner } from './fixtures';
+import { jsonOf } from './json';
 import type { TestServer } from './server';
 
 /**
@@ -42,6 +44,6 @@ export async function testModeRig(
   ).data;
   const res = await clientCredentials(server, created.clientId, created.testClientSecret, store.id);
   if (res.status !== 200) throw new Error(`test token: ${res.status} ${await res.text()}`);
-  const { access_token: testToken } = (await res.json()) as { access_token: string };
+  const { access_token: testToken } = await jsonOf(res, ZTokenResponse);
   return { owner, dashboard, app: created, liveToken, testStore: store, testToken };
 }

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { API_VERSIONS } from '@protection-service/contract';
+import { API_VERSIONS, ZError } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE, openApiFileOf } from '../../../scripts/openapi';
 import { DEPLOYMENT_ENVIRONMENTS } from '../../src/config';
 import { servedDocument } from '../../src/http/docs';
+import { jsonOf } from '../harness/json';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** Behaviour every route shares: D2 errors, request ids, 404/405/413/415, health. */
@@ -108,7 +109,7 @@ describe('HTTP basics', () => {
       headers: { 'content-type': 'application/json' },
       body: '{"email":"a\\\\u0000@b.c","password":"x"}',
     });
-    expect(((await literal.json()) as { message: string }).message).not.toMatch(/NUL/);
+    expect((await jsonOf(literal, ZError)).message).not.toMatch(/NUL/);
     await expectD2(await server.request('/v1/apps/%00'), 400, 'Bad Request');
     await expectD2(await server.request('/v1/quote/insurance?store_url=a%00b'), 400, 'Bad Request');
   });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ZClaim } from '@protection-service/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,6 +12,7 @@ import {
 } from '../harness/browser';
 import { CLAIM_TEST_SCOPES, claimBody, orderBody } from '../harness/claims';
 import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { jsonOf } from '../harness/json';
 import type { TestServer } from '../harness/server';
 import { type DeliveryRig, type Receiver, signatureOf, startDeliveryRig } from '../harness/webhooks';
 
@@ -78,11 +80,7 @@ describe.skipIf(!CHROMIUM)("the shopper's claim page in headless Chromium (D41)"
     return filed.headers.get('location')!.replace('/v1/claims/', '');
   }
 
-  const record = async (claimId: string) =>
-    (await (await api(`/v1/claims/${claimId}`)).json()) as {
-      viewClaimUrl: string;
-      claimMessages: { senderType: string; message: string; authorName: string | null }[];
-    };
+  const record = async (claimId: string) => jsonOf(await api(`/v1/claims/${claimId}`), ZClaim);
 
   async function newPage(): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

@@ -1,6 +1,6 @@
+import { ZClaim } from '@protection-service/contract';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TClaim } from '../../../sdk/src/index';
 import {
   CHROMIUM,
   expectAccessible,
@@ -12,6 +12,7 @@ import {
 import { CLAIM_TEST_SCOPES, type ClaimStore, claimBody, claimStore, orderBody } from '../harness/claims';
 import { addMember, type Person, signedInPage } from '../harness/dashboard';
 import { bearer, createApp, createOwner, installWithToken, type Owner } from '../harness/fixtures';
+import { jsonOf } from '../harness/json';
 import { mailOf } from '../harness/mail';
 import type { TestServer } from '../harness/server';
 import { type DeliveryRig, type Receiver, startDeliveryRig } from '../harness/webhooks';
@@ -63,7 +64,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
 
   const api = (path: string, method = 'GET', json?: unknown) =>
     server.request(path, { method, headers: bearer(token), ...(json === undefined ? {} : { json }) });
-  const claimOf = async (claimId: string) => (await (await api(`/v1/claims/${claimId}`)).json()) as TClaim;
+  const claimOf = async (claimId: string) => jsonOf(await api(`/v1/claims/${claimId}`), ZClaim);
   const claimUrl = (claimId: string) => `${server.baseUrl}/dashboard/stores/${owner.store.id}/claims/${claimId}`;
 
   /** An order with a lamp line, a shipped fulfillment, and a claim on the lamp; answers the claim id. */

@@ -1,3 +1,4 @@
+import { ZError } from '@protection-service/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +11,7 @@ import {
 } from '../harness/browser';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
 import { addMember, signedInPage } from '../harness/dashboard';
+import { jsonOf } from '../harness/json';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -183,7 +185,7 @@ describe.skipIf(!CHROMIUM)('the dashboard orders pages in headless Chromium (D50
     await shop.fileId('7001', teapot(1));
     const refused = await shop.file('7001', teapot(1));
     expect(refused.status).toBe(400);
-    const { message } = (await refused.json()) as { message: string };
+    const { message } = await jsonOf(refused, ZError);
     const before = (await claimsOf('7001')).length;
     await page.getByRole('button', { name: 'File a claim' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('This was not done');

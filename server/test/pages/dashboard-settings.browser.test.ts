@@ -1,3 +1,4 @@
+import { ZError } from '@protection-service/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -18,6 +19,7 @@ import {
   installWithToken,
   type Owner,
 } from '../harness/fixtures';
+import { jsonOf } from '../harness/json';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -94,7 +96,7 @@ describe.skipIf(!CHROMIUM)('the dashboard settings page in headless Chromium (D5
       json: { storeCreditMaxPercentage: 150 },
     });
     expect(direct.status).toBe(400);
-    const { message } = (await direct.json()) as { message: string };
+    const { message } = await jsonOf(direct, ZError);
     const { context, page } = await signedInPage(browser, server, me());
     await page.goto(settingsUrl());
     await page.getByLabel('Most store credit (percent of the claim)').fill('150');

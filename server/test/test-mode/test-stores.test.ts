@@ -1,10 +1,11 @@
-import { SCOPES } from '@protection-service/contract';
+import { SCOPES, ZTokenResponse } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/domain/identity/stores';
 import { claimBody, orderBody } from '../harness/claims';
 import { answered, bearer, createApp, createOwner, dashboardTokenFor, type Owner } from '../harness/fixtures';
 import { seedCohorts, storeRows } from '../harness/isolation-cases';
+import { jsonOf } from '../harness/json';
 import { startTestServer, type TestServer } from '../harness/server';
 import { clientCredentials } from '../harness/test-mode';
 
@@ -100,7 +101,7 @@ describe('test stores (D45)', () => {
     expect(second).not.toHaveProperty('testClientSecret');
     const token = await clientCredentials(server, app.clientId, first.testClientSecret!, second.id);
     expect(token.status).toBe(200);
-    expect(((await token.json()) as { access_token: string }).access_token).toMatch(/^svc_at_test_/);
+    expect((await jsonOf(token, ZTokenResponse)).access_token).toMatch(/^svc_at_test_/);
   });
 
   it("answers 404 for another user's app, exactly as for a missing one, and makes nothing", async () => {
@@ -201,9 +202,9 @@ describe('test stores (D45)', () => {
     expect(await live.json()).toMatchObject({ error: 'invalid_client' });
     const test = await exchange(app.testClientSecret);
     expect(test.status).toBe(200);
-    const tokens = (await test.json()) as { access_token: string; refresh_token: string };
+    const tokens = await jsonOf(test, ZTokenResponse);
     expect(tokens.access_token).toMatch(/^svc_at_test_/);
-    expect(tokens.refresh_token).toMatch(/^svc_rt_test_/);
+    expect(tokens.refresh_token!).toMatch(/^svc_rt_test_/);
     const refresh = (clientSecret: string, refreshToken: string) =>
       server.request('/v1/oauth/token', {
         method: 'POST',
@@ -214,11 +215,11 @@ describe('test stores (D45)', () => {
           refresh_token: refreshToken,
         },
       });
-    const wrongMode = await refresh(app.clientSecret, tokens.refresh_token);
+    const wrongMode = await refresh(app.clientSecret, tokens.refresh_token!);
     expect(wrongMode.status).toBe(401);
-    const rotated = await refresh(app.testClientSecret, tokens.refresh_token);
+    const rotated = await refresh(app.testClientSecret, tokens.refresh_token!);
     expect(rotated.status).toBe(200);
-    expect(((await rotated.json()) as { refresh_token: string }).refresh_token).toMatch(/^svc_rt_test_/);
+    expect((await jsonOf(rotated, ZTokenResponse)).refresh_token).toMatch(/^svc_rt_test_/);
   });
 
   it('deletes a test store and every row of it, installations and tokens included; a table with a store_id left unemptied fails this', async () => {
@@ -252,7 +253,7 @@ describe('test stores (D45)', () => {
         redirect_uri: REDIRECT,
       },
     });
-    const { access_token: token } = (await exchanged.json()) as { access_token: string };
+    const { access_token: token } = await jsonOf(exchanged, ZTokenResponse);
     const api = server.api(token);
     // Orders, fulfillments, products, a claim approved with a store credit (mail), messages,
     // events and deliveries, a partner context with cohorts, idempotency records, cache announcements.

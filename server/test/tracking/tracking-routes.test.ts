@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ZTrackingSourceCreated } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/domain/identity/users';
@@ -14,6 +15,7 @@ import {
   installWithToken,
   type Owner,
 } from '../harness/fixtures';
+import { dataOf } from '../harness/json';
 import { startTestServer, type TestServer } from '../harness/server';
 import { testModeRig } from '../harness/test-mode';
 
@@ -146,12 +148,10 @@ describe('shipment tracking (D54)', () => {
   it('sources: the secret is answered once, when the service made it, and never listed (D54)', async () => {
     const made = await createSource({ provider: 'easypost' });
     expect(made.status).toBe(201);
-    const { data } = (await made.json()) as { data: { id: string; secret: string; inboundUrl: string } };
+    const data = await dataOf(made, ZTrackingSourceCreated);
     expect(data.secret).toMatch(/^svc_trsec_/);
     expect(data.inboundUrl).toBe(`${server.config.publicBaseUrl}/v1/tracking/inbound/${data.id}`);
-    const given = (await (await createSource({ provider: 'aftership', secret: 'a-secret-of-my-own-1234' })).json()) as {
-      data: Record<string, unknown>;
-    };
+    const given = await (await createSource({ provider: 'aftership', secret: 'a-secret-of-my-own-1234' })).json();
     expect(given.data).not.toHaveProperty('secret');
     const listed = await server.api(dash).tracking.listSources({ params: { storeId: owner.store.id } });
     const text = JSON.stringify(listed.body);
@@ -193,9 +193,9 @@ describe('shipment tracking (D54)', () => {
   });
 
   it('inbound: the raw bytes are verified (136.0 kept); a bad signature and an unknown source answer the same 401', async () => {
-    const { data } = (await (await createSource({ provider: 'easypost' })).json()) as {
-      data: { id: string; secret: string };
-    };
+    const made = await dataOf(await createSource({ provider: 'easypost' }), ZTrackingSourceCreated);
+    // The service made the secret, so it is answered.
+    const data = { id: made.id, secret: made.secret! };
     expect(FIXTURE.toString()).toContain('136.0');
     const good = await inbound(data.id, FIXTURE, { 'x-hmac-signature': easypostSig(data.secret, FIXTURE) });
     expect(good.status).toBe(200);

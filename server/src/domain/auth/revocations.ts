@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { announceRevocation } from '../../cache/changes';
 import type { Db } from '../../db/database';
+import { type Loop, type LoopLog, startLoop } from '../../lib/loop';
 import { ACCESS_TOKEN_TTL_S, DASHBOARD_TOKEN_TTL_S } from './tokens';
 
 export type RevocationKind = 'token' | 'grant' | 'installation' | 'membership';
@@ -84,7 +85,7 @@ export class RevocationFeed {
   private since = new Date(0);
   private lastSync = 0;
   private readonly revoked = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: Loop;
   private syncing: Promise<void> | undefined;
   readonly ready: Promise<void>;
 
@@ -97,13 +98,11 @@ export class RevocationFeed {
   constructor(
     private readonly db: Db,
     intervalMs = 250,
+    log?: LoopLog,
   ) {
     this.ready = this.sync();
     this.ready.catch(() => {});
-    this.timer = setInterval(() => {
-      this.sync().catch(() => {});
-    }, intervalMs);
-    this.timer.unref();
+    this.loop = startLoop('revocation feed', { everyMs: intervalMs, log }, () => this.sync());
   }
 
   /** Reads the entries added since the last read (one at a time). */
@@ -154,7 +153,7 @@ export class RevocationFeed {
     return Date.now() - this.lastSync <= maxAgeMs;
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -1,4 +1,4 @@
-import type { TLineItemWrite, TOrderWrite } from '@protection-service/contract';
+import type { TLineItemWrite, TOrderWrite, WebhookBodies } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
 import { type Db, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
@@ -78,14 +78,10 @@ async function insertNewOrder(
         {
           storeId,
           topic: 'protection/added',
-          body: {
-            orderId,
-            sourceOrderId,
-            storeId,
-            policyId,
-            premiumPaid: roundMoney(o.premiumPaid ?? 0, o.currency),
-            currency: o.currency,
-          },
+          body: protectionBody(
+            { orderId, sourceOrderId, storeId, policyId, premiumPaid: o.premiumPaid ?? 0 },
+            o.currency,
+          ),
         },
         sql`added`,
       )
@@ -289,6 +285,21 @@ function removePolicy(orderId: string, reason: RemovalReason) {
     returning id, premium_paid, removed_at`;
 }
 
+/** A policy's part of a protection event, the one body of `protection/added` (and the start of `protection/removed`). */
+function protectionBody(
+  p: { orderId: string; sourceOrderId: string; storeId: string; policyId: string; premiumPaid: number },
+  currency: string,
+): WebhookBodies['protection/added'] {
+  return {
+    orderId: p.orderId,
+    sourceOrderId: p.sourceOrderId,
+    storeId: p.storeId,
+    policyId: p.policyId,
+    premiumPaid: roundMoney(p.premiumPaid, currency),
+    currency,
+  };
+}
+
 /** Records `protection/added` or `protection/removed` (D19) in the order's transaction (D32). */
 async function recordPolicyEvent(
   trx: Db,
@@ -302,26 +313,32 @@ async function recordPolicyEvent(
     await recordEvent(trx, {
       storeId,
       topic: 'protection/added',
-      body: {
-        orderId: change.orderId,
-        sourceOrderId,
-        storeId,
-        policyId: change.added.id,
-        premiumPaid: roundMoney(change.added.premiumPaid, currency),
+      body: protectionBody(
+        {
+          orderId: change.orderId,
+          sourceOrderId,
+          storeId,
+          policyId: change.added.id,
+          premiumPaid: change.added.premiumPaid,
+        },
         currency,
-      },
+      ),
     });
   } else if (change.removed && reason) {
     await recordEvent(trx, {
       storeId,
       topic: 'protection/removed',
       body: {
-        orderId: change.orderId,
-        sourceOrderId,
-        storeId,
-        policyId: change.removed.id,
-        premiumPaid: roundMoney(change.removed.premiumPaid, currency),
-        currency,
+        ...protectionBody(
+          {
+            orderId: change.orderId,
+            sourceOrderId,
+            storeId,
+            policyId: change.removed.id,
+            premiumPaid: change.removed.premiumPaid,
+          },
+          currency,
+        ),
         removedAt: change.removed.removedAt.toISOString(),
         reason,
       },

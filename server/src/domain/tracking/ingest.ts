@@ -1,4 +1,4 @@
-import type { TTrackingEventsBody } from '@protection-service/contract';
+import type { TTrackingEventsBody, WebhookBodies } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { writeInBatches } from '../../db/committed-batches';
 import type { Db } from '../../db/database';
@@ -67,18 +67,12 @@ export async function ingestPackage(
     await recordEvent(trx, {
       storeId: owner.storeId,
       topic: 'tracking/updated',
-      body: {
-        storeId: owner.storeId,
-        sourceOrderId: owner.fulfillment.sourceOrderId,
-        sourceFulfillmentId: owner.fulfillment.sourceFulfillmentId,
-        trackingNumber: pkg.trackingNumber,
-        carrier,
-        status: state.status,
-        subStatus: state.subStatus,
-        previousStatus: row.created ? null : (row.status as never),
-        occurredAt: state.statusAt?.toISOString() ?? null,
-        estimatedDeliveryAt: estimatedDeliveryAt?.toISOString() ?? null,
-      },
+      body: trackingUpdatedBody(
+        owner.storeId,
+        owner.fulfillment,
+        { ...state, trackingNumber: pkg.trackingNumber, carrier, estimatedDeliveryAt },
+        row.created ? null : row.status,
+      ),
     });
   }
   if (owner.fulfillment && pkg.events.length > 0) queueEvaluation(trx, [row.id]);
@@ -248,6 +242,34 @@ export async function trackFulfillment(
   }
 }
 
+/** The one body of `tracking/updated`: a fulfillment's package now, and the status it had before (null: none). */
+function trackingUpdatedBody(
+  storeId: string,
+  fulfillment: { sourceOrderId: string; sourceFulfillmentId: string },
+  p: {
+    trackingNumber: string;
+    carrier: string | null;
+    status: string;
+    subStatus: string | null;
+    statusAt: Date | null;
+    estimatedDeliveryAt: Date | null;
+  },
+  previousStatus: string | null,
+): WebhookBodies['tracking/updated'] {
+  return {
+    storeId,
+    sourceOrderId: fulfillment.sourceOrderId,
+    sourceFulfillmentId: fulfillment.sourceFulfillmentId,
+    trackingNumber: p.trackingNumber,
+    carrier: p.carrier,
+    status: p.status as never,
+    subStatus: p.subStatus as never,
+    previousStatus: previousStatus as never,
+    occurredAt: p.statusAt?.toISOString() ?? null,
+    estimatedDeliveryAt: p.estimatedDeliveryAt?.toISOString() ?? null,
+  };
+}
+
 /** A package bound late says what it already knew: `tracking/updated` from no status. */
 async function announceBinding(trx: Db, owner: Parameters<typeof trackFulfillment>[1], packageId: string) {
   const p = await trx.selectFrom('trackingPackages').selectAll().where('id', '=', packageId).executeTakeFirstOrThrow();
@@ -255,18 +277,7 @@ async function announceBinding(trx: Db, owner: Parameters<typeof trackFulfillmen
   await recordEvent(trx, {
     storeId: owner.storeId,
     topic: 'tracking/updated',
-    body: {
-      storeId: owner.storeId,
-      sourceOrderId: owner.fulfillment.sourceOrderId,
-      sourceFulfillmentId: owner.fulfillment.sourceFulfillmentId,
-      trackingNumber: p.trackingNumber,
-      carrier: p.carrier,
-      status: p.status,
-      subStatus: p.subStatus,
-      previousStatus: null,
-      occurredAt: p.statusAt?.toISOString() ?? null,
-      estimatedDeliveryAt: p.estimatedDeliveryAt?.toISOString() ?? null,
-    },
+    body: trackingUpdatedBody(owner.storeId, owner.fulfillment, p, null),
   });
   queueEvaluation(trx, [packageId]);
 }

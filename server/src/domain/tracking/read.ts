@@ -25,6 +25,20 @@ export async function findFulfillment(
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
+type DecisionJson = TTrackingPackage['decisions'][number];
+
+/** The one answer shape of a package's decision (D54), for the package reads and the test helper's evaluation. */
+export function decisionJson(d: Omit<DecisionJson, 'at' | 'asOf'> & { at: Date; asOf: Date }): DecisionJson {
+  return {
+    at: d.at.toISOString(),
+    asOf: d.asOf.toISOString(),
+    rule: d.rule,
+    action: d.action,
+    reason: d.reason,
+    claimId: d.claimId,
+  };
+}
+
 /** The packages of a fulfillment (D54): events and decisions newest first. */
 export async function readPackages(db: Db, orderId: string, sourceFulfillmentId: string): Promise<TTrackingPackage[]> {
   const packages = await db
@@ -73,15 +87,6 @@ export async function readPackages(db: Db, orderId: string, sourceFulfillmentId:
         location: e.location,
         receivedAt: e.receivedAt.toISOString(),
       })),
-    decisions: decisions
-      .filter((d) => d.packageId === p.id)
-      .map((d) => ({
-        at: d.at.toISOString(),
-        asOf: d.asOf.toISOString(),
-        rule: d.rule,
-        action: d.action,
-        reason: d.reason,
-        claimId: d.claimId,
-      })),
+    decisions: decisions.filter((d) => d.packageId === p.id).map(decisionJson),
   }));
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
+import { type Loop, startLoop } from '../../lib/loop';
 
 /** Events deleted per statement (D48): each batch is a short transaction of its own. */
 export const PRUNE_BATCH = 1000;
@@ -108,9 +109,7 @@ export async function pruneEvents(
  * time, stopping between batches when the process stops. `report` hears each run's outcome.
  */
 export class EventPruner {
-  private readonly timer: NodeJS.Timeout;
-  private running: Promise<void> | undefined;
-  private stopping = false;
+  private readonly loop: Loop;
 
   constructor(
     private readonly db: Db,
@@ -118,23 +117,16 @@ export class EventPruner {
     private readonly report: (outcome: { events: number; batches: number } | { error: unknown }) => void,
     everyMs = PRUNE_EVERY_MS,
   ) {
-    this.timer = setInterval(() => {
-      this.running ??= pruneEvents(this.db, this.retentionDays, { stopped: () => this.stopping })
-        .then(
-          (outcome) => this.report(outcome),
-          (error: unknown) => this.report({ error }),
-        )
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, everyMs);
-    this.timer.unref();
+    this.loop = startLoop('webhook event retention', { everyMs }, (stopping) =>
+      pruneEvents(this.db, this.retentionDays, { stopped: stopping }).then(
+        (outcome) => this.report(outcome),
+        (error: unknown) => this.report({ error }),
+      ),
+    );
   }
 
-  /** Stops the timer, and waits for a run in progress to end its batch. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.timer);
-    await this.running;
+  /** Stops the loop, and waits for a run in progress to end its batch. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -6,7 +6,7 @@ import type { RequestHandler } from 'express';
 import { pageHeaders } from '../html';
 import { type Dashboard, notFound } from './handlers';
 import { DASHBOARD_PATH } from './paths';
-import { listQuery, queueView } from './queue';
+import { listQuery, queueView } from './queue/load';
 
 export const EXPORT_PATH = `${DASHBOARD_PATH}/stores/:storeId/claims/export`;
 

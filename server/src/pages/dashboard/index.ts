@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import { ANALYTICS_PATH, analyticsPages } from './analytics';
-import { appPages } from './apps';
-import { AUDIT_PATH, auditPages } from './audit';
+import { appPages } from './apps/routes';
+import { AUDIT_PATH, auditPages } from './audit/routes';
 import { bulkForm } from './bulk';
 import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
 import { CLAIM_FORMS } from './claim-forms';
@@ -10,10 +10,10 @@ import { Dashboard } from './handlers';
 import { orderPages } from './orders';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
 import type { DashboardPort } from './port';
-import { queuePage } from './queue';
+import { queuePage } from './queue/routes';
 import { settingsPages } from './settings';
 import { storePages } from './stores';
-import { TEAM_FORMS, TEAM_PATH, teamPages } from './team';
+import { TEAM_FORMS, TEAM_PATH, teamPages } from './team/routes';
 import { TRACKING_FORM_PATHS } from './tracking-settings';
 
 /**

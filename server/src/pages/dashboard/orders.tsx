@@ -14,13 +14,14 @@ import {
 import express, { Router } from 'express';
 import { Hidden, sendPage } from '../html';
 import { PackageSummaries, readTracking, type TrackingView } from './claim-tracking';
+import { type Column, DataTable } from './data-table';
 import { field, formKey, newFormKey, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice, ScrollTable } from './frame';
 import type { Dashboard } from './handlers';
 import { claimPath, DASHBOARD_PATH, orderPath, storePath } from './paths';
 import type { MemberStore } from './port';
 import type { SignedIn } from './staff-api';
-import { RESOLUTION_WORDS, StateLabel, shortDate, TYPE_WORDS } from './words';
+import { Email, RESOLUTION_WORDS, StateLabel, shortDate, TYPE_WORDS } from './words';
 
 const PAGE_SIZE = 50;
 const ORDERS = `${DASHBOARD_PATH}/stores/:storeId/orders`;
@@ -193,38 +194,31 @@ const PROTECTION_WORDS: Record<TOrder['protection']['status'], string> = {
   NONE: 'Not protected',
 };
 
+/** The orders list's columns: the order number and its protection on top on a phone. */
+const orderColumns = (storeId: string): Column<TOrder>[] => [
+  {
+    head: 'Order',
+    top: true,
+    cell: (o) => <a href={orderPath(storeId, o.sourceOrderId)}>{o.sourceOrderNumber}</a>,
+  },
+  { head: 'Shopper', bare: true, cell: (o) => o.customerName ?? '' },
+  { head: 'E-mail', bare: true, cell: (o) => (o.customerEmail ? <Email address={o.customerEmail} /> : '') },
+  { head: 'Total', cell: (o) => money(o.total, o.currency) },
+  { head: 'Protection', top: true, cell: (o) => PROTECTION_WORDS[o.protection.status] },
+  { head: 'Placed', cell: (o) => shortDate(o.sourceCreatedAt) },
+];
+
 function OrderTable(props: { storeId: string; orders: TOrder[]; searched: boolean }) {
   if (props.orders.length === 0) {
     return <p>{props.searched ? 'No order has this number or e-mail.' : 'This store has no orders yet.'}</p>;
   }
   return (
-    <ScrollTable label="Orders" wide>
-      <caption class="muted">Orders, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Order</th>
-          <th scope="col">Shopper</th>
-          <th scope="col">E-mail</th>
-          <th scope="col">Total</th>
-          <th scope="col">Protection</th>
-          <th scope="col">Placed</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.orders.map((o) => (
-          <tr>
-            <td>
-              <a href={orderPath(props.storeId, o.sourceOrderId)}>{o.sourceOrderNumber}</a>
-            </td>
-            <td>{o.customerName ?? ''}</td>
-            <td>{o.customerEmail ?? ''}</td>
-            <td>{money(o.total, o.currency)}</td>
-            <td>{PROTECTION_WORDS[o.protection.status]}</td>
-            <td>{shortDate(o.sourceCreatedAt)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
+    <DataTable
+      label="Orders"
+      caption="Orders, newest first"
+      columns={orderColumns(props.storeId)}
+      rows={props.orders}
+    />
   );
 }
 

@@ -9,7 +9,7 @@ import { field, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice } from './frame';
 import { type Dashboard, type StorePage, signedInPage } from './handlers';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, safeNext, storePath } from './paths';
-import { ClaimRows } from './queue';
+import { ClaimRows } from './queue/views';
 import type { SignedIn } from './staff-api';
 import { CLAIM_TABS } from './words';
 

@@ -2,6 +2,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type {
+  TAuditAction,
   TClaimQueue,
   TClaimState,
   TClaimType,
@@ -180,3 +181,39 @@ export const MOVE_TARGETS: readonly TTransitionTargetState[] = [
 
 /** A member's role (D49) in the words of the team and invitation pages (D53). */
 export { ROLE_WORDS } from '@protection-service/contract';
+
+/** An e-mail address that may break before its `@` on a narrow screen, and nowhere else. */
+export function Email(props: { address: string }) {
+  const at = props.address.lastIndexOf('@');
+  if (at <= 0) return <span class="nowrap">{props.address}</span>;
+  return (
+    <>
+      <span class="nowrap">{props.address.slice(0, at)}</span>
+      <wbr />
+      <span class="nowrap">{props.address.slice(at)}</span>
+    </>
+  );
+}
+
+/** The actions in words, for the filter and the table (D53). */
+export const ACTION_WORDS: Record<TAuditAction, string> = {
+  'claim.approved': 'Claim approved',
+  'claim.denied': 'Claim declined',
+  'claim.moved': 'Claim moved',
+  'claim.note_added': 'Note added',
+  'claims.exported': 'Claims exported',
+  'settings.updated': 'Settings changed',
+  'pricing.updated': 'Pricing changed',
+  'member.invited': 'Member invited',
+  'member.role_changed': 'Role changed',
+  'member.removed': 'Member removed',
+  'app.installed': 'App installed',
+  'app.uninstalled': 'App uninstalled',
+  'user.signed_in': 'Signed in',
+  'user.password_changed': 'Password changed',
+  'tracking_source.created': 'Tracking source added',
+  'tracking_source.removed': 'Tracking source removed',
+  'tracking_settings.updated': 'Tracking rules changed',
+};
+
+export const AUDIT_ACTIONS = Object.keys(ACTION_WORDS) as TAuditAction[];
