@@ -35,6 +35,7 @@ import { expressApp } from './http/server';
 import { unmatched } from './http/unmatched';
 import { versionDocs } from './http/version-docs';
 import { chooseVersion, versionData, versionedFailures, versionedRoutes, versionGate } from './http/versions';
+import { OfferTokens } from './lib/offer-tokens';
 import { KeysetPager } from './lib/pager';
 import { ServiceMetrics } from './metrics';
 import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
@@ -178,6 +179,7 @@ function appContext(deps: AppDeps) {
     auth,
     claimLinks: claimLinks(deps.config.secretKey, deps.config.publicBaseUrl),
     pager: new KeysetPager(deps.config.secretKey),
+    offerTokens: new OfferTokens(deps.config.secretKey),
     apiUsage: new ApiUsage(deps.db, deps.logger),
   };
   return { context, metrics, log, listener, pins: new AppPins(deps.db, deps.logger) };

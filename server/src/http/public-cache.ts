@@ -57,8 +57,13 @@ export class PublicReadCache {
     return this.store.mark;
   }
 
+  /**
+   * The URL, the cohort headers and the UTC hour: an answer carrying an offer token (D55) is
+   * served only within the hour it was signed in, so one hour's answers share one token.
+   */
   private key(url: string, headers: Headers): string {
-    return `${url}\n${headers[COHORT_HEADERS[0]] ?? ''}\n${headers[COHORT_HEADERS[1]] ?? ''}`;
+    const hour = Math.floor(Date.now() / 3_600_000);
+    return `${url}\n${headers[COHORT_HEADERS[0]] ?? ''}\n${headers[COHORT_HEADERS[1]] ?? ''}\n${hour}`;
   }
 
   /**
