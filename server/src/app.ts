@@ -32,6 +32,7 @@ import { RateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { sequence } from './http/sequence';
 import { expressApp } from './http/server';
+import { OFFER_SCRIPT_PATH, storefrontScript } from './http/storefront-script';
 import { unmatched } from './http/unmatched';
 import { versionDocs } from './http/version-docs';
 import { chooseVersion, versionData, versionedFailures, versionedRoutes, versionGate } from './http/versions';
@@ -70,6 +71,7 @@ const OPERATIONAL_ROUTES = [
   '/docs',
   '/docs/init.js',
   '/docs/versions',
+  OFFER_SCRIPT_PATH,
 ].map((path) => ({
   method: 'GET',
   path,
@@ -99,7 +101,9 @@ export function createApp(deps: AppDeps): Express {
       publicCors(publicPaths),
       // Health, the document and its page (with its assets under /docs/): one check for the API's requests.
       (req, res, next) =>
-        operationalPaths.has(req.path) || req.path.startsWith('/docs/') ? operational(req, res, next) : next(),
+        operationalPaths.has(req.path) || req.path.startsWith('/docs/') || req.path.startsWith('/widget/')
+          ? operational(req, res, next)
+          : next(),
       // OPTIONS is answered from the contract (Allow, and CORS for public reads), not by Express.
       (req, res, next) => (req.method === 'OPTIONS' ? fallback(req, res, next) : next()),
       // D11, RFC 6749 §5.1: no token answer, success or failure, is stored by any cache.
@@ -189,6 +193,8 @@ function appContext(deps: AppDeps) {
 function operationalRoutes(deps: AppDeps): RequestHandler {
   return sequence([
     health(deps.db, deps.isShuttingDown),
+    // D55: the storefront's <protection-offer> script.
+    storefrontScript,
     docs(
       deps.config,
       servedDocuments().map((d) => ({
