@@ -54,7 +54,7 @@ const SCRIPT_ORIGIN = (() => {
 const CSS = `
 :host{display:block;font:inherit;color:inherit}
 .o{min-height:3.5em;box-sizing:border-box}
-.r{display:flex;align-items:center;gap:.5em;min-height:24px}
+.r{display:flex;flex-wrap:wrap;align-items:center;gap:.5em;min-height:24px}
 input{width:24px;height:24px;margin:0;flex:none;accent-color:var(--protection-offer-accent,var(--cfg-accent,#1d4ed8))}
 label{cursor:pointer}
 p{margin:.25em 0 0}
@@ -244,9 +244,10 @@ class ProtectionOffer extends HTMLElement {
       this.#choose(input.checked, true);
     });
     row.append(input, el('label', { for: 'c', part: 'label' }, label));
+    // "Learn more" sits on the label's line, so the reserved height holds the whole offer.
+    if (!modal || modal.status === 'ACTIVE') row.append(...this.#modal(config, modal));
     box.append(row);
     if (description) box.append(el('p', { id: 'd', part: 'description' }, description));
-    if (!modal || modal.status === 'ACTIVE') box.append(...this.#modal(config, modal));
     this.#live = el('div', { class: 'sr', 'aria-live': 'polite' });
     box.append(this.#live);
     this.#box = input;
