@@ -39,7 +39,7 @@ import { chooseVersion, versionData, versionedFailures, versionedRoutes, version
 import { OfferTokens } from './lib/offer-tokens';
 import { KeysetPager } from './lib/pager';
 import { ServiceMetrics } from './metrics';
-import { DEMO_STOREFRONT_PATH, demoStorefront } from './pages/demo-storefront';
+import { demoStorefront } from './pages/demo-storefront';
 import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
 import { mountedRoutes } from './routes/index';
 import { oauthValidationError } from './routes/oauth';
@@ -91,7 +91,6 @@ export function createApp(deps: AppDeps): Express {
   const pageRouter = pages(context);
   const operationalPaths = new Set(OPERATIONAL_ROUTES.map((r) => r.path));
   const operational = operationalRoutes(deps);
-  const demo = demoStorefront(context);
   const publicPaths = routes.filter((r) => (r.route.metadata as RouteMeta).auth === 'public').map((r) => r.route.path);
   // One Express layer for everything before the routes: each layer of its own costs the
   // router's matching and bookkeeping on every request.
@@ -103,7 +102,7 @@ export function createApp(deps: AppDeps): Express {
       publicCors(publicPaths),
       // Health, the document and its page (with its assets under /docs/): one check for the API's requests.
       (req, res, next) =>
-        operationalPaths.has(req.path) || req.path.startsWith('/docs/') || req.path.startsWith('/widget/')
+        operationalPaths.has(req.path) || /^\/(docs|widget|demo)\//.test(req.path)
           ? operational(req, res, next)
           : next(),
       // OPTIONS is answered from the contract (Allow, and CORS for public reads), not by Express.
@@ -114,8 +113,6 @@ export function createApp(deps: AppDeps): Express {
         next();
       },
       refuseNulInUrl,
-      // D55: a development install's demo cart with the storefront offer.
-      (req, res, next) => (req.path === DEMO_STOREFRONT_PATH ? demo(req, res, next) : next()),
       // D40, D41: the pages read their own form bodies, so they come before the API's parsers;
       // only requests to a page's path enter their router.
       (req, res, next) => (isPagePath(req.path) ? pageRouter(req, res, next) : next()),
@@ -197,8 +194,9 @@ function appContext(deps: AppDeps) {
 function operationalRoutes(deps: AppDeps): RequestHandler {
   return sequence([
     health(deps.db, deps.isShuttingDown),
-    // D55: the storefront's <protection-offer> script.
+    // D55: the storefront's <protection-offer> script, and a development install's demo cart.
     storefrontScript,
+    demoStorefront(deps),
     docs(
       deps.config,
       servedDocuments().map((d) => ({

@@ -4,8 +4,8 @@
 import type { RequestHandler } from 'express';
 import { h } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import type { AppDeps } from '../app-deps';
 import { findStore } from '../domain/identity/stores';
-import type { RouteContext } from '../routes/context';
 import { Layout, STYLESHEET_PATH } from './html';
 
 export const DEMO_STOREFRONT_PATH = '/demo/storefront';
@@ -22,7 +22,7 @@ const CART = [
  * page this app serves with a script: its own /widget/v1/offer.js, under a policy naming only
  * this origin. Production installs answer 404.
  */
-export function demoStorefront(ctx: RouteContext): RequestHandler {
+export function demoStorefront(ctx: Pick<AppDeps, 'db' | 'config'>): RequestHandler {
   return (req, res, next) => {
     if (req.path !== DEMO_STOREFRONT_PATH || req.method !== 'GET') return next();
     if (ctx.config.deploymentEnvironment !== 'local') return next();
