@@ -67,6 +67,8 @@ const PAGES_WITH_DOMAIN = {
   'invitation.tsx': 'accepts an invitation',
   // The pages' mount gives the dashboard its port: the person's stores and the staff token it calls the API with (D50).
   'index.tsx': "issues the dashboard's token",
+  // The storefront demo (D55, development installs only) looks up the seeded demo store to say when it is missing.
+  'demo-storefront.tsx': 'finds the seeded demo store',
 };
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -20,7 +20,7 @@ export default defineConfig({
       {
         test: {
           name: 'contract',
-          include: ['contract/test/**/*.test.ts'],
+          include: ['contract/test/**/*.test.ts', 'storefront/test/**/*.test.ts'],
           // Checks over every route of every dated version take seconds, more when the cores are busy.
           testTimeout: 60_000,
         },

@@ -24,6 +24,7 @@ import * as tracking from './20261127000000-tracking';
 import * as analyticsPending from './20261127010000-analytics-pending';
 import * as trackingSweep from './20261127020000-tracking-sweep';
 import * as analyticsWatermark from './20261129000000-analytics-watermark';
+import * as orderOffers from './20261129100000-order-offers';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '20261127010000-analytics-pending': analyticsPending,
   '20261127020000-tracking-sweep': trackingSweep,
   '20261129000000-analytics-watermark': analyticsWatermark,
+  '20261129100000-order-offers': orderOffers,
 };

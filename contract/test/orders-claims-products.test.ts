@@ -249,6 +249,7 @@ describe('ZOrder read (D18, D19)', () => {
       },
     ],
     protection: { status: 'ACTIVE', policyId: 'pol_1' },
+    offer: null,
     createdAt: T,
     updatedAt: T,
   };

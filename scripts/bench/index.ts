@@ -17,6 +17,7 @@ import { benchPublicRead } from './public-read';
 import { benchRetention } from './retention';
 import { benchTracking } from './tracking';
 import { benchWebhooks } from './webhooks';
+import { benchWidget } from './widget';
 import { benchWrites } from './writes';
 
 const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
@@ -48,6 +49,11 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
     'retention',
     'webhook event retention: 1,000,000 old events pruned, order writes during the prune against without',
     benchRetention,
+  ],
+  [
+    'widget',
+    'storefront offer (D55): script gzip size, first render against a bare page, quote with offer against without',
+    benchWidget,
   ],
   ['concurrency', 'authenticated read through pnpm start: WEB_CONCURRENCY=2 against 1', benchConcurrency],
   [

@@ -32,11 +32,14 @@ import { RateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { sequence } from './http/sequence';
 import { expressApp } from './http/server';
+import { OFFER_SCRIPT_PATH, storefrontScript } from './http/storefront-script';
 import { unmatched } from './http/unmatched';
 import { versionDocs } from './http/version-docs';
 import { chooseVersion, versionData, versionedFailures, versionedRoutes, versionGate } from './http/versions';
+import { OfferTokens } from './lib/offer-tokens';
 import { KeysetPager } from './lib/pager';
 import { ServiceMetrics } from './metrics';
+import { demoStorefront } from './pages/demo-storefront';
 import { isPagePath, PAGE_ROUTES, pages } from './pages/index';
 import { mountedRoutes } from './routes/index';
 import { oauthValidationError } from './routes/oauth';
@@ -69,6 +72,7 @@ const OPERATIONAL_ROUTES = [
   '/docs',
   '/docs/init.js',
   '/docs/versions',
+  OFFER_SCRIPT_PATH,
 ].map((path) => ({
   method: 'GET',
   path,
@@ -98,7 +102,9 @@ export function createApp(deps: AppDeps): Express {
       publicCors(publicPaths),
       // Health, the document and its page (with its assets under /docs/): one check for the API's requests.
       (req, res, next) =>
-        operationalPaths.has(req.path) || req.path.startsWith('/docs/') ? operational(req, res, next) : next(),
+        operationalPaths.has(req.path) || /^\/(docs|widget|demo)\//.test(req.path)
+          ? operational(req, res, next)
+          : next(),
       // OPTIONS is answered from the contract (Allow, and CORS for public reads), not by Express.
       (req, res, next) => (req.method === 'OPTIONS' ? fallback(req, res, next) : next()),
       // D11, RFC 6749 §5.1: no token answer, success or failure, is stored by any cache.
@@ -178,6 +184,7 @@ function appContext(deps: AppDeps) {
     auth,
     claimLinks: claimLinks(deps.config.secretKey, deps.config.publicBaseUrl),
     pager: new KeysetPager(deps.config.secretKey),
+    offerTokens: new OfferTokens(deps.config.secretKey),
     apiUsage: new ApiUsage(deps.db, deps.logger),
   };
   return { context, metrics, log, listener, pins: new AppPins(deps.db, deps.logger) };
@@ -187,6 +194,9 @@ function appContext(deps: AppDeps) {
 function operationalRoutes(deps: AppDeps): RequestHandler {
   return sequence([
     health(deps.db, deps.isShuttingDown),
+    // D55: the storefront's <protection-offer> script, and a development install's demo cart.
+    storefrontScript,
+    demoStorefront(deps),
     docs(
       deps.config,
       servedDocuments().map((d) => ({

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { tokenErrors } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
 import {
@@ -5,8 +6,10 @@ import {
   ZAnalyticsSeriesQuery,
   ZAnalyticsSummary,
   ZAnalyticsSummaryQuery,
+  ZOfferResult,
+  ZOfferResultsQuery,
 } from '../schemas/analytics';
-import { data } from '../schemas/common';
+import { data, ZId } from '../schemas/common';
 import { anyOf } from '../scopes';
 
 const tokenRoute = routeMeta('token', 'data');
@@ -32,5 +35,24 @@ export const analyticsRoutes = routeGroup({
     summary: "The store's counts per day, week or month",
     description: `Orders, protected orders and claims per point, every point of the period present (0 when empty); weeks start on Monday, and the first and last points count only the days inside the period. ${PERIOD}`,
     metadata: tokenRoute(anyOf('analytics:read'), 'D52'),
+  },
+  offers: {
+    method: 'GET',
+    path: '/v1/analytics/offers',
+    query: ZOfferResultsQuery,
+    responses: { 200: data(z.array(ZOfferResult)), ...tokenErrors },
+    summary: 'What the storefront offer sold, per offer source',
+    description: `Per offer source (the merchant's offer, and each cohort: app and variant key), the orders placed in the period that carried an offer, how many selected it, the select rate, the share shown preselected and the premiums of the orders that selected it per currency. ${PERIOD}`,
+    metadata: tokenRoute(anyOf('analytics:read'), 'D55', ['D52']),
+  },
+  offerResults: {
+    method: 'GET',
+    path: '/v2/settings/context/:contextId/offer-results',
+    pathParams: z.object({ contextId: ZId }),
+    query: ZOfferResultsQuery,
+    responses: { 200: data(z.array(ZOfferResult)), ...tokenErrors },
+    summary: "What the app's cohorts sold on the store",
+    description: `The offer results of the calling app's own cohorts on the context's store (another app's context answers 404). ${PERIOD}`,
+    metadata: tokenRoute(anyOf('partner-context:update'), 'D55', ['D52', 'D7']),
   },
 });

@@ -34,7 +34,16 @@ const ZSubtotal = ZQueryNumber.optional().describe(
   'Cart subtotal; when given the answer carries the quote for that subtotal',
 );
 
-export const ZInsuranceQuery = z.object({ ...storeLocator, subtotal: ZSubtotal }).superRefine(exactlyOneStore);
+export const ZInsuranceQuery = z
+  .object({
+    ...storeLocator,
+    subtotal: ZSubtotal,
+    placement: z
+      .enum(['cart', 'checkout'])
+      .optional()
+      .describe("The storefront element's placement: which widget config type `widget.config` is (D55); default cart"),
+  })
+  .superRefine(exactlyOneStore);
 export const ZPartnerInsuranceQuery = z
   .object({
     ...storeLocator,
@@ -91,8 +100,8 @@ export const publicRoutes = routeGroup({
     responses: { 200: ZInsuranceQuote, 304: c.noBody(), ...publicErrors },
     summary: "Read the shopper widget's shipping pricing",
     description:
-      'The SHIPPING rule set of the store named by store_url or storeId; the x-svc-partner-app-id and x-svc-partner-variant headers pick a cohort and any problem with them falls back silently to merchant defaults (D29). Cached (Cache-Control public, max-age=60, ETag; 304 on If-None-Match); an unknown store answers 404.',
-    metadata: PUBLIC,
+      "The SHIPPING rule set of the store named by store_url or storeId; the x-svc-partner-app-id and x-svc-partner-variant headers pick a cohort and any problem with them falls back silently to merchant defaults (D29). Also the placement's widget config and the info modal's, and with an eligible subtotal a signed offer token, the same within a UTC hour, that an order write may carry back (D55). Cached (Cache-Control public, max-age=60, ETag; 304 on If-None-Match); an unknown store answers 404.",
+    metadata: routeMeta('public', 'plain')('spec', ['D29', 'D55']),
   },
   getPartnerInsurance: {
     method: 'GET',

@@ -94,3 +94,24 @@ export const ZAnalyticsSeries = z
   })
   .strict();
 export type TAnalyticsSeries = z.infer<typeof ZAnalyticsSeries>;
+
+/** D55: the period of the offer results, by D52's rules. */
+export const ZOfferResultsQuery = ZPeriod.superRefine(checkPeriod);
+
+/** D55: what one offer source (the merchant's offer, or one cohort) sold in a period. */
+export const ZOfferResult = z
+  .object({
+    source: z.enum(['merchant', 'partner']),
+    partnerApplicationId: z.string().nullable().describe('The cohort app, null for the merchant offer'),
+    partnerVariantKey: z.string().nullable(),
+    offered: ZCount.describe("Orders placed in the period that carried this source's offer"),
+    selected: ZCount.describe('Of those, the orders whose shopper chose protection'),
+    selectRate: ZRate.describe('selected ÷ offered; null when nothing was offered'),
+    preselectedShare: ZRate.describe('The share of the offers shown preselected; null when nothing was offered'),
+    premiums: z
+      .array(z.object({ currency: ZCurrencyCode, amount: ZMoneyText }).strict())
+      .describe('Premiums of the protected orders that selected the offer, one entry per currency'),
+  })
+  .strict();
+export type TOfferResult = z.infer<typeof ZOfferResult>;
+export type TOfferResultsQuery = z.infer<typeof ZOfferResultsQuery>;

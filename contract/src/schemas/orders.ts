@@ -69,6 +69,42 @@ export const ZLineItems = z
     });
   });
 
+/** D55: the offer the shopper was shown (its token, from the quote) and what they chose. */
+export const ZProtectionOfferWrite = z
+  .object({
+    token: z
+      .string()
+      .min(1)
+      .max(2048)
+      .describe('The `offer.token` of the quote the shopper saw; forged, altered, expired or of another store: 400'),
+    selected: z.boolean().describe('Whether the shopper chose protection'),
+    preselected: z.boolean().describe('Whether the box was shown checked'),
+    decidedAt: ZTimestampInput.describe('When the shopper last chose'),
+  })
+  .strict();
+export type TProtectionOfferWrite = z.infer<typeof ZProtectionOfferWrite>;
+
+/** D55: what the order's shopper was shown and chose, and whether the order's protection matches it. */
+export const ZOrderOffer = z
+  .object({
+    amount: ZAmount.describe('The price shown (what the shopper pays)'),
+    currency: ZCurrency,
+    widgetConfigId: z.string().nullable(),
+    widgetConfigUpdatedAt: ZTimestamp.nullable(),
+    partnerApplicationId: z.string().nullable().describe('The cohort (D29), null for the merchant offer'),
+    partnerVariantKey: z.string().nullable(),
+    preselected: z.boolean(),
+    selected: z.boolean(),
+    decidedAt: ZTimestamp,
+    matchesPolicy: z
+      .boolean()
+      .describe(
+        "Selected and protected at the amount shown, or not selected and not protected; false when the order's protection differs",
+      ),
+  })
+  .strict();
+export type TOrderOffer = z.infer<typeof ZOrderOffer>;
+
 /**
  * `PUT /v1/orders/:sourceOrderId` body (spec Order fields, D18). Required:
  * `sourceOrderNumber`, `currency`, `platformId`, `total`, `sourceCreatedAt`; every other field
@@ -99,6 +135,9 @@ export const ZOrderWrite = z
     customerPhone: ZPhone.nullish(),
     shippingCostTax: ZAmount.nullish().describe('Tax on shipping'),
     lineItems: ZLineItems.nullish().describe('At most 500 line items (D18)'),
+    protectionOffer: ZProtectionOfferWrite.optional().describe(
+      'The offer the shopper saw and their choice (D55); omitted: the recorded offer is kept',
+    ),
   })
   .strict()
   .describe('Order write (D18)');
@@ -142,6 +181,9 @@ export const ZOrder = z
     shippingCostTax: ZAmount.nullable(),
     lineItems: z.array(ZLineItem).nullable(),
     protection: ZOrderProtection,
+    offer: ZOrderOffer.nullable().describe(
+      'The protection offer the shopper saw and chose (D55); null when none was recorded',
+    ),
     createdAt: ZTimestamp,
     updatedAt: ZTimestamp,
   })

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { ZAmount, ZCurrencyCode, ZId, ZVariantKey } from './common';
+import { ZAmount, ZCurrencyCode, ZId, ZTimestamp, ZVariantKey } from './common';
 import { ZPricingType, ZPublicPriceRule, ZRegionCodesRead, ZRuleOperator } from './pricing';
 import { ZProductType } from './products';
+import { ZWidgetConfigObject, ZWidgetStatus, ZWidgetType } from './widgets';
 
 /**
  * POST /v2/quote (spec "Quote", D31) and the public insurance read (D29).
@@ -109,6 +110,35 @@ export const ZQuote = z
   .strict();
 export type TQuote = z.infer<typeof ZQuote>;
 
+/** D55: a widget config as the storefront element reads it (the cohort's or the merchant's). */
+export const ZOfferWidget = z
+  .object({
+    id: z.string(),
+    type: ZWidgetType,
+    status: ZWidgetStatus,
+    config: ZWidgetConfigObject,
+    updatedAt: ZTimestamp,
+    source: z.enum(['merchant', 'partner']),
+  })
+  .strict();
+export type TOfferWidget = z.infer<typeof ZOfferWidget>;
+
+/** D55: the placement's widget config (`CART` or `CHECKOUT`) and the `INFO_MODAL` config, each null when missing. */
+export const ZOfferWidgets = z.object({ config: ZOfferWidget.nullable(), infoModal: ZOfferWidget.nullable() }).strict();
+export type TOfferWidgets = z.infer<typeof ZOfferWidgets>;
+
+/** D55: the offer token (the same within a UTC hour) and when it expires (that hour plus 7 days). */
+export const ZOffer = z
+  .object({
+    token: z
+      .string()
+      .max(2048)
+      .describe('Signed record of what the quote offered; send it back as protectionOffer.token'),
+    expiresAt: ZTimestamp,
+  })
+  .strict();
+export type TOffer = z.infer<typeof ZOffer>;
+
 /**
  * D29: the public insurance read (GET /v1/quote/insurance and the path-based partner read).
  * The SHIPPING rule set the shopper's widget prices from; `partnerApplicationId` and
@@ -126,6 +156,12 @@ export const ZInsuranceQuote = z
     partnerApplicationId: z.string().optional(),
     partnerVariantKey: z.string().optional(),
     quote: ZQuote.optional(),
+    widget: ZOfferWidgets.optional().describe(
+      "GET /v1/quote/insurance only: the placement's widget config and the info modal's (D55)",
+    ),
+    offer: ZOffer.optional().describe(
+      'GET /v1/quote/insurance with an eligible subtotal: the signed offer an order may carry back (D55)',
+    ),
   })
   .strict();
 export type TInsuranceQuote = z.infer<typeof ZInsuranceQuote>;

@@ -928,6 +928,22 @@ export interface TOrderProtection {
   policyId: string | null;
 }
 
+export interface TOrderOffer {
+  /** The price shown (what the shopper pays) */
+  amount: number;
+  currency: string;
+  widgetConfigId: string | null;
+  widgetConfigUpdatedAt: string | null;
+  /** The cohort (D29), null for the merchant offer */
+  partnerApplicationId: string | null;
+  partnerVariantKey: string | null;
+  preselected: boolean;
+  selected: boolean;
+  decidedAt: string;
+  /** Selected and protected at the amount shown, or not selected and not protected; false when the order's protection differs */
+  matchesPolicy: boolean;
+}
+
 /** Order (D18) */
 export interface TOrder {
   id: string;
@@ -953,6 +969,8 @@ export interface TOrder {
   shippingCostTax: number | null;
   lineItems: TLineItem[] | null;
   protection: TOrderProtection;
+  /** The protection offer the shopper saw and chose (D55); null when none was recorded */
+  offer: TOrderOffer | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -981,6 +999,17 @@ export interface TLineItemWrite {
 }
 
 export type TLineItems = TLineItemWrite[];
+
+export interface TProtectionOfferWrite {
+  /** The `offer.token` of the quote the shopper saw; forged, altered, expired or of another store: 400 */
+  token: string;
+  /** Whether the shopper chose protection */
+  selected: boolean;
+  /** Whether the box was shown checked */
+  preselected: boolean;
+  /** When the shopper last chose */
+  decidedAt: string;
+}
 
 /** Order write (D18) */
 export interface TOrderWrite {
@@ -1013,6 +1042,8 @@ export interface TOrderWrite {
   shippingCostTax?: number | null;
   /** At most 500 line items (D18) */
   lineItems?: TLineItems | null;
+  /** The offer the shopper saw and their choice (D55); omitted: the recorded offer is kept */
+  protectionOffer?: TProtectionOfferWrite;
 }
 
 export interface TStatusOk {
@@ -1788,6 +1819,34 @@ export interface TAnalyticsSeries {
   points: TAnalyticsPoint[];
 }
 
+export interface TOfferResultsQuery {
+  /** A calendar day, YYYY-MM-DD, in the store's time zone (UTC: stores have no time zone of their own) */
+  from: string;
+  /** A calendar day, YYYY-MM-DD, in the store's time zone (UTC: stores have no time zone of their own) */
+  to: string;
+}
+
+export interface TOfferResult {
+  source: 'merchant' | 'partner';
+  /** The cohort app, null for the merchant offer */
+  partnerApplicationId: string | null;
+  partnerVariantKey: string | null;
+  /** Orders placed in the period that carried this source's offer */
+  offered: number;
+  /** Of those, the orders whose shopper chose protection */
+  selected: number;
+  /** selected ÷ offered; null when nothing was offered */
+  selectRate: number | null;
+  /** The share of the offers shown preselected; null when nothing was offered */
+  preselectedShare: number | null;
+  /** Premiums of the protected orders that selected the offer, one entry per currency */
+  premiums: {
+    currency: string;
+    /** An exact decimal amount in major units, with the currency's minor units (`"12.50"`) */
+    amount: string;
+  }[];
+}
+
 export type TProductStatus = 'ACTIVE' | 'DRAFT' | 'ARCHIVED' | 'DELETED';
 
 export type TProductType = 'FULL' | 'SIMPLE' | 'GROUPED';
@@ -2211,6 +2270,8 @@ export interface TInsuranceQuery {
   storeId?: string;
   /** Cart subtotal; when given the answer carries the quote for that subtotal */
   subtotal?: number;
+  /** The storefront element's placement: which widget config type `widget.config` is (D55); default cart */
+  placement?: 'cart' | 'checkout';
 }
 
 export interface TPublicPriceRule {
@@ -2218,6 +2279,26 @@ export interface TPublicPriceRule {
   min: number;
   max: number;
   terms: TPriceTerms;
+}
+
+export interface TOfferWidget {
+  id: string;
+  type: TWidgetType;
+  status: TWidgetStatus;
+  config: TWidgetConfigObject;
+  updatedAt: string;
+  source: 'merchant' | 'partner';
+}
+
+export interface TOfferWidgets {
+  config: TOfferWidget | null;
+  infoModal: TOfferWidget | null;
+}
+
+export interface TOffer {
+  /** Signed record of what the quote offered; send it back as protectionOffer.token */
+  token: string;
+  expiresAt: string;
 }
 
 export interface TInsuranceQuote {
@@ -2231,6 +2312,10 @@ export interface TInsuranceQuote {
   partnerApplicationId?: string;
   partnerVariantKey?: string;
   quote?: TQuote;
+  /** GET /v1/quote/insurance only: the placement's widget config and the info modal's (D55) */
+  widget?: TOfferWidgets;
+  /** GET /v1/quote/insurance with an eligible subtotal: the signed offer an order may carry back (D55) */
+  offer?: TOffer;
 }
 
 export interface TPartnerInsuranceQuery {
@@ -3840,6 +3925,50 @@ export interface AnalyticsRoutes {
   }): Promise<Reply<200, {
     data: TAnalyticsSeries;
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * What the storefront offer sold, per offer source — `GET /v1/analytics/offers`
+   *
+   * Per offer source (the merchant's offer, and each cohort: app and variant key), the orders
+   * placed in the period that carried an offer, how many selected it, the select rate, the share
+   * shown preselected and the premiums of the orders that selected it per currency. `from` and
+   * `to` are days (YYYY-MM-DD), both included, in UTC (stores have no time zone); at most 366
+   * days (400 otherwise).
+   */
+  offers(args: {
+    /** Query parameters; the SDK writes numbers and booleans into the query string. */
+    query: TOfferResultsQuery;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TOfferResult[];
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
+  /**
+   * What the app's cohorts sold on the store — `GET /v2/settings/context/:contextId/offer-results`
+   *
+   * The offer results of the calling app's own cohorts on the context's store (another app's
+   * context answers 404). `from` and `to` are days (YYYY-MM-DD), both included, in UTC (stores
+   * have no time zone); at most 366 days (400 otherwise).
+   */
+  offerResults(args: {
+    /** Path parameters. */
+    params: {
+      contextId: string;
+    };
+    /** Query parameters; the SDK writes numbers and booleans into the query string. */
+    query: TOfferResultsQuery;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, {
+    data: TOfferResult[];
+  }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
 }
 
 /**
@@ -4480,8 +4609,10 @@ export interface PublicRoutes {
    *
    * The SHIPPING rule set of the store named by store_url or storeId; the x-svc-partner-app-id
    * and x-svc-partner-variant headers pick a cohort and any problem with them falls back
-   * silently to merchant defaults (D29). Cached (Cache-Control public, max-age=60, ETag; 304 on
-   * If-None-Match); an unknown store answers 404.
+   * silently to merchant defaults (D29). Also the placement's widget config and the info
+   * modal's, and with an eligible subtotal a signed offer token, the same within a UTC hour,
+   * that an order write may carry back (D55). Cached (Cache-Control public, max-age=60, ETag;
+   * 304 on If-None-Match); an unknown store answers 404.
    */
   getInsurance(args?: {
     /** Query parameters; the SDK writes numbers and booleans into the query string. */

@@ -323,6 +323,28 @@ export interface OrdersTable {
   deletedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** D55: the offer a shopper was shown and chose, one per order (written by the order's write). */
+export interface OrderOffersTable {
+  orderId: string;
+  storeId: string;
+  placedAt: Date;
+  policyType: string;
+  amount: Money;
+  currency: string;
+  subtotal: Money;
+  ruleSetId: string;
+  ruleId: string | null;
+  widgetConfigId: string | null;
+  widgetConfigUpdatedAt: Date | null;
+  partnerApplicationId: string | null;
+  partnerVariantKey: string | null;
+  preselected: boolean;
+  selected: boolean;
+  decidedAt: Date;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
 export interface OrderLineItemsTable {
   orderId: string;
   sourceItemId: string;
@@ -749,6 +771,7 @@ export interface Database {
   cohortWidgetConfigs: CohortWidgetConfigsTable;
   orders: OrdersTable;
   orderLineItems: OrderLineItemsTable;
+  orderOffers: OrderOffersTable;
   protectionPolicies: ProtectionPoliciesTable;
   fulfillments: FulfillmentsTable;
   products: ProductsTable;

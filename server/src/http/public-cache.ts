@@ -57,8 +57,13 @@ export class PublicReadCache {
     return this.store.mark;
   }
 
-  private key(url: string, headers: Headers): string {
-    return `${url}\n${headers[COHORT_HEADERS[0]] ?? ''}\n${headers[COHORT_HEADERS[1]] ?? ''}`;
+  /**
+   * The URL, the cohort headers and the UTC hour: an answer carrying an offer token (D55) is
+   * served only within the hour it was signed in, so one hour's answers share one token.
+   */
+  keyOf(url: string, headers: Headers, now = Date.now()): string {
+    const hour = Math.floor(now / 3_600_000);
+    return `${url}\n${headers[COHORT_HEADERS[0]] ?? ''}\n${headers[COHORT_HEADERS[1]] ?? ''}\n${hour}`;
   }
 
   /**
@@ -69,7 +74,7 @@ export class PublicReadCache {
   remember(url: string, headers: Headers, body: unknown, storeId: string, mark: number): string {
     const json = Buffer.from(JSON.stringify(body));
     const etag = etagOf(json.toString());
-    this.store.set(this.key(url, headers), storeId, { json, etag }, mark);
+    this.store.set(this.keyOf(url, headers), storeId, { json, etag }, mark);
     return etag;
   }
 
@@ -85,7 +90,7 @@ export class PublicReadCache {
     if (!route) return false;
     // If-None-Match is not in the key: one past the document's bound gets the full stack's 400 (D47).
     if ((req.headers['if-none-match']?.length ?? 0) > MAX_HEADER_LENGTH) return false;
-    const hit = this.store.get(this.key(req.url, req.headers));
+    const hit = this.store.get(this.keyOf(req.url, req.headers));
     if (!hit) {
       this.metrics.publicCacheLookup(false);
       return false;

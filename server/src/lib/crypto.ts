@@ -23,7 +23,8 @@ type KeyPurpose =
   | 'member-invitation'
   | 'page-session'
   | 'page-csrf'
-  | 'dashboard-origin';
+  | 'dashboard-origin'
+  | 'offer-token';
 
 export function deriveKey(secretKey: Buffer, purpose: KeyPurpose, context = ''): Buffer {
   return Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), `protection-service:${purpose}:${context}`, 32));

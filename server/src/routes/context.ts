@@ -8,6 +8,7 @@ import type { QuotePricing } from '../domain/partner/pricing-source';
 import type { ApiUsage } from '../http/api-usage';
 import type { AuthServices } from '../http/auth';
 import type { PublicReadCache } from '../http/public-cache';
+import type { OfferTokens } from '../lib/offer-tokens';
 import type { KeysetPager } from '../lib/pager';
 
 /** The handlers of one contract group: every route of the group has one, or nothing compiles. */
@@ -29,6 +30,8 @@ export interface RouteContext extends AppDeps {
   claimLinks: ClaimLinks;
   /** Pages every cursor list (D24), its cursors signed under a key derived once. */
   pager: KeysetPager;
+  /** Issues and checks the storefront offer tokens (D55), under a key derived once. */
+  offerTokens: OfferTokens;
   /** Counts each app's calls per API version for its health report (D44). */
   apiUsage: ApiUsage;
 }

@@ -1,6 +1,7 @@
 import type { Contract } from '@protection-service/contract';
 import { readOrderClaims } from '../domain/claims/read';
 import { cancelFulfillment, listFulfillments, upsertFulfillment } from '../domain/commerce/fulfillments';
+import { verifiedOffer } from '../domain/commerce/order-offers';
 import { listOrders, readOrder } from '../domain/commerce/order-read';
 import { deleteOrder, upsertOrder } from '../domain/commerce/orders';
 import { storeOf } from '../http/caller';
@@ -9,13 +10,17 @@ import type { GroupHandlers, RouteContext } from './context';
 const OK = { status: 'ok' } as const;
 
 /** Orders, their protection policies and fulfillments (D18-D20); the store comes from the token (D7). */
-export function orderHandlers({ db, pager, claimLinks }: RouteContext): GroupHandlers<Contract['orders']> {
+export function orderHandlers({ db, pager, claimLinks, offerTokens }: RouteContext): GroupHandlers<Contract['orders']> {
   return {
     async list({ query, req }) {
       return { status: 200, body: await listOrders(db, pager, storeOf(req), query) };
     },
     async upsert({ params, body, req }) {
-      await upsertOrder(db, storeOf(req), params.sourceOrderId, body);
+      const storeId = storeOf(req);
+      const { protectionOffer, ...order } = body;
+      // D55: the offer's token is checked before anything is written.
+      const offer = verifiedOffer(offerTokens, storeId, protectionOffer);
+      await upsertOrder(db, storeId, params.sourceOrderId, order, offer);
       return { status: 200, body: OK };
     },
     async get({ params, req }) {

@@ -21,7 +21,7 @@ function headerCohort(headers: { 'x-svc-partner-app-id'?: string; 'x-svc-partner
 }
 
 /** Unauthenticated storefront reads (D29): cached in memory, ETag and 304, not wrapped (D1). */
-export function publicHandlers({ db, publicCache }: RouteContext): GroupHandlers<Contract['public']> {
+export function publicHandlers({ db, publicCache, offerTokens }: RouteContext): GroupHandlers<Contract['public']> {
   /**
    * Reads an answer, parses it against its contract schema once per cache fill (so the
    * remembered bytes are exactly what the contract says), remembers it and answers it.
@@ -45,7 +45,12 @@ export function publicHandlers({ db, publicCache }: RouteContext): GroupHandlers
   return {
     async getInsurance({ query, headers, req, res }) {
       return answer(req, res, ZInsuranceQuote, () =>
-        readInsurance(db, query, { subtotal: query.subtotal, cohort: headerCohort(headers), fallback: true }),
+        readInsurance(db, query, {
+          subtotal: query.subtotal,
+          cohort: headerCohort(headers),
+          fallback: true,
+          offer: { placement: query.placement ?? 'cart', tokens: offerTokens },
+        }),
       );
     },
     async getPartnerInsurance({ params, query, req, res }) {

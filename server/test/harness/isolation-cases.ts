@@ -24,7 +24,7 @@ export interface IsolationCase {
   call(
     id: (seeded: string) => string,
     seeded: Record<string, string>,
-  ): { params: Record<string, string>; body?: unknown };
+  ): { params: Record<string, string>; body?: unknown; query?: string };
 }
 
 export const ORDER = {
@@ -266,6 +266,11 @@ export const ISOLATION_CASES: IsolationCase[] = [
   cohortCase(contract.cohorts.getWidget),
   cohortCase(contract.cohorts.updateWidget, { name: 'Stolen' }),
   cohortCase(contract.cohorts.deleteWidget),
+  // A partner's offer results per cohort (D55).
+  {
+    ...cohortCase(contract.analytics.offerResults),
+    call: (id, seeded) => ({ params: { contextId: id(seeded.contextId!) }, query: 'from=2026-03-01&to=2026-03-31' }),
+  },
   // Test helpers (D45): on live stores both answers are the 403 of test stores only; the mode
   // isolation suite runs them with test tokens.
   claimCase(contract.testHelpers.advanceClaim, { claimState: 'OPEN' }),
@@ -286,8 +291,10 @@ export async function callCase(
   id: (s: string) => string,
   seeded: Record<string, string>,
 ): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-  const { params, body } = c.call(id, seeded);
-  const path = c.route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name]!));
+  const { params, body, query } = c.call(id, seeded);
+  const path =
+    c.route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name]!)) +
+    (query ? `?${query}` : '');
   const res = await server.request(path, {
     method: c.route.method,
     headers: bearer(accessToken),

@@ -25,6 +25,11 @@ describe.skipIf(!CHROMIUM)('the analytics page in headless Chromium (D52)', { ti
     await shop.putOrder('7002', { sourceOrderNumber: '#7002', premiumPaid: 3.1, currency: 'EUR', sourceCreatedAt });
     await shop.putOrder('7003', { sourceOrderNumber: '#7003', sourceCreatedAt });
     await shop.fileId('7001');
+    // D55: an order that carried the store's offer, chosen, yet written without protection.
+    const quote = await server.request(`/v1/quote/insurance?storeId=${shop.owner.store.id}&subtotal=125`);
+    const { token } = ((await quote.json()) as { offer: { token: string } }).offer;
+    const protectionOffer = { token, selected: true, preselected: false, decidedAt: sourceCreatedAt };
+    await shop.putOrder('7004', { sourceOrderNumber: '#7004', sourceCreatedAt, protectionOffer });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -46,7 +51,7 @@ describe.skipIf(!CHROMIUM)('the analytics page in headless Chromium (D52)', { ti
     expect(await figure('Claims')).toBe(String(api.claims));
     expect(await figure('Claim rate')).toBe(percent(api.claimRate));
     expect(await figure('Premiums')).toBe('3.10 EUR, 2.50 USD');
-    expect(api).toMatchObject({ orders: 3, protectedOrders: 2, claims: 1 });
+    expect(api).toMatchObject({ orders: 4, protectedOrders: 2, claims: 1 });
     for (const name of ['Claims per day', 'Protected orders per day']) {
       expect(await page.getByRole('img', { name: new RegExp(`^${name}`) }).count(), name).toBe(1);
       expect(await page.getByRole('table', { name }).getByRole('row').count(), name).toBe(31);
@@ -55,6 +60,21 @@ describe.skipIf(!CHROMIUM)('the analytics page in headless Chromium (D52)', { ti
     await screenshots(page, 'dashboard-analytics');
     await page.getByRole('link', { name: 'Last 365 days' }).click();
     expect(await page.getByRole('img', { name: /^Claims per month/ }).count()).toBe(1);
+    await context.close();
+  });
+
+  it("shows the storefront offer's results per cohort, and the order page flags a record that does not match (D55)", async () => {
+    const owner = { email: shop.owner.user.email, password: shop.owner.password };
+    const { context, page } = await signedInPage(browser, server, owner);
+    await page.goto(`${server.baseUrl}/dashboard/stores/${shop.owner.store.id}/analytics`);
+    const table = page.getByRole('table', { name: 'Storefront offer per cohort' });
+    const cells = await table.getByRole('row').nth(1).getByRole('cell').allTextContents();
+    expect(cells).toEqual(["The store's offer", '1', '1', '100.0%', '0.0%', 'None']);
+    await page.goto(`${server.baseUrl}/dashboard/stores/${shop.owner.store.id}/orders/7004`);
+    const offer = page.getByRole('region', { name: 'Protection offer' });
+    expect(await offer.textContent()).toContain('Does not match: the shopper chose protection at 2.50 USD');
+    expect(await offer.locator('dt:text-is("Matches the order") + dd').textContent()).toBe('No');
+    await expectAccessible(browser, page, 'order offer');
     await context.close();
   });
 

@@ -45,6 +45,11 @@ describe('GET /v1/quote/insurance', () => {
         },
       ],
       source: 'merchant',
+      // D55: the storefront element's widget configs (no offer without a subtotal).
+      widget: {
+        config: expect.objectContaining({ type: 'CART', source: 'merchant' }),
+        infoModal: expect.objectContaining({ type: 'INFO_MODAL', source: 'merchant' }),
+      },
     });
   });
 

@@ -22,7 +22,7 @@ export interface Period {
 }
 
 /** The first and day after the last day of the period, as UTC instants. */
-function bounds({ from, to }: Period): { start: RawBuilder<Date>; end: RawBuilder<Date> } {
+export function periodBounds({ from, to }: Period): { start: RawBuilder<Date>; end: RawBuilder<Date> } {
   return {
     start: sql<Date>`(${from}::date)::timestamp at time zone 'UTC'`,
     end: sql<Date>`(${to}::date + 1)::timestamp at time zone 'UTC'`,
@@ -34,7 +34,7 @@ const DECIDING = sql`('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND', 'DENIED', 'DI
 
 /** Claims of the store filed in the period, with their first decision if any. */
 function periodClaims(storeId: string, p: Period): RawBuilder<unknown> {
-  const { start, end } = bounds(p);
+  const { start, end } = periodBounds(p);
   return sql`
     select c.id, c.created_at as at, d.to_state, d.created_at as decided_at
     from claims c
@@ -58,7 +58,7 @@ interface Counts {
 }
 
 /** A fraction to 4 decimals, null when there is nothing to divide by (D52: "not applicable", not 0). */
-function rate(part: number, whole: number): number | null {
+export function rate(part: number, whole: number): number | null {
   return whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000;
 }
 
@@ -121,7 +121,7 @@ const TOP = 5;
 
 /** The period's claims per issue type, product and carrier, most claims first (ties by name). */
 async function tops(db: Db, storeId: string, p: Period) {
-  const { start, end } = bounds(p);
+  const { start, end } = periodBounds(p);
   const items = sql`
     select c.id as claim_id, ci.issue_type, ci.source_product_id, ci.source_fulfillment_id, c.order_id
     from claims c join claim_items ci on ci.claim_id = c.id and ci.deleted_at is null

@@ -1,4 +1,4 @@
-import type { TLineItem, TOrder, TOrderConnection, TOrderListQuery } from '@protection-service/contract';
+import type { TLineItem, TOrder, TOrderConnection, TOrderListQuery, TOrderOffer } from '@protection-service/contract';
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { type Db, prepared } from '../../db/database';
 import type { OrdersTable } from '../../db/schema';
@@ -12,9 +12,24 @@ type OrderReadRow = Omit<Selectable<OrdersTable>, 'deletedAt'> & {
   lineItems: TLineItem[];
   policyId: string | null;
   policyRemovedAt: Date | null;
+  /** D55: the offer the shopper saw and chose, when the order carried one. */
+  offer: OfferJson | null;
   /** The row's keyset position with microseconds (lib/pager.ts). */
   keysetAt: string;
 };
+
+/** The order offer as the select builds it (JSON: times and amounts as text). */
+interface OfferJson {
+  amount: number;
+  currency: string;
+  widgetConfigId: string | null;
+  widgetConfigUpdatedAt: string | null;
+  partnerApplicationId: string | null;
+  partnerVariantKey: string | null;
+  preselected: boolean;
+  selected: boolean;
+  decidedAt: string;
+}
 
 /** The keyset of the order list (D51). */
 const ORDERS = keyset('o.created_at', 'o.id');
@@ -43,7 +58,13 @@ function orderSelect(where: RawBuilder<unknown>, tail: RawBuilder<unknown> = sql
         join (${claimableItems(sql`o.id`)}) k on k.item_id = li.source_item_id
         where li.order_id = o.id
       ), '[]') as line_items,
-      p.id as policy_id, p.removed_at as policy_removed_at
+      p.id as policy_id, p.removed_at as policy_removed_at,
+      (select json_build_object(
+          'amount', f.amount, 'currency', f.currency, 'widgetConfigId', f.widget_config_id,
+          'widgetConfigUpdatedAt', f.widget_config_updated_at, 'partnerApplicationId', f.partner_application_id,
+          'partnerVariantKey', f.partner_variant_key, 'preselected', f.preselected, 'selected', f.selected,
+          'decidedAt', f.decided_at)
+        from order_offers f where f.order_id = o.id) as offer
     from orders o
     left join lateral (
       select id, removed_at from protection_policies
@@ -52,6 +73,35 @@ function orderSelect(where: RawBuilder<unknown>, tail: RawBuilder<unknown> = sql
     where o.deleted_at is null and ${where}
     ${tail}
   `;
+}
+
+const isoOf = (t: string) => new Date(t).toISOString();
+
+/**
+ * D55: the order's offer record; it matches the policy when the shopper selected it and the
+ * order is protected (D19) at the amount shown, or did not and the order is not protected.
+ */
+function toOffer(row: OrderReadRow): TOrderOffer | null {
+  const f = row.offer;
+  if (f === null) return null;
+  const amount = roundMoney(Number(f.amount), f.currency);
+  const premium = row.premiumPaid ?? 0;
+  const protectedOrder = premium > 0 && row.policyCancelledAt === null;
+  const matchesPolicy = f.selected
+    ? protectedOrder && row.currency === f.currency && roundMoney(premium, row.currency) === amount
+    : !protectedOrder;
+  return {
+    amount,
+    currency: f.currency,
+    widgetConfigId: f.widgetConfigId,
+    widgetConfigUpdatedAt: f.widgetConfigUpdatedAt === null ? null : isoOf(f.widgetConfigUpdatedAt),
+    partnerApplicationId: f.partnerApplicationId,
+    partnerVariantKey: f.partnerVariantKey,
+    preselected: f.preselected,
+    selected: f.selected,
+    decidedAt: isoOf(f.decidedAt),
+    matchesPolicy,
+  };
 }
 
 function toOrder(row: OrderReadRow): TOrder {
@@ -84,6 +134,7 @@ function toOrder(row: OrderReadRow): TOrder {
       status: row.policyId === null ? 'NONE' : row.policyRemovedAt === null ? 'ACTIVE' : 'REMOVED',
       policyId: row.policyId,
     },
+    offer: toOffer(row),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

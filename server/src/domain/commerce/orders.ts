@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
 import { eventSteps, queueAfterCommit, recordEvent } from '../webhooks/record';
+import { type OrderOffer, offerUpsert } from './order-offers';
 
 type RemovalReason = 'CANCELLED' | 'PREMIUM_REMOVED' | 'ORDER_DELETED';
 
@@ -40,12 +41,20 @@ function protectionOf(order: Pick<TOrderWrite, 'premiumPaid' | 'policyCancelledA
  * `clock_timestamp()`, taken under that lock, so they order policies the way the order's
  * writes committed (a transaction's `now()` is its start, which races do not order).
  */
-export async function upsertOrder(db: Db, storeId: string, sourceOrderId: string, order: TOrderWrite): Promise<void> {
+export async function upsertOrder(
+  db: Db,
+  storeId: string,
+  sourceOrderId: string,
+  order: TOrderWrite,
+  /** D55: the offer the order carries, its token verified (./order-offers.ts); undefined keeps the recorded one. */
+  offer?: OrderOffer,
+): Promise<void> {
   const ended = protectionOf(order);
-  if (await insertNewOrder(db, storeId, sourceOrderId, order, ended === null)) return;
+  if (await insertNewOrder(db, storeId, sourceOrderId, order, ended === null, offer)) return;
   return transact(db, async (trx) => {
     const written = await writeOrderRow(trx, storeId, sourceOrderId, order, ended === null);
     if (!written) throw refuse.missing('original order not found');
+    if (offer) await offerUpsert(sql`${written.id}`, storeId, order.sourceCreatedAt, offer, sql``).execute(trx);
     const change: PolicyChange = written.inserted
       ? {
           orderId: written.id,
@@ -69,6 +78,7 @@ async function insertNewOrder(
   sourceOrderId: string,
   o: TOrderWrite,
   protect: boolean,
+  offer: OrderOffer | undefined,
 ): Promise<boolean> {
   const orderId = newId('ord');
   const policyId = newId('pol');
@@ -93,6 +103,7 @@ async function insertNewOrder(
       returning o.id, true as inserted
     )
     ${items.length === 0 ? sql`` : sql`, new_items as (${insertItems(sql`o.id`, items, sql`from o cross join`, sql``)})`}
+    ${offer ? sql`, new_offer as (${offerUpsert(sql`o.id`, storeId, o.sourceCreatedAt, offer, sql`from o`)})` : sql``}
     ${
       event
         ? sql`, added as (
@@ -210,7 +221,11 @@ async function syncItemsAndPolicy(
       delete from order_line_items
       where order_id = ${orderId} and not (source_item_id = any (${items.map((i) => i.sourceItemId)}::text[]))
     ),
-    ${items.length === 0 ? sql`` : sql`written_items as (${insertItems(sql`${orderId}`, items, sql`from`, sql``)}),`}`;
+    ${items.length === 0 ? sql`` : sql`written_items as (${insertItems(sql`${orderId}`, items, sql`from`, sql``)}),`}
+    placed_offer as (
+      update order_offers set placed_at = ${o.sourceCreatedAt}::timestamptz
+      where order_id = ${orderId} and placed_at is distinct from ${o.sourceCreatedAt}::timestamptz
+    ),`;
   const policyStep =
     ended === null
       ? sql`

@@ -1,7 +1,7 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { TAnalyticsSeries, TAnalyticsSummary } from '@protection-service/contract';
+import type { TAnalyticsSeries, TAnalyticsSummary, TOfferResult } from '@protection-service/contract';
 import { unwrap } from '@protection-service/sdk';
 import { Router } from 'express';
 import { sendPage } from '../html';
@@ -43,9 +43,10 @@ export function analyticsPages(dashboard: Dashboard): Router {
       const preset = PRESETS.find((p) => String(p.days) === req.query.days) ?? PRESETS[0];
       const now = Date.now();
       const period = { from: day(now - (preset.days - 1) * DAY_MS), to: day(now) };
-      const [summary, series] = await Promise.all([
+      const [summary, series, offers] = await Promise.all([
         api.client.analytics.summary({ query: period }).then(unwrap),
         api.client.analytics.series({ query: { ...period, interval: preset.interval } }).then(unwrap),
+        api.client.analytics.offers({ query: period }).then(unwrap),
       ]);
       sendPage(
         res,
@@ -60,6 +61,7 @@ export function analyticsPages(dashboard: Dashboard): Router {
           <Chart series={series.data} field="claims" label="Claims" />
           <Chart series={series.data} field="protectedOrders" label="Protected orders" />
           <Tops summary={summary.data} />
+          <Offers results={offers.data} />
         </DashboardLayout>,
       );
     }),
@@ -149,6 +151,33 @@ function Tops({ summary: s }: { summary: TAnalyticsSummary }) {
         </section>
       ))}
     </div>
+  );
+}
+
+/** D55: what the storefront offer sold, the store's own offer and each cohort's. */
+function Offers({ results }: { results: TOfferResult[] }) {
+  const source = (r: TOfferResult) =>
+    r.source === 'merchant' ? "The store's offer" : `${r.partnerVariantKey} (app ${r.partnerApplicationId})`;
+  return (
+    <section class="card" aria-labelledby="offers-heading">
+      <h2 id="offers-heading">Storefront offer</h2>
+      {results.length === 0 ? (
+        <p>No order in this period carried a storefront offer.</p>
+      ) : (
+        <SimpleTable
+          caption="Storefront offer per cohort"
+          head={['Offer', 'Offered', 'Selected', 'Select rate', 'Shown checked', 'Premiums']}
+          rows={results.map((r) => [
+            source(r),
+            String(r.offered),
+            String(r.selected),
+            percent(r.selectRate),
+            percent(r.preselectedShare),
+            money(r.premiums),
+          ])}
+        />
+      )}
+    </section>
   );
 }
 

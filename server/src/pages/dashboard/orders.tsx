@@ -253,6 +253,7 @@ function OrderPage(props: {
         <dt>Placed</dt>
         <dd>{shortDate(order.sourceCreatedAt)}</dd>
       </dl>
+      <OfferRecord offer={order.offer} />
       <h2>Items</h2>
       {lines.length === 0 ? (
         <p>The order names no items.</p>
@@ -290,6 +291,44 @@ function OrderPage(props: {
       ) : null}
       {props.canFile ? <FileClaim session={props.session} storeId={store.id} order={order} /> : null}
     </DashboardLayout>
+  );
+}
+
+/**
+ * D55: what the storefront offer showed the shopper and what they chose; a record that does
+ * not match the order's protection is said so in words, not only a colour.
+ */
+function OfferRecord(props: { offer: TOrder['offer'] }) {
+  const offer = props.offer;
+  if (!offer) return null;
+  const cohort = offer.partnerApplicationId
+    ? `Cohort ${offer.partnerVariantKey} of app ${offer.partnerApplicationId}`
+    : "The store's own offer";
+  return (
+    <section aria-labelledby="offer-heading">
+      <h2 id="offer-heading">Protection offer</h2>
+      {offer.matchesPolicy ? null : (
+        <p class="notice bad" role="note">
+          Does not match: the shopper {offer.selected ? 'chose' : 'declined'} protection at{' '}
+          {money(offer.amount, offer.currency)}, but the order{' '}
+          {offer.selected ? 'is not protected at that premium' : 'is protected'}.
+        </p>
+      )}
+      <dl class="facts card">
+        <dt>Shown</dt>
+        <dd>
+          {money(offer.amount, offer.currency)}, {offer.preselected ? 'box shown checked' : 'box shown unchecked'}
+        </dd>
+        <dt>Shopper's choice</dt>
+        <dd>
+          {offer.selected ? 'Chose protection' : 'Declined protection'} on {shortDate(offer.decidedAt)}
+        </dd>
+        <dt>Offer</dt>
+        <dd>{cohort}</dd>
+        <dt>Matches the order</dt>
+        <dd>{offer.matchesPolicy ? 'Yes' : 'No'}</dd>
+      </dl>
+    </section>
   );
 }
 
