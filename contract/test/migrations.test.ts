@@ -27,10 +27,12 @@ import {
  *
  * 20261127010000-analytics-pending takes the rollup triggers' SQL generator from
  * 20261127000000-analytics-rollups (both shipped as they are; a new migration writes its SQL out
- * as text instead).
+ * as text instead). 20261129000000-analytics-watermark's `down` restores exactly the pending
+ * triggers that 20261127010000 made, so it calls the same pinned generator rather than a copy.
  */
 const IMPORTS_OF_SHIPPED: Record<string, string[]> = {
   '20261127010000-analytics-pending.ts': ['./20261127000000-analytics-rollups'],
+  '20261129000000-analytics-watermark.ts': ['./20261127000000-analytics-rollups'],
 };
 
 /**
