@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { errors, tokenErrors } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
 import { data, ZId } from '../schemas/common';
-import { ZFile, ZFileUpload } from '../schemas/files';
+import { ZFile, ZFileBytes, ZFileUpload } from '../schemas/files';
 import { anyOf } from '../scopes';
 
 const c = initContract();
@@ -33,10 +33,7 @@ export const fileRoutes = routeGroup({
     path: '/v1/files/:fileId/content',
     pathParams: z.object({ fileId: ZId }),
     responses: {
-      200: c.otherResponse({
-        contentType: 'application/octet-stream',
-        body: z.string().describe('The stored bytes'),
-      }),
+      200: c.otherResponse({ contentType: 'application/octet-stream', body: ZFileBytes }),
       ...tokenErrors,
       ...errors(503),
     },

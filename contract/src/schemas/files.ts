@@ -27,6 +27,9 @@ export const ZBlob = z
   .instanceof(Blob, { message: 'a file part is required' })
   .describe('The file: a JPEG, PNG, WebP or HEIC photo, or a PDF, at most 10 MiB');
 
+/** A stored file's bytes as the SDK hands them back: a `Blob` (D56). */
+export const ZFileBytes = z.instanceof(Blob).describe("The stored bytes, of the file's type");
+
 /** The upload: one file part and its `purpose`. */
 export const ZFileUpload = z
   .object({

@@ -1670,6 +1670,9 @@ export interface TFile {
   createdAt: string;
 }
 
+/** The stored bytes, of the file's type */
+export type TFileBytes = Blob;
+
 export interface TAnalyticsSummaryQuery {
   /** A calendar day, YYYY-MM-DD, in the store's time zone (UTC: stores have no time zone of their own) */
   from: string;
@@ -3948,7 +3951,7 @@ export interface FilesRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, string> | Reply<400 | 401 | 403 | 404 | 429 | 503, TError>>;
+  }): Promise<Reply<200, TFileBytes> | Reply<400 | 401 | 403 | 404 | 429 | 503, TError>>;
 }
 
 /**
