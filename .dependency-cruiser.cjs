@@ -20,7 +20,9 @@ const DOMAIN_AREAS = {
   // A fulfillment PUT is one of tracking's ways in (D54).
   commerce: ['webhooks', 'tracking'],
   mail: ['partner'],
-  claims: ['audit', 'commerce', 'mail', 'partner', 'webhooks'],
+  // Files (D56): uploads and their storage; a claim or message attaches the files it names.
+  files: [],
+  claims: ['audit', 'commerce', 'files', 'mail', 'partner', 'webhooks'],
   'test-mode': ['claims', 'mail', 'webhooks'],
   // The ends of an installation reach into each area they clean up (D14, D45).
   uninstall: ['audit', 'auth', 'identity', 'partner', 'webhooks'],

@@ -3471,14 +3471,16 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TOfflineClaimFiled> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  }): Promise<Reply<200, TOfflineClaimFiled> | Reply<400 | 401 | 403 | 404 | 409 | 422 | 429, TError>>;
   /**
    * File a claim against an order — `POST /v1/claims/:sourceOrderId`
    *
    * Files a `NEW` claim linked to the order's active policy (or none), answers `{status:"ok"}`
    * with a `Location: /v1/claims/<id>` header and emits `claim/created` (D22, D23). Issue
-   * quantities may not exceed the ordered quantity (400); an unknown order answers 404. Accepts
-   * an `Idempotency-Key` (D33).
+   * quantities may not exceed the ordered quantity (400); an unknown order answers 404. An image
+   * naming a file of the service (D56) must name one of the store's files not attached to
+   * another claim (422 naming the item); it is then the claim's. Accepts an `Idempotency-Key`
+   * (D33).
    */
   file(args: {
     /** Path parameters. */
@@ -3493,7 +3495,7 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 422 | 429, TError>>;
   /**
    * List claims — `GET /v1/claims`
    *
@@ -3687,8 +3689,9 @@ export interface ClaimsRoutes {
   /**
    * Post a message on a claim — `POST /v1/claims/:claimId/messages`
    *
-   * Adds a message to the claim and emits `message/created` (D25). Accepts an `Idempotency-Key`
-   * (D33).
+   * Adds a message to the claim and emits `message/created` (D25). A media naming a file of the
+   * service (D56) must name one of the store's files not attached to another claim (422 naming
+   * the item). Accepts an `Idempotency-Key` (D33).
    */
   postMessage(args: {
     /** Path parameters. */
@@ -3703,7 +3706,7 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 422 | 429, TError>>;
   /**
    * Approve a claim — `POST /v1/claims/:claimId/approve`
    *

@@ -244,4 +244,54 @@ describe.each(['local', 's3'] as const)('files on %s storage (D56)', (backend) =
     expect(await storedKeys()).not.toContain(`${s.owner.store.id}/${old.id}`);
     expect((await content(fresh.id)).status).toBe(200);
   });
+
+  it('attaches a file to the claim that names it, which then keeps it; no other claim or store may name it', async () => {
+    const photo = await uploaded(await upload(server, s.token, await gpsJpeg()));
+    const order = `attach-${backend}`;
+    await s.putOrder(order, { lineItems: [{ sourceItemId: 'li', quantity: 3 }] });
+    const named = (url: string) =>
+      claimBody({
+        fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1, sourceItemId: 'li', images: [url] }] }],
+      });
+    const claimId = await s.fileId(order, named(photo.url));
+    const row = await server.db
+      .selectFrom('files')
+      .select(['claimId', 'attachedAt'])
+      .where('id', '=', photo.id)
+      .executeTakeFirstOrThrow();
+    expect(row.claimId).toBe(claimId);
+    expect(row.attachedAt).not.toBeNull();
+    // Another claim naming it, another store's claim naming it: 422 naming the item, nothing filed.
+    const again = await s.file(order, named(photo.url));
+    expect(again.status).toBe(422);
+    expect((await errorOf(again)).message).toBe(
+      'body.fulfillmentIssues.0.issues.0.images.0: names a file already attached to another claim',
+    );
+    await other.putOrder(order, { lineItems: [{ sourceItemId: 'li', quantity: 3 }] });
+    const foreign = await other.file(order, named(photo.url));
+    expect(foreign.status).toBe(422);
+    expect((await errorOf(foreign)).message).toBe(
+      'body.fulfillmentIssues.0.issues.0.images.0: names no file of this store',
+    );
+    // A message on the same claim may show a new file, and the file it holds already.
+    const later = await uploaded(await upload(server, s.token, await gpsJpeg()));
+    const message = await s.post(`/v1/claims/${claimId}/messages`, {
+      message: 'Another angle',
+      senderType: 'customer',
+      medias: [later.url, photo.url],
+    });
+    expect(message.status).toBe(200);
+    // Attached files outlive the sweep of unattached ones.
+    await sql`update files set created_at = now() - interval '25 hours' where id in (${photo.id}, ${later.id})`.execute(
+      server.db,
+    );
+    const store = openFileStorage(storage);
+    try {
+      await sweepUnattachedFiles(server.db, store);
+    } finally {
+      store.close();
+    }
+    expect((await content(photo.id)).status).toBe(200);
+    expect((await content(later.id)).status).toBe(200);
+  });
 });
