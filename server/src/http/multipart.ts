@@ -20,6 +20,11 @@ export const multipartBody: RequestHandler = (req, res, next) => {
   if (!type.startsWith('multipart/form-data')) {
     return next(new HttpError(415, 'content type must be multipart/form-data'));
   }
+  // A body whose stated length cannot fit the limit is refused before a byte of it is read.
+  if (Number(req.headers['content-length']) > FILE_MAX_BYTES + MULTIPART_OVERHEAD) {
+    res.setHeader('connection', 'close');
+    return next(new HttpError(413, TOO_LARGE));
+  }
   readUpload(req).then(
     (body) => {
       req.body = body;
@@ -34,6 +39,8 @@ export const multipartBody: RequestHandler = (req, res, next) => {
   );
 };
 
+/** What the parts' headers, boundaries and the `purpose` field may add to the file's bytes. */
+const MULTIPART_OVERHEAD = 64 * 1024;
 const LIMITS = { files: 1, fileSize: FILE_MAX_BYTES, fields: 8, fieldSize: 1024, parts: 10 };
 const TOO_LARGE = `the file exceeds ${FILE_MAX_BYTES / 1024 / 1024} MiB`;
 

@@ -47,7 +47,7 @@ export async function storedForm(kind: SniffedType, bytes: Buffer): Promise<Stor
       ? upright.png()
       : kind === 'webp'
         ? upright.webp({ quality: JPEG_QUALITY })
-        : upright.jpeg({ quality: JPEG_QUALITY, mozjpeg: true });
+        : upright.jpeg({ quality: JPEG_QUALITY });
   const out = await encoded.toBuffer({ resolveWithObject: true }).catch(() => {
     throw undecodable(kind.toUpperCase());
   });
@@ -71,7 +71,7 @@ async function heicForm(bytes: Buffer): Promise<StoredForm> {
     const out = await sharp(Buffer.from(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength), {
       raw: { width: raw.width, height: raw.height, channels: 4 },
     })
-      .jpeg({ quality: JPEG_QUALITY, mozjpeg: true })
+      .jpeg({ quality: JPEG_QUALITY })
       .toBuffer({ resolveWithObject: true });
     return { bytes: out.data, type: 'image/jpeg', width: out.info.width, height: out.info.height };
   } finally {
