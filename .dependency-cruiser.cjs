@@ -20,7 +20,9 @@ const DOMAIN_AREAS = {
   // A fulfillment PUT is one of tracking's ways in (D54).
   commerce: ['webhooks', 'tracking'],
   mail: ['partner'],
-  claims: ['audit', 'commerce', 'mail', 'partner', 'webhooks'],
+  // Files (D56): uploads and their storage; a claim or message attaches the files it names.
+  files: [],
+  claims: ['audit', 'commerce', 'files', 'mail', 'partner', 'webhooks'],
   'test-mode': ['claims', 'mail', 'webhooks'],
   // The ends of an installation reach into each area they clean up (D14, D45).
   uninstall: ['audit', 'auth', 'identity', 'partner', 'webhooks'],
@@ -69,6 +71,8 @@ const PAGES_WITH_DOMAIN = {
   'index.tsx': "issues the dashboard's token",
   // The storefront demo (D55, development installs only) looks up the seeded demo store to say when it is missing.
   'demo-storefront.tsx': 'finds the seeded demo store',
+  // A file's capability link (D56), like the claim link, is its own credential: no token exists to call the API with.
+  'files.ts': "serves the file link's bytes",
 };
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -25,6 +25,7 @@ import * as analyticsPending from './20261127010000-analytics-pending';
 import * as trackingSweep from './20261127020000-tracking-sweep';
 import * as analyticsWatermark from './20261129000000-analytics-watermark';
 import * as orderOffers from './20261129100000-order-offers';
+import * as files from './20261129200000-files';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '20261127020000-tracking-sweep': trackingSweep,
   '20261129000000-analytics-watermark': analyticsWatermark,
   '20261129100000-order-offers': orderOffers,
+  '20261129200000-files': files,
 };

@@ -32,6 +32,9 @@ const ROUTES_DIR = path.resolve(import.meta.dirname, '../contract/src/routes');
 type Mode = 'input' | 'output' | 'query';
 
 /** Contract schemas the SDK answers outside of routes. */
+/** The file part of an upload and a file's bytes (D56): `Blob` in the SDK's types. */
+const BLOBS = new Set([contractModule.ZBlob, contractModule.ZFileBytes] as unknown as Schema[]);
+
 const EXTRA_OUTPUTS = [contractModule.ZWebhookEvent as unknown as Schema];
 
 /**
@@ -135,6 +138,7 @@ class Generator {
 
   /** Whether an object key holding `schema` is optional in this mode. */
   optional(schema: Schema, mode: Mode): boolean {
+    if (BLOBS.has(schema)) return false;
     const def = defOf(schema);
     switch (def.typeName) {
       case 'ZodOptional':
@@ -160,6 +164,8 @@ class Generator {
   }
 
   #inline(schema: Schema, mode: Mode, indent: string): string {
+    // D56: a file part, which zod can only check at run time.
+    if (BLOBS.has(schema)) return 'Blob';
     const def = defOf(schema);
     const inner = (s: Schema) => this.type(s, mode, indent);
     switch (def.typeName) {

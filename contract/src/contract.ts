@@ -4,6 +4,7 @@ import { appRoutes } from './routes/apps';
 import { authRoutes } from './routes/auth';
 import { claimRoutes } from './routes/claims';
 import { cohortRoutes } from './routes/cohorts';
+import { fileRoutes } from './routes/files';
 import { memberRoutes } from './routes/members';
 import { oauthRoutes } from './routes/oauth';
 import { orderRoutes } from './routes/orders';
@@ -32,6 +33,7 @@ export const contract = c.router({
   orders: orderRoutes,
   tracking: trackingRoutes,
   claims: claimRoutes,
+  files: fileRoutes,
   analytics: analyticsRoutes,
   products: productRoutes,
   settings: settingsRoutes,

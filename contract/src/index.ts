@@ -7,6 +7,7 @@ export * from './schemas/audit';
 export * from './schemas/claims';
 export * from './schemas/common';
 export * from './schemas/currencies';
+export * from './schemas/files';
 export * from './schemas/identity';
 export * from './schemas/members';
 export * from './schemas/oauth';

@@ -20,9 +20,10 @@ export interface RouteMeta {
   scopes: ScopeRule;
   /**
    * `data` when the success body is wrapped as `{data: …}` (D1), `plain` otherwise; `csv` when
-   * it is not JSON at all but `text/csv` (D52's export), streamed.
+   * it is not JSON at all but `text/csv` (D52's export), streamed; `bytes` when it is a stored
+   * file's bytes with the type found in them (D56).
    */
-  body: 'data' | 'plain' | 'csv';
+  body: 'data' | 'plain' | 'csv' | 'bytes';
   /** Where the route comes from: `spec` or the decision that adds it (`D17`, …). */
   source: string;
   /** Further decisions that shape the route, cited in the OpenAPI description. */
@@ -40,7 +41,7 @@ export function isRouteMeta(value: unknown): value is RouteMeta {
   return (
     AUTH_KINDS.includes(m.auth as AuthKind) &&
     typeof m.scopes === 'object' &&
-    (m.body === 'data' || m.body === 'plain' || m.body === 'csv') &&
+    (m.body === 'data' || m.body === 'plain' || m.body === 'csv' || m.body === 'bytes') &&
     typeof m.source === 'string'
   );
 }

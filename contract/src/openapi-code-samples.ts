@@ -89,6 +89,8 @@ function codeSamples(
     curl.push('-H "Content-Type: application/json"');
     curl.push(`-d '${JSON.stringify(body, null, 2).replaceAll("'", "'\\''")}'`);
   }
+  const form = multipartSample(operation);
+  if (form) curl.push(...form.curl);
 
   const args: string[] = [];
   // The SDK names path parameters as the contract does: a path the document merged
@@ -98,12 +100,35 @@ function codeSamples(
   if (Object.keys(sdkParams).length) args.push(`params: ${literal(sdkParams, 1)}`);
   if (Object.keys(query).length) args.push(`query: ${literal(query, 1)}`);
   if (body !== undefined) args.push(`body: ${literal(body, 1)}`);
+  if (form) args.push(`body: {\n    ${form.sdk.join(',\n    ')},\n  }`);
   const call = `await client.${key}(${args.length ? `{\n  ${args.join(',\n  ')},\n}` : ''})`;
 
   return [
     { lang: 'Shell', label: 'curl', source: curl.join(' \\\n  ') },
     { lang: 'JavaScript', label: 'TypeScript SDK', source: `const res = ${call};` },
   ];
+}
+
+/**
+ * An upload's parts (D56): curl's `-F` for each, a file part read from a file on disk, and the
+ * SDK's body with the file as a `Blob` (`photo`, for example from `openAsBlob`).
+ */
+function multipartSample(operation: Schema): { curl: string[]; sdk: string[] } | undefined {
+  const schema = operation.requestBody?.content?.['multipart/form-data']?.schema;
+  if (!schema) return undefined;
+  const example = (operation.requestBody.content['multipart/form-data'].example ?? {}) as Record<string, unknown>;
+  const curl: string[] = [];
+  const sdk: string[] = [];
+  for (const [name, part] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+    if (part.format === 'binary') {
+      curl.push(`-F "${name}=@photo.jpg"`);
+      sdk.push(`${name}: photo`);
+    } else {
+      curl.push(`-F "${name}=${String(example[name])}"`);
+      sdk.push(`${name}: ${JSON.stringify(example[name])}`);
+    }
+  }
+  return { curl, sdk };
 }
 
 /** A value as a TypeScript literal: JSON with unquoted keys where they are identifiers. */

@@ -30,6 +30,8 @@ const PLACEHOLDER_SERVER_TEXT =
 const OPERATION_IDS: Record<string, string> = {
   'oauth.token': 'requestToken',
   'claims.export': 'exportClaims',
+  'files.upload': 'uploadFile',
+  'files.content': 'getFileContent',
   'oauth.revoke': 'revokeToken',
   'oauth.sessionVerify': 'verifySessionToken',
   'oauth.authorize': 'previewConsent',
@@ -68,6 +70,7 @@ const PARAMETER_TEXT: Record<string, string> = {
   'path:sourceOrderId': "The order's id in the merchant's platform, as the order was written with",
   'path:sourceFulfillmentId': "The fulfillment's id in the merchant's platform",
   'path:claimId': "The claim's id",
+  'path:fileId': "The file's id (`file_…`)",
   'path:productId': "The product's id",
   'path:childId': "The child product's id",
   'path:contextId': "The partner context's id",
@@ -102,6 +105,7 @@ const GROUP_NOUNS: Record<string, [string, string]> = {
   public: ['Public', 'Public'],
   testHelpers: ['Test', 'Tests'],
   tracking: ['Tracking', 'Tracking'],
+  files: ['File', 'Files'],
 };
 
 /**
@@ -139,6 +143,7 @@ const TAGS: Record<string, string> = {
   public: 'Public shopper reads (no authentication)',
   testHelpers: 'Test helpers: drive test stores (test tokens only)',
   tracking: 'Shipment tracking: packages, events, tracking sources and rules (D54)',
+  files: 'Files: photos and receipts a claim carries (D56)',
 };
 
 /** How the service's JWTs are issued and checked (server/test/auth/jwt-practices.test.ts). */
@@ -554,6 +559,12 @@ function mapOperation(
     body && (route.path === '/v1/oauth/token' || route.path === '/v1/oauth/revoke')
       ? { ...operation.requestBody, content: { 'application/json': body, 'application/x-www-form-urlencoded': body } }
       : operation.requestBody;
+  const multipart = requestBody?.content?.['multipart/form-data']?.schema?.properties?.file;
+  // D56: the file part of an upload is its bytes (the contract checks what the server read).
+  if (multipart) {
+    Object.assign(multipart, { type: 'string', format: 'binary' });
+    delete multipart.nullable;
+  }
   const parameters = [
     ...(operation.parameters ?? []).map((p: any) => described(withQuerySchema(p, route), route)),
     ...(isVersionedRoute(route) ? [apiVersionParameter(version)] : []),
@@ -636,6 +647,15 @@ function responsesOf(
     const success = responses[200]!;
     responses[200] = { ...success, content: { 'text/csv': { schema: { type: 'string' } } } };
   }
+  // D56: a stored file's bytes, of the type found in them.
+  if (isRouteMeta(route.metadata) && route.metadata.body === 'bytes') {
+    const success = responses[200]!;
+    const binary = { schema: { type: 'string', format: 'binary' } };
+    responses[200] = {
+      ...success,
+      content: Object.fromEntries(['image/jpeg', 'image/png', 'image/webp', 'application/pdf'].map((t) => [t, binary])),
+    };
+  }
   for (const [status, response] of Object.entries(responses)) {
     const headers = headersOf(Number(status), operation.operationId, route, version);
     (responses as Record<string, unknown>)[status] = {
@@ -686,7 +706,7 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string', maxLength: 128 },
   },
   'Content-Disposition': {
-    description: 'D52: `attachment; filename="…"`, so a browser saves the CSV as a file',
+    description: '`attachment; filename="…"`, so a browser saves the CSV (D52) or the PDF (D56) as a file',
     schema: { type: 'string' },
   },
   Location: {
@@ -771,11 +791,15 @@ function headersOf(status: number, key: string, route: AppRoute, version: ApiVer
     headers.push('Api-Version');
     if (VERSION_LIFECYCLE[version].deprecated) headers.push(...Object.keys(DEPRECATION_HEADERS));
   }
-  if (status !== 413 && status !== 415) {
+  // An upload's body is read after the caller's limit is counted (D56), so its 413 and 415 carry it too.
+  const upload = 'contentType' in route && route.contentType === 'multipart/form-data';
+  if ((status !== 413 && status !== 415) || upload) {
     headers.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
   }
   if (status === 429 || status === 503) headers.push('Retry-After');
   if (status === 200 && isRouteMeta(route.metadata) && route.metadata.body === 'csv')
+    headers.push('Content-Disposition');
+  if (status === 200 && isRouteMeta(route.metadata) && route.metadata.body === 'bytes')
     headers.push('Content-Disposition');
   const requestHeaders = isZodObject(route.headers) ? Object.keys(extractZodObjectShape(route.headers)) : [];
   if (requestHeaders.includes('if-none-match') && (status === 200 || status === 304)) headers.push('ETag');

@@ -9,6 +9,7 @@ import { benchConcurrency } from './concurrency';
 import { benchDashboard } from './dashboard';
 import { benchExport } from './export';
 import { benchFastPaths } from './fast-paths';
+import { benchFiles } from './files';
 import { benchGuard } from './guard';
 import { benchOrders } from './orders';
 import { benchPartner } from './partner';
@@ -42,6 +43,11 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
     'tracking',
     'inbound tracking webhook of five events against node:http + HMAC + one pg transaction (D54)',
     benchTracking,
+  ],
+  [
+    'files',
+    'photo uploads (D56) against writing the same bytes to disk; server memory at 20 uploads at once, and refusing 20',
+    benchFiles,
   ],
   ['writes', 'write paths and the quote against their baselines, PostgreSQL fsync on and off', benchWrites],
   ['pooler', 'order write and claim filing: PgBouncer in transaction mode against direct (D48)', benchPooler],

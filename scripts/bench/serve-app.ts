@@ -30,6 +30,8 @@ const config = loadConfig({
   RATE_LIMIT_SESSION_VERIFY: unlimited,
   RATE_LIMIT_PUBLIC: unlimited,
   WEBHOOK_WORKERS: '0',
+  // D56: where uploads are stored (scripts/bench/files.ts gives a scratch folder).
+  DATA_DIR: process.env.BENCH_DATA_DIR,
 });
 const logger = createLogger(config.logLevel);
 // FAST_PATHS, as the service reads it (scripts/bench/fast-paths.ts turns devices off one by one).

@@ -185,7 +185,7 @@ export function createClient(options: ClientOptions): ModeClient {
       );
       const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
       const response = await fetcher(repeatedQuery(path), { ...fetchOptions, method, headers, body, signal });
-      return { response, body: await readBody(response) };
+      return { response, body: await readBody(response, route) };
     });
     if (response.status >= 400 && !(response.status in route.responses)) {
       throw new ProtectionApiError(response.status, parsed, response.headers);
@@ -209,7 +209,8 @@ export function createClient(options: ClientOptions): ModeClient {
   // The generated `Client` interface describes exactly what ts-rest builds from the contract
   // (sdk/test/generated.test.ts keeps the two in step), in types a consumer checks cheaply.
   // An older version's routes (its statuses, its own routes) are its contract's (contractFor).
-  const client = initClient(contractFor(apiVersion ?? LATEST_API_VERSION).router as never, args) as unknown as Client;
+  const router = contractFor(apiVersion ?? LATEST_API_VERSION).router;
+  const client = withMultipartBodies(router, initClient(router as never, args)) as unknown as Client;
   const livemode = options.accessToken !== undefined ? tokenLivemode(options.accessToken) : options.auth?.livemode;
   return Object.defineProperty(client, 'livemode', { value: livemode }) as ModeClient;
 }
@@ -224,7 +225,9 @@ function repeatedQuery(url: string): string {
 }
 
 /** JSON when the answer says so, `undefined` when empty (204, 304), text otherwise. */
-async function readBody(response: Response): Promise<unknown> {
+async function readBody(response: Response, route: AppRoute): Promise<unknown> {
+  // D56: a stored file's bytes come back as they are, a Blob of the file's type.
+  if (response.ok && isRouteMeta(route.metadata) && route.metadata.body === 'bytes') return response.blob();
   const text = await response.text();
   if (!text) return undefined;
   if (!(response.headers.get('content-type') ?? '').includes('json')) return text;
@@ -233,6 +236,35 @@ async function readBody(response: Response): Promise<unknown> {
   } catch {
     return text;
   }
+}
+
+/**
+ * D56: an upload's body as multipart parts: a `Blob` as a file part (named by its own name
+ * when it is a `File`), any other value as its text. ts-rest's own conversion would send a
+ * `Blob` as `{}` and quote strings, so each multipart route of the router gets its body made
+ * into `FormData` here before ts-rest sees it.
+ */
+function withMultipartBodies(router: Record<string, unknown>, client: Record<string, unknown>): unknown {
+  for (const [group, routes] of Object.entries(router)) {
+    for (const [name, route] of Object.entries(routes as Record<string, AppRoute>)) {
+      if (!('contentType' in route) || route.contentType !== 'multipart/form-data') continue;
+      const calls = client[group] as Record<string, (args: { body?: unknown }) => unknown>;
+      const call = calls[name]!;
+      calls[name] = (args) => call({ ...args, body: formDataOf(args.body) });
+    }
+  }
+  return client;
+}
+
+function formDataOf(body: unknown): unknown {
+  if (body instanceof FormData || typeof body !== 'object' || body === null) return body;
+  const form = new FormData();
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined) continue;
+    if (value instanceof Blob) form.append(key, value, value instanceof File ? value.name : key);
+    else form.append(key, String(value));
+  }
+  return form;
 }
 
 /**

@@ -38,6 +38,7 @@ export {
   type SuccessBody,
   unwrap,
 } from './errors';
+export { FILE_MAX_BYTES, type FileInput, uploadFile } from './files';
 export type * from './generated/client';
 export { type ListItem, type ListOperation, paginate } from './paginate';
 export { DEFAULT_RETRY, RETRY_STATUSES, type RetryOptions } from './retry';

@@ -6,6 +6,7 @@ import {
   servedDocuments,
   type TMerchantSettings,
 } from '@protection-service/contract';
+import type { AppRoute } from '@ts-rest/core';
 import type express from 'express';
 import type { Express, RequestHandler } from 'express';
 import type { AppDeps } from './app-deps';
@@ -15,6 +16,8 @@ import { StoreCache } from './cache/store-cache';
 import { RevocationFeed } from './domain/auth/revocations';
 import { tokenKeys } from './domain/auth/tokens';
 import { claimLinks } from './domain/claims/links';
+import { fileLinks } from './domain/files/files';
+import { openFileStorage } from './domain/files/storage';
 import type { QuotePricing } from './domain/partner/pricing-source';
 import { accessLog, requestLog } from './http/access-log';
 import { ApiUsage } from './http/api-usage';
@@ -26,6 +29,7 @@ import { docs } from './http/docs';
 import { errorHandler, requestValidationError } from './http/errors';
 import { health } from './http/health';
 import { IdempotencySweeper, idempotency } from './http/idempotency';
+import { multipartBody } from './http/multipart';
 import { dashboardOriginKey, requestOriginGate } from './http/origin';
 import { PublicReadCache } from './http/public-cache';
 import { RateLimiter } from './http/rate-limit';
@@ -119,7 +123,7 @@ export function createApp(deps: AppDeps): Express {
       // D44: the version picks the router, so it is chosen before the routes match (and before
       // the body is read, so that a body refused names the version of a versioned route too).
       chooseVersion(pins, tokenClientOf(auth)),
-      bodyParser(OAUTH_PATHS),
+      bodyParser(OAUTH_PATHS, uploadPathsOf(routes)),
     ]),
   );
   app.use(
@@ -129,6 +133,7 @@ export function createApp(deps: AppDeps): Express {
       before: sequence([
         versionGate(deps.config.publicBaseUrl, served(context.apiUsage, metrics)) as RequestHandler,
         authenticate(auth) as RequestHandler,
+        multipartBody,
         idempotency(deps.db, deps.logger),
         // D53: after the body is read, so the handler's awaits keep the origin the audit log records.
         requestOriginGate(auth.trustProxy, dashboardOriginKey(deps.config.secretKey)),
@@ -153,10 +158,17 @@ export function createApp(deps: AppDeps): Express {
       void idempotencySweeper.stop();
       void context.apiUsage.stop();
       void pins.stop();
+      context.fileStorage.close();
     },
   };
   (app.locals as { running?: Running }).running = running;
   return app;
+}
+
+/** D56: the paths whose bodies their route reads, once the caller is known (http/multipart.ts). */
+function uploadPathsOf(routes: readonly { route: AppRoute }[]): Set<string> {
+  const uploads = routes.filter((r) => 'contentType' in r.route && r.route.contentType === 'multipart/form-data');
+  return new Set(uploads.map((r) => r.route.path));
 }
 
 /** What the routes and pages are built from: the dependencies with the process's caches and services. */
@@ -183,6 +195,8 @@ function appContext(deps: AppDeps) {
     settingsCache,
     auth,
     claimLinks: claimLinks(deps.config.secretKey, deps.config.publicBaseUrl),
+    fileStorage: openFileStorage(deps.config.fileStorage),
+    fileLinks: fileLinks(deps.config.secretKey, deps.config.publicBaseUrl),
     pager: new KeysetPager(deps.config.secretKey),
     offerTokens: new OfferTokens(deps.config.secretKey),
     apiUsage: new ApiUsage(deps.db, deps.logger),

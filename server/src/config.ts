@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { FileStorageConfig } from './domain/files/storage';
 import { compileTrustProxy, type TrustProxy } from './http/client-ip';
 import { RATE_LIMITS, type RateLimits } from './http/rate-limit';
 
@@ -97,6 +98,18 @@ const ZEnv = z
     // D46: on SIGTERM, how long to keep serving (with /readyz 503) before the listener closes.
     SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
     LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+    // D56: where uploaded files' bytes live: the data folder, or any S3-compatible store.
+    FILE_STORAGE: z
+      .string()
+      .default('local')
+      .refine((v) => v === 'local' || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v), {
+        message: 'must be local or s3://bucket/prefix',
+      }),
+    S3_ENDPOINT: z.preprocess(unsetWhenEmpty, z.string().url().optional()),
+    S3_REGION: z.preprocess(unsetWhenEmpty, z.string().max(64).optional()),
+    S3_ACCESS_KEY_ID: z.preprocess(unsetWhenEmpty, z.string().optional()),
+    S3_SECRET_ACCESS_KEY: z.preprocess(unsetWhenEmpty, z.string().optional()),
+    S3_FORCE_PATH_STYLE: z.preprocess(unsetWhenEmpty, z.enum(['true', 'false']).optional()),
   })
   .superRefine((e, ctx) => {
     if (e.REQUEST_TIMEOUT_MS < e.HEADERS_TIMEOUT_MS) {
@@ -118,6 +131,13 @@ const ZEnv = z
       });
     }
     // D42: the sender's address is the operator's to choose, never guessed for a real server.
+    if ((e.S3_ACCESS_KEY_ID === undefined) !== (e.S3_SECRET_ACCESS_KEY === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['S3_SECRET_ACCESS_KEY'],
+        message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (D56)',
+      });
+    }
     if (e.SMTP_URL && !e.MAIL_FROM) {
       ctx.addIssue({ code: 'custom', path: ['MAIL_FROM'], message: 'is required when SMTP_URL is set (D42)' });
     }
@@ -178,6 +198,28 @@ export interface Config {
   /** On SIGTERM, how long the process keeps serving with /readyz 503 before it stops accepting (D46). */
   shutdownDelayMs: number;
   logFormat: 'json' | 'pretty';
+  /** D56: where files' bytes are stored. */
+  fileStorage: FileStorageConfig;
+}
+
+/** D56: FILE_STORAGE and the S3_* variables, read together. */
+function fileStorageOf(e: z.infer<typeof ZEnv>, dataDir: string): FileStorageConfig {
+  if (e.FILE_STORAGE === 'local') return { kind: 'local', dir: path.join(dataDir, 'files') };
+  const url = new URL(e.FILE_STORAGE);
+  const prefix = decodeURIComponent(url.pathname.replace(/^\/+/, ''));
+  return {
+    kind: 's3',
+    bucket: url.hostname,
+    prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
+    endpoint: e.S3_ENDPOINT,
+    region: e.S3_REGION ?? 'us-east-1',
+    credentials:
+      e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY
+        ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY }
+        : undefined,
+    // Self-hosted stores (MinIO, SeaweedFS, Garage) address buckets by path.
+    forcePathStyle: e.S3_FORCE_PATH_STYLE ? e.S3_FORCE_PATH_STYLE === 'true' : e.S3_ENDPOINT !== undefined,
+  };
 }
 
 /**
@@ -232,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     logFormat: e.LOG_FORMAT,
+    fileStorage: fileStorageOf(e, dataDir),
   };
 }
 

@@ -7,6 +7,9 @@ import { queueLogger } from './db/queue-logger';
 import { isConcurrencyAbort, isDatabaseUnavailable } from './db/unavailable';
 import { foldRollups } from './domain/analytics/rollups';
 import { type ClaimLinks, claimLinks, viewClaimUrl } from './domain/claims/links';
+import { sweepUnattachedFiles } from './domain/files/files';
+import type { FileStorageConfig } from './domain/files/storage';
+import { type FileStorage, openFileStorage } from './domain/files/storage';
 import { type ClaimUrlOf, type MailLinks, runMail } from './domain/mail/deliver';
 import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
 import { createMailer } from './domain/mail/send';
@@ -49,7 +52,7 @@ const claimUrls =
  * concurrency; its sweep (`sweepMail`) likewise queues due messages nobody queued.
  */
 export async function startDelivery(deps: {
-  config: WebhookSettings & MailSettings;
+  config: WebhookSettings & MailSettings & { fileStorage: FileStorageConfig };
   logger: Logger;
   connectionString: string;
   /**
@@ -115,10 +118,10 @@ export async function startDelivery(deps: {
   const sweep = startSweeps(db, logger);
   const pruner = startRetention(db, logger, config.eventRetentionDays);
   const tracking = startTrackingSweep(db, logger);
+  const files = startFileSweep(db, openFileStorage(config.fileStorage), logger);
   return {
     async stop() {
-      await sweep.stop();
-      await tracking.stop();
+      await Promise.all([sweep.stop(), tracking.stop(), files.stop()]);
       await pruner.stop();
       await runner.stop();
       mailer.close();
@@ -188,6 +191,27 @@ function startTrackingSweep(db: Db, logger: Logger): Loop {
       })
       .catch((err: unknown) => sweepFailed(logger, err, 'tracking sweep failed')),
   );
+}
+
+/** How often each delivering process deletes the files attached to nothing for a day (D56). */
+const FILE_SWEEP_EVERY_MS = 60_000;
+
+/**
+ * D56: files attached to nothing within 24 hours, deleted with their bytes once a minute, a
+ * batch at a time until none is left; a storage out of reach leaves them for the next run.
+ */
+function startFileSweep(db: Db, storage: FileStorage, logger: Logger): { stop(): Promise<void> } {
+  const loop = startLoop('file sweep', { everyMs: FILE_SWEEP_EVERY_MS, log: logger }, async (stopping) => {
+    let deleted = 0;
+    for (let n = -1; n !== 0 && !stopping(); deleted += n) n = await sweepUnattachedFiles(db, storage);
+    if (deleted > 0) logger.info({ files: deleted }, 'unattached files deleted');
+  });
+  return {
+    async stop() {
+      await loop.stop();
+      storage.close();
+    },
+  };
 }
 
 /**

@@ -41,7 +41,7 @@ export const claimRoutes = routeGroup({
     path: '/v1/claims/offline',
     headers: ZIdempotencyHeaders,
     body: ZOfflineClaimFile,
-    responses: { 200: ZOfflineClaimFiled, ...tokenErrors, 409: ZError },
+    responses: { 200: ZOfflineClaimFiled, ...tokenErrors, 409: ZError, ...errors(422) },
     summary: 'File a claim for an offline purchase',
     description:
       'Creates an order with a generated `offline_…` sourceOrderId and a claim on its single item, and ' +
@@ -55,12 +55,14 @@ export const claimRoutes = routeGroup({
     pathParams: z.object({ sourceOrderId: ZId }),
     headers: ZIdempotencyHeaders,
     body: ZClaimFile,
-    responses: { 200: ZStatusOk, ...tokenErrors, 409: ZError },
+    responses: { 200: ZStatusOk, ...tokenErrors, 409: ZError, ...errors(422) },
     summary: 'File a claim against an order',
     description:
       'Files a `NEW` claim linked to the order\'s active policy (or none), answers `{status:"ok"}` with a ' +
       '`Location: /v1/claims/<id>` header and emits `claim/created` (D22, D23). Issue quantities may not ' +
-      'exceed the ordered quantity (400); an unknown order answers 404. Accepts an `Idempotency-Key` (D33).',
+      'exceed the ordered quantity (400); an unknown order answers 404. An image naming a file of the service (D56) ' +
+      "must name one of the store's files not attached to another claim (422 naming the item); it is then the " +
+      "claim's. Accepts an `Idempotency-Key` (D33).",
     metadata: tokenRoute(anyOf('claim:update', 'claim:manage'), 'spec', ['D22', 'D23', 'D33']),
   },
   list: {
@@ -136,9 +138,12 @@ export const claimRoutes = routeGroup({
     pathParams: ZClaimPath,
     headers: ZIdempotencyHeaders,
     body: ZClaimMessageWrite,
-    responses: { 200: ZStatusOk, ...tokenErrors, 409: ZError },
+    responses: { 200: ZStatusOk, ...tokenErrors, 409: ZError, ...errors(422) },
     summary: 'Post a message on a claim',
-    description: 'Adds a message to the claim and emits `message/created` (D25). Accepts an `Idempotency-Key` (D33).',
+    description:
+      'Adds a message to the claim and emits `message/created` (D25). A media naming a file of the service (D56) must ' +
+      "name one of the store's files not attached to another claim (422 naming the item). Accepts an " +
+      '`Idempotency-Key` (D33).',
     metadata: tokenRoute(anyOf('claim:update', 'claim:manage'), 'D25', ['D33']),
   },
   approve: {

@@ -1739,6 +1739,44 @@ export interface TClaimTransition {
   note?: string | null;
 }
 
+/** The file: a JPEG, PNG, WebP or HEIC photo, or a PDF, at most 10 MiB */
+export type TBlob = Blob;
+
+/** `claim_evidence` */
+export type TFilePurpose = 'claim_evidence';
+
+export interface TFileUpload {
+  /** The file: a JPEG, PNG, WebP or HEIC photo, or a PDF, at most 10 MiB */
+  file: TBlob;
+  /** `claim_evidence` */
+  purpose: TFilePurpose;
+}
+
+/** The stored type: HEIC photos are stored as JPEG */
+export type TFileType = 'image/jpeg' | 'image/png' | 'image/webp' | 'application/pdf';
+
+export interface TFile {
+  /** `file_…` */
+  id: string;
+  purpose: 'claim_evidence';
+  /** The stored type: HEIC photos are stored as JPEG */
+  type: TFileType;
+  /** Bytes stored */
+  size: number;
+  /** Hex SHA-256 of the bytes stored */
+  sha256: string;
+  /** Pixels; null for a PDF */
+  width: number | null;
+  /** Pixels; null for a PDF */
+  height: number | null;
+  /** Capability link to the bytes: may stand in a claim item's `images` and a message's `medias` */
+  url: string;
+  createdAt: string;
+}
+
+/** The stored bytes, of the file's type */
+export type TFileBytes = Blob;
+
 export interface TAnalyticsSummaryQuery {
   /** A calendar day, YYYY-MM-DD, in the store's time zone (UTC: stores have no time zone of their own) */
   from: string;
@@ -3621,14 +3659,16 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TOfflineClaimFiled> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  }): Promise<Reply<200, TOfflineClaimFiled> | Reply<400 | 401 | 403 | 404 | 409 | 422 | 429, TError>>;
   /**
    * File a claim against an order — `POST /v1/claims/:sourceOrderId`
    *
    * Files a `NEW` claim linked to the order's active policy (or none), answers `{status:"ok"}`
    * with a `Location: /v1/claims/<id>` header and emits `claim/created` (D22, D23). Issue
-   * quantities may not exceed the ordered quantity (400); an unknown order answers 404. Accepts
-   * an `Idempotency-Key` (D33).
+   * quantities may not exceed the ordered quantity (400); an unknown order answers 404. An image
+   * naming a file of the service (D56) must name one of the store's files not attached to
+   * another claim (422 naming the item); it is then the claim's. Accepts an `Idempotency-Key`
+   * (D33).
    */
   file(args: {
     /** Path parameters. */
@@ -3643,7 +3683,7 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 422 | 429, TError>>;
   /**
    * List claims — `GET /v1/claims`
    *
@@ -3772,8 +3812,9 @@ export interface ClaimsRoutes {
   /**
    * Post a message on a claim — `POST /v1/claims/:claimId/messages`
    *
-   * Adds a message to the claim and emits `message/created` (D25). Accepts an `Idempotency-Key`
-   * (D33).
+   * Adds a message to the claim and emits `message/created` (D25). A media naming a file of the
+   * service (D56) must name one of the store's files not attached to another claim (422 naming
+   * the item). Accepts an `Idempotency-Key` (D33).
    */
   postMessage(args: {
     /** Path parameters. */
@@ -3788,7 +3829,7 @@ export interface ClaimsRoutes {
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
-  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+  }): Promise<Reply<200, TStatusOk> | Reply<400 | 401 | 403 | 404 | 409 | 422 | 429, TError>>;
   /**
    * Approve a claim — `POST /v1/claims/:claimId/approve`
    *
@@ -3873,6 +3914,59 @@ export interface ClaimsRoutes {
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, TClaim> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
+}
+
+/**
+ * The `files` routes: `client.files.<operation>(…)`.
+ *
+ * @example
+ * const res = await client.files.content({ params: { fileId } });
+ * if (res.status === 200) console.log(res.body);
+ */
+export interface FilesRoutes {
+  /**
+   * Upload a file — `POST /v1/files`
+   *
+   * Takes one `file` (multipart/form-data, with `purpose` = `claim_evidence`): a JPEG, PNG, WebP
+   * or HEIC photo or a PDF, known by its bytes (the declared type and name are ignored; anything
+   * else answers 415), at most 10 MiB (413) and 40 megapixels (422); a file that does not decode
+   * answers 422. Photos are stored re-encoded (HEIC as JPEG), turned upright and without any
+   * metadata (no EXIF, no GPS position). Answers the file with `url`, a capability link that may
+   * stand in a claim item's `images` or a message's `medias`; a file attached to nothing within
+   * 24 hours is deleted. While storage cannot be reached, 503 with `Retry-After`. Wrapped in
+   * `data`.
+   */
+  upload(args: {
+    body: TFileUpload;
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<201, {
+    data: TFile;
+  }> | Reply<400 | 401 | 403 | 404 | 413 | 415 | 422 | 429 | 503, TError>>;
+  /**
+   * A file's bytes — `GET /v1/files/:fileId/content`
+   *
+   * The stored bytes of one of the store's files, with the type found in them,
+   * `X-Content-Type-Options: nosniff`, `Cache-Control: private, max-age=3600` and
+   * `Content-Security-Policy: default-src 'none'`; a PDF as an attachment. Another store's file
+   * answers 404 (D7).
+   */
+  content(args: {
+    /** Path parameters. */
+    params: {
+      fileId: string;
+    };
+    /** Extra request headers (lower case), on top of the client's. */
+    headers?: {
+      [name: string]: string | undefined;
+    };
+    /** Passed to fetch, for example `{ signal }`. */
+    fetchOptions?: RequestInit;
+  }): Promise<Reply<200, TFileBytes> | Reply<400 | 401 | 403 | 404 | 429 | 503, TError>>;
 }
 
 /**
@@ -4849,6 +4943,7 @@ export interface Client {
   orders: OrdersRoutes;
   tracking: TrackingRoutes;
   claims: ClaimsRoutes;
+  files: FilesRoutes;
   analytics: AnalyticsRoutes;
   products: ProductsRoutes;
   settings: SettingsRoutes;

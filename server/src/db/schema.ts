@@ -800,4 +800,26 @@ export interface Database {
   trackingEvents: TrackingEventsTable;
   trackingDecisions: TrackingDecisionsTable;
   trackingSettings: TrackingSettingsTable;
+  // Files (D56).
+  files: FilesTable;
+}
+
+/** An uploaded photo or receipt (D56); its bytes are in the file storage under `storageKey`. */
+export interface FilesTable {
+  id: string;
+  storeId: string;
+  purpose: 'claim_evidence';
+  type: 'image/jpeg' | 'image/png' | 'image/webp' | 'application/pdf';
+  size: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  /** The random half of the file's capability link (D41's construction). */
+  linkId: string;
+  storageKey: string;
+  /** A 64-bit perceptual hash of a photo, to find one reused on another claim; not computed yet. */
+  perceptualHash: ColumnType<string | null, string | null | undefined, string | null>;
+  claimId: Nullable<string>;
+  attachedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  createdAt: Generated<Date>;
 }

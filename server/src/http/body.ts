@@ -22,9 +22,13 @@ const FORM = 'application/x-www-form-urlencoded';
 /**
  * Parses JSON bodies everywhere and form bodies where `formPaths` says so (RFC 6749 token
  * and revoke endpoints, D11). A body of any other type answers 415; a request without a body
- * (every GET) passes without a parser being called.
+ * (every GET) passes without a parser being called. The bodies of `uploadPaths` are left
+ * unread here: their route reads them once the caller is authenticated (D56, multipart.ts).
  */
-export function bodyParser(formPaths: ReadonlySet<string>): RequestHandler {
+export function bodyParser(
+  formPaths: ReadonlySet<string>,
+  uploadPaths: ReadonlySet<string> = new Set(),
+): RequestHandler {
   // The type is decided here, once: the parsers take whatever they are handed.
   const json = express.json({
     limit: BODY_LIMIT,
@@ -37,7 +41,7 @@ export function bodyParser(formPaths: ReadonlySet<string>): RequestHandler {
   });
   const form = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 100, type: () => true });
   return (req, res, next) => {
-    if (!hasBody(req.headers)) return next();
+    if (!hasBody(req.headers) || uploadPaths.has(req.path)) return next();
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (type === 'application/json' || type.endsWith('+json')) {
       const length = plainJsonLength(req.headers);

@@ -116,6 +116,10 @@ const REFUSAL_STATUS: Record<RefusalKind, ErrorStatus> = {
   missing: 404,
   conflict: 409,
   too_large: 422,
+  payload_too_large: 413,
+  unsupported_type: 415,
+  unprocessable: 422,
+  unavailable: 503,
   not_implemented: 501,
 };
 

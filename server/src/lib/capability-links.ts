@@ -7,7 +7,7 @@ import { deriveKey, equalBytes, hmacSha256 } from './crypto';
  * random half, so a dump opens nothing; the token names nothing but itself.
  */
 
-export type LinkPurpose = 'claim-link' | 'member-invitation';
+export type LinkPurpose = 'claim-link' | 'member-invitation' | 'file-link';
 
 const LINK_ID = /^[0-9a-f]{64}$/;
 /** 16 bytes of HMAC-SHA256, base64url: 128 bits an attacker must guess. */

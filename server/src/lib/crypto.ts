@@ -21,6 +21,7 @@ type KeyPurpose =
   | 'page-cursor'
   | 'claim-link'
   | 'member-invitation'
+  | 'file-link'
   | 'page-session'
   | 'page-csrf'
   | 'dashboard-origin'

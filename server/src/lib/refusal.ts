@@ -13,6 +13,10 @@ export type RefusalKind =
   | 'missing'
   | 'conflict'
   | 'too_large'
+  | 'payload_too_large'
+  | 'unsupported_type'
+  | 'unprocessable'
+  | 'unavailable'
   | 'not_implemented';
 
 export interface RefusalIssue {
@@ -56,6 +60,14 @@ export const refuse = {
   conflict: (message: string) => new Refusal('conflict', message),
   /** A well-formed request for more than the service answers at once (422, D52's export). */
   tooLarge: (message: string) => new Refusal('too_large', message),
+  /** A body over a route's own size limit (413, D56's uploads). */
+  payloadTooLarge: (message: string) => new Refusal('payload_too_large', message),
+  /** A body of a kind the route does not take (415, D56's file types). */
+  unsupportedType: (message: string) => new Refusal('unsupported_type', message),
+  /** A well-formed request whose content cannot be used (422: a file that does not decode, D56). */
+  unprocessable: (message: string) => new Refusal('unprocessable', message),
+  /** A store the service depends on cannot be reached (503 with Retry-After, D46, D56). */
+  unavailable: (message: string) => new Refusal('unavailable', message, { headers: { 'retry-after': '2' } }),
   /** A route the contract names whose work the service does not do yet (501, D54's evaluation). */
   notImplemented: (message: string) => new Refusal('not_implemented', message),
   /**

@@ -15,6 +15,7 @@ import { AUTHORIZE_PATH, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH }
 import { BrowserSessions } from './browser-session';
 import { CLAIM_MESSAGE_PATH, CLAIM_PAGE_PATH, claimPages } from './claim';
 import { DASHBOARD_PATH, DASHBOARD_ROUTES, type DashboardPort, dashboardPages } from './dashboard/index';
+import { FILE_LINK_PATH, filePages } from './files';
 import { MessagePage, STYLESHEET_PATH, sendPage } from './html';
 import { INVITATION_PAGE_PATH, invitationPages } from './invitation';
 import { passwordSignIn } from './sign-in';
@@ -33,6 +34,7 @@ export const PAGE_ROUTES = [
   { method: 'GET', path: CLAIM_PAGE_PATH },
   { method: 'POST', path: CLAIM_MESSAGE_PATH },
   { method: 'GET', path: STYLESHEET_PATH },
+  { method: 'GET', path: FILE_LINK_PATH },
   { method: 'GET', path: INVITATION_PAGE_PATH },
   { method: 'POST', path: INVITATION_PAGE_PATH },
   ...DASHBOARD_ROUTES,
@@ -44,6 +46,7 @@ export function isPagePath(path: string): boolean {
     path === AUTHORIZE_PATH ||
     path.startsWith(`${AUTHORIZE_PATH}/`) ||
     path.startsWith('/claims/view/') ||
+    path.startsWith('/files/') ||
     path === DASHBOARD_PATH ||
     path.startsWith(`${DASHBOARD_PATH}/`) ||
     path === STYLESHEET_PATH
@@ -69,6 +72,8 @@ export function pages(ctx: RouteContext): Router {
   });
   router.use(authorizePages(ctx, sessions));
   router.use(claimPages(ctx, sessions, ctx.claimLinks));
+  // D56: files' capability links.
+  router.use(filePages(ctx.db, ctx.fileStorage, ctx.fileLinks));
   // D53: outside the signed-in frame, before the dashboard's own pages.
   router.use(invitationPages(ctx, sessions, invitationLinks(ctx.config.secretKey, ctx.config.publicBaseUrl)));
   router.use(dashboardPages(dashboardPort(ctx, sessions)));

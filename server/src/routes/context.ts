@@ -4,6 +4,8 @@ import type { AppRouteImplementation } from '@ts-rest/express';
 import type { AppDeps } from '../app-deps';
 import type { StoreCache } from '../cache/store-cache';
 import type { ClaimLinks } from '../domain/claims/links';
+import type { FileLinks } from '../domain/files/files';
+import type { FileStorage } from '../domain/files/storage';
 import type { QuotePricing } from '../domain/partner/pricing-source';
 import type { ApiUsage } from '../http/api-usage';
 import type { AuthServices } from '../http/auth';
@@ -28,6 +30,10 @@ export interface RouteContext extends AppDeps {
   auth: AuthServices;
   /** Builds and checks the shoppers' claim links (D41), under a key derived once. */
   claimLinks: ClaimLinks;
+  /** Where files' bytes live (D56): the data folder or an S3-compatible store. */
+  fileStorage: FileStorage;
+  /** Builds and checks files' capability links (D56), under a key derived once. */
+  fileLinks: FileLinks;
   /** Pages every cursor list (D24), its cursors signed under a key derived once. */
   pager: KeysetPager;
   /** Issues and checks the storefront offer tokens (D55), under a key derived once. */

@@ -6,6 +6,7 @@ import { authHandlers } from './auth';
 import { claimHandlers } from './claims';
 import { cohortHandlers } from './cohorts';
 import type { Handlers, RouteContext } from './context';
+import { fileHandlers } from './files';
 import { memberHandlers } from './members';
 import { oauthHandlers } from './oauth';
 import { orderHandlers } from './orders';
@@ -40,6 +41,8 @@ function handlers(deps: RouteContext): Handlers {
     products: productHandlers(deps),
     // Claims (D22-D26).
     claims: claimHandlers(deps),
+    // Files (D56).
+    files: fileHandlers(deps),
     // Insight (D52).
     analytics: analyticsHandlers(deps),
     // Test mode (D45).

@@ -3,6 +3,7 @@ import type { AppRoute } from '@ts-rest/core';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database';
 import { ROLLUPS, type Rollup, rollupRows } from '../../src/domain/analytics/rollups';
+import { gpsJpeg } from './files';
 import { bearer } from './fixtures';
 import type { TestServer } from './server';
 
@@ -234,6 +235,19 @@ export const ISOLATION_CASES: IsolationCase[] = [
     call: (id) => ({ params: { sourceOrderId: id('iso-order') }, body: CLAIM }),
   },
   claimCase(contract.claims.get),
+  // Files (D56): the bytes of a file uploaded by the owner.
+  {
+    route: contract.files.content,
+    scopes: ['claim:read'],
+    seed: async (api) => {
+      const form = new FormData();
+      form.set('purpose', 'claim_evidence');
+      form.set('file', new Blob([(await gpsJpeg()) as Uint8Array<ArrayBuffer>], { type: 'image/jpeg' }), 'photo.jpg');
+      const res = await api.send('POST', '/v1/files', form);
+      return { fileId: ((await res.json()) as { data: { id: string } }).data.id };
+    },
+    call: (id, seeded) => ({ params: { fileId: id(seeded.fileId!) } }),
+  },
   claimCase(contract.claims.postMessage, { message: 'Mine now', senderType: 'brand' }),
   claimCase(contract.claims.approve, { resolutions: [{ type: 'STORE_CREDIT', paidValue: 50 }] }),
   claimCase(contract.claims.deny, { reason: 'OTHER' }),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { inject } from 'vitest';
 import { type Client, createClient } from '../../../sdk/src/index';
@@ -77,6 +78,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     requestTimeoutMs: 30_000,
     shutdownDelayMs: 0,
     logFormat: 'json',
+    fileStorage: { kind: 'local', dir: path.join(os.tmpdir(), `files-${randomBytes(6).toString('hex')}`) },
     ...overrides,
   };
 }
@@ -134,6 +136,8 @@ export async function startTestServer(
     request(path, init = {}) {
       const { json, ...rest } = init;
       const headers = new Headers(rest.headers);
+      // A FormData body (an upload, D56) goes as multipart, its boundary chosen by fetch.
+      if (json instanceof FormData) return fetch(baseUrl + path, { ...rest, headers, body: json });
       if (json !== undefined) headers.set('content-type', 'application/json');
       return fetch(baseUrl + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
     },

@@ -12,6 +12,7 @@ import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { claimableItems } from '../commerce/claimable';
 import { liveOrderLock } from '../commerce/live-order';
+import { attachableFiles, attachFiles } from '../files/attach';
 import { claimMailSteps, noticeMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
@@ -233,6 +234,14 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
   const issues: Issue[] = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
+  // D56: the service's own files the images name, checked before the claim is written.
+  const files = await attachableFiles(
+    db,
+    storeId,
+    issues.flatMap((i) =>
+      (i.images ?? []).map((url, k) => ({ path: `body.fulfillmentIssues.${i.at.join('.issues.')}.images.${k}`, url })),
+    ),
+  );
   // Only the items a claim names are counted (D39); a claim naming none takes a share lock
   // and files beside others.
   const naming = issues.filter((i) => i.sourceItemId);
@@ -249,6 +258,7 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
   // Committed: its deliveries and e-mail are queued now (D32, D42).
   queueAfterCommit(db, eventId, written.subscribers);
   await queueMailAfterCommit(db, written.queuedMail);
+  await attachFiles(db, id, files);
   return id;
 }
 
@@ -372,6 +382,10 @@ export async function fileOfflineClaim(
     throw refuse.issues([{ path: 'body.storeId', message: "storeId is not the token's store" }]);
   }
   const sourceOrderId = newId('offline');
+  const images = f.items.flatMap((item, i) =>
+    (item.images ?? []).map((url, k) => ({ path: `body.items.${i}.images.${k}`, url })),
+  );
+  const files = await attachableFiles(db, storeId, images);
   return transact(db, async (trx) => {
     const orderId = await insertOfflineOrder(trx, storeId, sourceOrderId, f);
     const {
@@ -382,6 +396,7 @@ export async function fileOfflineClaim(
     const written = (await prepared(statement).execute(trx)).rows[0]!;
     queueAfterCommit(trx, eventId, written.subscribers);
     queueMailAfterCommit(trx, written.queuedMail);
+    await attachFiles(trx, claimId, files);
     return { claimId, filed: offlinePayload(f, storeId, sourceOrderId) };
   });
 }

@@ -13,6 +13,7 @@ import { newId } from '../../lib/ids';
 import { roundMoney } from '../../lib/money';
 import { refuse } from '../../lib/refusal';
 import { type AuditAction, auditActorOf, recordAudit } from '../audit/record';
+import { attachableFiles, attachFiles } from '../files/attach';
 import { noticeMailSteps, queueMailAfterCommit, writeClaimMail } from '../mail/outbox';
 import { resolvedSettings } from '../partner/contexts';
 import { recordEvent } from '../webhooks/record';
@@ -305,6 +306,9 @@ export async function postMessage(
   m: TClaimMessageWrite,
   actorId: string | null = null,
 ): Promise<void> {
+  // D56: the service's own files the medias name, the claim's or attached nowhere yet.
+  const medias = (m.medias ?? []).map((url, k) => ({ path: `body.medias.${k}`, url }));
+  const files = await attachableFiles(db, storeId, medias, claimId);
   return transact(db, async (trx) => {
     const messageId = newId('msg');
     // D53: a shopper's message tells the members who asked for it, in the same statement.
@@ -325,6 +329,7 @@ export async function postMessage(
       `.execute(trx)
     ).rows[0];
     if (!written) throw refuse.missing('claim not found');
+    await attachFiles(trx, claimId, files);
     queueMailAfterCommit(trx, written.queuedNotices);
     await recordEvent(trx, {
       storeId,

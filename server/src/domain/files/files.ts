@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { TFile, TFileType } from '@protection-service/contract';
+import type { Db } from '../../db/database';
+import { type CapabilityLinks, capabilityLinks, linkIdOf, linkToken, newLinkId } from '../../lib/capability-links';
+import { sniffType, UNSUPPORTED_TYPE } from '../../lib/file-types';
+import { newId } from '../../lib/ids';
+import { refuse } from '../../lib/refusal';
+import { storedForm } from './decode';
+import { type FileStorage, StorageUnavailable, StoredFileMissing, storageRefusal } from './storage';
+
+/**
+ * Files (D56): a store's uploaded photos and receipts. The row says what the file is and
+ * whose; the bytes are in the file storage; the file's `url` is a capability link built as
+ * D41's (`<PUBLIC_BASE_URL>/files/<id>/<token>`), the database holding only its random half.
+ */
+
+/** What builds and checks file links: the derived key and the public base URL. */
+export type FileLinks = CapabilityLinks;
+
+export function fileLinks(secretKey: Buffer, publicBaseUrl: string): FileLinks {
+  return capabilityLinks(secretKey, 'file-link', publicBaseUrl);
+}
+
+export function fileUrl(links: FileLinks, fileId: string, linkId: string): string {
+  return `${links.baseUrl}/files/${fileId}/${linkToken(links, linkId)}`;
+}
+
+/** A file link's path and its parts: `/files/<id>/<token>`. */
+export const FILE_LINK = /^\/files\/(file_[a-z2-7]{24})\/([0-9a-f]{64}[A-Za-z0-9_-]{22})$/;
+
+interface FileRow {
+  id: string;
+  purpose: 'claim_evidence';
+  type: TFileType;
+  size: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  linkId: string;
+  createdAt: Date;
+}
+
+function fileRecord(links: FileLinks, row: FileRow): TFile {
+  return {
+    id: row.id,
+    purpose: row.purpose,
+    type: row.type,
+    size: row.size,
+    sha256: row.sha256,
+    width: row.width,
+    height: row.height,
+    url: fileUrl(links, row.id, row.linkId),
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * D56: an upload within the byte limit, known by its bytes, decoded and made into what is
+ * stored, written to the storage, then recorded. Bytes written whose row could not be are
+ * removed again (best effort: an unrecorded key is never served).
+ */
+export async function uploadFile(
+  db: Db,
+  storage: FileStorage,
+  links: FileLinks,
+  storeId: string,
+  upload: { bytes: Buffer; purpose: 'claim_evidence' },
+): Promise<TFile> {
+  const kind = sniffType(upload.bytes);
+  if (!kind) throw refuse.unsupportedType(UNSUPPORTED_TYPE);
+  const stored = await storedForm(kind, upload.bytes);
+  const id = newId('file');
+  const storageKey = `${storeId}/${id}`;
+  try {
+    await storage.put(storageKey, stored.bytes, stored.type);
+  } catch (err) {
+    if (err instanceof StorageUnavailable) throw storageRefusal();
+    throw err;
+  }
+  const row = {
+    id,
+    storeId,
+    purpose: upload.purpose,
+    type: stored.type,
+    size: stored.bytes.length,
+    sha256: createHash('sha256').update(stored.bytes).digest('hex'),
+    width: stored.width,
+    height: stored.height,
+    linkId: newLinkId(),
+    storageKey,
+  };
+  try {
+    const inserted = await db.insertInto('files').values(row).returning('createdAt').executeTakeFirstOrThrow();
+    return fileRecord(links, { ...row, createdAt: inserted.createdAt });
+  } catch (err) {
+    await storage.remove(storageKey).catch(() => {});
+    throw err;
+  }
+}
+
+/** A stored file's bytes and how to serve them. */
+export interface FileContent {
+  type: TFileType;
+  size: number;
+  id: string;
+  body: Readable;
+}
+
+async function contentOf(
+  storage: FileStorage,
+  row: { id: string; type: TFileType; size: number; storageKey: string } | undefined,
+): Promise<FileContent | undefined> {
+  if (!row) return undefined;
+  try {
+    return { id: row.id, type: row.type, size: row.size, body: await storage.get(row.storageKey) };
+  } catch (err) {
+    if (err instanceof StoredFileMissing) return undefined;
+    if (err instanceof StorageUnavailable) throw storageRefusal();
+    throw err;
+  }
+}
+
+const CONTENT_COLUMNS = ['id', 'type', 'size', 'storageKey'] as const;
+
+/** D56, `GET /v1/files/:fileId/content`: one of the store's files (another store's is missing, D7). */
+export async function storeFileContent(db: Db, storage: FileStorage, storeId: string, fileId: string) {
+  const row = await db
+    .selectFrom('files')
+    .select(CONTENT_COLUMNS)
+    .where('id', '=', fileId)
+    .where('storeId', '=', storeId)
+    .executeTakeFirst();
+  const content = await contentOf(storage, row);
+  if (!content) throw refuse.missing('file not found');
+  return content;
+}
+
+/** D56: the file a capability link opens, or undefined for any link that opens none. */
+export async function linkedFileContent(
+  db: Db,
+  storage: FileStorage,
+  links: FileLinks,
+  fileId: string,
+  token: string,
+): Promise<FileContent | undefined> {
+  const linkId = linkIdOf(links, token);
+  if (!linkId) return undefined;
+  const row = await db
+    .selectFrom('files')
+    .select(CONTENT_COLUMNS)
+    .where('id', '=', fileId)
+    .where('linkId', '=', linkId)
+    .executeTakeFirst();
+  return contentOf(storage, row);
+}
+
+/** D56: a file attached to nothing this long is deleted with its bytes. */
+export const UNATTACHED_FILE_TTL_MS = 24 * 60 * 60 * 1000;
+const SWEEP_BATCH = 200;
+
+/**
+ * Deletes one batch of files attached to nothing for a day, each with its bytes: the row is
+ * deleted and the bytes removed in one transaction, so bytes that cannot be removed (the
+ * storage out of reach) leave the row for the next sweep, and an attachment racing the sweep
+ * waits on the row's lock and then finds no file. Answers how many were deleted.
+ */
+export async function sweepUnattachedFiles(db: Db, storage: FileStorage, now = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - UNATTACHED_FILE_TTL_MS);
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .deleteFrom('files')
+      .where(
+        'id',
+        'in',
+        trx
+          .selectFrom('files')
+          .select('id')
+          .where('attachedAt', 'is', null)
+          .where('createdAt', '<', before)
+          .orderBy('createdAt')
+          .limit(SWEEP_BATCH)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .returning('storageKey')
+      .execute();
+    for (const { storageKey } of rows) await storage.remove(storageKey);
+    return rows.length;
+  });
+}
