@@ -77,6 +77,8 @@ const OPERATIONAL_ROUTES = [
 /** The Express application, without `listen` (tests and main.ts both use it). */
 export function createApp(deps: AppDeps): Express {
   const app = expressApp();
+  // Where the lines of the code below the routes go while this app serves a request (http/observe.ts).
+  app.locals.logger = deps.logger;
   const { context, metrics, log, listener, pins } = appContext(deps);
   const { auth, publicCache } = context;
   // The shopper widget's read is answered from memory before Express does any work (D29).

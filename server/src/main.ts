@@ -8,6 +8,7 @@ import { drainable } from './http/drain';
 import { createAppServer } from './http/server';
 import { setServerTimeouts } from './http/timeouts';
 import { type Delivery, startDelivery } from './job-runner';
+import { useProcessLogger } from './lib/request-context';
 import { createLogger } from './logger';
 import { ServiceMetrics } from './metrics';
 import { reportFastPaths } from './runtime/index';
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
 /** One HTTP worker. */
 async function serve(config: Config, logger: Logger): Promise<void> {
   takeOverSignals();
+  useProcessLogger(logger);
   const database = await openSupervisorDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
   const metrics = new ServiceMetrics(database.db, { processFigures: true });
   // The supervisor asks every worker for its figures and serves their sum; constructing an

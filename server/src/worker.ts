@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { loadConfig } from './config';
 import { startDelivery } from './job-runner';
+import { useProcessLogger } from './lib/request-context';
 import { createLogger } from './logger';
 import { reportFastPaths } from './runtime/index';
 import { openSupervisorDatabase, stopOnce, supervise, takeOverSignals } from './supervisor';
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
 
   async function deliver(logger: ReturnType<typeof createLogger>): Promise<void> {
     takeOverSignals();
+    useProcessLogger(logger);
     const database = await openSupervisorDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
     const delivery = await startDelivery({
       config,

@@ -3,6 +3,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { type Db, prepared } from '../../db/database';
 import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
+import { logger } from '../../lib/request-context';
 import { queueDeliveries } from './enqueue';
 
 interface NewEvent<T extends WebhookTopic> {
@@ -70,6 +71,8 @@ export function eventSteps<T extends WebhookTopic>(
  * on the job queue's notification (which serializes commits cluster-wide).
  */
 export function queueAfterCommit(trx: Db, eventId: string, subscribers: readonly string[]): void {
+  // The link from a request's log lines to the deliveries it caused.
+  logger()?.debug({ eventId, deliveries: subscribers.length }, 'webhook event recorded');
   if (subscribers.length === 0) return;
   const keys = subscribers.map((clientId) => ({ eventId, clientId }));
   afterCommit(trx, (db) => queueDeliveries(db, keys));
