@@ -23,6 +23,7 @@ import * as analyticsRollups from './20261127000000-analytics-rollups';
 import * as tracking from './20261127000000-tracking';
 import * as analyticsPending from './20261127010000-analytics-pending';
 import * as trackingSweep from './20261127020000-tracking-sweep';
+import * as traceContext from './20261129070000-trace-context';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '20261127000000-tracking': tracking,
   '20261127010000-analytics-pending': analyticsPending,
   '20261127020000-tracking-sweep': trackingSweep,
+  '20261129070000-trace-context': traceContext,
 };

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { type Runner, run, type WorkerEvents } from 'graphile-worker';
+import { type Runner, run, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { createDb, type Db, handleConnectionErrors, POOL_WAIT_MS } from './db/database';
@@ -19,6 +19,7 @@ import { runDeliveries, sweepExpiredLeases } from './domain/webhooks/deliveries'
 import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/enqueue';
 import { EventPruner } from './domain/webhooks/retention';
 import type { WebhookSettings } from './domain/webhooks/settings';
+import { inJobSpan } from './lib/tracing';
 
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
 const SWEEP_INTERVAL_MS = 1000;
@@ -95,7 +96,7 @@ export async function startDelivery(deps: {
       // as an unhandled rejection and its job locked to a pool that runs on (D46).
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       logger: queueLogger(logger),
-      taskList: {
+      taskList: observedTasks({
         [DELIVER_TASK]: async (payload) => {
           // Errors here are the database's (the attempt itself never throws): the queue retries.
           await runDeliveries(db, config, slots, deliveriesOf(payload as DeliveryJob));
@@ -107,7 +108,7 @@ export async function startDelivery(deps: {
         [EVALUATE_TASK]: async (payload) => {
           await evaluatePackageNow(db, (payload as { packageId: string }).packageId, new Date(), 'changed');
         },
-      },
+      }),
     }),
   );
   await runner.start();
@@ -125,6 +126,16 @@ export async function startDelivery(deps: {
       await db.destroy();
     },
   };
+}
+
+/** Each task run in a span of its own (`inJobSpan`): a job is part of the trace that queued it. */
+function observedTasks(tasks: Record<string, (payload: unknown) => Promise<void>>): TaskList {
+  return Object.fromEntries(
+    Object.entries(tasks).map(([task, run]) => [
+      task,
+      (payload: unknown) => inJobSpan(task, payload, () => run(payload)),
+    ]),
+  );
 }
 
 /**

@@ -13,6 +13,7 @@ import { createLogger } from './logger';
 import { ServiceMetrics } from './metrics';
 import { reportFastPaths } from './runtime/index';
 import { openSupervisorDatabase, stopOnce, supervise, takeOverSignals } from './supervisor';
+import { startTracing } from './telemetry';
 
 /** How long in-flight requests may take to finish after SIGTERM (D46). */
 const DRAIN_MS = 10_000;
@@ -41,6 +42,8 @@ async function main(): Promise<void> {
 async function serve(config: Config, logger: Logger): Promise<void> {
   takeOverSignals();
   useProcessLogger(logger);
+  // Before the database: its pools trace their statements only when tracing runs.
+  const tracing = await startTracing(logger);
   const database = await openSupervisorDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
   const metrics = new ServiceMetrics(database.db, { processFigures: true });
   // The supervisor asks every worker for its figures and serves their sum; constructing an
@@ -91,6 +94,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     await batchesWritten(database.db);
     stopApp(app);
     await database.close().catch((err) => logger.warn({ err }, 'database did not close cleanly'));
+    await tracing?.shutdown();
   });
 }
 

@@ -5,6 +5,7 @@ import { useProcessLogger } from './lib/request-context';
 import { createLogger } from './logger';
 import { reportFastPaths } from './runtime/index';
 import { openSupervisorDatabase, stopOnce, supervise, takeOverSignals } from './supervisor';
+import { startTracing } from './telemetry';
 
 /** Past the longest an attempt may take, how long its record may take after SIGTERM. */
 const RECORD_MS = 10_000;
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
   async function deliver(logger: ReturnType<typeof createLogger>): Promise<void> {
     takeOverSignals();
     useProcessLogger(logger);
+    const tracing = await startTracing(logger);
     const database = await openSupervisorDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
     const delivery = await startDelivery({
       config,
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
       logger.info({ reason }, 'shutting down: finishing attempts in flight');
       await delivery.stop();
       await database.close().catch((err) => logger.warn({ err }, 'database did not close cleanly'));
+      await tracing?.shutdown();
     });
   }
 }
