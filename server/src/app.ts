@@ -125,7 +125,7 @@ export function createApp(deps: AppDeps): Express {
       before: sequence([
         versionGate(deps.config.publicBaseUrl, served(context.apiUsage, metrics)) as RequestHandler,
         authenticate(auth) as RequestHandler,
-        idempotency(deps.db, deps.logger),
+        idempotency(deps.db, deps.logger, metrics),
         // D53: after the body is read, so the handler's awaits keep the origin the audit log records.
         requestOriginGate(auth.trustProxy, dashboardOriginKey(deps.config.secretKey)),
       ]),

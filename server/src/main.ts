@@ -65,6 +65,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
           connectionString: database.url,
           transactionPooler: database.transactionPooler,
           directConnectionString: database.directUrl,
+          metrics,
         })
       : null;
   await new Promise<void>((resolve, reject) => {

@@ -3,11 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/free-port';
-import { orderBody } from '../harness/claims';
+import { claimBody, orderBody } from '../harness/claims';
 import { installedAppWithToken } from '../harness/fixtures';
 import type { ServiceProcess } from '../harness/processes';
+import { sample, scrape } from '../harness/prometheus';
 import { cloneDatabase } from '../harness/server';
-import { type Receiver, startDeliveryProcess, startReceiver } from '../harness/webhooks';
+import { answer, type Receiver, startDeliveryProcess, startReceiver } from '../harness/webhooks';
 
 /** One span as an OTLP/HTTP JSON export carries it, its attributes flattened. */
 interface ExportedSpan {
@@ -106,6 +107,7 @@ describe('traces exported by OTLP', () => {
   let hooks: Receiver;
   let service: ServiceProcess;
   let baseUrl: string;
+  let metricsUrl: string;
   const secret = randomBytes(32);
 
   beforeAll(async () => {
@@ -114,12 +116,19 @@ describe('traces exported by OTLP', () => {
     hooks = await startReceiver();
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
+    const metricsPort = await freePort();
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     service = await startDeliveryProcess({
       entry: 'main',
       port,
       databaseUrl: database.url,
       secretKey: secret,
-      env: { PUBLIC_BASE_URL: baseUrl, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100' },
+      env: {
+        PUBLIC_BASE_URL: baseUrl,
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        METRICS_PORT: String(metricsPort),
+      },
     });
   }, 120_000);
 
@@ -191,4 +200,49 @@ describe('traces exported by OTLP', () => {
     expect(exported).not.toContain(shopperEmail);
     expect(exported).not.toContain(installed.token);
   }, 90_000);
+
+  it('count delivery attempts by outcome, jobs by task and idempotent replays', async () => {
+    const installed = await installedAppWithToken(
+      database.db,
+      secret,
+      baseUrl,
+      'figures',
+      ['order:update', 'claim:manage'],
+      { webhookUrl: `${hooks.url}/figures`, webhookTopics: ['claim/created'] },
+    );
+    hooks.respond('/figures', answer(500));
+    const call = (method: string, path: string, json: unknown, key?: string) =>
+      fetch(baseUrl + path, {
+        method,
+        headers: {
+          authorization: `Bearer ${installed.token}`,
+          'content-type': 'application/json',
+          ...(key ? { 'idempotency-key': key } : {}),
+        },
+        body: JSON.stringify(json),
+      });
+    expect((await call('PUT', '/v1/orders/o-figures', orderBody({ premiumPaid: 1 }))).status).toBe(200);
+    const before = await scrape(metricsUrl);
+    const filed = await call('POST', '/v1/claims/o-figures', claimBody(), 'figures-1');
+    expect(filed.status).toBe(200);
+    const replayed = await call('POST', '/v1/claims/o-figures', claimBody(), 'figures-1');
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    await waitFor(() => hooks.at('/figures')[0], 30_000, 'the rejected webhook');
+    const count = (text: string, name: string, labels: Record<string, string>) => sample(text, name, labels);
+    await expect
+      .poll(
+        async () => count(await scrape(metricsUrl), 'webhook_attempt_duration_seconds_count', { outcome: 'rejected' }),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe(count(before, 'webhook_attempt_duration_seconds_count', { outcome: 'rejected' }) + 1);
+    const after = await scrape(metricsUrl);
+    expect(count(after, 'webhook_attempt_duration_seconds_count', { outcome: 'delivered' })).toBeGreaterThanOrEqual(1);
+    // The job ends after its attempts' outcomes are written: waited for, not assumed.
+    const jobs = (text: string) =>
+      count(text, 'job_duration_seconds_count', { task: 'webhook_deliver', outcome: 'completed' });
+    await expect.poll(async () => jobs(await scrape(metricsUrl)), { timeout: 10_000 }).toBeGreaterThan(jobs(before));
+    expect(count(after, 'idempotent_replays_total', { route: '/v1/claims/:sourceOrderId' })).toBe(1);
+  }, 60_000);
 });

@@ -115,18 +115,20 @@ function renderedIn(recorded: string | null): ApiVersion {
 /**
  * Runs one job: one attempt of each delivery it names that is still due, in batches of one
  * lease statement and one outcome statement each, no more attempts in flight than `slots` allow.
+ * `attempted` sees each attempt's result (the process's figures).
  */
 export async function runDeliveries(
   db: Db,
   config: WebhookSettings,
   slots: AttemptSlots,
   keys: readonly DeliveryKey[],
+  attempted?: (result: AttemptResult) => void,
 ): Promise<void> {
   for (let next = 0; next < keys.length; ) {
     const reserved = await slots.reserve(keys.length - next);
     const batch = keys.slice(next, next + reserved);
     next += reserved;
-    await attemptBatch(db, config, slots, batch);
+    await attemptBatch(db, config, slots, batch, attempted);
   }
 }
 
@@ -136,6 +138,7 @@ async function attemptBatch(
   config: WebhookSettings,
   slots: AttemptSlots,
   keys: readonly DeliveryKey[],
+  attempted?: (result: AttemptResult) => void,
 ): Promise<void> {
   const token = crypto.randomUUID();
   let leased: Leased[] = [];
@@ -147,6 +150,7 @@ async function attemptBatch(
   }
   if (leased.length === 0) return;
   const results = await Promise.all(leased.map((delivery) => slots.attempt(() => tracedAttempt(config, delivery))));
+  if (attempted) for (const result of results) attempted(result);
   await recordOutcomes(db, config, token, leased, results);
 }
 
