@@ -1,7 +1,8 @@
 /**
  * The full service (createApp over Postgres) for benchmarks. Env: BENCH_DATABASE_URL, PORT,
  * BENCH_SECRET_KEY (base64url, so the benchmark can mint tokens the server accepts),
- * BENCH_LOG_LEVEL (default silent; info logs every request as production does).
+ * BENCH_LOG_LEVEL (default silent; info logs every request as production does),
+ * OTEL_EXPORTER_OTLP_ENDPOINT (unset: no tracing, as in the service).
  * The D4 limits are raised out of the way: they are still counted on every request, but a
  * load test from one address would otherwise measure 429s.
  */
@@ -11,6 +12,7 @@ import { createDb } from '../../server/src/db/database';
 import { createAppServer } from '../../server/src/http/server';
 import { createLogger } from '../../server/src/logger';
 import { reportFastPaths } from '../../server/src/runtime/index';
+import { startTracing } from '../../server/src/telemetry';
 
 const unlimited = '1000000000';
 const config = loadConfig({
@@ -36,6 +38,8 @@ const config = loadConfig({
 const logger = createLogger(config.logLevel);
 // FAST_PATHS, as the service reads it (scripts/bench/fast-paths.ts turns devices off one by one).
 reportFastPaths(logger);
+// OTEL_EXPORTER_OTLP_ENDPOINT, as the service reads it: set, every request is traced and exported.
+await startTracing(logger);
 const db = createDb(config.databaseUrl!, {
   transactionPooler: config.databasePooler === 'transaction',
   directConnectionString: config.databaseDirectUrl,

@@ -85,6 +85,8 @@ const OPERATIONAL_ROUTES = [
 /** The Express application, without `listen` (tests and main.ts both use it). */
 export function createApp(deps: AppDeps): Express {
   const app = expressApp();
+  // Where the lines of the code below the routes go while this app serves a request (http/observe.ts).
+  app.locals.logger = deps.logger;
   const { context, metrics, log, listener, pins } = appContext(deps);
   const { auth, publicCache } = context;
   // The shopper widget's read is answered from memory before Express does any work (D29).
@@ -134,7 +136,7 @@ export function createApp(deps: AppDeps): Express {
         versionGate(deps.config.publicBaseUrl, served(context.apiUsage, metrics)) as RequestHandler,
         authenticate(auth) as RequestHandler,
         multipartBody,
-        idempotency(deps.db, deps.logger),
+        idempotency(deps.db, deps.logger, metrics),
         // D53: after the body is read, so the handler's awaits keep the origin the audit log records.
         requestOriginGate(auth.trustProxy, dashboardOriginKey(deps.config.secretKey)),
       ]),

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { type Runner, run, type WorkerEvents } from 'graphile-worker';
+import { type Runner, run, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { createDb, type Db, handleConnectionErrors, POOL_WAIT_MS } from './db/database';
@@ -21,8 +21,11 @@ import { AttemptSlots } from './domain/webhooks/attempt-slots';
 import { runDeliveries, sweepExpiredLeases } from './domain/webhooks/deliveries';
 import { DELIVER_TASK, type DeliveryJob, deliveriesOf } from './domain/webhooks/enqueue';
 import { EventPruner } from './domain/webhooks/retention';
+import { type AttemptResult, delivered } from './domain/webhooks/send';
 import type { WebhookSettings } from './domain/webhooks/settings';
 import { type Loop, startLoop } from './lib/loop';
+import { inJobSpan } from './lib/tracing';
+import type { ServiceMetrics } from './metrics';
 
 /** How often each delivering process looks for expired leases (and for mail to queue, D42). */
 const SWEEP_INTERVAL_MS = 1000;
@@ -61,6 +64,8 @@ export async function startDelivery(deps: {
    */
   transactionPooler?: boolean;
   directConnectionString?: string;
+  /** Where attempt and job figures go (the process's, served on METRICS_PORT). */
+  metrics?: Pick<ServiceMetrics, 'webhookAttempt' | 'job'>;
 }): Promise<Delivery> {
   const { config, logger } = deps;
   // Delivery commits without waiting for the WAL flush. A database crash may lose its last
@@ -77,14 +82,9 @@ export async function startDelivery(deps: {
   });
   const pool = queuePool(deps.directConnectionString ?? deps.connectionString, config.webhookWorkers);
   const mailer = createMailer(config);
-  // D41: the claim link of each message, under a key derived once.
-  const invitation = invitationLinks(config.secretKey, config.publicBaseUrl);
-  const links: MailLinks = {
-    claimUrlOf: claimUrls(claimLinks(config.secretKey, config.publicBaseUrl)),
-    invitationUrlOf: (linkId) => invitationUrl(invitation, linkId),
-    publicBaseUrl: config.publicBaseUrl,
-  };
+  const links = mailLinks(config);
   const slots = new AttemptSlots(config.webhookWorkers);
+  const attempted = attemptFigures(deps.metrics);
   const runner = new RestartingRunner(pool, logger, (events) =>
     run({
       events,
@@ -99,19 +99,19 @@ export async function startDelivery(deps: {
       // as an unhandled rejection and its job locked to a pool that runs on (D46).
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       logger: queueLogger(logger),
-      taskList: {
-        [DELIVER_TASK]: async (payload) => {
+      taskList: observedTasks(deps.metrics, {
+        [DELIVER_TASK]: async (payload: unknown) => {
           // Errors here are the database's (the attempt itself never throws): the queue retries.
-          await runDeliveries(db, config, slots, deliveriesOf(payload as DeliveryJob));
+          await runDeliveries(db, config, slots, deliveriesOf(payload as DeliveryJob), attempted);
         },
-        [MAIL_TASK]: async (payload) => {
+        [MAIL_TASK]: async (payload: unknown) => {
           await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
         },
         // D54: a package whose events changed, evaluated as of the process clock.
-        [EVALUATE_TASK]: async (payload) => {
+        [EVALUATE_TASK]: async (payload: unknown) => {
           await evaluatePackageNow(db, (payload as { packageId: string }).packageId, new Date(), 'changed');
         },
-      },
+      }),
     }),
   );
   await runner.start();
@@ -129,6 +129,46 @@ export async function startDelivery(deps: {
       await db.destroy();
     },
   };
+}
+
+/** D41: the links of each message (a claim's, an invitation's), under keys derived once. */
+function mailLinks(config: MailSettings): MailLinks {
+  const invitation = invitationLinks(config.secretKey, config.publicBaseUrl);
+  return {
+    claimUrlOf: claimUrls(claimLinks(config.secretKey, config.publicBaseUrl)),
+    invitationUrlOf: (linkId) => invitationUrl(invitation, linkId),
+    publicBaseUrl: config.publicBaseUrl,
+  };
+}
+
+/** Each attempt's outcome and time in the process's figures. */
+function attemptFigures(metrics: Pick<ServiceMetrics, 'webhookAttempt'> | undefined) {
+  return (result: AttemptResult) =>
+    metrics?.webhookAttempt(
+      delivered(result) ? 'delivered' : result.statusCode === null ? 'unreachable' : 'rejected',
+      result.durationMs / 1000,
+    );
+}
+
+/**
+ * Each task run in a span of its own (`inJobSpan`: a job is part of the trace that queued it),
+ * its duration and outcome counted in `metrics`.
+ */
+function observedTasks(
+  metrics: Pick<ServiceMetrics, 'job'> | undefined,
+  tasks: Record<string, (payload: unknown) => Promise<void>>,
+): TaskList {
+  const observed = (task: string, run: (payload: unknown) => Promise<void>) => async (payload: unknown) => {
+    const started = performance.now();
+    try {
+      await inJobSpan(task, payload, () => run(payload));
+      metrics?.job(task, 'completed', (performance.now() - started) / 1000);
+    } catch (err) {
+      metrics?.job(task, 'failed', (performance.now() - started) / 1000);
+      throw err;
+    }
+  };
+  return Object.fromEntries(Object.entries(tasks).map(([task, run]) => [task, observed(task, run)]));
 }
 
 /**

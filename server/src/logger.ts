@@ -1,10 +1,12 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { requestLogFields } from './lib/request-context';
 
 /**
  * The service logger: pino's JSON lines on stdout, or (LOG_FORMAT=pretty, for development)
  * the same lines made readable by pino-pretty. Redaction is a second line of defence: the
- * access log never logs headers or bodies in the first place.
+ * access log never logs headers or bodies in the first place. Every line written while a
+ * request is served carries its id, app, store and member (`requestLogFields`, ids only).
  */
 export function createLogger(
   level: string,
@@ -15,6 +17,7 @@ export function createLogger(
     {
       level,
       base: undefined,
+      mixin: requestLogFields,
       redact: {
         paths: [
           'req.headers.authorization',

@@ -8,10 +8,12 @@ import { drainable } from './http/drain';
 import { createAppServer } from './http/server';
 import { setServerTimeouts } from './http/timeouts';
 import { type Delivery, startDelivery } from './job-runner';
+import { useProcessLogger } from './lib/request-context';
 import { createLogger } from './logger';
 import { ServiceMetrics } from './metrics';
 import { reportFastPaths } from './runtime/index';
 import { openSupervisorDatabase, stopOnce, supervise, takeOverSignals } from './supervisor';
+import { startTracing } from './telemetry';
 
 /** How long in-flight requests may take to finish after SIGTERM (D46). */
 const DRAIN_MS = 10_000;
@@ -39,6 +41,9 @@ async function main(): Promise<void> {
 /** One HTTP worker. */
 async function serve(config: Config, logger: Logger): Promise<void> {
   takeOverSignals();
+  useProcessLogger(logger);
+  // Before the database: its pools trace their statements only when tracing runs.
+  const tracing = await startTracing(logger);
   const database = await openSupervisorDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
   const metrics = new ServiceMetrics(database.db, { processFigures: true });
   // The supervisor asks every worker for its figures and serves their sum; constructing an
@@ -60,6 +65,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
           connectionString: database.url,
           transactionPooler: database.transactionPooler,
           directConnectionString: database.directUrl,
+          metrics,
         })
       : null;
   await new Promise<void>((resolve, reject) => {
@@ -89,6 +95,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     await batchesWritten(database.db);
     stopApp(app);
     await database.close().catch((err) => logger.warn({ err }, 'database did not close cleanly'));
+    await tracing?.shutdown();
   });
 }
 

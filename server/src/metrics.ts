@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { type Db, poolOf } from './db/database';
 import type { RateLimits } from './http/rate-limit';
 
@@ -23,6 +23,9 @@ export class ServiceMetrics {
   private readonly refusals: Counter<'limit'>;
   private readonly publicCache: TalliedCounter;
   private readonly apiVersions: TalliedCounter;
+  private readonly replays: Counter<'route'>;
+  private readonly attempts: Histogram<'outcome'>;
+  private readonly jobs: Histogram<'task' | 'outcome'>;
 
   /** `processFigures`: CPU, memory, event loop and GC figures of this process (once per process). */
   constructor(db: Db, { processFigures = false }: { processFigures?: boolean } = {}) {
@@ -46,6 +49,26 @@ export class ServiceMetrics {
       'Answers of versioned routes (app access token, errors included), by the dated API version that served them (D44)',
       'version',
     );
+    this.replays = new Counter({
+      name: 'idempotent_replays_total',
+      help: 'Requests answered with the stored answer of their Idempotency-Key (D33), by route template',
+      labelNames: ['route'],
+      registers,
+    });
+    this.attempts = new Histogram({
+      name: 'webhook_attempt_duration_seconds',
+      help: 'Webhook delivery attempts by this process, by outcome (delivered: a 2xx; rejected: another answer; unreachable: none, a timeout or a refused address), and how long each took',
+      labelNames: ['outcome'],
+      buckets: ATTEMPT_BUCKETS,
+      registers,
+    });
+    this.jobs = new Histogram({
+      name: 'job_duration_seconds',
+      help: 'Jobs of the queue run by this process (webhook deliveries, e-mail, tracking evaluations), by task and outcome (completed or failed), and how long each took',
+      labelNames: ['task', 'outcome'],
+      buckets: ATTEMPT_BUCKETS,
+      registers,
+    });
     const pool = poolOf(db);
     new Gauge({
       name: 'db_pool_connections',
@@ -81,10 +104,25 @@ export class ServiceMetrics {
     this.apiVersions.inc(version);
   }
 
+  idempotentReplay(route: string): void {
+    this.replays.inc({ route });
+  }
+
+  webhookAttempt(outcome: 'delivered' | 'rejected' | 'unreachable', seconds: number): void {
+    this.attempts.observe({ outcome }, seconds);
+  }
+
+  job(task: string, outcome: 'completed' | 'failed', seconds: number): void {
+    this.jobs.observe({ task, outcome }, seconds);
+  }
+
   publicCacheLookup(hit: boolean): void {
     this.publicCache.inc(hit ? 'hit' : 'miss');
   }
 }
+
+/** Attempts and jobs wait on partners and SMTP servers: up to their timeouts and beyond. */
+const ATTEMPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -205,24 +243,27 @@ interface QueueFigures {
  * (D42) beside them. Registered once, by the supervisor, since every process would report
  * the same figures.
  */
-export function registerQueueMetrics(registry: Registry, db: Db): void {
-  registerOutboxMetrics(registry, db, {
+export function registerQueueMetrics(registry: Registry, db: Db, cap = QUEUE_COUNT_CAP): void {
+  registerOutboxMetrics(registry, db, cap, {
     table: 'webhook_deliveries',
     prefix: 'webhook',
-    depthHelp: 'Webhook deliveries still pending (awaiting their first attempt or a retry)',
+    depthHelp: `Webhook deliveries still pending (awaiting their first attempt or a retry), counted up to ${QUEUE_COUNT_CAP}`,
     ageHelp: 'Age of the event behind the oldest pending webhook delivery (0 when none is pending)',
-    byStatus: { name: 'webhook_deliveries', help: 'Webhook deliveries by outcome: pending, delivered or failed' },
+    byStatus: {
+      name: 'webhook_deliveries',
+      help: `Webhook deliveries by outcome: pending (counted up to ${QUEUE_COUNT_CAP}), delivered or failed (past ${QUEUE_COUNT_CAP} rows, PostgreSQL's estimate)`,
+    },
     statuses: ['pending', 'delivered', 'failed'],
   });
   // D42: the mail outbox, the same way.
-  registerOutboxMetrics(registry, db, {
+  registerOutboxMetrics(registry, db, cap, {
     table: 'mail_messages',
     prefix: 'mail',
-    depthHelp: 'E-mails (to shoppers and store members) still pending (awaiting their first attempt or a retry)',
+    depthHelp: `E-mails (to shoppers and store members) still pending (awaiting their first attempt or a retry), counted up to ${QUEUE_COUNT_CAP}`,
     ageHelp: 'Age of the oldest pending e-mail (0 when none is pending)',
     byStatus: {
       name: 'mail_messages',
-      help: 'E-mails (to shoppers and store members) by outcome: pending, sent, failed or not_sent (no SMTP server)',
+      help: `E-mails (to shoppers and store members) by outcome: pending (counted up to ${QUEUE_COUNT_CAP}), sent, failed or not_sent (no SMTP server; past ${QUEUE_COUNT_CAP} rows, PostgreSQL's estimate)`,
     },
     statuses: ['pending', 'sent', 'failed', 'not_sent'],
   });
@@ -241,10 +282,10 @@ interface Outbox {
  * An outbox table as Prometheus sees it when it scrapes: rows still pending, the age of the
  * oldest, and rows by status. The three gauges share one query per scrape.
  */
-function registerOutboxMetrics(registry: Registry, db: Db, outbox: Outbox): void {
+function registerOutboxMetrics(registry: Registry, db: Db, cap: number, outbox: Outbox): void {
   let reading: Promise<QueueFigures> | undefined;
   const read = () => {
-    reading ??= outboxFigures(db, outbox.table).finally(() => {
+    reading ??= outboxFigures(db, outbox.table, cap).finally(() => {
       setTimeout(() => {
         reading = undefined;
       }, 1000).unref();
@@ -280,13 +321,45 @@ function registerOutboxMetrics(registry: Registry, db: Db, outbox: Outbox): void
   });
 }
 
-async function outboxFigures(db: Db, table: Outbox['table']): Promise<QueueFigures> {
-  const { rows } = await sql<{ status: string; n: number; oldestS: number | null }>`
-    select status, count(*)::int as n, extract(epoch from now() - min(created_at)) as oldest_s
-    from ${sql.table(table)} group by status`.execute(db);
-  const byStatus = new Map(rows.map((r) => [r.status, r.n]));
-  const pending = rows.find((r) => r.status === 'pending');
-  return { byStatus, oldestPendingS: Math.max(0, Number(pending?.oldestS ?? 0)) };
+/**
+ * Most rows a scrape reads of an outbox table, twice at most: the pending rows (for the depth
+ * and the oldest), and any rows (for the count by status). A table within it is counted
+ * exactly; past it, the depth reads this cap, the oldest age is the oldest of the pending rows
+ * read (a lower bound), and the other states are PostgreSQL's estimate.
+ */
+export const QUEUE_COUNT_CAP = 10_000;
+
+/**
+ * An outbox's figures from bounded reads, never a count of the whole table (it grows with
+ * traffic, and every replica is scraped): see QUEUE_COUNT_CAP. The pending rows are read
+ * through the table's pending partial index.
+ */
+async function outboxFigures(db: Db, table: Outbox['table'], cap: number): Promise<QueueFigures> {
+  const [pending, counted] = await Promise.all([
+    sql<{ n: number; oldestS: number | null }>`
+      select count(*)::int as n, extract(epoch from now() - min(created_at)) as oldest_s
+      from (select created_at from ${sql.table(table)} where status = 'pending' limit ${cap}) p`.execute(db),
+    sql<{ status: string; n: number }>`
+      select status, count(*)::int as n
+      from (select status from ${sql.table(table)} limit ${cap + 1}) s group by status`.execute(db),
+  ]);
+  const within = counted.rows.reduce((sum, r) => sum + r.n, 0) <= cap;
+  const byStatus = new Map((within ? counted.rows : await estimatedByStatus(db, table)).map((r) => [r.status, r.n]));
+  const row = pending.rows[0];
+  byStatus.set('pending', row?.n ?? 0);
+  return { byStatus, oldestPendingS: Math.max(0, Number(row?.oldestS ?? 0)) };
+}
+
+/** Rows by status as PostgreSQL estimates them: the status column's statistics times the table's rows (ANALYZE's). */
+async function estimatedByStatus(db: Db, table: Outbox['table']): Promise<{ status: string; n: number }[]> {
+  const { rows } = await sql<{ status: string; n: number }>`
+    select v.status, round(v.freq * greatest(c.reltuples, 0))::int as n
+    from pg_class c
+    join pg_stats s on s.schemaname = c.relnamespace::regnamespace::text and s.tablename = c.relname
+      and s.attname = 'status'
+    cross join lateral unnest(s.most_common_vals::text::text[], s.most_common_freqs) v (status, freq)
+    where c.oid = to_regclass(${table})`.execute(db);
+  return rows;
 }
 
 /**

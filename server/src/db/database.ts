@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import {
   CamelCasePlugin,
   type CompiledQuery,
@@ -8,6 +9,7 @@ import {
   sql,
 } from 'kysely';
 import pg from 'pg';
+import { failed, tracingOn } from '../lib/tracing';
 import { compiledInOnePass } from '../runtime/kysely-raw';
 import {
   oneTripOn,
@@ -19,6 +21,7 @@ import {
   statementName,
 } from '../runtime/pg-wire';
 import type { Database } from './schema';
+import { statementSpan, traceQueries } from './traced-queries';
 
 // numeric (money) and bigint (counts) arrive as strings by default; amounts stay well inside
 // float precision at the currency's minor units, so numbers are what the handlers want.
@@ -101,10 +104,7 @@ export async function inOneTrip(
     // Through a transaction pooler (D48) nothing is parsed on a connection for the next
     // transaction: the statements go one by one, unnamed (the pool's `sendThrough` names none).
     if (!unnamedPools.has(pool) && oneTripOn() && wire.every((s) => parsedOn(client, s.name!))) {
-      const last = wire.at(-1)!;
-      results = await new Promise((resolve, reject) => {
-        client.query(pipelined(wire.slice(0, -1), last, (err, r) => (err ? reject(err) : resolve(r))));
-      });
+      results = await pipelinedTrip(client, wire);
     } else {
       results = await oneByOne(client, wire);
     }
@@ -115,6 +115,26 @@ export async function inOneTrip(
     );
   } finally {
     client.release();
+  }
+}
+
+/**
+ * The statements of a trip in one write (the `one-trip` device), one span for them all
+ * within a trace (`traced-queries.ts`): the pipelined query passes the client's `query` as
+ * one submittable, whose statements only this function knows.
+ */
+async function pipelinedTrip(client: pg.PoolClient, wire: Statement[]): Promise<pg.QueryResult[]> {
+  const span =
+    tracingOn() && trace.getActiveSpan() ? statementSpan(wire.map((s) => s.text).join(';\n'), wire.length) : undefined;
+  try {
+    return await new Promise((resolve, reject) => {
+      client.query(pipelined(wire.slice(0, -1), wire.at(-1)!, (err, r) => (err ? reject(err) : resolve(r))));
+    });
+  } catch (err) {
+    if (span) failed(span, err);
+    throw err;
+  } finally {
+    span?.end();
   }
 }
 
@@ -225,7 +245,11 @@ export function createDb(
   });
   handleConnectionErrors(pool);
   if (transactionPooler) unnamedPools.add(pool);
-  pool.on('connect', (client) => sendThrough(client, { unnamed: transactionPooler }));
+  pool.on('connect', (client) => {
+    sendThrough(client, { unnamed: transactionPooler });
+    // After the devices: it sees each statement as the application sent it.
+    traceQueries(client);
+  });
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     plugins: [camelCase],

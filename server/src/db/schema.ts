@@ -213,6 +213,8 @@ export interface WebhookEventsTable {
   topic: string;
   body: Json<unknown>;
   createdAt: Timestamp;
+  /** The W3C traceparent of the change that recorded it, when tracing was on: its deliveries join that trace. */
+  traceparent: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface WebhookDeliveriesTable {

@@ -13,6 +13,7 @@ import {
   verifyDashboardToken,
 } from '../domain/auth/tokens';
 import { storeLivemode } from '../domain/identity/stores';
+import { currentRequest } from '../lib/request-context';
 import type { ServiceMetrics } from '../metrics';
 import { clientIp, type TrustProxy } from './client-ip';
 import { HttpError, unavailable } from './errors';
@@ -197,6 +198,7 @@ export function authenticate(services: AuthServices) {
       if (!route || !isRouteMeta(meta)) throw new HttpError(404, 'no such route');
       const caller = await identify(services, req, meta);
       req.caller = caller;
+      namedInLogs(caller);
       const byToken = caller.kind === 'token' || caller.kind === 'dashboard';
       const { name, exact } = byToken ? { name: 'token' as const, exact: false } : ipLimit(route);
       await enforceLimit(
@@ -222,6 +224,19 @@ export function authenticate(services: AuthServices) {
       next(err);
     }
   };
+}
+
+/** The caller's app, store and member on every log line the request writes from here on (ids only). */
+function namedInLogs(caller: Caller): void {
+  const context = currentRequest();
+  if (!context) return;
+  if (caller.kind === 'dashboard') context.userId = caller.claims.userId;
+  else if (caller.kind === 'token') {
+    const claims = caller.claims;
+    context.storeId = claims.storeId;
+    if (claims.kind === 'app') context.clientId = claims.clientId;
+    else context.userId = claims.userId;
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database';
 import { type Loop, type LoopLog, startLoop } from '../lib/loop';
+import type { ServiceMetrics } from '../metrics';
 import { HttpError, zodIssues } from './errors';
 
 /** D33: a key answers its first answer again for 24 hours. */
@@ -47,7 +48,11 @@ interface StoredAnswer {
  * 409; a twin of a request still running answers 409. Transient failures (5xx, 429) are not
  * kept, so a retry with the same key runs again.
  */
-export function idempotency(db: Db, logger: Logger): RequestHandler {
+export function idempotency(
+  db: Db,
+  logger: Logger,
+  metrics?: Pick<ServiceMetrics, 'idempotentReplay'>,
+): RequestHandler {
   return (req: Request & { tsRestRoute?: AppRoute }, res: Response, next: NextFunction) => {
     const route = req.tsRestRoute;
     if (!route || !takesIdempotencyKey(route) || req.caller?.kind !== 'token') return next();
@@ -68,7 +73,9 @@ export function idempotency(db: Db, logger: Logger): RequestHandler {
         : { kind: 'installation', installationId: claims.installationId };
     const routeName = `${route.method} ${route.path}`;
     const digest = requestDigest(req);
-    handle(db, logger, { owner, key, routeName, digest }, res, next).catch(next);
+    handle(db, logger, { owner, key, routeName, digest }, res, next).then((replayed) => {
+      if (replayed) metrics?.idempotentReplay(route.path);
+    }, next);
   };
 }
 
@@ -82,12 +89,14 @@ interface KeyRef {
   digest: string;
 }
 
-async function handle(db: Db, logger: Logger, ref: KeyRef, res: Response, next: NextFunction): Promise<void> {
+/** Answers true when the stored answer was replayed. */
+async function handle(db: Db, logger: Logger, ref: KeyRef, res: Response, next: NextFunction): Promise<boolean> {
   // Two tries: a stored answer may expire (and be swept) between the reservation and the read.
   for (let attempt = 0; attempt < 2; attempt++) {
     if (await reserveKey(db, ref)) {
       captureAnswer(db, logger, ref, res);
-      return next();
+      next();
+      return false;
     }
     const stored = await db
       .selectFrom('idempotencyKeys')
@@ -96,7 +105,7 @@ async function handle(db: Db, logger: Logger, ref: KeyRef, res: Response, next: 
       .executeTakeFirst();
     if (!stored) continue;
     answerFrom(stored as StoredAnswer, ref, res);
-    return;
+    return true;
   }
   throw new HttpError(409, 'a request with this Idempotency-Key is still in flight');
 }

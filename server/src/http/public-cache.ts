@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_HEADER_LENGTH } from '@protection-service/contract';
 import { StoreCache } from '../cache/store-cache';
+import { currentRequest } from '../lib/request-context';
 import type { ServiceMetrics } from '../metrics';
 import type { RequestLog } from './access-log';
 import { etagOf, ifNoneMatchMatches } from './conditional';
@@ -100,7 +101,7 @@ export class PublicReadCache {
     if (!decision.allowed) return false;
     this.metrics.publicCacheLookup(true);
     const start = process.hrtime.bigint();
-    const requestId = requestIdOf(req.headers);
+    const requestId = currentRequest()?.requestId ?? requestIdOf(req.headers);
     // One flat header list and one writeHead: this path runs on every shopper page view.
     const headers: string[] = [
       'x-request-id',

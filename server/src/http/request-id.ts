@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
+import { currentRequest } from '../lib/request-context';
 
 declare global {
   namespace Express {
@@ -19,9 +20,12 @@ export function requestIdOf(headers: IncomingHttpHeaders): string {
   return typeof sent === 'string' && CLIENT_ID.test(sent) ? sent : randomUUID();
 }
 
-/** D2: every response carries `x-request-id`, echoed when the client sent a usable one. */
+/**
+ * D2: every response carries `x-request-id`, echoed when the client sent a usable one: the id
+ * of the request's context (./observe.ts), which its log lines carry.
+ */
 export const requestId: RequestHandler = (req, res, next) => {
-  req.id = requestIdOf(req.headers);
+  req.id = currentRequest()?.requestId ?? requestIdOf(req.headers);
   res.setHeader('x-request-id', req.id);
   next();
 };

@@ -1,9 +1,11 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import express, { type Express } from 'express';
+import type { Logger } from 'pino';
 import { answerHalfClosedClients } from '../runtime/half-open';
 import { leanJson } from '../runtime/lean-json';
 import { prebuiltMessages } from '../runtime/prebuilt-messages';
 import { answerClientErrors } from './client-errors';
+import { observed } from './observe';
 import { CHECK_INTERVAL_MS } from './timeouts';
 
 /**
@@ -30,6 +32,7 @@ export interface AppServer extends Server {
  * The HTTP server of the app: its requests and responses built with the app's own prototypes
  * (`runtime/prebuilt-messages.ts`), half-closing clients answered (`runtime/half-open.ts`).
  * `serve` may come after `listen` (the test harness learns its address before it builds the app).
+ * Every request is served in its request context, traced when tracing is on (./observe.ts).
  */
 export function createAppServer(): AppServer {
   const messages = prebuiltMessages();
@@ -42,7 +45,7 @@ export function createAppServer(): AppServer {
   answerClientErrors(server);
   server.serve = (app, listener = app) => {
     messages?.adopt(app);
-    server.on('request', listener);
+    server.on('request', observed(listener, app.locals.logger as Logger | undefined));
     return server;
   };
   return server;

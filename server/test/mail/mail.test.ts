@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../src/job-runner';
@@ -190,6 +191,33 @@ describe('e-mail to shoppers over SMTP (D42)', () => {
     const sent = Number(/^mail_messages\{status="sent"\} (\d+)$/m.exec(text)?.[1]);
     expect(sent).toBe(sink.arrived.length);
     expect(text).toMatch(/^mail_messages\{status="failed"\} 0$/m);
+  });
+
+  it('reads the outbox for its figures within a bound: past it, the depth capped and the outcomes estimated', async () => {
+    expect(sink.arrived.length).toBeGreaterThan(2);
+    await sql`analyze mail_messages`.execute(server.db);
+    // A change after the statistics: counted, it shows; estimated (past the bound), not yet.
+    const one = await server.db
+      .selectFrom('mailMessages')
+      .select('id')
+      .where('status', '=', 'sent')
+      .executeTakeFirstOrThrow();
+    await server.db.updateTable('mailMessages').set({ status: 'failed' }).where('id', '=', one.id).execute();
+    try {
+      const figures = async (cap?: number) => {
+        const registry = new Registry();
+        registerQueueMetrics(registry, server.db, cap);
+        return registry.metrics();
+      };
+      const failed = (text: string) => Number(/^mail_messages\{status="failed"\} (\d+)$/m.exec(text)?.[1]);
+      const bounded = await figures(2);
+      expect(Number(/^mail_queue_depth (\d+)$/m.exec(bounded)?.[1])).toBeLessThanOrEqual(2);
+      expect(failed(bounded)).toBe(0);
+      expect(Number(/^mail_messages\{status="sent"\} (\d+)$/m.exec(bounded)?.[1])).toBe(sink.arrived.length);
+      expect(failed(await figures())).toBe(1);
+    } finally {
+      await server.db.updateTable('mailMessages').set({ status: 'sent' }).where('id', '=', one.id).execute();
+    }
   });
 
   it('logs no address and no message text (D42)', () => {

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { SCOPES } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger';
+import { claimBody, claimStore } from '../harness/claims';
 import { answered, bearer, createApp, createOwner, installWithToken } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -65,5 +66,45 @@ describe('logs', () => {
     expect(lines.toLowerCase()).not.toContain('authorization');
     expect(lines).not.toContain(basic);
     for (const secret of secrets) expect(lines.includes(secret), 'a credential reached the log').toBe(false);
+  });
+
+  it("name the request, its app and its store on every line it causes, the domain's too, never the shopper", async () => {
+    const store = await claimStore(server, 'log-fields');
+    const shopper = { email: 'log.shopper@example.com', name: 'Ada Lovelace-Logline', phone: '+15550101999' };
+    const before = lines.length;
+    await store.putOrder('log-1', {
+      premiumPaid: 2.5,
+      customerEmail: shopper.email,
+      customerName: shopper.name,
+      customerPhone: shopper.phone,
+    });
+    const filed = await store.file('log-1', claimBody({ email: shopper.email }), {
+      'x-request-id': 'req-log-fields-1',
+    });
+    expect(filed.status).toBe(200);
+    expect(filed.headers.get('x-request-id')).toBe('req-log-fields-1');
+    const written = lines
+      .slice(before)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.requestId === 'req-log-fields-1');
+    // The domain's line (the claim's webhook event, written in domain/webhooks) and the access line.
+    const domain = written.find((l) => l.msg === 'webhook event recorded');
+    const access = written.find((l) => l.msg === 'request');
+    expect(domain, lines.slice(before)).toBeDefined();
+    expect(access).toBeDefined();
+    for (const line of [domain!, access!]) {
+      expect(line).toMatchObject({
+        requestId: 'req-log-fields-1',
+        clientId: store.clientId,
+        storeId: store.owner.store.id,
+      });
+    }
+    const text = lines.slice(before);
+    expect(text).not.toContain(shopper.email);
+    expect(text).not.toContain(shopper.name);
+    expect(text).not.toContain(shopper.phone);
+    expect(text).not.toContain(store.token);
   });
 });

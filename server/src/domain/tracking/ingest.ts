@@ -5,6 +5,7 @@ import type { Db } from '../../db/database';
 import { addJobs } from '../../db/jobs';
 import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
+import { currentTraceparent } from '../../lib/tracing';
 import { recordEvent } from '../webhooks/record';
 import { packageState, type StateEvent } from './state';
 import {
@@ -88,14 +89,29 @@ export async function ingestPackage(
  */
 export function queueEvaluation(trx: Db, packageIds: readonly string[]): void {
   if (packageIds.length === 0) return;
+  const traceparent = currentTraceparent();
   // Awaited before the change answers: its caller may rely on the evaluation being queued.
-  afterCommit(trx, (db) => writeInBatches(db, addEvaluationJobs, packageIds));
+  afterCommit(trx, (db) =>
+    writeInBatches(
+      db,
+      addEvaluationJobs,
+      packageIds.map((packageId) => ({ packageId, traceparent })),
+    ),
+  );
 }
 
-function addEvaluationJobs(db: Db, packageIds: readonly string[]) {
+/** A package to evaluate, with the trace of the change that asked (tracing on): its job joins that trace. */
+interface Evaluation {
+  packageId: string;
+  traceparent: string | null;
+}
+
+function addEvaluationJobs(db: Db, evaluations: readonly Evaluation[]) {
+  const unique = [...new Map(evaluations.map((e) => [e.packageId, e])).values()];
   return addJobs(
     EVALUATE_TASK,
-    sql`(select jsonb_build_object('packageId', p) as payload, null::timestamptz as run_at from unnest(${[...new Set(packageIds)]}::text[]) as p)`,
+    sql`(select jsonb_strip_nulls(jsonb_build_object('packageId', p, 'traceparent', t)) as payload, null::timestamptz as run_at
+      from unnest(${unique.map((e) => e.packageId)}::text[], ${unique.map((e) => e.traceparent)}::text[]) as u (p, t))`,
   ).execute(db);
 }
 

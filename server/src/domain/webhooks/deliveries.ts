@@ -2,6 +2,7 @@ import { type ApiVersion, isApiVersion, LATEST_API_VERSION, type WebhookTopic } 
 import { sql } from 'kysely';
 import { type Db, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
+import { contextOf, currentTraceparent, inSpan, linkTo, SpanKind, tracingOn } from '../../lib/tracing';
 import { webhookSecretOf } from '../identity/apps';
 import type { AttemptSlots } from './attempt-slots';
 import { addDeliveryJobs, type DeliveryKey, deliveryKeys, lockedDeliveries } from './enqueue';
@@ -45,6 +46,8 @@ interface Leased extends DeliveryKey {
   webhookSecretCiphertext: string;
   previousWebhookSecretCiphertext: string | null;
   previousWebhookSecretExpiresAt: Date | null;
+  /** The trace of the change that recorded the event, when tracing was on. */
+  traceparent: string | null;
 }
 
 /**
@@ -64,7 +67,8 @@ async function takeLeases(db: Db, keys: readonly DeliveryKey[], token: string, l
       and e.id = d.event_id and a.client_id = d.client_id and s.id = e.store_id
     returning d.event_id, d.client_id, d.installation_id, d.attempt_count, e.topic, e.body, e.created_at,
       d.api_version, s.livemode, ${modeWebhookUrl} as webhook_url,
-      a.webhook_secret_ciphertext, a.previous_webhook_secret_ciphertext, a.previous_webhook_secret_expires_at
+      a.webhook_secret_ciphertext, a.previous_webhook_secret_ciphertext, a.previous_webhook_secret_expires_at,
+      e.traceparent
   `).execute(db);
   return result.rows;
 }
@@ -111,18 +115,20 @@ function renderedIn(recorded: string | null): ApiVersion {
 /**
  * Runs one job: one attempt of each delivery it names that is still due, in batches of one
  * lease statement and one outcome statement each, no more attempts in flight than `slots` allow.
+ * `attempted` sees each attempt's result (the process's figures).
  */
 export async function runDeliveries(
   db: Db,
   config: WebhookSettings,
   slots: AttemptSlots,
   keys: readonly DeliveryKey[],
+  attempted?: (result: AttemptResult) => void,
 ): Promise<void> {
   for (let next = 0; next < keys.length; ) {
     const reserved = await slots.reserve(keys.length - next);
     const batch = keys.slice(next, next + reserved);
     next += reserved;
-    await attemptBatch(db, config, slots, batch);
+    await attemptBatch(db, config, slots, batch, attempted);
   }
 }
 
@@ -132,6 +138,7 @@ async function attemptBatch(
   config: WebhookSettings,
   slots: AttemptSlots,
   keys: readonly DeliveryKey[],
+  attempted?: (result: AttemptResult) => void,
 ): Promise<void> {
   const token = crypto.randomUUID();
   let leased: Leased[] = [];
@@ -142,8 +149,42 @@ async function attemptBatch(
     slots.release(keys.length - leased.length);
   }
   if (leased.length === 0) return;
-  const results = await Promise.all(leased.map((delivery) => slots.attempt(() => attempt(config, delivery))));
+  const results = await Promise.all(leased.map((delivery) => slots.attempt(() => tracedAttempt(config, delivery))));
+  if (attempted) for (const result of results) attempted(result);
   await recordOutcomes(db, config, token, leased, results);
+}
+
+/**
+ * With tracing on, an attempt is a span of the trace of the change that recorded its event
+ * (so one trace runs from a request to the webhooks it caused), linked to the job that ran it;
+ * an event recorded with tracing off is attempted in the job's trace.
+ */
+function tracedAttempt(config: WebhookSettings, leased: Leased): Promise<AttemptResult> {
+  if (!tracingOn()) return attempt(config, leased);
+  const job = linkTo(currentTraceparent());
+  return inSpan(
+    `webhook ${leased.topic}`,
+    {
+      kind: SpanKind.CLIENT,
+      parent: contextOf(leased.traceparent),
+      links: job ? [job] : [],
+      attributes: {
+        'webhook.event_id': leased.eventId,
+        'webhook.topic': leased.topic,
+        'webhook.attempt': leased.attemptCount + 1,
+        'app.client_id': leased.clientId,
+      },
+    },
+    async (span) => {
+      const result = await attempt(config, leased);
+      span?.setAttributes({
+        'webhook.outcome': delivered(result) ? 'delivered' : 'failed',
+        'webhook.duration_ms': result.durationMs,
+        ...(result.statusCode === null ? {} : { 'http.response.status_code': result.statusCode }),
+      });
+      return result;
+    },
+  );
 }
 
 /** One attempt of a leased delivery; never throws but for a secret it cannot decrypt. */

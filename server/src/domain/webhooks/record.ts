@@ -3,6 +3,8 @@ import { type RawBuilder, sql } from 'kysely';
 import { type Db, prepared } from '../../db/database';
 import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
+import { logger } from '../../lib/request-context';
+import { currentTraceparent } from '../../lib/tracing';
 import { queueDeliveries } from './enqueue';
 
 interface NewEvent<T extends WebhookTopic> {
@@ -33,7 +35,8 @@ export const modeWebhookUrl = sql<string | null>`(case when s.livemode then a.we
  * in on every attempt (D44). `when` names a CTE of the same statement: the event is written
  * only if it has a row (the order write records its event only when it inserted a policy).
  * The body must fit the contract's schema of the topic; one that does not is a bug, and
- * throws (rolling the change back with it).
+ * throws (rolling the change back with it). With tracing on, the event keeps the trace of the
+ * change (its `traceparent`), which its deliveries' spans join.
  */
 export function eventSteps<T extends WebhookTopic>(
   event: NewEvent<T>,
@@ -43,8 +46,8 @@ export function eventSteps<T extends WebhookTopic>(
   const id = newId('evt');
   const steps = sql`
     event as (
-      insert into webhook_events (id, store_id, topic, body)
-      select ${id}, ${event.storeId}, ${event.topic}, ${JSON.stringify(body)}
+      insert into webhook_events (id, store_id, topic, body, traceparent)
+      select ${id}, ${event.storeId}, ${event.topic}, ${JSON.stringify(body)}, ${currentTraceparent()}::text
       ${when ? sql`where exists (select 1 from ${when})` : sql``}
       returning id, created_at
     ), fanned as (
@@ -70,6 +73,8 @@ export function eventSteps<T extends WebhookTopic>(
  * on the job queue's notification (which serializes commits cluster-wide).
  */
 export function queueAfterCommit(trx: Db, eventId: string, subscribers: readonly string[]): void {
+  // The link from a request's log lines to the deliveries it caused.
+  logger()?.debug({ eventId, deliveries: subscribers.length }, 'webhook event recorded');
   if (subscribers.length === 0) return;
   const keys = subscribers.map((clientId) => ({ eventId, clientId }));
   afterCommit(trx, (db) => queueDeliveries(db, keys));

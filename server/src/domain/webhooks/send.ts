@@ -11,6 +11,7 @@ import {
   type WebhookTopic,
   webhookEnvelope,
 } from '@protection-service/contract';
+import { currentTraceparent } from '../../lib/tracing';
 import { isNonPublicAddress } from './webhook-urls';
 
 /** The user-agent of every delivery (D32). */
@@ -146,6 +147,9 @@ export function sendWebhook(options: SendOptions): Promise<AttemptResult> {
   if (typeof target === 'string') return Promise.resolve(result({ error: target }));
   const { url, agent } = target;
   const headers = signedHeaders(options, raw);
+  // With tracing on, the receiver may continue the delivery's trace (W3C Trace Context).
+  const traceparent = currentTraceparent();
+  if (traceparent) headers.traceparent = traceparent;
 
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
