@@ -152,19 +152,19 @@ export function createApp(deps: AppDeps): Express {
   app.use(fallback);
   app.use(versionedFailures(deps.config.publicBaseUrl));
   app.use(errorHandler(deps.logger, OAUTH_PATHS));
-  const running: Running = {
+  const parts = [auth.revocations, auth.limiter, listener, idempotencySweeper, context.apiUsage, pins];
+  (app.locals as { running?: Running }).running = runningOf(parts, context.fileStorage);
+  return app;
+}
+
+/** What stops with the app: every background part it started, and the file storage's connections. */
+function runningOf(parts: readonly { stop(): unknown }[], fileStorage: { close(): void }): Running {
+  return {
     stop() {
-      void auth.revocations.stop();
-      void auth.limiter.stop();
-      void listener.stop();
-      void idempotencySweeper.stop();
-      void context.apiUsage.stop();
-      void pins.stop();
-      context.fileStorage.close();
+      for (const part of parts) void part.stop();
+      fileStorage.close();
     },
   };
-  (app.locals as { running?: Running }).running = running;
-  return app;
 }
 
 /** D56: the paths whose bodies their route reads, once the caller is known (http/multipart.ts). */

@@ -1,8 +1,9 @@
-import { SCOPES, type Scope } from '@protection-service/contract';
+import { SCOPES, type Scope, ZInsuranceQuote } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type TInsuranceQuote } from '../../../sdk/src/index';
+import { createClient } from '../../../sdk/src/index';
 import { orderBody } from '../harness/claims';
+import { jsonOf } from '../harness/json';
 import { answered, bearer, createApp, createOwner, errorOf, installWithToken, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -30,7 +31,7 @@ describe('offer results per cohort (D55)', () => {
 
   const offerOf = async (headers: Record<string, string> = {}) => {
     const res = await server.request(`/v1/quote/insurance?storeId=${owner.store.id}&subtotal=125`, { headers });
-    return ((await res.json()) as TInsuranceQuote).offer!.token;
+    return (await jsonOf(res, ZInsuranceQuote)).offer!.token;
   };
   const put = async (
     sourceOrderId: string,
