@@ -38,7 +38,7 @@ describe('two server processes on one database', () => {
     ({ token, jti } = installed);
     storeId = installed.store.id;
     ownerId = installed.user.id;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     for (const p of processes) await p.stop();
