@@ -9,6 +9,12 @@ const SOURCES = {
   ],
 };
 
+// A test that waits for background work polls for it (`expect.poll`), never sleeps a fixed
+// time: it goes on as soon as the work is seen, and a busy machine only makes it wait longer.
+// Vitest's default deadline (1 s) is a timing verdict on a loaded 2-core machine; a test whose
+// deadline is a stated bound (D13's second, D29's 2 s) gives its own.
+const POLL = { timeout: 30_000, interval: 50 };
+
 export default defineConfig({
   resolve: SOURCES,
   test: {
@@ -23,6 +29,7 @@ export default defineConfig({
           include: ['contract/test/**/*.test.ts', 'storefront/test/**/*.test.ts'],
           // Checks over every route of every dated version take seconds, more when the cores are busy.
           testTimeout: 60_000,
+          expect: { poll: POLL },
         },
       },
       {
@@ -35,6 +42,7 @@ export default defineConfig({
           // Browser steps on a loaded 2-core machine take up to about 30 s; a hang still fails in a minute.
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          expect: { poll: POLL },
         },
       },
     ],

@@ -175,7 +175,9 @@ async function enforceLimit(
   key: string,
 ): Promise<void> {
   const limit = services.limits[name];
-  const decision = exact ? await services.limiter.exact(key, limit) : services.limiter.local(key, limit);
+  const decision = exact
+    ? await services.limiter.exact(key, limit)
+    : (services.limiter.local(key, limit) ?? (await services.limiter.shared(key, limit)));
   const pairs = rateLimitHeaders(decision);
   for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
   if (!decision.allowed) {

@@ -47,8 +47,8 @@ export class PublicReadCache {
     paths: readonly string[],
     private readonly log: RequestLog,
     private readonly metrics: ServiceMetrics,
-    /** The route's per-IP limit (D4), decided from memory. */
-    private readonly limit: (routePath: string, req: IncomingMessage) => RateDecision,
+    /** The route's per-IP limit (D4), decided from memory; `undefined` when that needs a flush. */
+    private readonly limit: (routePath: string, req: IncomingMessage) => RateDecision | undefined,
   ) {
     this.patterns = paths.map((path) => ({ path, regex: compilePaths([{ method: 'GET', path }])[0]!.regex }));
   }
@@ -97,8 +97,9 @@ export class PublicReadCache {
       return false;
     }
     const decision = this.limit(route.path, req);
-    // Over the limit: the full stack answers the 429 in the D2 shape.
-    if (!decision.allowed) return false;
+    // Over the limit, or a limit that needs the shared total first: the full stack decides
+    // (and answers a 429 in the D2 shape).
+    if (!decision?.allowed) return false;
     this.metrics.publicCacheLookup(true);
     const start = process.hrtime.bigint();
     const requestId = currentRequest()?.requestId ?? requestIdOf(req.headers);

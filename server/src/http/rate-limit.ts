@@ -36,6 +36,8 @@ interface Local {
   writing: number;
   /** Written at least once this window: from then on every flush writes its hits. */
   shared: boolean;
+  /** When the write that answered `known` started (ms): the total is at least that fresh. */
+  learnedAt: number;
 }
 
 /**
@@ -53,13 +55,19 @@ const SHARE_FROM = 0.1;
  * - `local`: decided from memory against the last shared total plus this process's own
  *   hits; for token and public traffic, where a database round trip per request would cost
  *   more than the limit protects. A key's hits are written (in one statement for all keys,
- *   every `flushMs`) once this process has counted a tenth of its limit. So with P processes
- *   a key admits at most its limit, plus (P - 1) tenths of it that other processes have not
- *   shared yet, plus what the others admitted in one flush interval.
+ *   every `flushMs`) once this process has counted a tenth of its limit. Past that, a hit is
+ *   admitted only on a total learned at most one flush ago: when the flush is late (a busy
+ *   process, a slow database) or the key was idle here, the request waits for a flush rather
+ *   than deciding on an old total. So with P processes a key admits at most its limit, plus
+ *   (P - 1) tenths of it that other processes have not shared yet, plus what the others
+ *   admitted in one flush interval (D4).
  */
 export class RateLimiter {
   private readonly counts = new Map<string, Local>();
-  /** The keys the next flush writes: shared ones with new hits, and those reaching their share. */
+  /**
+   * The keys the next flush writes: shared ones with new hits, those reaching their share,
+   * and those whose total a request waits for.
+   */
   private readonly dirty = new Set<string>();
   private sweptWindow = 0;
   private readonly loop: Loop;
@@ -68,7 +76,7 @@ export class RateLimiter {
 
   constructor(
     private readonly db: Db,
-    flushMs = 200,
+    private readonly flushMs = 200,
     log?: LoopLog,
   ) {
     this.loop = startLoop('rate limit flush', { everyMs: flushMs, log }, () => this.flush());
@@ -98,13 +106,52 @@ export class RateLimiter {
     return RateLimiter.decision(row.count, limit, window, nowMs);
   }
 
-  local(key: string, limit: number, nowMs = Date.now()): RateDecision {
+  /**
+   * Decides from memory, or answers `undefined` when memory is not enough to admit: the key is
+   * shared and this process last learned its total more than one flush ago, or this process
+   * has reached its share of a key it has never written. The caller then awaits `shared`.
+   */
+  local(key: string, limit: number, nowMs = Date.now()): RateDecision | undefined {
     const window = RateLimiter.window(nowMs);
+    const state = this.state(key, limit, window);
+    // A window's total only grows: a refusal holds however old the total it was decided on.
+    const stale = state.shared ? nowMs - state.learnedAt > this.flushMs : state.pending >= limit * SHARE_FROM;
+    if (stale && state.known + state.writing + state.pending < limit) return undefined;
+    return this.admit(key, state, nowMs);
+  }
+
+  /**
+   * Decides with what the other processes have counted no older than one flush (D4): from
+   * memory when it is fresh, else after a flush that writes this key's hits and reads its
+   * total. A flush that fails leaves the decision to memory, as the flush timer does.
+   */
+  async shared(key: string, limit: number, nowMs = Date.now()): Promise<RateDecision> {
+    const fresh = this.local(key, limit, nowMs);
+    if (fresh) return fresh;
+    const state = this.state(key, limit, RateLimiter.window(nowMs));
+    const learned = state.learnedAt;
+    try {
+      // A flush already under way may have taken its keys before this one: then one more.
+      for (let i = 0; i < 2 && state.learnedAt === learned; i++) {
+        this.dirty.add(key);
+        await this.flush();
+      }
+    } catch {}
+    const now = Date.now();
+    return this.admit(key, this.state(key, limit, RateLimiter.window(now)), now);
+  }
+
+  private state(key: string, limit: number, window: number): Local {
     let state = this.counts.get(key);
     if (!state || state.window !== window) {
-      state = { window, limit, known: 0, pending: 0, writing: 0, shared: false };
+      state = { window, limit, known: 0, pending: 0, writing: 0, shared: false, learnedAt: 0 };
       this.counts.set(key, state);
     }
+    return state;
+  }
+
+  private admit(key: string, state: Local, nowMs: number): RateDecision {
+    const { limit, window } = state;
     const count = state.known + state.writing + state.pending + 1;
     if (count > limit) return RateLimiter.decision(count, limit, window, nowMs);
     state.pending += 1;
@@ -121,7 +168,8 @@ export class RateLimiter {
   }
 
   private async write(): Promise<void> {
-    const current = RateLimiter.window(Date.now());
+    const startedAt = Date.now();
+    const current = RateLimiter.window(startedAt);
     if (current !== this.sweptWindow) {
       this.sweptWindow = current;
       for (const [key, state] of this.counts) if (state.window < current) this.counts.delete(key);
@@ -129,7 +177,8 @@ export class RateLimiter {
     const taken: { key: string; state: Local; count: number }[] = [];
     for (const key of this.dirty) {
       const state = this.counts.get(key);
-      if (!state || state.window < current || state.pending === 0) continue;
+      // A key with no new hits is here because a request waits for its total: written as 0.
+      if (!state || state.window < current) continue;
       state.shared = true;
       taken.push({ key, state, count: state.pending });
     }
@@ -162,7 +211,10 @@ export class RateLimiter {
       for (const t of taken) t.state.writing -= t.count;
       for (const row of rows) {
         const state = this.counts.get(row.key);
-        if (state && state.window * 1000 === row.windowStart.getTime()) state.known = row.count;
+        if (state && state.window * 1000 === row.windowStart.getTime()) {
+          state.known = row.count;
+          state.learnedAt = startedAt;
+        }
       }
     }
     if (Date.now() - this.lastCleanup > 60_000) {

@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../../sdk/src/index';
 import { orderBody } from '../harness/claims';
-import { jsonOf } from '../harness/json';
 import { answered, bearer, createApp, createOwner, errorOf, installWithToken, type Owner } from '../harness/fixtures';
+import { jsonOf } from '../harness/json';
 import { startTestServer, type TestServer } from '../harness/server';
 
 const DAY = '2026-03-02';

@@ -75,7 +75,7 @@ export async function startServiceProcess(options: {
   let output = '';
   const ready = options.entry === 'worker' ? 'delivering webhooks' : 'protection service listening';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 110_000);
     const onData = (d: Buffer) => {
       output += d;
       if (output.includes(ready)) {

@@ -22,7 +22,7 @@ describe('DATABASE_POOLER=none behind a transaction pooler (D48)', () => {
       startPgBouncer(database.url, { poolMode: 'session' }),
       startPgBouncer(database.url, { poolSize: 1 }),
     ]);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all([transaction?.stop(), session?.stop(), small?.stop()]);

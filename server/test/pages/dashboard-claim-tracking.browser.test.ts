@@ -37,7 +37,7 @@ describe.skipIf(!CHROMIUM)("the claim page's tracking in headless Chromium (D54)
       .tracking.updateSettings({ params: { storeId: shop.owner.store.id }, body: { mode: 'file' } });
     expect(answered(settings, 200).data.mode).toBe('file');
     browser = await launchChromium();
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await server?.close();

@@ -56,7 +56,7 @@ describe.skipIf(!CHROMIUM)("the dashboard's claim page in headless Chromium (D50
     ({ accessToken: token } = await installWithToken(server, app.clientId, owner.store.id, CLAIM_TEST_SCOPES));
     other = await claimStore(server, 'dash-claim-other');
     browser = await launchChromium();
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await rig?.close();

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVALUATE_TASK } from '../../src/domain/tracking/ingest';
 import { DEFAULT_TRACKING_SETTINGS, type TrackingSettings } from '../../src/domain/tracking/rules';
 import { evaluatePackageNow } from '../../src/domain/tracking-claims/evaluate';
 import type { Delivery } from '../../src/job-runner';
@@ -13,7 +14,8 @@ import { type Receiver, startReceiver } from '../harness/webhooks';
 
 const DAY = 86_400_000;
 // Shipped two days ago and due in two: the evaluation job the ingest queues (D54), which runs
-// as of the clock, finds nothing to do; each test moves `asOf` past the rules itself.
+// as of the clock, finds nothing to do (`shipped` waits for it); each test moves `asOf` past
+// the rules itself.
 const SHIPPED = new Date(Math.floor(Date.now() / 1000) * 1000 - 2 * DAY);
 const ESTIMATED = new Date(SHIPPED.getTime() + 4.3 * DAY);
 const at = (days: number) => new Date(SHIPPED.getTime() + days * DAY);
@@ -95,7 +97,29 @@ describe('tracking rules evaluated from the database (D54)', () => {
       returning p.id
     `.execute(server.db);
     const packageId = pkg.rows[0]!.id;
+    await evaluationRan(packageId);
     return { sourceOrderId, trackingNumber, packageId, email };
+  }
+
+  /**
+   * Waits for the evaluation the ingest queued for the package (D54) to have run, as of the
+   * clock: left queued, it may run between a test's own evaluations at moved times, and its
+   * decision (nothing fired yet) would be the package's last one they compare with.
+   */
+  async function evaluationRan(packageId: string) {
+    await expect
+      .poll(
+        async () =>
+          (
+            await sql<{ n: number }>`
+              select count(*)::int as n from graphile_worker._private_jobs j
+              join graphile_worker._private_tasks t on t.id = j.task_id
+              where t.identifier = ${EVALUATE_TASK} and j.payload->>'packageId' = ${packageId}
+            `.execute(server.db)
+          ).rows[0]!.n,
+        { timeout: 30_000, interval: 50 },
+      )
+      .toBe(0);
   }
 
   const claimsOf = async (sourceOrderId: string) =>
