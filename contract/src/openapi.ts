@@ -7,6 +7,7 @@ import { isRouteMeta, type RouteMeta } from './meta';
 import { routerKeys, withCodeSamples } from './openapi-code-samples';
 import { withExamples } from './openapi-examples';
 import { ZClaim } from './schemas/claims';
+import { FILE_MAX_BYTES } from './schemas/files';
 import { acceptedFamilyScopes, formatScopeRule, SCOPE_DESCRIPTIONS, type Scope, type ScopeRule } from './scopes';
 import {
   API_VERSIONS,
@@ -560,9 +561,10 @@ function mapOperation(
       ? { ...operation.requestBody, content: { 'application/json': body, 'application/x-www-form-urlencoded': body } }
       : operation.requestBody;
   const multipart = requestBody?.content?.['multipart/form-data']?.schema?.properties?.file;
-  // D56: the file part of an upload is its bytes (the contract checks what the server read).
+  // D56: the file part of an upload is its bytes (the contract checks what the server read), at
+  // most FILE_MAX_BYTES of them (a binary string's length counts its octets).
   if (multipart) {
-    Object.assign(multipart, { type: 'string', format: 'binary' });
+    Object.assign(multipart, { type: 'string', format: 'binary', maxLength: FILE_MAX_BYTES });
     delete multipart.nullable;
   }
   const parameters = [
