@@ -11,6 +11,7 @@
 import { sql } from 'kysely';
 import { createDb, type Db } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
+import { transact } from '../../server/src/db/transact';
 import { foldRollups } from '../../server/src/domain/analytics/rollups';
 import { analyticsSummary } from '../../server/src/domain/analytics/summary';
 import { createStore } from '../../server/src/domain/identity/stores';
@@ -72,16 +73,13 @@ async function unfolded(db: Db, storeId: string): Promise<() => Promise<unknown>
     where id in (select 'ord_an_' || n from generate_series(1, ${UNFOLDED}) n)`.execute(db);
   await foldRollups(db);
   return () =>
-    db
-      .transaction()
-      .execute(async (trx) => {
-        await sql`update analytics_fold set xid = ${rows[0]!.xid}::xid8`.execute(trx);
-        await analyticsSummary(trx, storeId, PERIOD);
-        throw new Rollback();
-      })
-      .catch((err) => {
-        if (!(err instanceof Rollback)) throw err;
-      });
+    transact(db, async (trx) => {
+      await sql`update analytics_fold set xid = ${rows[0]!.xid}::xid8`.execute(trx);
+      await analyticsSummary(trx, storeId, PERIOD);
+      throw new Rollback();
+    }).catch((err) => {
+      if (!(err instanceof Rollback)) throw err;
+    });
 }
 class Rollback extends Error {}
 

@@ -1,12 +1,21 @@
 import type { Client } from './generated/client';
 
-/** The most bytes the service takes in one upload (D56): 10 MiB. */
+/**
+ * The most bytes the service takes in one upload (D56): 10 MiB.
+ *
+ * @example
+ * if (file.size > FILE_MAX_BYTES) throw new Error('photos of at most 10 MiB');
+ */
 export const FILE_MAX_BYTES = 10 * 1024 * 1024;
 
 /**
  * What `uploadFile` takes: a `Blob` (a `File` from an `<input type="file">` is one), a
  * `Buffer` or any `Uint8Array`, a web `ReadableStream`, or a Node.js stream (any async
  * iterable of bytes, such as `fs.createReadStream(path)`).
+ *
+ * @example
+ * const input: FileInput = await readFile('receipt.pdf');
+ * await uploadFile(client, input, { filename: 'receipt.pdf' });
  */
 export type FileInput = Blob | Uint8Array | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 

@@ -69,7 +69,7 @@ describe('@protection-service/sdk package', () => {
       ],
       { cwd: SDK },
     );
-    expect(esm.stdout.trim()).toBe('function 17');
+    expect(esm.stdout.trim()).toBe('function 18');
     const pkg = (await import(path.join(SDK, 'package.json'), { with: { type: 'json' } })).default as {
       dependencies: Record<string, string>;
     };

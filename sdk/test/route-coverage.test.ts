@@ -19,8 +19,8 @@ const answer = (status: number, { service = true, version = '2027-01-15' as stri
 
 /** The recorder behind the every-route check (architecture check 3), per dated version (D44). */
 describe('SDK route coverage recorder', () => {
-  it('knows all 103 operations of every version and maps requests to them, literal paths first', () => {
-    expect(OPERATIONS).toHaveLength(103);
+  it('knows all 105 operations of every version and maps requests to them, literal paths first', () => {
+    expect(OPERATIONS).toHaveLength(105);
     expect(operationOf('POST', 'http://h/v1/claims/offline')).toBe('claims.fileOffline');
     expect(operationOf('POST', 'http://h/v1/claims/1001')).toBe('claims.file');
     expect(operationOf('GET', 'http://h/v1/claims?first=5')).toBe('claims.list');

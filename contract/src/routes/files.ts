@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors, tokenErrors } from '../errors';
 import { routeGroup, routeMeta } from '../meta';
-import { data, ZId } from '../schemas/common';
+import { data, ZId, ZIdempotencyHeaders } from '../schemas/common';
 import { ZFile, ZFileBytes, ZFileUpload } from '../schemas/files';
 import { anyOf } from '../scopes';
 
@@ -17,7 +17,8 @@ export const fileRoutes = routeGroup({
     path: '/v1/files',
     contentType: 'multipart/form-data',
     body: ZFileUpload,
-    responses: { 201: data(ZFile), ...tokenErrors, ...errors(413, 415, 422, 503) },
+    headers: ZIdempotencyHeaders,
+    responses: { 201: data(ZFile), ...tokenErrors, ...errors(409, 413, 415, 422, 503) },
     summary: 'Upload a file',
     description:
       'Takes one `file` (multipart/form-data, with `purpose` = `claim_evidence`): a JPEG, PNG, WebP or HEIC photo or a ' +
@@ -25,7 +26,8 @@ export const fileRoutes = routeGroup({
       '(413) and 40 megapixels (422); a file that does not decode answers 422. Photos are stored re-encoded (HEIC as ' +
       'JPEG), turned upright and without any metadata (no EXIF, no GPS position). Answers the file with `url`, a ' +
       "capability link that may stand in a claim item's `images` or a message's `medias`; a file attached to " +
-      'nothing within 24 hours is deleted. While storage cannot be reached, 503 with `Retry-After`. Wrapped in `data`.',
+      'nothing within 24 hours is deleted. While storage cannot be reached, 503 with `Retry-After`. Accepts an ' +
+      'Idempotency-Key (D33): a retry with the same bytes answers the first upload. Wrapped in `data`.',
     metadata: dataRoute(anyOf('claim:update', 'claim:manage'), 'D56', ['D46']),
   },
   content: {

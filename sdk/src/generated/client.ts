@@ -3933,20 +3933,22 @@ export interface FilesRoutes {
    * answers 422. Photos are stored re-encoded (HEIC as JPEG), turned upright and without any
    * metadata (no EXIF, no GPS position). Answers the file with `url`, a capability link that may
    * stand in a claim item's `images` or a message's `medias`; a file attached to nothing within
-   * 24 hours is deleted. While storage cannot be reached, 503 with `Retry-After`. Wrapped in
+   * 24 hours is deleted. While storage cannot be reached, 503 with `Retry-After`. Accepts an
+   * Idempotency-Key (D33): a retry with the same bytes answers the first upload. Wrapped in
    * `data`.
    */
   upload(args: {
     body: TFileUpload;
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
+      'idempotency-key'?: string;
       [name: string]: string | undefined;
     };
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
   }): Promise<Reply<201, {
     data: TFile;
-  }> | Reply<400 | 401 | 403 | 404 | 413 | 415 | 422 | 429 | 503, TError>>;
+  }> | Reply<400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503, TError>>;
   /**
    * A file's bytes — `GET /v1/files/:fileId/content`
    *

@@ -323,6 +323,8 @@ export interface OrdersTable {
   createdAt: Timestamp;
   updatedAt: Timestamp;
   deletedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The transaction that last changed what D52's rollups count (xid8, read as text), set by default and trigger. */
+  changedXid: Generated<string>;
 }
 
 /** D55: the offer a shopper was shown and chose, one per order (written by the order's write). */
@@ -380,6 +382,8 @@ export interface ProtectionPoliciesTable {
     'CANCELLED' | 'PREMIUM_REMOVED' | 'ORDER_DELETED' | null | undefined
   >;
   deletedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The transaction that last changed what D52's rollups count (xid8, read as text), set by default and trigger. */
+  changedXid: Generated<string>;
 }
 
 export interface FulfillmentsTable {
@@ -465,6 +469,8 @@ export interface ClaimsTable {
   deletedAt: Nullable<Date>;
   /** The random half of the shopper's link (D41); never shown without its MAC. */
   linkId: Generated<string>;
+  /** The transaction that last changed what D52's rollups count (xid8, read as text), set by default and trigger. */
+  changedXid: Generated<string>;
 }
 
 export interface ClaimItemsTable {
@@ -525,6 +531,8 @@ export interface ClaimResolutionsTable {
   createdAt: Timestamp;
   updatedAt: Timestamp;
   deletedAt: Nullable<Date>;
+  /** The transaction that last changed what D52's rollups count (xid8, read as text), set by default and trigger. */
+  changedXid: Generated<string>;
 }
 
 export interface ClaimStoreCreditsTable {
@@ -601,12 +609,14 @@ export interface ClaimStateChangesTable {
   userId: string | null;
   note: string | null;
   createdAt: Timestamp;
+  /** The transaction that last changed what D52's rollups count (xid8, read as text), set by default and trigger. */
+  changedXid: Generated<string>;
 }
 
 /**
- * D52's day rollups, kept by statement triggers in the writes' own transactions (migration
- * 20261127000000-analytics-rollups); one row per connection slot, summed when read with the
- * pending deltas not yet folded in (below). Counts are
+ * D52's day rollups, folded by the delivering processes from the rows changed behind a
+ * watermark (migration 20261129000000-analytics-watermark; rollups.ts); the fold writes slot 0,
+ * and readers add what changed since the watermark. Counts are
  * bigint and sums numeric: read them as text through raw SQL, never as floats.
  */
 export interface AnalyticsOrderDaysTable {
@@ -639,10 +649,43 @@ export interface AnalyticsPaidDaysTable {
 }
 
 /**
- * Where the triggers append each statement's delta (migration 20261127010000), until the
- * delivering processes fold it into its day table: the day table's columns without `slot`.
+ * What the fold last counted of each row (migration 20261129000000-analytics-watermark): a fold
+ * adds to the day rows the difference between a changed row's figures now and these.
  */
-type Pending<T> = { [K in Exclude<keyof T, 'slot'>]: T[K] extends Generated<infer V> ? V : T[K] };
+export interface AnalyticsOrderCountedTable {
+  orderId: string;
+  currency: string;
+  storeId: string;
+  day: Date;
+  orders: number;
+  protectedOrders: number;
+  premiums: number;
+}
+
+export interface AnalyticsClaimCountedTable {
+  claimId: string;
+  storeId: string;
+  day: Date;
+  claims: number;
+  decided: number;
+  approved: number;
+}
+
+export interface AnalyticsPaidCountedTable {
+  resolutionId: string;
+  storeId: string;
+  day: Date;
+  resolutionType: string;
+  currency: string;
+  resolutions: number;
+  amount: number;
+}
+
+/** The fold's watermark, one row: every transaction below `xid` (xid8, read as text) had ended when it was folded. */
+export interface AnalyticsFoldTable {
+  one: Generated<boolean>;
+  xid: string;
+}
 
 /** The store audit log (D53): one row per store an act concerns. */
 export interface AuditEventsTable {
@@ -793,9 +836,10 @@ export interface Database {
   analyticsOrderDays: AnalyticsOrderDaysTable;
   analyticsClaimDays: AnalyticsClaimDaysTable;
   analyticsPaidDays: AnalyticsPaidDaysTable;
-  analyticsOrderDaysPending: Pending<AnalyticsOrderDaysTable>;
-  analyticsClaimDaysPending: Pending<AnalyticsClaimDaysTable>;
-  analyticsPaidDaysPending: Pending<AnalyticsPaidDaysTable>;
+  analyticsOrderCounted: AnalyticsOrderCountedTable;
+  analyticsClaimCounted: AnalyticsClaimCountedTable;
+  analyticsPaidCounted: AnalyticsPaidCountedTable;
+  analyticsFold: AnalyticsFoldTable;
   // Shipment tracking (D54).
   trackingSources: TrackingSourcesTable;
   trackingPackages: TrackingPackagesTable;
@@ -819,8 +863,11 @@ export interface FilesTable {
   /** The random half of the file's capability link (D41's construction). */
   linkId: string;
   storageKey: string;
-  /** A 64-bit perceptual hash of a photo, to find one reused on another claim; not computed yet. */
-  perceptualHash: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * A 64-bit perceptual hash of a photo, to find one reused on another claim; not computed yet.
+   * int8 parses to a JS number, which cannot hold 64 bits: read it as text in SQL.
+   */
+  perceptualHash: ColumnType<number | null, string | null | undefined, string | null>;
   claimId: Nullable<string>;
   attachedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   createdAt: Generated<Date>;

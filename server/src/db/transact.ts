@@ -1,3 +1,4 @@
+import type { IsolationLevel } from 'kysely';
 import type { Db } from './database';
 
 /**
@@ -12,11 +13,17 @@ const hooks = new WeakMap<Db, AfterCommit[]>();
 /**
  * Runs `work` in a transaction, then, only when it committed, what it asked for with
  * `afterCommit`. This is how a change hands work to other processes without making its own
- * commit wait for them (D32: delivery jobs are queued after the change commits).
+ * commit wait for them (D32: delivery jobs are queued after the change commits). `isolation`
+ * raises the transaction's isolation level (the analytics fold reads one snapshot throughout).
  */
-export async function transact<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+export async function transact<T>(
+  db: Db,
+  work: (trx: Db) => Promise<T>,
+  options: { isolation?: IsolationLevel } = {},
+): Promise<T> {
   const after: AfterCommit[] = [];
-  const result = await db.transaction().execute((trx) => {
+  const begun = options.isolation ? db.transaction().setIsolationLevel(options.isolation) : db.transaction();
+  const result = await begun.execute((trx) => {
     hooks.set(trx, after);
     return work(trx);
   });

@@ -8,6 +8,7 @@ import type { Db } from '../db/database';
 import { type Loop, type LoopLog, startLoop } from '../lib/loop';
 import type { ServiceMetrics } from '../metrics';
 import { HttpError, zodIssues } from './errors';
+import { uploadDigests } from './multipart';
 
 /** D33: a key answers its first answer again for 24 hours. */
 const IDEMPOTENCY_TTL_HOURS = 24;
@@ -214,6 +215,8 @@ function requestDigest(req: Request): string {
 }
 
 function canonicalJson(value: unknown): string {
+  // A file part (D56) counts by its bytes' digest.
+  if (value instanceof Blob) return JSON.stringify(`sha256:${uploadDigests.get(value) ?? ''}`);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { FILE_MAX_BYTES } from '@protection-service/contract';
 import type { AppRoute } from '@ts-rest/core';
 import busboy from 'busboy';
@@ -13,6 +14,12 @@ import { badRequest, HttpError } from './errors';
  * answer closes the connection), so a refusal holds no more than what had arrived. The route
  * then sees `{file: Blob, ...fields}` and validates it against its schema as any body.
  */
+/**
+ * The SHA-256 of each file part read, by its Blob: what D33's request digest counts of an upload
+ * (two uploads under one Idempotency-Key are the same request only with the same bytes).
+ */
+export const uploadDigests = new WeakMap<Blob, string>();
+
 export const multipartBody: RequestHandler = (req, res, next) => {
   const route = (req as Request & { tsRestRoute?: AppRoute }).tsRestRoute;
   if (!route || !('contentType' in route) || route.contentType !== 'multipart/form-data') return next();
@@ -80,7 +87,12 @@ function readUpload(req: Request): Promise<Record<string, unknown>> {
       });
       stream.on('limit', () => fail(new HttpError(413, TOO_LARGE)));
       stream.on('end', () => {
-        if (!stream.truncated) body.file = new Blob(chunks as Uint8Array<ArrayBuffer>[]);
+        if (stream.truncated) return;
+        const file = new Blob(chunks as Uint8Array<ArrayBuffer>[]);
+        const digest = createHash('sha256');
+        for (const chunk of chunks) digest.update(chunk);
+        uploadDigests.set(file, digest.digest('base64url'));
+        body.file = file;
       });
     });
     parser.on('field', (name, value) => {

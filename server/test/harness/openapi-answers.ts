@@ -34,6 +34,9 @@ const OUTSIDE_THE_DOCUMENT = [
   /^\/docs(\/.*)?$/,
   // The merchant dashboard's pages (D50), any address under it: HTML, not the API.
   /^\/dashboard(\/.*)?$/,
+  // The storefront script (D55) and its demo page (development installs): JavaScript and HTML, not the API.
+  /^\/widget\/v1\/offer(\.[0-9a-f]{16})?\.js$/,
+  /^\/demo\/storefront$/,
 ];
 /** The HTML pages (D40, D41), by method: `POST /v1/oauth/authorize` is the contract's JSON route. */
 const PAGES = PAGE_ROUTES.map((r) => ({ method: r.method, regex: compilePaths([r])[0]!.regex }));

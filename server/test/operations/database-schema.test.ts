@@ -22,7 +22,8 @@ type Tables = Record<string, Record<string, Column>>;
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 function kindOfSqlType(dataType: string): Kind {
-  if (['text', 'character varying', 'character', 'uuid', 'inet', 'citext'].includes(dataType)) return 'string';
+  // pg has no parser for xid8: it reads as text.
+  if (['text', 'character varying', 'character', 'uuid', 'inet', 'citext', 'xid8'].includes(dataType)) return 'string';
   if (['integer', 'smallint', 'bigint', 'numeric', 'double precision', 'real'].includes(dataType)) return 'number';
   if (dataType === 'boolean') return 'boolean';
   if (dataType.startsWith('timestamp') || dataType === 'date') return 'Date';

@@ -19,6 +19,9 @@ import { startTestServer, type TestServer } from '../harness/server';
  * `POST /v2/products/:productId/children`, and shown to hold on every token POST of the
  * contract, including routes that still answer 501.
  */
+/** A PNG of one pixel (D56 uploads in the key tests). */
+const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+
 describe('Idempotency-Key (D33)', () => {
   let server: TestServer;
   let owner: Owner;
@@ -225,6 +228,15 @@ describe('Idempotency-Key (D33)', () => {
     const urlOf = (r: AppRoute) => r.path.replace(/:(\w+)/g, 'idem-$1');
     // The helpers of test stores take a test token; a live one is refused before the key is read (D45).
     const tokenOf = (r: AppRoute) => ((r.metadata as { mode?: string }).mode === 'test' ? testToken : token);
+    // An upload (D56) is multipart: its body is a photo, told apart from another by its bytes.
+    const bodyOf = (r: AppRoute, n: number): unknown => {
+      if (!('contentType' in r) || r.contentType !== 'multipart/form-data') return { orderTotal: n };
+      const form = new FormData();
+      const png = Buffer.concat([Buffer.from(ONE_PIXEL_PNG, 'base64'), Buffer.alloc(n - 10)]);
+      form.set('file', new Blob([png], { type: 'image/png' }), 'photo.png');
+      form.set('purpose', 'claim_evidence');
+      return form;
+    };
 
     it('is exactly the POST routes with token auth', () => {
       const expected = routes.filter((r) => r.method === 'POST' && (r.metadata as { auth: string }).auth === 'token');
@@ -236,7 +248,7 @@ describe('Idempotency-Key (D33)', () => {
       const res = await server.request(urlOf(route), {
         method: 'POST',
         headers: { ...bearer(tokenOf(route)), 'idempotency-key': 'k'.repeat(300) },
-        json: {},
+        json: bodyOf(route, 10) as object,
       });
       expect(res.status).toBe(400);
       expect((await errorOf(res)).issues![0]!.path).toBe('headers.idempotency-key');
@@ -245,16 +257,16 @@ describe('Idempotency-Key (D33)', () => {
     it.each(keyed.map((r) => [`${r.method} ${r.path}`, r] as const))(
       '%s replays, and refuses a different body',
       async (_n, route) => {
-        const send = (json: unknown) =>
+        const send = (n: number) =>
           server.request(urlOf(route), {
             method: 'POST',
             headers: { ...bearer(tokenOf(route)), 'idempotency-key': `every-${route.path}` },
-            json,
+            json: bodyOf(route, n) as object,
           });
-        const first = await answer(await send({ orderTotal: 10 }));
+        const first = await answer(await send(10));
         if (first.status >= 500 && first.status !== 501) throw new Error(`${route.path} answered ${first.status}`);
-        expect(await answer(await send({ orderTotal: 10 }))).toEqual({ ...first, replayed: 'true' });
-        expect((await send({ orderTotal: 11 })).status).toBe(409);
+        expect(await answer(await send(10))).toEqual({ ...first, replayed: 'true' });
+        expect((await send(11)).status).toBe(409);
       },
     );
 

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 
 /**
  * D52's day rollups, counted after the writes (migration 20261129000000): a write records only
@@ -153,10 +154,9 @@ async function foldTable(trx: Db, table: Rollup, range: Range): Promise<number> 
  */
 export async function foldRollups(db: Db): Promise<number> {
   try {
-    return await db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
+    return await transact(
+      db,
+      async (trx) => {
         const { rows } = await sql<{ lo: string; hi: string }>`
           select xid::text as lo, pg_snapshot_xmin(pg_current_snapshot())::text as hi from analytics_fold`.execute(trx);
         const { lo, hi } = rows[0]!;
@@ -166,7 +166,9 @@ export async function foldRollups(db: Db): Promise<number> {
         let folded = 0;
         for (const table of Object.keys(ROLLUPS) as Rollup[]) folded += await foldTable(trx, table, range);
         return folded;
-      });
+      },
+      { isolation: 'repeatable read' },
+    );
   } catch (err) {
     if ((err as { code?: string }).code === '40001') return 0;
     throw err;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { TFile, TFileType } from '@protection-service/contract';
 import type { Db } from '../../db/database';
+import { transact } from '../../db/transact';
 import { type CapabilityLinks, capabilityLinks, linkIdOf, linkToken, newLinkId } from '../../lib/capability-links';
 import { sniffType, UNSUPPORTED_TYPE } from '../../lib/file-types';
 import { newId } from '../../lib/ids';
@@ -167,7 +168,7 @@ const SWEEP_BATCH = 200;
  */
 export async function sweepUnattachedFiles(db: Db, storage: FileStorage, now = new Date()): Promise<number> {
   const before = new Date(now.getTime() - UNATTACHED_FILE_TTL_MS);
-  return db.transaction().execute(async (trx) => {
+  return transact(db, async (trx) => {
     const rows = await trx
       .deleteFrom('files')
       .where(
