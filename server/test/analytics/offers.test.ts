@@ -119,9 +119,14 @@ describe('offer results per cohort (D55)', () => {
       preselectedShare: 0,
       premiums: [{ currency: 'USD', amount: '2.50' }],
     };
-    const expected = [merchantRow, { ...greenRow, partnerApplicationId: clientId }, blueRow].sort((a, b) =>
-      (a.partnerApplicationId ?? '').localeCompare(b.partnerApplicationId ?? ''),
-    );
+    // The merchant's source first, then the apps by code point (the service's order on any collation).
+    const byApp = (a: { partnerApplicationId: string | null }, b: { partnerApplicationId: string | null }) =>
+      a.partnerApplicationId === b.partnerApplicationId
+        ? 0
+        : (a.partnerApplicationId ?? '') < (b.partnerApplicationId ?? '')
+          ? -1
+          : 1;
+    const expected = [merchantRow, { ...greenRow, partnerApplicationId: clientId }, blueRow].sort(byApp);
     expect(rows).toEqual(expected);
     const twoDays = answered(await server.api(token).analytics.offers({ query: { from: DAY, to: '2026-03-03' } }), 200);
     expect(twoDays.data.find((r) => r.source === 'merchant')).toMatchObject({ offered: 4, selected: 2 });

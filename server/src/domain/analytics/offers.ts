@@ -55,7 +55,8 @@ export async function offerResults(
         count(*) filter (where selected) as selected, count(*) filter (where preselected) as preselected
       from offers group by partner_application_id, partner_variant_key
     ) s
-    order by s.partner_application_id nulls first, s.partner_variant_key nulls first
+    -- By code point, whatever the database's collation: the same order on every install.
+    order by s.partner_application_id collate "C" nulls first, s.partner_variant_key collate "C" nulls first
   `.execute(db);
   return result.rows.map((r) => {
     const offered = Number(r.offered);
