@@ -13,9 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { createStore } from '../../server/src/domain/identity/stores';
-import { freePort } from '../../server/src/free-port';
 import { buildOfferScript, GZIP_BUDGET } from '../../storefront/build';
-import { benchDatabase, compare, type Measured, percentile, printTable, startProcess, stopProcess } from './lib';
+import { benchDatabase, compare, type Measured, percentile, printTable, startService, stopProcess } from './lib';
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
   (p): p is string => !!p && existsSync(p),
@@ -94,14 +93,8 @@ export async function benchWidget(): Promise<Measured[]> {
     await migrateToLatest(db);
     const domain = `bench-${Date.now()}.example.com`;
     await createStore(db, { name: 'Bench', domain });
-    const port = await freePort();
-    const app = await startProcess('scripts/bench/serve-app.ts', {
-      PORT: String(port),
-      BENCH_DATABASE_URL: database.url,
-      BENCH_SECRET_KEY: randomBytes(32).toString('base64url'),
-    });
+    const { base: service, child: app } = await startService(database.url, randomBytes(32));
     try {
-      const service = `http://127.0.0.1:${port}`;
       if (CHROMIUM) {
         const t = await renderTimes(service, domain);
         process.stdout.write(
