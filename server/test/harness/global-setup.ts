@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { reportRouteCoverage } from '../../../sdk/test/harness/route-coverage';
 import { createDb } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
+import { containerRuntimeAnswers } from './container-runtime';
 import { reportUndescribedAnswers } from './openapi-answers';
 import { startPrivatePostgres } from './private-postgres';
 
@@ -80,15 +81,7 @@ async function startPostgres(): Promise<Started> {
 }
 
 async function startContainer(): Promise<Started | null> {
-  const { getContainerRuntimeClient } = await import('testcontainers');
-  const runtime = await Promise.race([
-    getContainerRuntimeClient().then(
-      () => true,
-      () => false,
-    ),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 4000).unref()),
-  ]);
-  if (!runtime) return null;
+  if (!(await containerRuntimeAnswers())) return null;
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
   const container = await new PostgreSqlContainer('postgres:17-alpine').start();
   return {

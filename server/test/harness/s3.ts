@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FileStorageConfig } from '../../src/domain/files/storage';
 import { freePort } from '../../src/free-port';
+import { containerRuntimeAnswers } from './container-runtime';
 
 /**
  * A real S3-compatible server for the file storage tests (D56): MinIO through testcontainers
@@ -67,15 +68,8 @@ async function startS3rver(prefix: string): Promise<S3TestServer> {
 
 /** MinIO in a container, only where a runtime answers within a few seconds (as the database harness). */
 async function startMinio(prefix: string): Promise<S3TestServer | null> {
+  if (!(await containerRuntimeAnswers())) return null;
   const { GenericContainer, getContainerRuntimeClient } = await import('testcontainers');
-  const runtime = await Promise.race([
-    getContainerRuntimeClient().then(
-      () => true,
-      () => false,
-    ),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 4000).unref()),
-  ]);
-  if (!runtime) return null;
   const credentials = { accessKeyId: 'minio-test', secretAccessKey: 'minio-test-secret' };
   const container = await new GenericContainer('minio/minio:latest')
     .withCommand(['server', '/data'])
