@@ -2209,6 +2209,10 @@ export interface TInsuranceQuery {
   subtotal?: number;
   /** The storefront element's placement: which widget config type `widget.config` is (D55); default cart */
   placement?: 'cart' | 'checkout';
+  /** Client id of the partner app, as the x-svc-partner-app-id header (D29), for a read with no CORS preflight (D55); when either header is given the headers decide; ignored when malformed */
+  partnerAppId?: string;
+  /** Cohort variant key, as the x-svc-partner-variant header (D29), for a read with no preflight (D55); ignored when malformed */
+  partnerVariant?: string;
 }
 
 export interface TPublicPriceRule {
