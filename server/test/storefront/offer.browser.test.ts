@@ -58,6 +58,31 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
     const ctx = answered(await api.settings.createContext({ body: { name: 'AB' } }), 201).data;
     const body = { variantKey: 'green', type: 'CART' as const, config: { label: 'Protect this order: {price}' } };
     answered(await api.cohorts.createWidget({ params: { contextId: ctx.id }, body }), 201);
+    // Cohorts for the consent rule, the brand paying it all, and a config switched off.
+    const percent = (amount: number) => ({ amount, type: 'percentage' as const });
+    const priceSet = (variantKey: string, terms: object, auto: boolean) => ({
+      variantKey,
+      type: 'SHIPPING' as const,
+      automaticallyAddToCart: auto,
+      autoAddStateBlockList: ['NY'],
+      autoAddCountryBlockList: ['CA'],
+      rules: [{ min: 0, max: 100_000, terms }],
+    });
+    for (const set of [
+      priceSet('auto', { customer: percent(2) }, true),
+      priceSet('brand', { brand: percent(2) }, false),
+      priceSet('off', { customer: percent(2) }, false),
+    ]) {
+      answered(await api.cohorts.createPriceSet({ params: { contextId: ctx.id }, body: set }), 201);
+    }
+    const off = { variantKey: 'off', type: 'CART' as const, status: 'INACTIVE' as const, config: {} };
+    answered(await api.cohorts.createWidget({ params: { contextId: ctx.id }, body: off }), 201);
+    const checkout = widgets.find((w) => w.type === 'CHECKOUT')!;
+    const checkoutConfig = { label: 'Protect this order at checkout: {price}' };
+    answered(
+      await api.widgets.update({ params: { widgetConfigId: checkout.id }, body: { config: checkoutConfig } }),
+      200,
+    );
 
     await createStore(server.db, { name: 'Euro shop', domain: 'euro-shop.example.com', currency: 'EUR' });
 
@@ -136,6 +161,11 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
   }
   const box = (page: Page) => page.locator('protection-offer input[type="checkbox"]');
   const label = (page: Page) => page.locator('protection-offer label');
+  const cls = (page: Page) => page.evaluate(() => (window as unknown as { cls: number }).cls);
+  const stateOf = (page: Page, state: string) =>
+    page.evaluate((s) => document.querySelector('protection-offer')!.matches(`:state(${s})`), state);
+  /** Where the content after the element sits: it must never move. */
+  const belowTop = (page: Page) => page.evaluate(() => document.getElementById('below')!.getBoundingClientRect().top);
 
   it('renders the price from the quote, the description and the modal text, with one read and no shift', async () => {
     const { page, context, requests, problems } = await open();
@@ -235,6 +265,62 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
     await other.context.close();
   });
 
+  it.each([
+    ['US', '', true],
+    ['us', 'TX', true],
+    ['', '', false],
+    ['DE', '', false],
+    ['GB', '', false],
+    ['NO', '', false],
+    ['CA', '', false],
+    ['US', 'NY', false],
+    ['US', 'US-NY', false],
+  ])(
+    'starts checked where the cohort adds it automatically only as D55 allows: country "%s", region "%s"',
+    async (country, region, checked) => {
+      const place = `${country ? `country="${country}"` : ''} ${region ? `region="${region}"` : ''}`;
+      const { page, context } = await open(`subtotal="125" partner-app-id="${clientId}" variant="auto" ${place}`);
+      await expect.poll(() => stateOf(page, 'ready')).toBe(true);
+      expect(await box(page).isChecked()).toBe(checked);
+      // A box shown checked is what the form sends, untouched; one shown unchecked sends nothing.
+      await page.getByRole('button', { name: 'Check out' }).click();
+      await page.waitForURL('**/checkout');
+      expect(new URLSearchParams(submitted.at(-1)).has('protection_offer')).toBe(checked);
+      await page.goBack();
+      await expect.poll(() => stateOf(page, 'ready')).toBe(true);
+      await box(page).setChecked(!checked);
+      const changes = await page.evaluate(() => (window as unknown as { changes: unknown[] }).changes);
+      expect(changes.at(-1)).toMatchObject({ selected: !checked, preselected: checked });
+      await context.close();
+    },
+  );
+
+  it('says "Shipping protection included", with no checkbox, when the brand pays it all, and submits it', async () => {
+    const { page, context } = await open(`subtotal="125" partner-app-id="${clientId}" variant="brand"`);
+    await expect.poll(() => stateOf(page, 'included')).toBe(true);
+    expect(await page.locator('protection-offer [part="label"]').textContent()).toBe('Shipping protection included');
+    expect(await box(page).count()).toBe(0);
+    expect(
+      await page.evaluate(
+        () => (document.querySelector('protection-offer') as unknown as { selected: boolean }).selected,
+      ),
+    ).toBe(true);
+    await page.getByRole('button', { name: 'Check out' }).click();
+    await page.waitForURL('**/checkout');
+    expect(new URLSearchParams(submitted.at(-1)).get('protection_offer')).toMatch(/\./);
+    await context.close();
+  });
+
+  it('shows nothing when the placement\'s config is INACTIVE, and the checkout config at placement="checkout"', async () => {
+    const off = await open(`subtotal="125" partner-app-id="${clientId}" variant="off"`);
+    await expect.poll(() => stateOf(off.page, 'hidden')).toBe(true);
+    expect(await label(off.page).count()).toBe(0);
+    await off.context.close();
+    const { page, context } = await open('subtotal="125" placement="checkout"');
+    await expect.poll(() => label(page).textContent()).toBe('Protect this order at checkout: $2.50');
+    await context.close();
+  });
+
   it('is usable by keyboard alone, with targets of at least 24 x 24 px', async () => {
     const { page, context } = await open();
     await expect.poll(() => label(page).textContent()).toContain('$2.50');
@@ -281,12 +367,6 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
     expect(await serious()).toEqual([]);
     await context.close();
   });
-
-  const cls = (page: Page) => page.evaluate(() => (window as unknown as { cls: number }).cls);
-  const stateOf = (page: Page, state: string) =>
-    page.evaluate((s) => document.querySelector('protection-offer')!.matches(`:state(${s})`), state);
-  /** Where the content after the element sits: it must never move. */
-  const belowTop = (page: Page) => page.evaluate(() => document.getElementById('below')!.getBoundingClientRect().top);
 
   it.each([
     ['answers 500', 500],
