@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,12 @@ if (!CHROMIUM) console.warn(`[storefront] offer browser tests skipped: ${NO_CHRO
 
 const AXE_SOURCE = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
 
+/** What the shop's page head carries besides the defaults: the script tag's attributes, a stylesheet of its own. */
+interface Head {
+  script?: string | undefined;
+  css?: string | undefined;
+}
+
 describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { timeout: 120_000 }, () => {
   let server: TestServer;
   let browser: Browser;
@@ -32,10 +39,11 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
   const submitted: string[] = [];
 
   /** The shop's cart page: the script tag, the element in a plain form, strict CSP. */
-  function cartPage(attributes: string, lang: string): string {
+  function cartPage(attributes: string, lang: string, head: Head): string {
     const store = attributes.includes('store=') ? '' : `store="${owner.store.domain}"`;
-    return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>Cart</title>
-<script src="${service}/widget/v1/offer.js"></script></head>
+    const css = head.css ? `<link rel="stylesheet" href="/shop.css?c=${encodeURIComponent(head.css)}">` : '';
+    return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>Cart</title>${css}
+<script ${head.script ?? `src="${service}/widget/v1/offer.js"`}></script></head>
 <body><main><h1>Your cart</h1><form method="post" action="/checkout">
 <protection-offer ${store} ${attributes}></protection-offer>
 <button type="submit">Check out</button></form><p id="below">Below the offer</p></main></body></html>`;
@@ -114,9 +122,21 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
         });
         return;
       }
+      if (url.pathname === '/shop.css') {
+        res.writeHead(200, { 'content-type': 'text/css' });
+        return res.end(url.searchParams.get('c') ?? '');
+      }
+      const head = {
+        script: url.searchParams.get('script') ?? undefined,
+        css: url.searchParams.get('css') ?? undefined,
+      };
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp });
       res.end(
-        cartPage(url.searchParams.get('a') ?? 'subtotal="125" country="US"', url.searchParams.get('lang') ?? 'en'),
+        cartPage(
+          url.searchParams.get('a') ?? 'subtotal="125" country="US"',
+          url.searchParams.get('lang') ?? 'en',
+          head,
+        ),
       );
     });
     await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
@@ -132,7 +152,7 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
   });
 
   /** A page of the shop, with the requests to the service, CSP violations, errors and layout shifts recorded. */
-  async function open(attributes?: string, context?: BrowserContext, lang = 'en') {
+  async function open(attributes?: string, context?: BrowserContext, lang = 'en', head: Head = {}) {
     const ctx = context ?? (await browser.newContext());
     const page = await ctx.newPage();
     const requests: string[] = [];
@@ -156,6 +176,8 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
     });
     const query = new URLSearchParams({ lang });
     if (attributes !== undefined) query.set('a', attributes);
+    if (head.script) query.set('script', head.script);
+    if (head.css) query.set('css', head.css);
     await page.goto(`${shopUrl}/cart?${query}`);
     return { page, context: ctx, requests, problems };
   }
@@ -319,6 +341,54 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
     const { page, context } = await open('subtotal="125" placement="checkout"');
     await expect.poll(() => label(page).textContent()).toBe('Protect this order at checkout: $2.50');
     await context.close();
+  });
+
+  it('re-prices once for a burst of subtotals, and shows nothing for a subtotal no rule covers', async () => {
+    const { page, context, requests } = await open();
+    await expect.poll(() => label(page).textContent()).toContain('$2.50');
+    await page.evaluate(() => {
+      const offer = document.querySelector('protection-offer')!;
+      for (const subtotal of ['130', '140', '150', '200', '250']) offer.setAttribute('subtotal', subtotal);
+    });
+    await expect.poll(() => label(page).textContent()).toContain('$5.00');
+    await page.waitForTimeout(400);
+    expect(requests.filter((r) => r === 'GET /v1/quote/insurance')).toHaveLength(2);
+    await page.evaluate(() => document.querySelector('protection-offer')!.setAttribute('subtotal', '2000000'));
+    await expect.poll(() => stateOf(page, 'hidden')).toBe(true);
+    expect(await label(page).count()).toBe(0);
+    await context.close();
+  });
+
+  it("takes the config's accent colour, and the page's --protection-offer-accent over it", async () => {
+    const accent = (page: Page) => box(page).evaluate((input) => getComputedStyle(input).accentColor);
+    const plain = await open();
+    await expect.poll(() => stateOf(plain.page, 'ready')).toBe(true);
+    expect(await accent(plain.page)).toBe('rgb(10, 125, 50)');
+    await plain.context.close();
+    const css = 'protection-offer{--protection-offer-accent:#aa0000}';
+    const styled = await open(undefined, undefined, 'en', { css });
+    await expect.poll(() => stateOf(styled.page, 'ready')).toBe(true);
+    expect(await accent(styled.page)).toBe('rgb(170, 0, 0)');
+    await styled.context.close();
+  });
+
+  it('runs from its content-hashed name with Subresource Integrity, and a page whose hash is wrong still works', async () => {
+    const code = Buffer.from(await (await server.request('/widget/v1/offer.js')).arrayBuffer());
+    const name = createHash('sha256').update(code).digest('hex').slice(0, 16);
+    const integrity = `sha384-${createHash('sha384').update(code).digest('base64')}`;
+    const tag = (sri: string) =>
+      `src="${service}/widget/v1/offer.${name}.js" integrity="${sri}" crossorigin="anonymous"`;
+    const { page, context, problems } = await open(undefined, undefined, 'en', { script: tag(integrity) });
+    await expect.poll(() => label(page).textContent()).toBe('Add shipping protection for $2.50');
+    expect(problems).toEqual([]);
+    await context.close();
+    const wrong = await open(undefined, undefined, 'en', { script: tag(`sha384-${'A'.repeat(64)}`) });
+    await wrong.page.waitForTimeout(300);
+    expect(await wrong.page.evaluate(() => customElements.get('protection-offer'))).toBeUndefined();
+    await wrong.page.getByRole('button', { name: 'Check out' }).click();
+    await wrong.page.waitForURL('**/checkout');
+    expect(submitted.at(-1)).toBe('');
+    await wrong.context.close();
   });
 
   it('is usable by keyboard alone, with targets of at least 24 x 24 px', async () => {
