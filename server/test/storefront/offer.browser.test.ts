@@ -489,6 +489,30 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
     },
   );
 
+  it('moves nothing with a deferred script that arrives late, given the one rule docs/storefront.md gives the page', async () => {
+    const rule = 'protection-offer{display:block;min-height:4em;--protection-offer-height:4em}';
+    const shifts: Record<string, number> = {};
+    for (const [name, css] of [
+      ['without the rule', undefined],
+      ['with the rule', rule],
+    ] as const) {
+      const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
+      // The page paints first; the script comes half a second later.
+      await context.route(`${service}/widget/v1/offer.js`, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return route.continue();
+      });
+      const script = `src="${service}/widget/v1/offer.js" defer`;
+      const { page } = await open(undefined, context, 'en', { script, css });
+      await expect.poll(() => label(page).textContent()).toContain('$2.50');
+      await page.waitForTimeout(300);
+      shifts[name] = await cls(page);
+      await context.close();
+    }
+    expect(shifts['without the rule']).toBeGreaterThan(0);
+    expect(shifts['with the rule']).toBe(0);
+  });
+
   it('keeps the choice the shopper made when the shopper comes back to the cart (form state restore)', async () => {
     const { page, context } = await open();
     await expect.poll(() => label(page).textContent()).toContain('$2.50');
