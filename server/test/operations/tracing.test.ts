@@ -201,6 +201,56 @@ describe('traces exported by OTLP', () => {
     expect(exported).not.toContain(installed.token);
   }, 90_000);
 
+  it("follow a request to the e-mail it caused: the message keeps the request's trace, its attempt is a span of it", async () => {
+    const shopperEmail = 'traced.mail@example.com';
+    const installed = await installedAppWithToken(database.db, secret, baseUrl, 'traced-mail', [
+      'order:update',
+      'claim:manage',
+    ]);
+    const call = (path: string, json: unknown, headers: Record<string, string> = {}) =>
+      fetch(baseUrl + path, {
+        method: path.startsWith('/v1/claims') ? 'POST' : 'PUT',
+        headers: { authorization: `Bearer ${installed.token}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(json),
+      });
+    expect((await call('/v1/orders/o-mail', orderBody({ premiumPaid: 1 }))).status).toBe(200);
+    const traceId = randomBytes(16).toString('hex');
+    const filed = await call('/v1/claims/o-mail', claimBody({ email: shopperEmail }), {
+      traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+    });
+    expect(filed.status).toBe(200);
+    const requestSpanId = /^00-[0-9a-f]{32}-([0-9a-f]{16})-01$/.exec(filed.headers.get('traceresponse') ?? '')![1]!;
+    // The outbox row carries the trace (the claim's notice: sendConfirmationEmail is on by default).
+    const message = await database.db
+      .selectFrom('mailMessages')
+      .select(['id', 'traceparent'])
+      .where('storeId', '=', installed.store.id)
+      .where('kind', '=', 'claim_filed')
+      .executeTakeFirstOrThrow();
+    expect(message.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    const attempt = await waitFor(
+      () => otlp.spans.find((s) => s.traceId === traceId && s.name === 'mail claim_filed'),
+      30_000,
+      'the mail attempt span',
+    );
+    // The attempt is the request's child (the message was written by one of its statements,
+    // itself the request's), and the job that ran it, a trace of its own, is linked.
+    const parentOfRow = message.traceparent!.split('-')[2];
+    expect(attempt).toMatchObject({ parentSpanId: parentOfRow, kind: SPAN_KIND.CLIENT });
+    expect([
+      requestSpanId,
+      ...otlp.spans.filter((s) => s.parentSpanId === requestSpanId).map((s) => s.spanId),
+    ]).toContain(parentOfRow);
+    expect(attempt.attributes).toMatchObject({ 'mail.id': message.id, 'mail.kind': 'claim_filed', 'mail.attempt': 1 });
+    const job = await waitFor(
+      () => otlp.spans.find((s) => s.spanId === attempt.links[0]?.spanId),
+      10_000,
+      'the mail job span',
+    );
+    expect(job).toMatchObject({ name: 'job mail_send', kind: SPAN_KIND.CONSUMER });
+    expect(JSON.stringify(otlp.spans)).not.toContain(shopperEmail);
+  }, 60_000);
+
   it('count delivery attempts by outcome, jobs by task and idempotent replays', async () => {
     const installed = await installedAppWithToken(
       database.db,
