@@ -201,6 +201,50 @@ describe('traces exported by OTLP', () => {
     expect(exported).not.toContain(installed.token);
   }, 90_000);
 
+  it('give a batched queue write a trace of its own, linked to every request whose jobs it queued', async () => {
+    const installed = await installedAppWithToken(database.db, secret, baseUrl, 'traced-batch', ['order:update'], {
+      webhookUrl: `${hooks.url}/batched`,
+      webhookTopics: ['protection/added'],
+    });
+    // Changes at once, so that their deliveries' jobs are queued by shared writes.
+    const traces = Array.from({ length: 6 }, () => randomBytes(16).toString('hex'));
+    const answers = await Promise.all(
+      traces.map((traceId, i) =>
+        fetch(`${baseUrl}/v1/orders/o-batched-${i}`, {
+          method: 'PUT',
+          headers: {
+            authorization: `Bearer ${installed.token}`,
+            'content-type': 'application/json',
+            traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+          },
+          body: JSON.stringify(orderBody({ premiumPaid: 1 })),
+        }),
+      ),
+    );
+    const requestSpans = answers.map((res) => {
+      expect(res.status).toBe(200);
+      return /^00-[0-9a-f]{32}-([0-9a-f]{16})-01$/.exec(res.headers.get('traceresponse') ?? '')![1]!;
+    });
+    await waitFor(() => (hooks.at('/batched').length >= traces.length ? true : undefined), 30_000, 'the webhooks');
+    const batches = () => otlp.spans.filter((s) => s.name === 'batch queueDue');
+    // Every request is linked from the write that queued its delivery's job...
+    for (const spanId of requestSpans) {
+      await waitFor(
+        () => batches().find((b) => b.links.some((l) => l.spanId === spanId)),
+        10_000,
+        `the batch write linked to request span ${spanId}`,
+      );
+    }
+    for (const batch of batches().filter((b) => b.links.some((l) => requestSpans.includes(l.spanId)))) {
+      // ...which is the root of a trace of its own, holding its statements, in no request's trace.
+      expect(batch.parentSpanId).toBe('');
+      expect(traces).not.toContain(batch.traceId);
+      expect(otlp.spans.some((s) => s.parentSpanId === batch.spanId && s.name.startsWith('pg '))).toBe(true);
+    }
+    const queueing = (s: ExportedSpan) => String(s.attributes['db.query.text']).includes('set queued_at = now()');
+    expect(otlp.spans.filter((s) => traces.includes(s.traceId) && queueing(s))).toEqual([]);
+  }, 60_000);
+
   it("follow a request to the e-mail it caused: the message keeps the request's trace, its attempt is a span of it", async () => {
     const shopperEmail = 'traced.mail@example.com';
     const installed = await installedAppWithToken(database.db, secret, baseUrl, 'traced-mail', [
