@@ -4,10 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/free-port';
 import { claimBody, orderBody } from '../harness/claims';
+import { pageSession } from '../harness/dashboard';
 import { installedAppWithToken } from '../harness/fixtures';
 import type { ServiceProcess } from '../harness/processes';
 import { sample, scrape } from '../harness/prometheus';
-import { cloneDatabase } from '../harness/server';
+import { cloneDatabase, type TestServer } from '../harness/server';
 import { answer, type Receiver, startDeliveryProcess, startReceiver } from '../harness/webhooks';
 
 /** One span as an OTLP/HTTP JSON export carries it, its attributes flattened. */
@@ -293,6 +294,54 @@ describe('traces exported by OTLP', () => {
     );
     expect(job).toMatchObject({ name: 'job mail_send', kind: SPAN_KIND.CONSUMER });
     expect(JSON.stringify(otlp.spans)).not.toContain(shopperEmail);
+  }, 60_000);
+
+  it("hold a dashboard form's POST in one trace: the page's span names the store and the person, its API calls are its children", async () => {
+    const installed = await installedAppWithToken(database.db, secret, baseUrl, 'traced-page', [
+      'order:update',
+      'claim:manage',
+    ]);
+    const api = (method: string, path: string, json: unknown) =>
+      fetch(baseUrl + path, {
+        method,
+        headers: { authorization: `Bearer ${installed.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      });
+    expect((await api('PUT', '/v1/orders/o-page', orderBody({ premiumPaid: 1 }))).status).toBe(200);
+    expect((await api('POST', '/v1/claims/o-page', claimBody())).status).toBe(200);
+    const { id: claimId } = await database.db
+      .selectFrom('claims')
+      .select('id')
+      .where('storeId', '=', installed.store.id)
+      .executeTakeFirstOrThrow();
+    const session = await pageSession(
+      { baseUrl, request: (path: string, init?: RequestInit) => fetch(baseUrl + path, init) } as unknown as TestServer,
+      { email: installed.user.email, password: installed.password },
+    );
+    const traceId = randomBytes(16).toString('hex');
+    const posted = await fetch(`${baseUrl}/dashboard/stores/${installed.store.id}/claims/${claimId}/note`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: session.cookie,
+        origin: baseUrl,
+        'content-type': 'application/x-www-form-urlencoded',
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      },
+      body: new URLSearchParams({ csrf: session.csrf, note: 'Called the carrier' }),
+    });
+    expect(posted.status).toBe(303);
+    const pageSpanId = /^00-[0-9a-f]{32}-([0-9a-f]{16})-01$/.exec(posted.headers.get('traceresponse') ?? '')![1]!;
+    const page = await waitFor(() => otlp.spans.find((s) => s.spanId === pageSpanId), 10_000, 'the page span');
+    expect(page).toMatchObject({ traceId, name: 'POST /dashboard/stores/:storeId/claims/:claimId/note' });
+    expect(page.attributes).toMatchObject({ 'app.store_id': installed.store.id, 'app.user_id': installed.user.id });
+    const note = await waitFor(
+      () => otlp.spans.find((s) => s.traceId === traceId && s.name === 'POST /v1/claims/:claimId/notes'),
+      10_000,
+      'the API call span',
+    );
+    expect(note).toMatchObject({ parentSpanId: pageSpanId, kind: SPAN_KIND.SERVER });
+    expect(note.attributes).toMatchObject({ 'app.store_id': installed.store.id, 'http.response.status_code': 201 });
   }, 60_000);
 
   it('count delivery attempts by outcome, jobs by task and idempotent replays', async () => {
