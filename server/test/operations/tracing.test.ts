@@ -344,7 +344,7 @@ describe('traces exported by OTLP', () => {
     expect(note.attributes).toMatchObject({ 'app.store_id': installed.store.id, 'http.response.status_code': 201 });
   }, 60_000);
 
-  it('count delivery attempts by outcome, jobs by task and idempotent replays', async () => {
+  it('count delivery and e-mail attempts by outcome, jobs by task and idempotent replays', async () => {
     const installed = await installedAppWithToken(
       database.db,
       secret,
@@ -387,5 +387,11 @@ describe('traces exported by OTLP', () => {
       count(text, 'job_duration_seconds_count', { task: 'webhook_deliver', outcome: 'completed' });
     await expect.poll(async () => jobs(await scrape(metricsUrl)), { timeout: 10_000 }).toBeGreaterThan(jobs(before));
     expect(count(after, 'idempotent_replays_total', { route: '/v1/claims/:sourceOrderId' })).toBe(1);
+    // The claim's notice to the shopper: one send attempt more (not_sent here: no SMTP server).
+    const mails = (text: string) => count(text, 'mail_attempt_duration_seconds_count', {});
+    await expect.poll(async () => mails(await scrape(metricsUrl)), { timeout: 10_000 }).toBeGreaterThan(mails(before));
+    expect(
+      count(await scrape(metricsUrl), 'mail_attempt_duration_seconds_count', { outcome: 'not_sent' }),
+    ).toBeGreaterThan(0);
   }, 60_000);
 });

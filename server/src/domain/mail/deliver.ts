@@ -158,7 +158,10 @@ export async function mailFacts(
   };
 }
 
-/** Runs one job: one attempt of one message, if it is still due and nobody else holds it. */
+/**
+ * Runs one job: one attempt of one message, if it is still due and nobody else holds it.
+ * `attempted` sees the attempt's outcome and how long the send took (the process's figures).
+ */
 export async function runMail(
   db: Db,
   settings: MailSettings,
@@ -166,6 +169,7 @@ export async function runMail(
   mailer: Mailer,
   logger: Logger,
   id: string,
+  attempted?: (outcome: SendResult['outcome'], seconds: number) => void,
 ): Promise<void> {
   const token = crypto.randomUUID();
   const leased = await takeLease(db, id, token, leaseMs(settings));
@@ -174,9 +178,11 @@ export async function runMail(
     ? await memberMailFacts(db, id, leased.kind, links)
     : await mailFacts(db, id, leased.kind, links.claimUrlOf);
   const rendered = 'link' in f ? renderMemberMail(f) : renderMail(f);
+  const started = performance.now();
   const result = await tracedSend(id, leased, () =>
     mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...rendered }),
   );
+  attempted?.(result.outcome, (performance.now() - started) / 1000);
   const status = await recordOutcome(db, settings, id, token, leased.attemptCount + 1, result);
   // D42: the id, kind and outcome only; never the address or the text.
   const line = { mail: id, kind: leased.kind, attempt: leased.attemptCount + 1, status };
