@@ -2849,7 +2849,8 @@ export interface AppsRoutes {
    * List the app's webhook events — `GET /v1/apps/:clientId/events`
    *
    * The app's events with their delivery attempts, cursor-paged as the claim list (D24) and
-   * filterable by status pending, delivered or failed (D34).
+   * filterable by status pending, delivered or failed (D34). Each body is the one the app is
+   * sent: in the API version the app was pinned to when the event was recorded (D44).
    */
   listEvents(args: {
     /** Path parameters. */

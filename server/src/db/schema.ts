@@ -583,6 +583,8 @@ export interface MailMessagesTable {
   leaseToken: ColumnType<string | null, string | null | undefined, string | null>;
   sentAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The W3C traceparent of the change that wrote it, when tracing was on: its attempts join that trace. */
+  traceparent: ColumnType<string | null, string | null | undefined, never>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
