@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database';
 import {
+  foldInProgress,
   foldRollups,
   type Rollup,
   rollupRows as readerRows,
@@ -251,6 +252,42 @@ describe('analytics day rollups (D52)', () => {
       }),
     ).rejects.toThrow('rolled back');
     await foldRollups(server.db);
+    await foldRest();
+    expect(await rolled(storeId, server.db, 'days')).toEqual(await agree(storeId));
+  });
+
+  it('fold in rounds of a few things each, every figure exact between the rounds, writes between them too', async () => {
+    const storeId = s.owner.store.id;
+    await foldRest();
+    const placed = (i: number) => `2026-06-0${(i % 3) + 1}T08:00:00Z`;
+    for (let i = 1; i <= 7; i++)
+      await s.putOrder(`round-${i}`, {
+        sourceCreatedAt: placed(i),
+        premiumPaid: i % 2 ? 1.5 : 0,
+        currency: i % 2 ? 'USD' : 'EUR',
+      });
+    // Every claim of the store filed a day earlier: each claim and each of its resolutions changed.
+    await sql`update claims set created_at = created_at - interval '1 day' where store_id = ${storeId}`.execute(
+      server.db,
+    );
+    let expected = await agree(storeId);
+    // One round per call, two things per day table each: a fold of several short transactions.
+    let inProgress = 0;
+    for (let round = 0; round < 200 && (inProgress === 0 || (await foldInProgress(server.db))); round++) {
+      if ((await foldRollups(server.db, { limit: 2, budgetMs: 0 })) === 0)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!(await foldInProgress(server.db))) continue;
+      inProgress++;
+      expect(await rolled(storeId)).toEqual(expected);
+      if (inProgress === 2) {
+        // Between rounds: a thing an earlier round counted changes, and a new one comes.
+        await s.putOrder('round-1', { sourceCreatedAt: placed(2), premiumPaid: 0, currency: 'EUR' });
+        await s.putOrder('round-8', { sourceCreatedAt: placed(8), premiumPaid: 2 });
+        expected = await agree(storeId);
+      }
+    }
+    expect(inProgress).toBeGreaterThan(2);
+    expect(await rolled(storeId)).toEqual(expected);
     await foldRest();
     expect(await rolled(storeId, server.db, 'days')).toEqual(await agree(storeId));
   });
