@@ -669,6 +669,8 @@ export interface AnalyticsClaimCountedTable {
   claims: number;
   decided: number;
   approved: number;
+  /** Hours from filing to the first decision, null while undecided (the median's, D52). */
+  decisionHours: Nullable<number>;
 }
 
 export interface AnalyticsPaidCountedTable {

@@ -2,10 +2,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database';
 import {
+  countedRows,
   foldInProgress,
   foldRollups,
   type Rollup,
   rollupRows as readerRows,
+  rollupWatermark,
   unfoldedRollups,
 } from '../../src/domain/analytics/rollups';
 import { CLAIM_TEST_SCOPES, type ClaimStore, claimStore } from '../harness/claims';
@@ -101,9 +103,31 @@ describe('analytics day rollups (D52)', () => {
     return folded;
   };
 
+  /**
+   * The median hours to a first decision as the summary reads it (the claim ledger's hours, with
+   * what changed since the fold read from the rows) and counted from scratch: the same.
+   */
+  const sameMedian = async (storeId: string) => {
+    const read = countedRows('analytics_claim_days', await rollupWatermark(server.db));
+    const { rows } = await sql<{ read: string | null; counted: string | null }>`
+      select
+        (select (percentile_cont(0.5) within group (order by decision_hours))::text
+         from ${read} r where store_id = ${storeId} and decision_hours is not null) as read,
+        (select (percentile_cont(0.5) within group (order by extract(epoch from d.created_at - c.created_at) / 3600))::text
+         from claims c join lateral (
+           select created_at from claim_state_changes
+           where claim_id = c.id and to_state in ('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND', 'DENIED', 'DISMISSED')
+           order by id limit 1
+         ) d on true
+         where c.store_id = ${storeId} and c.deleted_at is null) as counted`.execute(server.db);
+    expect(rows[0]!.read).toBe(rows[0]!.counted);
+    return rows[0]!.counted;
+  };
+
   const agree = async (storeId: string) => {
     const expected = await counted(storeId);
     expect(await rolled(storeId)).toEqual(expected);
+    await sameMedian(storeId);
     return expected;
   };
 
@@ -283,6 +307,11 @@ describe('analytics day rollups (D52)', () => {
         // Between rounds: a thing an earlier round counted changes, and a new one comes.
         await s.putOrder('round-1', { sourceCreatedAt: placed(2), premiumPaid: 0, currency: 'EUR' });
         await s.putOrder('round-8', { sourceCreatedAt: placed(8), premiumPaid: 2 });
+        // A first decision an hour later: the median moves, read at once.
+        const before = await sameMedian(storeId);
+        await sql`update claim_state_changes set created_at = created_at + interval '1 hour'
+          where claim_id in (select id from claims where store_id = ${storeId})`.execute(server.db);
+        expect(await sameMedian(storeId)).not.toBe(before);
         expected = await agree(storeId);
       }
     }

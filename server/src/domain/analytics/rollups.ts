@@ -34,6 +34,7 @@ export const ROLLUPS = {
   analytics_order_days: {
     key: ['store_id', 'day', 'currency'],
     sums: ['orders', 'protected_orders', 'premiums'],
+    kept: [],
     ledger: 'analytics_order_counted',
     entity: 'order_id',
     changed: [
@@ -55,6 +56,8 @@ export const ROLLUPS = {
   analytics_claim_days: {
     key: ['store_id', 'day'],
     sums: ['claims', 'decided', 'approved'],
+    // The hours from filing to the first decision, for the median (migration 20261130500100).
+    kept: ['decision_hours'],
     ledger: 'analytics_claim_counted',
     entity: 'claim_id',
     changed: [
@@ -64,9 +67,10 @@ export const ROLLUPS = {
     now: `
       select c.id as claim_id, c.store_id, ${DAY('c.created_at')} as day, 1 as claims,
         case when d.to_state is not null then 1 else 0 end as decided,
-        case when d.to_state in ${APPROVING} then 1 else 0 end as approved
+        case when d.to_state in ${APPROVING} then 1 else 0 end as approved,
+        (extract(epoch from d.created_at - c.created_at) / 3600)::float8 as decision_hours
       from claims c left join lateral (
-        select s.to_state from claim_state_changes s
+        select s.to_state, s.created_at from claim_state_changes s
         where s.claim_id = c.id and s.to_state in ${DECIDING} order by s.id limit 1
       ) d on true
       where c.id in (select id from changed) and c.deleted_at is null`,
@@ -74,6 +78,7 @@ export const ROLLUPS = {
   analytics_paid_days: {
     key: ['store_id', 'day', 'resolution_type', 'currency'],
     sums: ['resolutions', 'amount'],
+    kept: [],
     ledger: 'analytics_paid_counted',
     entity: 'resolution_id',
     changed: [
@@ -153,6 +158,22 @@ export function rollupRows(table: Rollup, watermark?: string): RawBuilder<unknow
     ))`);
 }
 
+/**
+ * A day table's ledger as a reader must see it: one row per counted thing (its key, sums and
+ * kept columns), the ledger's row of what has not changed since the fold's watermark and the
+ * figures now of what has, in one statement. For what cannot be added up by day (the median
+ * of the claims' `decision_hours`).
+ */
+export function countedRows(table: Rollup, watermark: string): RawBuilder<unknown> {
+  const { key, sums, kept, ledger, entity } = ROLLUPS[table];
+  if (!XID.test(watermark)) throw new Error(`not a transaction id: ${watermark}`);
+  const columns = list([entity, ...key, ...sums, ...kept]);
+  return sql.raw(`(
+    with ${changes(table, (column) => `${column} >= '${watermark}'::xid8`)}
+    select ${columns} from ${ledger} where ${entity} not in (select id from changed)
+    union all select ${columns} from now)`);
+}
+
 /** The things a round of a fold counts per day table, at most: a round is a short transaction. */
 export const FOLD_CHUNK = 5_000;
 
@@ -166,14 +187,13 @@ async function foldTable(
   range: Range,
   chunk: { after: string | null; limit: number },
 ): Promise<{ folded: number; last: string | null }> {
-  const { key, sums, ledger, entity } = ROLLUPS[table];
+  const { key, sums, kept, ledger, entity } = ROLLUPS[table];
+  const counted = list([entity, ...key, ...sums, ...kept]);
   const onto = sums.map((c) => `${c} = t.${c} + excluded.${c}`).join(', ');
   const { rows } = await sql<{ folded: number; last: string | null }>`${sql.raw(`
     with ${changes(table, range, chunk)},
     old as (delete from ${ledger} l where l.${entity} in (select id from changed) returning l.*),
-    counted as (
-      insert into ${ledger} (${entity}, ${list([...key, ...sums])}) select ${entity}, ${list([...key, ...sums])} from now
-    ),
+    counted as (insert into ${ledger} (${counted}) select ${counted} from now),
     delta as (
       select ${list([...key, ...sums])} from now union all select ${list(key)}, ${negated(sums)} from old
     ),
