@@ -104,7 +104,12 @@ async function paidOut(db: Db, storeId: string, p: Period, watermark: string): P
 
 const TOP = 5;
 
-/** The period's claims per issue type, product and carrier, most claims first (ties by name). */
+/**
+ * The period's claims per issue type, product and carrier, most claims first (ties by name),
+ * three statements side by side on the pool. Each counts the distinct (claim, name) pairs of
+ * the period's claim items (hashed, where `count(distinct)` sorted every item per name), and
+ * only the first products are looked up for their names.
+ */
 async function tops(db: Db, storeId: string, p: Period) {
   const { start, end } = periodBounds(p);
   const items = sql`
@@ -113,22 +118,24 @@ async function tops(db: Db, storeId: string, p: Period) {
     where c.store_id = ${storeId} and c.deleted_at is null and c.created_at >= ${start} and c.created_at < ${end}`;
   const [issues, products, carriers] = await Promise.all([
     sql<{ issueType: string; claims: string }>`
-      with i as (${items}) select issue_type, count(distinct claim_id)::text as claims
-      from i where issue_type is not null group by 1 order by count(distinct claim_id) desc, 1 limit ${TOP}`.execute(
-      db,
-    ),
+      with i as (${items}) select issue_type, count(*)::text as claims
+      from (select distinct claim_id, issue_type from i where issue_type is not null) d
+      group by 1 order by count(*) desc, 1 limit ${TOP}`.execute(db),
     sql<{ sourceProductId: string; name: string | null; claims: string }>`
-      with i as (${items}) select i.source_product_id, max(pr.name) as name, count(distinct i.claim_id)::text as claims
-      from i left join products pr on pr.store_id = ${storeId} and pr.product_id = i.source_product_id
-      where i.source_product_id is not null group by 1 order by count(distinct i.claim_id) desc, 1 limit ${TOP}`.execute(
-      db,
-    ),
+      with i as (${items}), top as (
+        select source_product_id, count(*) as claims
+        from (select distinct claim_id, source_product_id from i where source_product_id is not null) d
+        group by 1 order by count(*) desc, 1 limit ${TOP}
+      )
+      select t.source_product_id, pr.name, t.claims::text as claims
+      from top t left join products pr on pr.store_id = ${storeId} and pr.product_id = t.source_product_id
+      order by t.claims desc, 1`.execute(db),
     sql<{ carrier: string; claims: string }>`
-      with i as (${items}) select f.tracking_company as carrier, count(distinct i.claim_id)::text as claims
-      from i join fulfillments f on f.order_id = i.order_id and f.source_fulfillment_id = i.source_fulfillment_id
-      where f.tracking_company is not null group by 1 order by count(distinct claim_id) desc, 1 limit ${TOP}`.execute(
-      db,
-    ),
+      with i as (${items}) select tracking_company as carrier, count(*)::text as claims from (
+        select distinct i.claim_id, f.tracking_company from i
+        join fulfillments f on f.order_id = i.order_id and f.source_fulfillment_id = i.source_fulfillment_id
+        where f.tracking_company is not null
+      ) d group by 1 order by count(*) desc, 1 limit ${TOP}`.execute(db),
   ]);
   const n = <T extends { claims: string }>(rows: T[]) => rows.map((r) => ({ ...r, claims: Number(r.claims) }));
   return { topIssueTypes: n(issues.rows), topProducts: n(products.rows), topCarriers: n(carriers.rows) };
