@@ -671,6 +671,8 @@ export interface AnalyticsClaimCountedTable {
   claims: number;
   decided: number;
   approved: number;
+  /** Hours from filing to the first decision, null while undecided (the median's, D52). */
+  decisionHours: Nullable<number>;
 }
 
 export interface AnalyticsPaidCountedTable {
@@ -687,6 +689,9 @@ export interface AnalyticsPaidCountedTable {
 export interface AnalyticsFoldTable {
   one: Generated<boolean>;
   xid: string;
+  /** D52: a fold in rounds, the watermark it folds up to and the last id counted per day table. */
+  foldTo: string | null;
+  foldAfter: Record<string, string | null> | null;
 }
 
 /** The store audit log (D53): one row per store an act concerns. */
