@@ -45,7 +45,7 @@ export function claimFormPages(ctx: RouteContext, sessions: BrowserSessions): Ro
     CLAIM_FORM_PATH,
     wrap(async (req, res) => {
       const store = await storeOf(ctx, req);
-      await page(req, res, store ? { step: 'lookup', store } : { step: 'unknown' }, 200);
+      await (store ? page(req, res, { step: 'lookup', store }, 200) : page(req, res, { step: 'unknown' }, 404));
     }),
   );
 
