@@ -47,7 +47,7 @@ function inIssueOrder(types: readonly string[]): TIssueType[] {
 
 /**
  * D56: the issue types for which a store's claims need photos (the shopper's claim form asks
- * for them, and a claim filed without one for such a type is worth a look, D57). The default
+ * for them, and a claim filed without one for such a type is worth a look). The default
  * types when the store is unknown.
  */
 export async function photosRequiredFor(db: Db, storeId: string): Promise<TIssueType[]> {
