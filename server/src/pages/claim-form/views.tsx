@@ -108,7 +108,9 @@ export function ClaimFormPage(props: {
       <section class="card stack" aria-labelledby="title">
         <h1 id="title">Your order {order.orderNumber}</h1>
         <p>Choose the items the claim is about and tell {store.name} what happened.</p>
-        {claimable.length === 0 ? (
+        {order.lines.length === 0 ? (
+          <p>The items of this order are not known here. Contact {store.name} about it.</p>
+        ) : claimable.length === 0 ? (
           <p>Every item of this order is in a claim already. The e-mail you received links to each claim.</p>
         ) : (
           <ClaimForm {...props} />
@@ -212,7 +214,7 @@ function LineFields(props: {
       </textarea>
       <label for={`photos-${i}`}>Photos</label>
       <p class="muted" id={`photos-hint-${i}`}>
-        JPEG, PNG, WebP or HEIC, up to 10 MB each. Needed when: {photoNeeds(props.photosFor)}.
+        JPEG, PNG, WebP or HEIC, up to 10 MB each. Needed for: {photoNeeds(props.photosFor)}.
       </p>
       <input
         id={`photos-${i}`}
@@ -236,7 +238,7 @@ function LineFields(props: {
 }
 
 const photoNeeds = (types: readonly TIssueType[]) =>
-  types.length === 0 ? 'never' : types.map((t) => ISSUE_WORDS[t].toLowerCase()).join('; ');
+  types.length === 0 ? 'never' : types.map((t) => `"${ISSUE_WORDS[t]}"`).join(', ');
 
 export function UnknownStorePage() {
   return (
