@@ -721,6 +721,9 @@ export type TStoreCreditType = 'GIFT_CARD' | 'DISCOUNT_CODE';
 
 export type TCalcMethod = 'flat' | 'percentage';
 
+/** Issue types for which the shopper claim form requires photos (D56) */
+export type TPhotosRequiredFor = TIssueType[];
+
 export interface TMerchantSettingsUpdate {
   enableCancelAfterPurchase?: boolean;
   cancelAfterPurchaseDurationSeconds?: number;
@@ -732,6 +735,8 @@ export interface TMerchantSettingsUpdate {
   storeCreditBonus?: number;
   storeCreditBonusType?: TCalcMethod;
   storeCreditMaxPercentage?: number;
+  /** Issue types for which the shopper claim form requires photos (D56) */
+  photosRequiredFor?: TPhotosRequiredFor;
 }
 
 export interface TMerchantSettings {
@@ -745,6 +750,8 @@ export interface TMerchantSettings {
   storeCreditBonus: number;
   storeCreditBonusType: TCalcMethod;
   storeCreditMaxPercentage: number;
+  /** Issue types for which the shopper claim form requires photos (D56) */
+  photosRequiredFor: TPhotosRequiredFor;
   /** null when the last write came from the dashboard */
   updatedByApplicationId: string | null;
   updatedAt: string;

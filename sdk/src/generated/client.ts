@@ -762,6 +762,9 @@ export type TStoreCreditType = 'GIFT_CARD' | 'DISCOUNT_CODE';
 
 export type TCalcMethod = 'flat' | 'percentage';
 
+/** Issue types for which the shopper claim form requires photos (D56) */
+export type TPhotosRequiredFor = TIssueType[];
+
 export interface TMerchantSettingsUpdate {
   enableCancelAfterPurchase?: boolean;
   cancelAfterPurchaseDurationSeconds?: number;
@@ -773,6 +776,8 @@ export interface TMerchantSettingsUpdate {
   storeCreditBonus?: number;
   storeCreditBonusType?: TCalcMethod;
   storeCreditMaxPercentage?: number;
+  /** Issue types for which the shopper claim form requires photos (D56) */
+  photosRequiredFor?: TPhotosRequiredFor;
 }
 
 export interface TMerchantSettings {
@@ -786,6 +791,8 @@ export interface TMerchantSettings {
   storeCreditBonus: number;
   storeCreditBonusType: TCalcMethod;
   storeCreditMaxPercentage: number;
+  /** Issue types for which the shopper claim form requires photos (D56) */
+  photosRequiredFor: TPhotosRequiredFor;
   /** null when the last write came from the dashboard */
   updatedByApplicationId: string | null;
   updatedAt: string;
