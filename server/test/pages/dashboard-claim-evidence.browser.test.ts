@@ -1,0 +1,134 @@
+import type { TFile } from '@protection-service/contract';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, expectAccessible, launchChromium, NO_CHROMIUM, screenshots } from '../harness/browser';
+import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
+import { signedInPage } from '../harness/dashboard';
+import { gpsJpeg, gpsPng, pdf, upload } from '../harness/files';
+import { startTestServer, type TestServer } from '../harness/server';
+
+/**
+ * The evidence on the dashboard's claim page (D56, D57), in headless Chromium against a real
+ * server: the service's own photos of the items and of the messages as thumbnails at once,
+ * loaded from their file links; its PDFs as links; any other address never fetched until the
+ * person presses "Show photos"; axe clean; nothing sideways at 390 px.
+ */
+if (!CHROMIUM) console.warn(`[pages] dashboard claim evidence browser tests skipped: ${NO_CHROMIUM}`);
+
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** Each image of the page's main region with whether the browser decoded it. */
+const shownImages = (page: Page) =>
+  page
+    .locator('main img')
+    .evaluateAll((images) =>
+      (images as HTMLImageElement[]).map((img) => ({ src: img.src, decoded: img.complete && img.naturalWidth > 0 })),
+    );
+
+describe.skipIf(!CHROMIUM)("the claim page's evidence in headless Chromium (D56)", { timeout: 120_000 }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let shop: ClaimStore;
+
+  beforeAll(async () => {
+    server = await startTestServer({}, { rateLimits: { token: 1e9 } });
+    shop = await claimStore(server, 'dash-evidence');
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const uploaded = async (bytes: Uint8Array, name: string, type: string): Promise<TFile> => {
+    const res = await upload(server, shop.token, bytes, name, type);
+    expect(res.status, await res.clone().text()).toBe(201);
+    return ((await res.json()) as { data: TFile }).data;
+  };
+
+  it('shows its own photos at once, PDFs as links, and fetches other addresses only on "Show photos"', async () => {
+    const [photo, later, receipt] = await Promise.all([
+      uploaded(await gpsJpeg(), 'parcel.jpg', 'image/jpeg'),
+      uploaded(await gpsPng(), 'closer.png', 'image/png'),
+      uploaded(pdf(), 'receipt.pdf', 'application/pdf'),
+    ]);
+    const elsewhere = 'https://images.example/lamp.png';
+    const inMessage = 'https://images.example/box.png';
+    await shop.putOrder('o-evidence', {
+      lineItems: [{ sourceItemId: 'li-lamp', name: 'Brass desk lamp', quantity: 2 }],
+    });
+    const claimId = await shop.fileId(
+      'o-evidence',
+      claimBody({
+        fulfillmentIssues: [
+          { issues: [{ issueType: 'DAMAGED', quantity: 1, sourceItemId: 'li-lamp', images: [photo.url, elsewhere] }] },
+        ],
+      }),
+    );
+    const message = await shop.post(`/v1/claims/${claimId}/messages`, {
+      message: 'Closer, and the receipt',
+      senderType: 'customer',
+      medias: [later.url, receipt.url, inMessage],
+    });
+    expect(message.status).toBe(200);
+
+    const { context, page } = await signedInPage(browser, server, {
+      email: shop.owner.user.email,
+      password: shop.owner.password,
+    });
+    const foreign: string[] = [];
+    const own: string[] = [];
+    await context.route('https://images.example/**', (route) => {
+      foreign.push(route.request().url());
+      return route.fulfill({ contentType: 'image/png', body: PNG });
+    });
+    page.on('request', (r) => {
+      if (r.url().startsWith(`${server.baseUrl}/files/`)) own.push(r.url());
+    });
+    try {
+      const claimUrl = `${server.baseUrl}/dashboard/stores/${shop.owner.store.id}/claims/${claimId}`;
+      const first = await page.goto(claimUrl);
+      const csp = first!.headers()['content-security-policy'];
+      expect(csp).toContain(`img-src 'self' ${new URL(server.baseUrl).origin};`);
+      expect(csp).not.toContain('https:');
+      // The two photos as thumbnails, decoded, each a link to itself; the PDF a link.
+      await expect
+        .poll(() => shownImages(page))
+        .toEqual([
+          { src: photo.url, decoded: true },
+          { src: later.url, decoded: true },
+        ]);
+      expect(await page.getByRole('link', { name: 'Brass desk lamp, file 1' }).getAttribute('href')).toBe(photo.url);
+      expect(await page.getByRole('img', { name: 'Message 1, file 1' }).count()).toBe(1);
+      expect(await page.getByRole('link', { name: 'Message 1, file 2 (PDF, downloads)' }).getAttribute('href')).toBe(
+        receipt.url,
+      );
+      expect(own.sort()).toEqual([photo.url, later.url].sort());
+      const text = await page.locator('main').innerText();
+      expect(text.match(/1 photo elsewhere/g)).toHaveLength(2);
+      // Nothing of the other host was asked for.
+      expect(foreign).toEqual([]);
+      await expectAccessible(browser, page, 'claim page with its evidence');
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      ).toBe(0);
+      await expectAccessible(browser, page, 'claim page with its evidence at 390 px');
+      await screenshots(page, 'dashboard-claim-evidence');
+      expect(foreign).toEqual([]);
+
+      await page.getByRole('link', { name: 'Show photos' }).click();
+      await expect.poll(() => page.url()).toContain('photos=1');
+      // Photos load lazily: the message's as it comes into view.
+      await page.getByRole('img', { name: 'Message 1, sent by the shopper (1)' }).scrollIntoViewIfNeeded();
+      await expect.poll(() => foreign.sort()).toEqual([inMessage, elsewhere].sort());
+      expect((await shownImages(page)).map((i) => i.src)).toEqual([photo.url, elsewhere, later.url, inMessage]);
+      expect(await page.getByRole('link', { name: 'Show photos' }).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+});
