@@ -294,4 +294,51 @@ describe.each(['local', 's3'] as const)('files on %s storage (D56)', (backend) =
     expect((await content(photo.id)).status).toBe(200);
     expect((await content(later.id)).status).toBe(200);
   });
+
+  it('of two claims racing to attach one new file exactly one files, the other 422 naming the item, nothing half-written', async () => {
+    const named = (url: string) =>
+      claimBody({
+        fulfillmentIssues: [
+          {
+            issues: [
+              { issueType: 'DAMAGED', quantity: 1, sourceItemId: 'li', images: ['https://elsewhere.example/a.png'] },
+              { issueType: 'DAMAGED', quantity: 1, sourceItemId: 'li', images: [url] },
+            ],
+          },
+        ],
+      });
+    const claimsOn = (order: string) =>
+      server.db
+        .selectFrom('claims')
+        .select('id')
+        .where('storeId', '=', s.owner.store.id)
+        .where('sourceOrderId', '=', order)
+        .execute();
+    // Several rounds, each on two orders of its own: only the file is shared, so only its lock orders them.
+    for (let round = 0; round < 4; round++) {
+      const photo = await uploaded(await upload(server, s.token, await gpsJpeg()));
+      const orders = [`race-${backend}-${round}-a`, `race-${backend}-${round}-b`];
+      for (const order of orders) await s.putOrder(order, { lineItems: [{ sourceItemId: 'li', quantity: 3 }] });
+      const answers = await Promise.all(orders.map((order) => s.file(order, named(photo.url))));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 422]);
+      const loser = answers.findIndex((a) => a.status === 422);
+      expect((await errorOf(answers[loser]!)).message).toBe(
+        'body.fulfillmentIssues.0.issues.1.images.0: names a file already attached to another claim',
+      );
+      const winner = answers[1 - loser]!.headers.get('location')!.replace('/v1/claims/', '');
+      // The loser wrote nothing: no claim, no item, no event; the file is the winner's alone.
+      expect(await claimsOn(orders[loser]!)).toEqual([]);
+      expect((await claimsOn(orders[1 - loser]!)).map((c) => c.id)).toEqual([winner]);
+      const row = await server.db
+        .selectFrom('files')
+        .select('claimId')
+        .where('id', '=', photo.id)
+        .executeTakeFirstOrThrow();
+      expect(row.claimId).toBe(winner);
+      const events = await sql<{ n: string }>`
+        select count(*) as n from webhook_events where topic = 'claim/created' and body->>'sourceOrderId' = ${orders[loser]!}
+      `.execute(server.db);
+      expect(Number(events.rows[0]!.n)).toBe(0);
+    }
+  });
 });
