@@ -878,7 +878,7 @@ export interface FilesTable {
   linkId: string;
   storageKey: string;
   /**
-   * A 64-bit perceptual hash of a photo, to find one reused on another claim; not computed yet.
+   * A 64-bit perceptual hash of a photo (domain/files/perceptual-hash.ts), computed at upload (D57).
    * int8 parses to a JS number, which cannot hold 64 bits: read it as text in SQL.
    */
   perceptualHash: ColumnType<number | null, string | null | undefined, string | null>;
