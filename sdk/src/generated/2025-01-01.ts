@@ -400,6 +400,18 @@ export interface TWebhookClaimItem {
   issueType: TIssueType | null;
 }
 
+export type TRiskLevel = 'low' | 'medium' | 'high';
+
+export type TRiskSignalCode = 'repeat_claimer' | 'photo_reused' | 'carrier_delivered' | 'filed_before_delivery' | 'amount_outlier' | 'missing_photos';
+
+export interface TRiskSignal {
+  code: TRiskSignalCode;
+  /** The signal in words, with its evidence (D57) */
+  detail: string;
+  /** The store's other claims the signal points at (D57) */
+  relatedClaimIds: string[];
+}
+
 /** claim/created body (D22) */
 export interface TClaimCreatedBody {
   claimId: string;
@@ -410,6 +422,11 @@ export interface TClaimCreatedBody {
   /** `NEW` for a freshly filed claim (D22) */
   claimState: TClaimState;
   items: TWebhookClaimItem[];
+  /** The claim's risk as it was filed (D57): informs, never decides */
+  risk: {
+    level: TRiskLevel;
+    signals: TRiskSignal[];
+  };
 }
 
 export interface TDeliveryAttempt {
@@ -1166,6 +1183,12 @@ export interface TClaimPolicy {
   removedAt: string | null;
   deletedAt: string | null;
   hybridOperator: THybridOperator;
+}
+
+/** What the store's own data says against the claim (D57): informs, never decides */
+export interface TClaimRisk {
+  level: TRiskLevel;
+  signals: TRiskSignal[];
 }
 
 export interface TFulfillmentItem {
@@ -3236,6 +3259,8 @@ export interface OrdersRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }[]> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
   /**
    * List an order's fulfillments — `GET /v1/orders/:sourceOrderId/fulfillments`
@@ -3591,6 +3616,8 @@ export interface ClaimsRoutes {
       createdAtMax?: string;
       /** Claims updated at or after */
       updatedAtMin?: string;
+      /** Only claims at these risk levels; repeat the parameter for several (D57) */
+      risk?: TRiskLevel | TRiskLevel[];
     };
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
@@ -3622,6 +3649,8 @@ export interface ClaimsRoutes {
         claimResolutions: TClaimListResolution[];
         claimItems: TClaimItem[];
         claimMessages: TClaimListMessage[];
+        /** What the store's own data says against the claim (D57): informs, never decides */
+        risk: TClaimRisk;
       };
       cursor: string;
     }[];
@@ -3663,6 +3692,8 @@ export interface ClaimsRoutes {
       createdAtMax?: string;
       /** Claims updated at or after */
       updatedAtMin?: string;
+      /** Only claims at these risk levels; repeat the parameter for several (D57) */
+      risk?: TRiskLevel | TRiskLevel[];
     };
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
@@ -3724,6 +3755,8 @@ export interface ClaimsRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
   /**
    * A claim's timeline — `GET /v1/claims/:claimId/timeline`
@@ -3847,6 +3880,8 @@ export interface ClaimsRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Preview an approval — `POST /v1/claims/:claimId/approve/preview`
@@ -3927,6 +3962,8 @@ export interface ClaimsRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Move a claim to another state — `POST /v1/claims/:claimId/transition`
@@ -3984,6 +4021,8 @@ export interface ClaimsRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
 }
 
@@ -5131,6 +5170,8 @@ export interface TestHelpersRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Post a message as the shopper — `POST /v1/test_helpers/claims/:claimId/shopper-messages`

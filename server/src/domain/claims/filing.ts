@@ -122,6 +122,8 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
         claimType,
         claimState: 'NEW',
         items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
+        // D57: written over by the risk statement in the same transaction, before any delivery.
+        risk: { level: 'low', signals: [] },
       },
     },
     sql`claim`,

@@ -8,6 +8,7 @@ import { sniffType, UNSUPPORTED_TYPE } from '../../lib/file-types';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { storedForm } from './decode';
+import { perceptualHash } from './perceptual-hash';
 import { type FileStorage, StorageUnavailable, StoredFileMissing, storageRefusal } from './storage';
 
 /**
@@ -71,6 +72,8 @@ export async function uploadFile(
   const kind = sniffType(upload.bytes);
   if (!kind) throw refuse.unsupportedType(UNSUPPORTED_TYPE);
   const stored = await storedForm(kind, upload.bytes);
+  // D57: a photo's perceptual hash, from the stored (upright) bytes, for the reuse search.
+  const hash = stored.width === null ? null : (await perceptualHash(stored.bytes)).toString();
   const id = newId('file');
   const storageKey = `${storeId}/${id}`;
   try {
@@ -92,7 +95,11 @@ export async function uploadFile(
     storageKey,
   };
   try {
-    const inserted = await db.insertInto('files').values(row).returning('createdAt').executeTakeFirstOrThrow();
+    const inserted = await db
+      .insertInto('files')
+      .values({ ...row, perceptualHash: hash })
+      .returning('createdAt')
+      .executeTakeFirstOrThrow();
     return fileRecord(links, { ...row, createdAt: inserted.createdAt });
   } catch (err) {
     await storage.remove(storageKey).catch(() => {});
