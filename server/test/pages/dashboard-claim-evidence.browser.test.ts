@@ -131,4 +131,106 @@ describe.skipIf(!CHROMIUM)("the claim page's evidence in headless Chromium (D56)
       await context.close();
     }
   });
+
+  it("shows each claim's risk as a badge, filters the queue by it, and on the claim page each signal in words with its evidence (D57)", async () => {
+    const [first, again] = await Promise.all([
+      uploaded(await gpsJpeg(), 'vase.jpg', 'image/jpeg'),
+      uploaded(await gpsJpeg(), 'vase-again.jpg', 'image/jpeg'),
+    ]);
+    const ids: string[] = [];
+    for (const [n, images] of [[first.url], [again.url], []].entries()) {
+      const order = `o-risk-${n}`;
+      await shop.putOrder(order, { sourceOrderNumber: `#R${n}`, lineItems: [{ sourceItemId: 'li', quantity: 1 }] });
+      ids.push(
+        await shop.fileId(
+          order,
+          claimBody({
+            fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1, sourceItemId: 'li', images }] }],
+          }),
+        ),
+      );
+    }
+    const [plain, reusing, bare] = ids as [string, string, string];
+    // The risk as the risk statement stores it (D57).
+    const risky = async (id: string, level: string, signals: unknown[]) =>
+      server.db
+        .updateTable('claims')
+        .set({ riskLevel: level as never, riskSignals: JSON.stringify(signals) as never })
+        .where('id', '=', id)
+        .execute();
+    await risky(reusing, 'high', [
+      {
+        code: 'photo_reused',
+        detail: 'A photo of this claim matches a photo on 1 other claim of this store (0 of 64 bits differ).',
+        relatedClaimIds: [plain],
+      },
+      {
+        code: 'repeat_claimer',
+        detail: 'The same e-mail filed 2 other claims in 180 days.',
+        relatedClaimIds: [plain, bare],
+      },
+    ]);
+    await risky(bare, 'medium', [
+      { code: 'missing_photos', detail: 'Damaged items need a photo in this store.', relatedClaimIds: [] },
+    ]);
+
+    const { context, page } = await signedInPage(browser, server, {
+      email: shop.owner.user.email,
+      password: shop.owner.password,
+    });
+    try {
+      const queue = `${server.baseUrl}/dashboard/stores/${shop.owner.store.id}/claims`;
+      await page.goto(queue);
+      const row = (id: string) => page.locator('table.data tbody tr', { has: page.locator(`a:text-is("${id}")`) });
+      expect(await row(reusing).locator('.risk').innerText()).toBe('High risk');
+      expect(await row(bare).locator('.risk').innerText()).toBe('Medium risk');
+      expect(await row(plain).locator('.risk').innerText()).toBe('Low risk');
+      await expectAccessible(browser, page, 'claim queue with risk badges');
+      await page.getByLabel('Risk').selectOption({ label: 'High' });
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await expect.poll(() => page.url()).toContain('risk=high');
+      const listed = () => page.locator('table.data tbody tr td a[href*="/claims/clm_"]').allInnerTexts();
+      expect(await listed()).toEqual([reusing]);
+      await page.getByLabel('Risk').selectOption({ label: 'Medium or high' });
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await expect.poll(() => listed()).toEqual([reusing, bare]);
+
+      await page.goto(`${queue}/${reusing}`);
+      const risk = page.getByRole('region', { name: 'Risk' });
+      const words = await risk.innerText();
+      expect(words).toContain('High risk');
+      expect(words).toContain('A photo was also sent with another claim');
+      expect(words).toContain('0 of 64 bits differ');
+      expect(words).toContain('The shopper has claimed before');
+      expect(await risk.getByRole('link', { name: `Claim ${bare}` }).getAttribute('href')).toBe(
+        `/dashboard/stores/${shop.owner.store.id}/claims/${bare}`,
+      );
+      // The photo beside the other claim's, both from the service's own file links.
+      await expect
+        .poll(() =>
+          risk
+            .locator('.side-by-side img')
+            .evaluateAll((images) =>
+              (images as HTMLImageElement[]).map((img) => [img.alt, img.src, img.complete && img.naturalWidth > 0]),
+            ),
+        )
+        .toEqual([
+          ['This claim, 1 of 1', again.url, true],
+          [`Claim ${plain}, 1 of 1`, first.url, true],
+        ]);
+      await expectAccessible(browser, page, 'claim page with its risk');
+      for (const url of [page.url(), `${queue}?risk=elevated`]) {
+        await page.setViewportSize({ width: 390, height: 844 });
+        await page.goto(url);
+        expect(
+          await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+        ).toBe(0);
+        await expectAccessible(browser, page, `${url} at 390 px`);
+      }
+      await page.goto(`${queue}/${reusing}`);
+      await screenshots(page, 'dashboard-claim-risk');
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -32,7 +32,7 @@ export function ownFileId(url: string, publicOrigin: string): string | undefined
 }
 
 /** Every URL the claim names as evidence: its items' photos, then its messages' media. */
-export function evidenceUrls(claim: TClaim): string[] {
+export function evidenceUrls(claim: Pick<TClaim, 'claimItems' | 'claimMessages'>): string[] {
   return [...claim.claimItems.flatMap((i) => i.images), ...claim.claimMessages.flatMap((m) => m.medias)];
 }
 
@@ -50,13 +50,17 @@ const headersOnly: FetchMiddleware = (next) => async (url, init) => {
 /**
  * The type of each of the service's own files the claim names, read through the API's content
  * route (`GET /v1/files/:fileId/content`, the claim read group) with the person's staff
- * token, headers only: a photo is shown as a thumbnail, a PDF as a link, and a file the role
+ * token, headers only, for the claim and those whose photos it is shown beside (D57): a photo is shown as a thumbnail, a PDF as a link, and a file the role
  * cannot read or that is gone (404) as neither.
  */
-export async function readOwnFiles(dashboard: Dashboard, page: StorePage, claim: TClaim): Promise<OwnFiles> {
+export async function readOwnFiles(
+  dashboard: Dashboard,
+  page: StorePage,
+  claims: readonly TClaim[],
+): Promise<OwnFiles> {
   const { publicOrigin } = dashboard.port;
   const own = new Map<string, string>();
-  for (const url of evidenceUrls(claim)) {
+  for (const url of claims.flatMap(evidenceUrls)) {
     const fileId = ownFileId(url, publicOrigin);
     if (fileId) own.set(url, fileId);
   }
@@ -74,4 +78,22 @@ export async function readOwnFiles(dashboard: Dashboard, page: StorePage, claim:
 
 function isFileType(type: string | null | undefined): type is TFile['type'] {
   return type != null && (FILE_TYPES as readonly string[]).includes(type);
+}
+
+/** The other claims a reused photo is shown beside, at most this many (D57). */
+const REUSED_SHOWN = 3;
+
+/**
+ * D57: the store's other claims where a photo of this one was also sent (`photo_reused`), read
+ * through the API to show their photos beside this claim's; one the role cannot read, or
+ * that is gone, is left out.
+ */
+export async function readReusedPhotoClaims(api: StorePage['api'], claim: TClaim): Promise<TClaim[]> {
+  const ids = claim.risk.signals
+    .filter((s) => s.code === 'photo_reused')
+    .flatMap((s) => s.relatedClaimIds)
+    .filter((id, i, all) => id !== claim.id && all.indexOf(id) === i)
+    .slice(0, REUSED_SHOWN);
+  const read = await Promise.all(ids.map((claimId) => api.client.claims.get({ params: { claimId } })));
+  return read.flatMap((res) => (res.status === 200 ? [res.body] : []));
 }

@@ -4,7 +4,7 @@
 import { type Client, type TApprovePreview, type TClaim, type TClaimListNode, unwrap } from '@protection-service/sdk';
 import express, { type Request, Router } from 'express';
 import { sendPage } from '../html';
-import { type OwnFiles, readOwnFiles } from './claim-evidence';
+import { type OwnFiles, readOwnFiles, readReusedPhotoClaims } from './claim-evidence';
 import { ApproveForm, DeclineForm, MoveForm, NoteForm, ReplyForm } from './claim-form-views';
 import {
   approveBody,
@@ -27,6 +27,7 @@ import {
   Resolutions,
   Timeline,
 } from './claim-page';
+import { Risk } from './claim-risk-views';
 import { concernedFulfillments, readTracking, Tracking } from './claim-tracking';
 import { field, formKey, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice } from './frame';
@@ -86,7 +87,8 @@ async function renderClaim(dashboard: Dashboard, page: StorePage, status: number
   const { req, res, session, store, api } = page;
   const view = await readClaim(api, String(req.params.claimId));
   const { claim } = view;
-  const own = await readOwnFiles(dashboard, page, claim);
+  const reused = await readReusedPhotoClaims(api, claim);
+  const own = await readOwnFiles(dashboard, page, [claim, ...reused]);
   const photos = req.method === 'GET' && req.query.photos === '1';
   const manage = api.can('claim:manage');
   const update = api.can('claim:update', 'claim:manage');
@@ -99,6 +101,7 @@ async function renderClaim(dashboard: Dashboard, page: StorePage, status: number
       <h1>Claim on order {claim.sourceOrderNumber}</h1>
       <p class="muted">Claim {claim.id}</p>
       <Notice code={req.method === 'GET' ? req.query.notice : undefined} />
+      <Risk storeId={store.id} claim={claim} reused={reused} own={own} />
       <div class="grid">
         <section class="card" aria-labelledby="claim">
           <h2 id="claim">Claim</h2>
