@@ -12,10 +12,11 @@ import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { claimableItems } from '../commerce/claimable';
 import { liveOrderLock } from '../commerce/live-order';
-import { attachableFiles, attachFiles } from '../files/attach';
+import { attachableFiles, attachFiles, attachStatement } from '../files/attach';
 import { claimMailSteps, noticeMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
+import { riskStatement } from './risk/signals';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
 interface ClaimLine {
@@ -253,14 +254,16 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
     asked,
   });
   const lock = liveOrderLock(storeId, sourceOrderId, asked.length > 0 ? 'no key update' : 'share');
-  const results = await inOneTrip(db, [lock, statement], { genericPlans: true });
-  const written = results.at(-1)!.rows[0] as unknown as WrittenOnLive;
+  // The files attached and the risk written (D56, D57) in the same transaction, when the claim was.
+  const risk = riskStatement(id, { eventId, queueRelated: true });
+  const trip = files.length > 0 ? [lock, statement, attachStatement(id, files), risk] : [lock, statement, risk];
+  const results = await inOneTrip(db, trip, { genericPlans: true });
+  const written = results[1]!.rows[0] as unknown as WrittenOnLive;
   if (!written.found) throw refuse.missing('order not found');
   if (written.shortfalls.length > 0) throw refuse.issues(written.shortfalls.map((s) => worded(s, naming[s.n - 1]!)));
   // Committed: its deliveries and e-mail are queued now (D32, D42).
   queueAfterCommit(db, eventId, written.subscribers);
   await queueMailAfterCommit(db, written.queuedMail);
-  await attachFiles(db, id, files);
   return id;
 }
 
@@ -315,6 +318,7 @@ export async function fileTrackingClaim(trx: Db, t: TrackingClaim): Promise<{ cl
   const written = (await prepared(statement).execute(trx)).rows[0] as unknown as WrittenOnLive;
   if (!written.found) return { refused: 'the order is gone' };
   if (written.shortfalls.length > 0) return { refused: 'nothing left to claim on the fulfillment (D39)' };
+  await prepared(riskStatement(id, { eventId, queueRelated: true })).execute(trx);
   queueAfterCommit(trx, eventId, written.subscribers);
   await queueMailAfterCommit(trx, written.queuedMail);
   return { claimId: id };
@@ -399,6 +403,7 @@ export async function fileOfflineClaim(
     queueAfterCommit(trx, eventId, written.subscribers);
     queueMailAfterCommit(trx, written.queuedMail);
     await attachFiles(trx, claimId, files);
+    await prepared(riskStatement(claimId, { eventId, queueRelated: true })).execute(trx);
     return { claimId, filed: offlinePayload(f, storeId, sourceOrderId) };
   });
 }

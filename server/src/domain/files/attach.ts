@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { refuse } from '../../lib/refusal';
 
@@ -64,4 +65,17 @@ export async function attachFiles(db: Db, claimId: string, fileIds: readonly str
     .where('id', 'in', [...fileIds])
     .where((w) => w.or([w('claimId', 'is', null), w('claimId', '=', claimId)]))
     .execute();
+}
+
+/**
+ * The attachment as a statement of the filing's own transaction (D57: the claim's risk, in the
+ * same transaction, sees its photos): the checked files attached to the claim just written,
+ * and nothing when the claim's statement wrote none.
+ */
+export function attachStatement(claimId: string, fileIds: readonly string[]) {
+  return sql`
+    update files set claim_id = ${claimId}, attached_at = now()
+    where id = any(${[...fileIds]}::text[]) and (claim_id is null or claim_id = ${claimId})
+      and exists (select 1 from claims where id = ${claimId})
+  `;
 }
