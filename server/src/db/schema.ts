@@ -79,6 +79,8 @@ export interface MerchantSettingsTable {
   storeCreditBonus: number;
   storeCreditBonusType: 'flat' | 'percentage';
   storeCreditMaxPercentage: number;
+  /** D56: issue types the shopper's claim form asks photos for (issue types, D22). */
+  photosRequiredFor: ColumnType<string[], string[] | undefined, string[]>;
   updatedByApplicationId: string | null;
   updatedAt: Timestamp;
 }
