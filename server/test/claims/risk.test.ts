@@ -26,10 +26,22 @@ describe('claim risk (D57)', () => {
     server = await startTestServer({}, { rateLimits: { token: 1e9 } });
     s = await claimStore(server, 'risk');
     other = await claimStore(server, 'risk-other');
+    // missing_photos has its own store: here photos are asked for nothing.
+    await noPhotosRequired(s, other);
   });
   afterAll(async () => {
     await server.close();
   });
+
+  async function noPhotosRequired(...stores: ClaimStore[]) {
+    for (const store of stores) {
+      const done =
+        await sql`update merchant_settings set photos_required_for = '{}' where store_id = ${store.owner.store.id}`.execute(
+          server.db,
+        );
+      expect(done.numAffectedRows).toBe(1n);
+    }
+  }
 
   const riskOf = async (id: string, store = s): Promise<TClaimRisk> =>
     answered(await store.api.claims.get({ params: { claimId: id } }), 200).risk;
@@ -255,6 +267,7 @@ describe('claim risk (D57)', () => {
 
   it('amount_outlier: over 3 times the median of at least 5 earlier claims, not at it', async () => {
     const shop = await claimStore(server, 'risk-outlier');
+    await noPhotosRequired(shop);
     // Items priced 10, 100, 29.99, 30 and 30.01.
     const sourceOrderId = await order(shop, { prices: [10, 100, 29.99, 30, 30.01] });
     let k = 0;
@@ -324,5 +337,31 @@ describe('claim risk (D57)', () => {
     }
     const [event] = await claimEvents(server.db, 'claim/created', id);
     expect((event!.body as { risk: TClaimRisk }).risk).toEqual(risk);
+  });
+
+  it('missing_photos: a type the store wants photos for, filed without one, until a message brings one', async () => {
+    const shop = await claimStore(server, 'risk-photos');
+    const damaged = await file(shop, await order(shop), 'm1@example.com', { issueType: 'DAMAGED' });
+    expect(await signal(damaged, 'missing_photos', shop)).toEqual({
+      code: 'missing_photos',
+      detail: 'No photo came with this claim, though the store asks for photos of damaged.',
+      relatedClaimIds: [],
+    });
+    // Not a type the store asks photos for; and a damage claim with its photo.
+    expect(
+      await codes(await file(shop, await order(shop), 'm2@example.com', { issueType: 'MISSING_ITEM' }), shop),
+    ).toEqual([]);
+    const photographed = await file(shop, await order(shop), 'm3@example.com', {
+      images: [(await uploaded(shop, await photo(505))).url],
+    });
+    expect(await codes(photographed, shop)).toEqual([]);
+    const res = await shop.post(`/v1/claims/${damaged}/messages`, {
+      senderType: 'customer',
+      message: 'Here is the photo.',
+      medias: [(await uploaded(shop, await photo(606))).url],
+    });
+    expect(res.status).toBeLessThan(300);
+    await settle();
+    expect(await codes(damaged, shop)).toEqual([]);
   });
 });

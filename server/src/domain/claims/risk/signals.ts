@@ -1,3 +1,4 @@
+import { DEFAULT_PHOTOS_REQUIRED_FOR } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
 
 /**
@@ -177,6 +178,32 @@ function amountOutlier(): RawBuilder<unknown> {
     )`;
 }
 
+/**
+ * missing_photos: a line of an issue type in the store's `photosRequiredFor` (D56; its
+ * default without a settings row, as `photosRequiredFor()` reads it) and no photo anywhere on
+ * the claim: no item image, no message media. Read here from the same column, so the risk
+ * stays one statement.
+ */
+function missingPhotos(claimId: string): RawBuilder<unknown> {
+  return sql`required as (
+      select coalesce(
+        (select ms.photos_required_for from merchant_settings ms join claim c on ms.store_id = c.store_id),
+        ${[...DEFAULT_PHOTOS_REQUIRED_FOR]}::text[]) as types
+    ), unphotographed as (
+      select array_agg(distinct l.issue_type order by l.issue_type) as types
+      from lines l, required r
+      where l.issue_type = any(r.types)
+        and not exists (select 1 from lines p where jsonb_array_length(p.images) > 0)
+        and not exists (select 1 from claim_messages m where m.claim_id = ${claimId} and jsonb_array_length(m.medias) > 0)
+    ), photos_signal as (
+      select 6 as n, jsonb_build_object('code', 'missing_photos',
+        'detail', format('No photo came with this claim, though the store asks for photos of %s.',
+          lower(replace(array_to_string(u.types, ', '), '_', ' '))),
+        'relatedClaimIds', '[]'::jsonb) as signal
+      from unphotographed u where u.types is not null
+    )`;
+}
+
 /** What to do beyond writing the claim's risk: at filing, the event's body and the related claims. */
 export interface RiskWrite {
   /** The `claim/created` event whose body's `risk` is set (at filing). */
@@ -191,12 +218,13 @@ export interface RiskWrite {
  */
 export function riskStatement(claimId: string, write: RiskWrite = {}) {
   const parts = [facts(claimId), repeatClaimer(), photoReused(), carrierDelivered(), filedBeforeDelivery()];
-  parts.push(amountOutlier());
+  parts.push(amountOutlier(), missingPhotos(claimId));
   return sql<{ riskLevel: 'low' | 'medium' | 'high'; riskSignals: unknown[] }>`
     with ${sql.join(parts, sql`, `)}, signals as (
       select coalesce(jsonb_agg(s.signal order by s.n), '[]'::jsonb) as list, count(*) as n from (
         select * from repeat_signal union all select * from photo_signal union all select * from delivered_signal
         union all select * from transit_signal union all select * from outlier_signal
+        union all select * from photos_signal
       ) s
     ), written as (
       update claims set
