@@ -27,7 +27,9 @@ import * as analyticsWatermark from './20261129000000-analytics-watermark';
 import * as orderOffers from './20261129100000-order-offers';
 import * as files from './20261129200000-files';
 import * as traceContext from './20261129300000-trace-context';
+import * as photosRequired from './20261130000000-photos-required';
 import * as claimRisk from './20261130100000-claim-risk';
+import * as deliveryProof from './20261130100100-delivery-proof';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -62,5 +64,7 @@ export const migrations: Record<string, Migration> = {
   '20261129100000-order-offers': orderOffers,
   '20261129200000-files': files,
   '20261129300000-trace-context': traceContext,
+  '20261130000000-photos-required': photosRequired,
   '20261130100000-claim-risk': claimRisk,
+  '20261130100100-delivery-proof': deliveryProof,
 };

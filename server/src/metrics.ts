@@ -10,7 +10,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 /** Which D4 limit refused a request. */
 /** A D4 limit, or the per-link limit of the claim page's form (D41). */
-type LimitName = keyof RateLimits | 'claimMessages';
+type LimitName = keyof RateLimits | 'claimMessages' | 'claimForm';
 
 /**
  * The figures one server process keeps for Prometheus. Routes are labelled with the

@@ -779,6 +779,9 @@ export type TStoreCreditType = 'GIFT_CARD' | 'DISCOUNT_CODE';
 
 export type TCalcMethod = 'flat' | 'percentage';
 
+/** Issue types for which the shopper claim form requires photos (D56) */
+export type TPhotosRequiredFor = TIssueType[];
+
 export interface TMerchantSettingsUpdate {
   enableCancelAfterPurchase?: boolean;
   cancelAfterPurchaseDurationSeconds?: number;
@@ -790,6 +793,8 @@ export interface TMerchantSettingsUpdate {
   storeCreditBonus?: number;
   storeCreditBonusType?: TCalcMethod;
   storeCreditMaxPercentage?: number;
+  /** Issue types for which the shopper claim form requires photos (D56) */
+  photosRequiredFor?: TPhotosRequiredFor;
 }
 
 export interface TMerchantSettings {
@@ -803,6 +808,8 @@ export interface TMerchantSettings {
   storeCreditBonus: number;
   storeCreditBonusType: TCalcMethod;
   storeCreditMaxPercentage: number;
+  /** Issue types for which the shopper claim form requires photos (D56) */
+  photosRequiredFor: TPhotosRequiredFor;
   /** null when the last write came from the dashboard */
   updatedByApplicationId: string | null;
   updatedAt: string;

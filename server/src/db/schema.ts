@@ -79,6 +79,8 @@ export interface MerchantSettingsTable {
   storeCreditBonus: number;
   storeCreditBonusType: 'flat' | 'percentage';
   storeCreditMaxPercentage: number;
+  /** D56: issue types the shopper's claim form asks photos for (issue types, D22). */
+  photosRequiredFor: ColumnType<string[], string[] | undefined, string[]>;
   updatedByApplicationId: string | null;
   updatedAt: Timestamp;
 }
@@ -476,6 +478,7 @@ export interface ClaimsTable {
   riskSignals: Generated<Json<{ code: string; detail: string; relatedClaimIds: string[] }[]>>;
   /** D57: the sum of quantity × the order line's unit price (numeric, read as a number). */
   claimedValue: ColumnType<number | null, number | null | undefined, number | null>;
+  claimedCurrency: ColumnType<string | null, string | null | undefined, string | null>;
   /** D57: the offline claim's shipping address, normalised (a generated column). */
   shippingAddressKey: GeneratedAlways<string | null>;
 }
@@ -740,6 +743,12 @@ type TrackingStatusColumn =
   | 'unknown';
 type NullableTime = ColumnType<Date | null, Date | null | undefined, Date | null>;
 
+/** D57: a carrier's proof of delivery: who signed for the package, a photo of it delivered. */
+export interface DeliveryProof {
+  signedBy: string | null;
+  photoUrl: string | null;
+}
+
 /** D54: one tracking number of a fulfillment; unbound (no fulfillment) until one names it. */
 export interface TrackingPackagesTable {
   id: string;
@@ -756,6 +765,8 @@ export interface TrackingPackagesTable {
   shippedAt: NullableTime;
   deliveredAt: NullableTime;
   estimatedDeliveryAt: NullableTime;
+  /** D57: what the carrier gave as proof of delivery, when a provider sent one. */
+  deliveryProof: ColumnType<DeliveryProof | null, string | null | undefined, string | null>;
   /** The one claim the rules filed for it (unique: never two, D54). */
   claimId: ColumnType<string | null, string | null | undefined, string | null>;
   unboundUntil: NullableTime;

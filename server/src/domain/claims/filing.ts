@@ -16,6 +16,7 @@ import { attachableFiles, attachFiles, attachStatement, lockFiles, refuseTaken }
 import { claimMailSteps, noticeMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
+import { riskStatement } from './risk/signals';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
 interface ClaimLine {
@@ -241,7 +242,14 @@ function claimWrites(id: string, c: NewClaim, claimType: TClaimType | null, item
  * was granted, so it counts every claim committed before; it writes the claim only if it fits
  * and answers the shortfalls it found, which the refusal words.
  */
-export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: TClaimFile): Promise<string> {
+export async function fileClaim(
+  db: Db,
+  actor: Actor,
+  sourceOrderId: string,
+  f: TClaimFile,
+  /** Where the claim came from when not the API (D56: `shopper`, the claim form). */
+  externalSource?: string,
+): Promise<string> {
   const { storeId } = actor;
   const issues: Issue[] = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
@@ -255,15 +263,18 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
   // and files beside others.
   const naming = issues.filter((i) => i.sourceItemId);
   const asked = naming.map((i) => ({ itemId: i.sourceItemId!, quantity: i.quantity }));
-  const { id, eventId, statement } = claimStatement(actor.clientId, onlineClaim(storeId, sourceOrderId, f, issues), {
-    live: true,
-    asked,
-    fileIds: files,
-  });
+  const { id, eventId, statement } = claimStatement(
+    actor.clientId,
+    { ...onlineClaim(storeId, sourceOrderId, f, issues), externalSource },
+    { live: true, asked, fileIds: files },
+  );
   const lock = liveOrderLock(storeId, sourceOrderId, asked.length > 0 ? 'no key update' : 'share');
   // D56: the files are locked after the order and attached in the same trip; of two claims
-  // naming one new file, the second waits for the first and then finds it taken.
-  const trip = files.length > 0 ? [lock, lockFiles(files), statement, attachStatement(id, files)] : [lock, statement];
+  // naming one new file, the second waits for the first and then finds it taken. The risk is
+  // written (D57) in the same transaction, when the claim was, seeing its photos.
+  const risk = riskStatement(id, { eventId, queueRelated: true });
+  const trip =
+    files.length > 0 ? [lock, lockFiles(files), statement, attachStatement(id, files), risk] : [lock, statement, risk];
   const results = await inOneTrip(db, trip, { genericPlans: true });
   const written = results[trip.indexOf(statement)]!.rows[0] as unknown as WrittenOnLive;
   if (!written.found) throw refuse.missing('order not found');
@@ -326,6 +337,7 @@ export async function fileTrackingClaim(trx: Db, t: TrackingClaim): Promise<{ cl
   const written = (await prepared(statement).execute(trx)).rows[0] as unknown as WrittenOnLive;
   if (!written.found) return { refused: 'the order is gone' };
   if (written.shortfalls.length > 0) return { refused: 'nothing left to claim on the fulfillment (D39)' };
+  await prepared(riskStatement(id, { eventId, queueRelated: true })).execute(trx);
   queueAfterCommit(trx, eventId, written.subscribers);
   await queueMailAfterCommit(trx, written.queuedMail);
   return { claimId: id };
@@ -411,6 +423,7 @@ export async function fileOfflineClaim(
     queueAfterCommit(trx, eventId, written.subscribers);
     queueMailAfterCommit(trx, written.queuedMail);
     await attachFiles(trx, claimId, files);
+    await prepared(riskStatement(claimId, { eventId, queueRelated: true })).execute(trx);
     return { claimId, filed: offlinePayload(f, storeId, sourceOrderId) };
   });
 }

@@ -79,7 +79,11 @@ export function lockFiles(fileIds: readonly string[]) {
   return sql`select id from files where id = any(${[...fileIds]}::text[]) order by id for no key update`;
 }
 
-/** A trip's statement that attaches the locked files to the claim its statement wrote, if it wrote one. */
+/**
+ * A trip's statement that attaches the locked files to the claim its statement wrote, if it
+ * wrote one, in the filing's own transaction (D57: the claim's risk, in the same transaction,
+ * sees its photos).
+ */
 export function attachStatement(claimId: string, fileIds: readonly string[]) {
   return sql`
     update files set claim_id = ${claimId}, attached_at = now()
