@@ -28,6 +28,8 @@ import * as orderOffers from './20261129100000-order-offers';
 import * as files from './20261129200000-files';
 import * as traceContext from './20261129300000-trace-context';
 import * as photosRequired from './20261130000000-photos-required';
+import * as claimRisk from './20261130100000-claim-risk';
+import * as deliveryProof from './20261130100100-delivery-proof';
 import * as mailTraceContext from './20261130300000-mail-trace-context';
 import * as analyticsFoldRounds from './20261130500000-analytics-fold-rounds';
 import * as analyticsDecisionHours from './20261130500100-analytics-decision-hours';
@@ -66,6 +68,8 @@ export const migrations: Record<string, Migration> = {
   '20261129200000-files': files,
   '20261129300000-trace-context': traceContext,
   '20261130000000-photos-required': photosRequired,
+  '20261130100000-claim-risk': claimRisk,
+  '20261130100100-delivery-proof': deliveryProof,
   '20261130300000-mail-trace-context': mailTraceContext,
   '20261130500000-analytics-fold-rounds': analyticsFoldRounds,
   '20261130500100-analytics-decision-hours': analyticsDecisionHours,

@@ -7,6 +7,7 @@ import { queueLogger } from './db/queue-logger';
 import { isConcurrencyAbort, isDatabaseUnavailable } from './db/unavailable';
 import { foldRollups } from './domain/analytics/rollups';
 import { type ClaimLinks, claimLinks, viewClaimUrl } from './domain/claims/links';
+import { recomputePendingRisk } from './domain/claims/risk/recompute';
 import { sweepUnattachedFiles } from './domain/files/files';
 import type { FileStorageConfig } from './domain/files/storage';
 import { type FileStorage, openFileStorage } from './domain/files/storage';
@@ -190,8 +191,9 @@ function queuePool(connectionString: string, workers: number): pg.Pool {
 }
 
 /**
- * The sweeps of forgotten deliveries and e-mail, and the fold of the analytics rollups' pending
- * rows (D52), every SWEEP_INTERVAL_MS, one run at a time.
+ * The sweeps of forgotten deliveries and e-mail, the fold of the analytics rollups' pending
+ * rows (D52) and the claims whose risk is to be computed again (D57), every SWEEP_INTERVAL_MS,
+ * one run at a time.
  */
 function startSweeps(db: Db, logger: Logger): Loop {
   return startLoop('delivery sweeps', { everyMs: SWEEP_INTERVAL_MS, log: logger }, () =>
@@ -203,6 +205,7 @@ function startSweeps(db: Db, logger: Logger): Loop {
         .then((n) => n > 0 && logger.info({ messages: n }, 'mail queued by the sweep'))
         .catch((err) => sweepFailed(logger, err, 'mail sweep failed')),
       foldRollups(db).catch((err) => sweepFailed(logger, err, 'analytics rollup fold failed')),
+      recomputePendingRisk(db).catch((err) => sweepFailed(logger, err, 'claim risk recompute failed')),
     ]),
   );
 }

@@ -462,6 +462,46 @@ export const ZClaimPolicy = z
   .strict();
 export type TClaimPolicy = z.infer<typeof ZClaimPolicy>;
 
+// ---------------------------------------------------------------------------------------
+// Risk (D57): what the store's own data says for or against a claim, never a decision
+// ---------------------------------------------------------------------------------------
+
+export const RISK_LEVELS = ['low', 'medium', 'high'] as const;
+/** D57: `low` (no signal), `medium` (one) or `high` (two or more). */
+export const ZRiskLevel = z.enum(RISK_LEVELS);
+export type TRiskLevel = z.infer<typeof ZRiskLevel>;
+
+export const RISK_SIGNAL_CODES = [
+  'repeat_claimer',
+  'photo_reused',
+  'carrier_delivered',
+  'filed_before_delivery',
+  'amount_outlier',
+  'missing_photos',
+] as const;
+export const ZRiskSignalCode = z.enum(RISK_SIGNAL_CODES);
+export type TRiskSignalCode = z.infer<typeof ZRiskSignalCode>;
+
+/** One thing in the store's own data that speaks against a claim (D57). */
+export const ZRiskSignal = z
+  .object({
+    code: ZRiskSignalCode,
+    detail: z.string().describe('The signal in words, with its evidence (D57)'),
+    relatedClaimIds: z.array(ZId).describe("The store's other claims the signal points at (D57)"),
+  })
+  .strict();
+export type TRiskSignal = z.infer<typeof ZRiskSignal>;
+
+/** D57: a claim's risk, computed from the store's own data; it informs, it never decides. */
+export const ZClaimRisk = z
+  .object({
+    level: ZRiskLevel,
+    signals: z.array(ZRiskSignal),
+  })
+  .strict()
+  .describe("What the store's own data says against the claim (D57): informs, never decides");
+export type TClaimRisk = z.infer<typeof ZClaimRisk>;
+
 /** One claim record (spec "Claim"; `GET /v1/claims/:claimId`, D24). */
 export const ZClaim = z
   .object({
@@ -498,6 +538,7 @@ export const ZClaim = z
       .string()
       .url()
       .describe("The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant"),
+    risk: ZClaimRisk,
   })
   .strict()
   .describe('Claim (spec, D24)');
@@ -547,6 +588,7 @@ export const ZClaimListNode = z
     claimResolutions: z.array(ZClaimListResolution),
     claimItems: z.array(ZClaimItem),
     claimMessages: z.array(ZClaimListMessage),
+    risk: ZClaimRisk,
   })
   .strict()
   .describe('Claim list item (spec)');
@@ -603,6 +645,9 @@ export const ZClaimListQuery = ZPageQuery.extend({
   createdAtMin: ZTimestampInput.optional().describe('Claims created at or after'),
   createdAtMax: ZTimestampInput.optional().describe('Claims created at or before'),
   updatedAtMin: ZTimestampInput.optional().describe('Claims updated at or after'),
+  risk: repeated(ZRiskLevel, RISK_LEVELS.length)
+    .optional()
+    .describe('Only claims at these risk levels; repeat the parameter for several (D57)'),
 });
 export type TClaimListQuery = z.infer<typeof ZClaimListQuery>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ZApiVersion } from '../versions/list';
-import { ZClaimState, ZClaimType, ZDenyReason, ZIssueType, ZResolutionType, ZSenderType } from './claims';
+import { ZClaimRisk, ZClaimState, ZClaimType, ZDenyReason, ZIssueType, ZResolutionType, ZSenderType } from './claims';
 import { ZAmount, ZCurrency, ZId, ZText, ZTimestamp } from './common';
 import { ZTrackingAction, ZTrackingRule, ZTrackingStatus } from './tracking';
 
@@ -82,6 +82,7 @@ export const ZClaimCreatedBody = z
     claimType: ZClaimType.nullable(),
     claimState: ZClaimState.describe('`NEW` for a freshly filed claim (D22)'),
     items: z.array(ZWebhookClaimItem),
+    risk: ZClaimRisk.describe("The claim's risk as it was filed (D57): informs, never decides"),
   })
   .strict()
   .describe('claim/created body (D22)');

@@ -145,6 +145,7 @@ describe('version changes (D44)', () => {
       claimType: 'LOST_IN_TRANSIT',
       claimState: 'NEW',
       items: [],
+      risk: { level: 'low', signals: [] },
     };
     const event = { id: 'ev_1', topic: 'claim/created', livemode: true, createdAt: '2027-01-20T00:00:00.000Z' };
     expect(webhookEnvelope('2027-01-15', { ...event, body: created }).body).toEqual(created);
@@ -206,6 +207,7 @@ describe('version changes (D44)', () => {
       claimCategory: 'SHIPPING',
       claimState: 'NEW',
       items: [],
+      risk: { level: 'low', signals: [] },
     };
     for (const version of API_VERSIONS) {
       const schema = webhookBodySchema(version, 'claim/created');

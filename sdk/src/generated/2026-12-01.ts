@@ -398,6 +398,18 @@ export interface TWebhookClaimItem {
   issueType: TIssueType | null;
 }
 
+export type TRiskLevel = 'low' | 'medium' | 'high';
+
+export type TRiskSignalCode = 'repeat_claimer' | 'photo_reused' | 'carrier_delivered' | 'filed_before_delivery' | 'amount_outlier' | 'missing_photos';
+
+export interface TRiskSignal {
+  code: TRiskSignalCode;
+  /** The signal in words, with its evidence (D57) */
+  detail: string;
+  /** The store's other claims the signal points at (D57) */
+  relatedClaimIds: string[];
+}
+
 export interface TDeliveryAttempt {
   id: string;
   attemptedAt: string;
@@ -1132,6 +1144,12 @@ export interface TClaimPolicy {
   removedAt: string | null;
   deletedAt: string | null;
   hybridOperator: THybridOperator;
+}
+
+/** What the store's own data says against the claim (D57): informs, never decides */
+export interface TClaimRisk {
+  level: TRiskLevel;
+  signals: TRiskSignal[];
 }
 
 export interface TFulfillmentItem {
@@ -2349,6 +2367,11 @@ export interface TClaimCreatedBody {
   /** `NEW` for a freshly filed claim (D22) */
   claimState: TClaimState;
   items: TWebhookClaimItem[];
+  /** The claim's risk as it was filed (D57): informs, never decides */
+  risk: {
+    level: TRiskLevel;
+    signals: TRiskSignal[];
+  };
 }
 
 export interface TClaimCreatedEvent {
@@ -2764,6 +2787,11 @@ export interface AppsRoutes {
             /** `NEW` for a freshly filed claim (D22) */
             claimState: TClaimState;
             items: TWebhookClaimItem[];
+            /** The claim's risk as it was filed (D57): informs, never decides */
+            risk: {
+              level: TRiskLevel;
+              signals: TRiskSignal[];
+            };
           };
           status: TEventStatus;
           /** When the next attempt is due; null once delivered or failed */
@@ -2812,6 +2840,11 @@ export interface AppsRoutes {
         /** `NEW` for a freshly filed claim (D22) */
         claimState: TClaimState;
         items: TWebhookClaimItem[];
+        /** The claim's risk as it was filed (D57): informs, never decides */
+        risk: {
+          level: TRiskLevel;
+          signals: TRiskSignal[];
+        };
       };
       status: TEventStatus;
       /** When the next attempt is due; null once delivered or failed */
@@ -3335,6 +3368,8 @@ export interface OrdersRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }[]> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
   /**
    * List an order's fulfillments — `GET /v1/orders/:sourceOrderId/fulfillments`
@@ -3694,6 +3729,8 @@ export interface ClaimsRoutes {
       createdAtMax?: string;
       /** Claims updated at or after */
       updatedAtMin?: string;
+      /** Only claims at these risk levels; repeat the parameter for several (D57) */
+      risk?: TRiskLevel | TRiskLevel[];
     };
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
@@ -3725,6 +3762,8 @@ export interface ClaimsRoutes {
         claimResolutions: TClaimListResolution[];
         claimItems: TClaimItem[];
         claimMessages: TClaimListMessage[];
+        /** What the store's own data says against the claim (D57): informs, never decides */
+        risk: TClaimRisk;
       };
       cursor: string;
     }[];
@@ -3766,6 +3805,8 @@ export interface ClaimsRoutes {
       createdAtMax?: string;
       /** Claims updated at or after */
       updatedAtMin?: string;
+      /** Only claims at these risk levels; repeat the parameter for several (D57) */
+      risk?: TRiskLevel | TRiskLevel[];
     };
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {
@@ -3827,6 +3868,8 @@ export interface ClaimsRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
   /**
    * A claim's timeline — `GET /v1/claims/:claimId/timeline`
@@ -3950,6 +3993,8 @@ export interface ClaimsRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Preview an approval — `POST /v1/claims/:claimId/approve/preview`
@@ -4030,6 +4075,8 @@ export interface ClaimsRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Move a claim to another state — `POST /v1/claims/:claimId/transition`
@@ -4087,6 +4134,8 @@ export interface ClaimsRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
 }
 
@@ -5013,6 +5062,8 @@ export interface TestHelpersRoutes {
     policy: TClaimPolicy | null;
     /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
     viewClaimUrl: string;
+    /** What the store's own data says against the claim (D57): informs, never decides */
+    risk: TClaimRisk;
   }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Post a message as the shopper — `POST /v1/test_helpers/claims/:claimId/shopper-messages`

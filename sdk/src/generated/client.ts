@@ -400,6 +400,18 @@ export interface TWebhookClaimItem {
   issueType: TIssueType | null;
 }
 
+export type TRiskLevel = 'low' | 'medium' | 'high';
+
+export type TRiskSignalCode = 'repeat_claimer' | 'photo_reused' | 'carrier_delivered' | 'filed_before_delivery' | 'amount_outlier' | 'missing_photos';
+
+export interface TRiskSignal {
+  code: TRiskSignalCode;
+  /** The signal in words, with its evidence (D57) */
+  detail: string;
+  /** The store's other claims the signal points at (D57) */
+  relatedClaimIds: string[];
+}
+
 /** claim/created body (D22) */
 export interface TClaimCreatedBody {
   claimId: string;
@@ -410,6 +422,11 @@ export interface TClaimCreatedBody {
   /** `NEW` for a freshly filed claim (D22) */
   claimState: TClaimState;
   items: TWebhookClaimItem[];
+  /** The claim's risk as it was filed (D57): informs, never decides */
+  risk: {
+    level: TRiskLevel;
+    signals: TRiskSignal[];
+  };
 }
 
 export interface TDeliveryAttempt {
@@ -1175,6 +1192,12 @@ export interface TClaimPolicy {
   hybridOperator: THybridOperator;
 }
 
+/** What the store's own data says against the claim (D57): informs, never decides */
+export interface TClaimRisk {
+  level: TRiskLevel;
+  signals: TRiskSignal[];
+}
+
 /** Claim (spec, D24) */
 export interface TClaim {
   id: string;
@@ -1213,6 +1236,8 @@ export interface TClaim {
   policy: TClaimPolicy | null;
   /** The shopper's claim page (D41): a link that works without sign-in; send it only to the claimant */
   viewClaimUrl: string;
+  /** What the store's own data says against the claim (D57): informs, never decides */
+  risk: TClaimRisk;
 }
 
 export interface TFulfillmentItem {
@@ -1562,6 +1587,8 @@ export interface TClaimListQuery {
   createdAtMax?: string;
   /** Claims updated at or after */
   updatedAtMin?: string;
+  /** Only claims at these risk levels; repeat the parameter for several (D57) */
+  risk?: TRiskLevel | TRiskLevel[];
 }
 
 export interface TClaimListResolution {
@@ -1604,6 +1631,8 @@ export interface TClaimListNode {
   claimResolutions: TClaimListResolution[];
   claimItems: TClaimItem[];
   claimMessages: TClaimListMessage[];
+  /** What the store's own data says against the claim (D57): informs, never decides */
+  risk: TClaimRisk;
 }
 
 export interface TClaimConnection {
@@ -3752,6 +3781,8 @@ export interface ClaimsRoutes {
       createdAtMax?: string;
       /** Claims updated at or after */
       updatedAtMin?: string;
+      /** Only claims at these risk levels; repeat the parameter for several (D57) */
+      risk?: TRiskLevel | TRiskLevel[];
     };
     /** Extra request headers (lower case), on top of the client's. */
     headers?: {

@@ -473,6 +473,20 @@ export interface ClaimsTable {
   linkId: Generated<string>;
   /** The transaction that last changed what D52's rollups count (xid8, read as text), set by default and trigger. */
   changedXid: Generated<string>;
+  /** D57: the stored risk, written at filing and by the recompute (domain/claims/risk). */
+  riskLevel: Generated<'low' | 'medium' | 'high'>;
+  riskSignals: Generated<Json<{ code: string; detail: string; relatedClaimIds: string[] }[]>>;
+  /** D57: the sum of quantity × the order line's unit price (numeric, read as a number). */
+  claimedValue: ColumnType<number | null, number | null | undefined, number | null>;
+  claimedCurrency: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D57: the offline claim's shipping address, normalised (a generated column). */
+  shippingAddressKey: GeneratedAlways<string | null>;
+}
+
+/** D57: a claim whose risk is to be computed again, written by triggers, taken by the sweep. */
+export interface ClaimRiskPendingTable {
+  claimId: string;
+  queuedAt: Timestamp;
 }
 
 export interface ClaimItemsTable {
@@ -736,6 +750,12 @@ type TrackingStatusColumn =
   | 'unknown';
 type NullableTime = ColumnType<Date | null, Date | null | undefined, Date | null>;
 
+/** D57: a carrier's proof of delivery: who signed for the package, a photo of it delivered. */
+export interface DeliveryProof {
+  signedBy: string | null;
+  photoUrl: string | null;
+}
+
 /** D54: one tracking number of a fulfillment; unbound (no fulfillment) until one names it. */
 export interface TrackingPackagesTable {
   id: string;
@@ -752,6 +772,8 @@ export interface TrackingPackagesTable {
   shippedAt: NullableTime;
   deliveredAt: NullableTime;
   estimatedDeliveryAt: NullableTime;
+  /** D57: what the carrier gave as proof of delivery, when a provider sent one. */
+  deliveryProof: ColumnType<DeliveryProof | null, string | null | undefined, string | null>;
   /** The one claim the rules filed for it (unique: never two, D54). */
   claimId: ColumnType<string | null, string | null | undefined, string | null>;
   unboundUntil: NullableTime;
@@ -857,6 +879,7 @@ export interface Database {
   trackingSettings: TrackingSettingsTable;
   // Files (D56).
   files: FilesTable;
+  claimRiskPending: ClaimRiskPendingTable;
 }
 
 /** An uploaded photo or receipt (D56); its bytes are in the file storage under `storageKey`. */
@@ -873,7 +896,7 @@ export interface FilesTable {
   linkId: string;
   storageKey: string;
   /**
-   * A 64-bit perceptual hash of a photo, to find one reused on another claim; not computed yet.
+   * A 64-bit perceptual hash of a photo (domain/files/perceptual-hash.ts), computed at upload (D57).
    * int8 parses to a JS number, which cannot hold 64 bits: read it as text in SQL.
    */
   perceptualHash: ColumnType<number | null, string | null | undefined, string | null>;

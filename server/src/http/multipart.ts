@@ -20,6 +20,47 @@ import { badRequest, HttpError } from './errors';
  */
 export const uploadDigests = new WeakMap<Blob, string>();
 
+/**
+ * A file part as the route sees it: a `Blob`, as the contract names it, over the bytes read,
+ * which the upload's handler takes as they are (`uploadedBytes`). A `Blob` of its own would
+ * hold a second copy of them, and its `arrayBuffer()` a third; this one copies only when read
+ * as a `Blob` is read.
+ */
+class UploadedFile extends Blob {
+  constructor(readonly buffer: Buffer) {
+    super([]);
+  }
+  override get size(): number {
+    return this.buffer.length;
+  }
+  override get type(): string {
+    return '';
+  }
+  private whole(): Blob {
+    return new Blob([this.buffer as Uint8Array<ArrayBuffer>]);
+  }
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return this.whole().arrayBuffer();
+  }
+  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return this.whole().bytes();
+  }
+  override text(): Promise<string> {
+    return this.whole().text();
+  }
+  override stream() {
+    return this.whole().stream();
+  }
+  override slice(start?: number, end?: number, type?: string): Blob {
+    return this.whole().slice(start, end, type);
+  }
+}
+
+/** The bytes of a file part this reader made, without a copy; undefined for any other Blob. */
+export function uploadedBytes(file: Blob): Buffer | undefined {
+  return file instanceof UploadedFile ? file.buffer : undefined;
+}
+
 export const multipartBody: RequestHandler = (req, res, next) => {
   const route = (req as Request & { tsRestRoute?: AppRoute }).tsRestRoute;
   if (!route || !('contentType' in route) || route.contentType !== 'multipart/form-data') return next();
@@ -88,10 +129,11 @@ function readUpload(req: Request): Promise<Record<string, unknown>> {
       stream.on('limit', () => fail(new HttpError(413, TOO_LARGE)));
       stream.on('end', () => {
         if (stream.truncated) return;
-        const file = new Blob(chunks as Uint8Array<ArrayBuffer>[]);
-        const digest = createHash('sha256');
-        for (const chunk of chunks) digest.update(chunk);
-        uploadDigests.set(file, digest.digest('base64url'));
+        // The bytes in one buffer, the chunks let go: the one copy the upload holds.
+        const bytes = Buffer.concat(chunks, received);
+        chunks.length = 0;
+        const file = new UploadedFile(bytes);
+        uploadDigests.set(file, createHash('sha256').update(bytes).digest('base64url'));
         body.file = file;
       });
     });

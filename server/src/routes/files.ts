@@ -2,6 +2,7 @@ import type { Contract } from '@protection-service/contract';
 import type { Response } from 'express';
 import { type FileContent, storeFileContent, uploadFile } from '../domain/files/files';
 import { storeOf } from '../http/caller';
+import { uploadedBytes } from '../http/multipart';
 import type { GroupHandlers, RouteContext } from './context';
 
 /** Files (D56): uploads of claim evidence, and their bytes for the store's own callers. */
@@ -9,7 +10,8 @@ export function fileHandlers({ db, fileStorage, fileLinks }: RouteContext): Grou
   return {
     async upload({ body, req }) {
       const file = await uploadFile(db, fileStorage, fileLinks, storeOf(req), {
-        bytes: Buffer.from(await body.file.arrayBuffer()),
+        // The bytes the multipart reader holds, not a copy of them (D56).
+        bytes: uploadedBytes(body.file) ?? Buffer.from(await body.file.arrayBuffer()),
         purpose: body.purpose,
       });
       return { status: 201, body: { data: file } };

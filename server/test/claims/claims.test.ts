@@ -112,6 +112,8 @@ describe('claims: filing, record, messages, list', () => {
           quantity: i.quantity,
           issueType: 'DAMAGED',
         })),
+        // D57: the risk as filed, which the record answers too.
+        risk: claim.risk,
       });
     });
 

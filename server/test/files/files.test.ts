@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { TFile } from '@protection-service/contract';
 import { sql } from 'kysely';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepUnattachedFiles } from '../../src/domain/files/files';
 import type { FileStorageConfig } from '../../src/domain/files/storage';
@@ -108,6 +109,28 @@ describe.each(['local', 's3'] as const)('files on %s storage (D56)', (backend) =
     expect(linked.headers.get('content-security-policy')).toBe("default-src 'none'");
     expect(Buffer.from(await linked.arrayBuffer()).equals(bytes)).toBe(true);
     expect(await storedKeys()).toContain(`${s.owner.store.id}/${file.id}`);
+  });
+
+  it('stores a HEIC photo as an upright JPEG without its EXIF, camera or serial', async () => {
+    // Encoded from a 64 x 48 JPEG (red left half, blue right half, EXIF with a GPS position, a
+    // camera and its serial) by libheif's heif-enc with x265; it carries the EXIF as its Exif item.
+    const original = await readFile(path.join(import.meta.dirname, 'fixtures/photo-gps.heic'));
+    expect(original.subarray(4, 12).toString('latin1')).toBe('ftypheic');
+    expect(original.includes('Acme Phone')).toBe(true);
+    expect(original.includes('SN-12345')).toBe(true);
+    const file = await uploaded(await upload(server, s.token, original, 'IMG_0002.HEIC', 'image/heic'));
+    expect(file).toMatchObject({ type: 'image/jpeg', width: 64, height: 48 });
+    const bytes = Buffer.from(await (await content(file.id)).arrayBuffer());
+    expect(bytes.length).toBe(file.size);
+    expect(await exifOf(bytes)).toBeUndefined();
+    expect(await cameraTags(bytes)).toEqual([]);
+    expect(bytes.includes('Acme Phone')).toBe(false);
+    expect(bytes.includes('SN-12345')).toBe(false);
+    // The pixels as taken: red on the left, blue on the right (neither turned nor mirrored).
+    const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+    const at = (x: number, y: number) => [...data.subarray((y * info.width + x) * info.channels).subarray(0, 3)];
+    expect(at(4, 24)[0]).toBeGreaterThan(150);
+    expect(at(60, 24)[2]).toBeGreaterThan(150);
   });
 
   it('turns a sideways photo upright and keeps PNG and WebP as they are, without metadata', async () => {
@@ -293,5 +316,52 @@ describe.each(['local', 's3'] as const)('files on %s storage (D56)', (backend) =
     }
     expect((await content(photo.id)).status).toBe(200);
     expect((await content(later.id)).status).toBe(200);
+  });
+
+  it('of two claims racing to attach one new file exactly one files, the other 422 naming the item, nothing half-written', async () => {
+    const named = (url: string) =>
+      claimBody({
+        fulfillmentIssues: [
+          {
+            issues: [
+              { issueType: 'DAMAGED', quantity: 1, sourceItemId: 'li', images: ['https://elsewhere.example/a.png'] },
+              { issueType: 'DAMAGED', quantity: 1, sourceItemId: 'li', images: [url] },
+            ],
+          },
+        ],
+      });
+    const claimsOn = (order: string) =>
+      server.db
+        .selectFrom('claims')
+        .select('id')
+        .where('storeId', '=', s.owner.store.id)
+        .where('sourceOrderId', '=', order)
+        .execute();
+    // Several rounds, each on two orders of its own: only the file is shared, so only its lock orders them.
+    for (let round = 0; round < 4; round++) {
+      const photo = await uploaded(await upload(server, s.token, await gpsJpeg()));
+      const orders = [`race-${backend}-${round}-a`, `race-${backend}-${round}-b`];
+      for (const order of orders) await s.putOrder(order, { lineItems: [{ sourceItemId: 'li', quantity: 3 }] });
+      const answers = await Promise.all(orders.map((order) => s.file(order, named(photo.url))));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 422]);
+      const loser = answers.findIndex((a) => a.status === 422);
+      expect((await errorOf(answers[loser]!)).message).toBe(
+        'body.fulfillmentIssues.0.issues.1.images.0: names a file already attached to another claim',
+      );
+      const winner = answers[1 - loser]!.headers.get('location')!.replace('/v1/claims/', '');
+      // The loser wrote nothing: no claim, no item, no event; the file is the winner's alone.
+      expect(await claimsOn(orders[loser]!)).toEqual([]);
+      expect((await claimsOn(orders[1 - loser]!)).map((c) => c.id)).toEqual([winner]);
+      const row = await server.db
+        .selectFrom('files')
+        .select('claimId')
+        .where('id', '=', photo.id)
+        .executeTakeFirstOrThrow();
+      expect(row.claimId).toBe(winner);
+      const events = await sql<{ n: string }>`
+        select count(*) as n from webhook_events where topic = 'claim/created' and body->>'sourceOrderId' = ${orders[loser]!}
+      `.execute(server.db);
+      expect(Number(events.rows[0]!.n)).toBe(0);
+    }
   });
 });

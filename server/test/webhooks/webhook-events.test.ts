@@ -164,6 +164,7 @@ describe('event log and replay (D34)', () => {
       claimType: 'LOST_IN_TRANSIT' as const,
       claimState: 'NEW' as const,
       items: [],
+      risk: { level: 'low' as const, signals: [] },
     };
     const event = await record(server.db, owner.store.id, 'claim/created', created);
     const logged = async (clientId: string) =>

@@ -12,10 +12,11 @@ import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { claimableItems } from '../commerce/claimable';
 import { liveOrderLock } from '../commerce/live-order';
-import { attachableFiles, attachFiles } from '../files/attach';
+import { attachableFiles, attachFiles, attachStatement, lockFiles, refuseTaken } from '../files/attach';
 import { claimMailSteps, noticeMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
+import { riskStatement } from './risk/signals';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
 interface ClaimLine {
@@ -61,7 +62,9 @@ interface Asked {
  * store's live order `sourceOrderId` read by the statement itself, which then writes the claim
  * only if what it asks of the order's items fits what is left to claim (D39).
  */
-type ClaimOn = { orderId: string; authorName: string | null } | { live: true; asked: readonly Asked[] };
+type ClaimOn =
+  | { orderId: string; authorName: string | null }
+  | { live: true; asked: readonly Asked[]; fileIds?: readonly string[] };
 
 /** What the claim's statement answers: what to queue once it committed. */
 interface Written {
@@ -83,8 +86,11 @@ interface Shortfall {
   claimable: number | null;
 }
 
-/** ... and, filed on a live order: whether the order was found, and what kept the claim out. */
-type WrittenOnLive = Written & { found: boolean; shortfalls: Shortfall[] };
+/**
+ * ... and, filed on a live order: whether the order was found, and what kept the claim out:
+ * shortfalls, or files it names that another claim or message took first (D56).
+ */
+type WrittenOnLive = Written & { found: boolean; shortfalls: Shortfall[]; taken: string[] };
 
 /** D22: the issue type when all lines share one, `MULTIPLE` when they differ, else null. */
 function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
@@ -117,6 +123,8 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
         claimType,
         claimState: 'NEW',
         items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
+        // D57: written over by the risk statement in the same transaction, before any delivery.
+        risk: { level: 'low', signals: [] },
       },
     },
     sql`claim`,
@@ -126,7 +134,7 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
   const notices = noticeMailSteps('notice_claim_filed', sql`claim`);
   const live = 'live' in on;
   const source = live
-    ? liveSource(c, on.asked)
+    ? liveSource(c, on.asked, on.fileIds ?? [])
     : sql`source as (select ${on.orderId}::text as order_id, ${on.authorName}::text as author_name, null::text as policy_id)`;
   const statement = sql<Written>`
     with ${source}, ${claimWrites(id, c, claimType, items)}, ${event.steps}, ${mail}, ${notices}
@@ -138,7 +146,7 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
               select json_agg(json_build_object('n', s.n, 'itemId', s.item_id, 'requested', s.requested,
                 'ordered', s.ordered, 'claimable', s.claimable) order by s.n)
               from shortfalls s
-            ), '[]') as shortfalls`
+            ), '[]') as shortfalls, array(select id from taken) as taken`
           : sql``
       }
   `;
@@ -150,9 +158,11 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
  * one row when the claim is to be written, none when the order is missing or has `shortfalls`.
  * Where the order's line items are known, an asked line falls short when its item is no line
  * item of the order, or when the item's quantities asked so far exceed its claimable quantity
- * (`claimableItems`, D39): the rule is decided here, once, and the refusal only words it.
+ * (`claimableItems`, D39): the rule is decided here, once, and the refusal only words it. The
+ * service's files it names (`fileIds`, D56, locked by the trip before) must still be attached
+ * nowhere: one a concurrent claim or message took first is `taken`, and the claim not written.
  */
-function liveSource(c: NewClaim, asked: readonly Asked[]) {
+function liveSource(c: NewClaim, asked: readonly Asked[], fileIds: readonly string[]) {
   return sql`live_order as (
       select o.id, o.line_items_known, o.customer_name from orders o
       where o.store_id = ${c.storeId} and o.source_order_id = ${c.sourceOrderId} and o.deleted_at is null
@@ -167,11 +177,14 @@ function liveSource(c: NewClaim, asked: readonly Asked[]) {
       join asked a on o.line_items_known
       left join lateral (${claimableItems(sql`o.id`, sql`a.item_id`)}) k on true
       where k.item_id is null or a.requested > k.claimable
+    ), taken as (
+      select n.id from unnest(${fileIds}::text[]) n (id)
+      where not exists (select 1 from files f where f.id = n.id and f.claim_id is null)
     ), source as (
       select o.id as order_id, o.customer_name as author_name,
         (select p.id from protection_policies p where p.order_id = o.id and p.removed_at is null) as policy_id
       from live_order o
-      where not exists (select 1 from shortfalls)
+      where not exists (select 1 from shortfalls) and not exists (select 1 from taken)
     )`;
 }
 
@@ -242,13 +255,10 @@ export async function fileClaim(
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
   );
   // D56: the service's own files the images name, checked before the claim is written.
-  const files = await attachableFiles(
-    db,
-    storeId,
-    issues.flatMap((i) =>
-      (i.images ?? []).map((url, k) => ({ path: `body.fulfillmentIssues.${i.at.join('.issues.')}.images.${k}`, url })),
-    ),
+  const named = issues.flatMap((i) =>
+    (i.images ?? []).map((url, k) => ({ path: `body.fulfillmentIssues.${i.at.join('.issues.')}.images.${k}`, url })),
   );
+  const files = await attachableFiles(db, storeId, named);
   // Only the items a claim names are counted (D39); a claim naming none takes a share lock
   // and files beside others.
   const naming = issues.filter((i) => i.sourceItemId);
@@ -256,20 +266,23 @@ export async function fileClaim(
   const { id, eventId, statement } = claimStatement(
     actor.clientId,
     { ...onlineClaim(storeId, sourceOrderId, f, issues), externalSource },
-    {
-      live: true,
-      asked,
-    },
+    { live: true, asked, fileIds: files },
   );
   const lock = liveOrderLock(storeId, sourceOrderId, asked.length > 0 ? 'no key update' : 'share');
-  const results = await inOneTrip(db, [lock, statement], { genericPlans: true });
-  const written = results.at(-1)!.rows[0] as unknown as WrittenOnLive;
+  // D56: the files are locked after the order and attached in the same trip; of two claims
+  // naming one new file, the second waits for the first and then finds it taken. The risk is
+  // written (D57) in the same transaction, when the claim was, seeing its photos.
+  const risk = riskStatement(id, { eventId, queueRelated: true });
+  const trip =
+    files.length > 0 ? [lock, lockFiles(files), statement, attachStatement(id, files), risk] : [lock, statement, risk];
+  const results = await inOneTrip(db, trip, { genericPlans: true });
+  const written = results[trip.indexOf(statement)]!.rows[0] as unknown as WrittenOnLive;
   if (!written.found) throw refuse.missing('order not found');
   if (written.shortfalls.length > 0) throw refuse.issues(written.shortfalls.map((s) => worded(s, naming[s.n - 1]!)));
+  if (written.taken.length > 0) await refuseTaken(db, storeId, named);
   // Committed: its deliveries and e-mail are queued now (D32, D42).
   queueAfterCommit(db, eventId, written.subscribers);
   await queueMailAfterCommit(db, written.queuedMail);
-  await attachFiles(db, id, files);
   return id;
 }
 
@@ -324,6 +337,7 @@ export async function fileTrackingClaim(trx: Db, t: TrackingClaim): Promise<{ cl
   const written = (await prepared(statement).execute(trx)).rows[0] as unknown as WrittenOnLive;
   if (!written.found) return { refused: 'the order is gone' };
   if (written.shortfalls.length > 0) return { refused: 'nothing left to claim on the fulfillment (D39)' };
+  await prepared(riskStatement(id, { eventId, queueRelated: true })).execute(trx);
   queueAfterCommit(trx, eventId, written.subscribers);
   await queueMailAfterCommit(trx, written.queuedMail);
   return { claimId: id };
@@ -396,8 +410,9 @@ export async function fileOfflineClaim(
   const images = f.items.flatMap((item, i) =>
     (item.images ?? []).map((url, k) => ({ path: `body.items.${i}.images.${k}`, url })),
   );
-  const files = await attachableFiles(db, storeId, images);
   return transact(db, async (trx) => {
+    // D56: checked with the files locked, so a concurrent claim or message cannot take one between.
+    const files = await attachableFiles(trx, storeId, images, null, { lock: true });
     const orderId = await insertOfflineOrder(trx, storeId, sourceOrderId, f);
     const {
       id: claimId,
@@ -408,6 +423,7 @@ export async function fileOfflineClaim(
     queueAfterCommit(trx, eventId, written.subscribers);
     queueMailAfterCommit(trx, written.queuedMail);
     await attachFiles(trx, claimId, files);
+    await prepared(riskStatement(claimId, { eventId, queueRelated: true })).execute(trx);
     return { claimId, filed: offlinePayload(f, storeId, sourceOrderId) };
   });
 }

@@ -308,8 +308,9 @@ export async function postMessage(
 ): Promise<void> {
   // D56: the service's own files the medias name, the claim's or attached nowhere yet.
   const medias = (m.medias ?? []).map((url, k) => ({ path: `body.medias.${k}`, url }));
-  const files = await attachableFiles(db, storeId, medias, claimId);
   return transact(db, async (trx) => {
+    // Checked with the files locked, so a concurrent claim or message cannot take one between.
+    const files = await attachableFiles(trx, storeId, medias, claimId, { lock: true });
     const messageId = newId('msg');
     // D53: a shopper's message tells the members who asked for it, in the same statement.
     const shopper = m.senderType === 'customer';

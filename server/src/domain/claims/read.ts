@@ -5,6 +5,7 @@ import {
   type TClaimListNode,
   type TClaimListQuery,
   type TClaimQueue,
+  type TClaimRisk,
   type TClaimState,
   type TClaimType,
   type TDenyReason,
@@ -55,6 +56,9 @@ export interface ClaimRow {
   updatedAt: Date;
   deletedAt: Date | null;
   linkId: string;
+  /** D57: the stored risk, as the risk module last wrote it. */
+  riskLevel: TClaimRisk['level'];
+  riskSignals: TClaimRisk['signals'];
   /** The row's keyset position with microseconds (lib/pager.ts). */
   keysetAt: string;
   items: Json[];
@@ -107,7 +111,7 @@ function claimSelect(full: boolean, where: RawBuilder<unknown>, tail: RawBuilder
       c.resolution_requested, c.resolution_date, c.claim_state, c.claim_type, c.claim_category,
       c.sales_channel, c.deny_reason, c.deny_details, c.is_ota,
       c.ota_description, c.external_source, c.policy_id, c.created_at, c.updated_at, c.deleted_at, c.link_id,
-      ${CLAIMS.position} as keyset_at,
+      c.risk_level, c.risk_signals, ${CLAIMS.position} as keyset_at,
       coalesce((
         select json_agg(json_build_object(
           'id', i.id, 'claimId', i.claim_id, 'itemId', i.item_id, 'quantity', i.quantity,
@@ -190,6 +194,7 @@ function common(row: ClaimRow) {
     updatedAt: row.updatedAt.toISOString(),
     deletedAt: row.deletedAt === null ? null : row.deletedAt.toISOString(),
     policyId: row.policyId,
+    risk: { level: row.riskLevel, signals: row.riskSignals },
   };
 }
 
@@ -438,6 +443,10 @@ export function claimFilterConditions(storeId: string, q: ClaimFilters): RawBuil
   if (q.createdAtMin) where.push(sql`c.created_at >= ${q.createdAtMin}::timestamptz`);
   if (q.createdAtMax) where.push(sql`c.created_at <= ${q.createdAtMax}::timestamptz`);
   if (q.updatedAtMin) where.push(sql`c.updated_at >= ${q.updatedAtMin}::timestamptz`);
+  const levels = valuesOf(q.risk);
+  // D57: one level is one range scan of `claims_store_risk_page_idx`.
+  if (levels?.length === 1) where.push(sql`c.risk_level = ${levels[0]}`);
+  else if (levels) where.push(sql`c.risk_level = any(${[...new Set(levels)]}::text[])`);
   return where;
 }
 
@@ -456,6 +465,7 @@ export function claimListBinding(storeId: string, q: ClaimFilters): string {
     q.q ?? null,
     q.claimType ?? null,
     q.order ?? 'asc',
+    q.risk ? [...new Set(valuesOf(q.risk))].sort() : null,
   ]);
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { refuse } from '../../lib/refusal';
 
@@ -20,20 +21,23 @@ const FILE_LINK_PATH = /\/files\/(file_[a-z2-7]{24})\/([0-9a-f]{64})[A-Za-z0-9_-
 /**
  * The ids of the files the URLs name, checked: each names a file of `storeId` that is not
  * attached to another claim (`claimId`, when the claim exists already, may hold it). Refuses
- * 422 naming the first item that breaks the rule.
+ * 422 naming the first item that breaks the rule. With `lock`, in the caller's transaction,
+ * the rows are locked (in id order) and read as the last writer to them left them, so what was
+ * checked holds until the transaction ends.
  */
 export async function attachableFiles(
   db: Db,
   storeId: string,
   urls: readonly NamedUrl[],
   claimId: string | null = null,
+  { lock = false }: { lock?: boolean } = {},
 ): Promise<string[]> {
   const refs = urls.flatMap((u) => {
     const match = FILE_LINK_PATH.exec(u.url.split(/[?#]/)[0] ?? '');
     return match ? [{ path: u.path, fileId: match[1]!, linkId: match[2]! }] : [];
   });
   if (refs.length === 0) return [];
-  const rows = await db
+  const query = db
     .selectFrom('files')
     .select(['id', 'storeId', 'linkId', 'claimId'])
     .where(
@@ -41,7 +45,8 @@ export async function attachableFiles(
       'in',
       refs.map((r) => r.fileId),
     )
-    .execute();
+    .orderBy('id');
+  const rows = await (lock ? query.forNoKeyUpdate() : query).execute();
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const ref of refs) {
     const row = byId.get(ref.fileId);
@@ -64,4 +69,34 @@ export async function attachFiles(db: Db, claimId: string, fileIds: readonly str
     .where('id', 'in', [...fileIds])
     .where((w) => w.or([w('claimId', 'is', null), w('claimId', '=', claimId)]))
     .execute();
+}
+
+/**
+ * A trip's statement that locks the files a claim is about to take (in id order, as every
+ * taker locks them), so the claim's statement after it reads them as the last taker left them.
+ */
+export function lockFiles(fileIds: readonly string[]) {
+  return sql`select id from files where id = any(${[...fileIds]}::text[]) order by id for no key update`;
+}
+
+/**
+ * A trip's statement that attaches the locked files to the claim its statement wrote, if it
+ * wrote one, in the filing's own transaction (D57: the claim's risk, in the same transaction,
+ * sees its photos).
+ */
+export function attachStatement(claimId: string, fileIds: readonly string[]) {
+  return sql`
+    update files set claim_id = ${claimId}, attached_at = now()
+    where id = any(${[...fileIds]}::text[]) and claim_id is null
+      and exists (select 1 from claims where id = ${claimId})
+  `;
+}
+
+/**
+ * D56: the claim was not written because another claim or message took one of its files
+ * first; refuses 422 naming the first item whose file is no longer free, as the check does.
+ */
+export async function refuseTaken(db: Db, storeId: string, urls: readonly NamedUrl[]): Promise<never> {
+  await attachableFiles(db, storeId, urls);
+  throw refuse.unprocessable(`${urls[0]?.path ?? 'body'}: names a file already attached to another claim`);
 }

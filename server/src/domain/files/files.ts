@@ -8,6 +8,7 @@ import { sniffType, UNSUPPORTED_TYPE } from '../../lib/file-types';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { type StoredForm, storedForm } from './decode';
+import { perceptualHash } from './perceptual-hash';
 import { type FileStorage, StorageUnavailable, StoredFileMissing, storageRefusal } from './storage';
 
 /**
@@ -91,6 +92,8 @@ export async function storePrepared(
   purpose: 'claim_evidence',
   stored: StoredForm,
 ): Promise<TFile> {
+  // D57: a photo's perceptual hash, from the stored (upright) bytes, for the reuse search.
+  const hash = stored.width === null ? null : (await perceptualHash(stored.bytes)).toString();
   const id = newId('file');
   const storageKey = `${storeId}/${id}`;
   try {
@@ -112,7 +115,11 @@ export async function storePrepared(
     storageKey,
   };
   try {
-    const inserted = await db.insertInto('files').values(row).returning('createdAt').executeTakeFirstOrThrow();
+    const inserted = await db
+      .insertInto('files')
+      .values({ ...row, perceptualHash: hash })
+      .returning('createdAt')
+      .executeTakeFirstOrThrow();
     return fileRecord(links, { ...row, createdAt: inserted.createdAt });
   } catch (err) {
     await storage.remove(storageKey).catch(() => {});

@@ -277,6 +277,7 @@ export function sampleBody<T extends WebhookTopic>(topic: T, storeId: string): W
       claimType: 'DAMAGED',
       claimState: 'NEW',
       items: [{ id: 'ci_sample', itemId: 'sample-item-1', quantity: 1, issueType: 'DAMAGED' }],
+      risk: { level: 'low', signals: [] },
     },
     'claim/approved': { ...claim, resolutions: [{ type: 'REFUND', itemId: 'sample-item-1', quantity: 1 }] },
     'claim/denied': { ...claim, sourceOrderId: 'sample-order-1001', reason: 'NOT_COVERED' },

@@ -10,6 +10,8 @@ import type {
   TTimelineActor,
   TTimelineEntry,
 } from '@protection-service/sdk';
+import { evidenceUrls, type OwnFiles } from './claim-evidence';
+import { Evidence } from './claim-evidence-views';
 import type { TrackingView } from './claim-tracking';
 import { ScrollTable } from './frame';
 import { claimPath, orderPath } from './paths';
@@ -93,48 +95,9 @@ export function itemName(item: TClaimItem, index: number): string {
   return item.name ?? item.itemId ?? `Item ${index + 1}`;
 }
 
-/**
- * A shopper's photo URLs (D50): not loaded until the person asks ("Show photos"), since
- * loading one tells its host when the claim was opened; then only `https:` ones as images,
- * any other URL (`javascript:`, `http:`) as plain text, never a link.
- */
-function Photos(props: { item: TClaimItem; index: number; show: boolean }) {
-  const { images } = props.item;
-  if (images.length === 0) return <span class="muted">None</span>;
-  if (!props.show) return <span>{images.length === 1 ? '1 photo' : `${images.length} photos`}</span>;
-  return (
-    <ul class="photos">
-      {images.map((url, i) =>
-        isHttps(url) ? (
-          <li>
-            <img
-              src={url}
-              alt={`${itemName(props.item, props.index)}, sent by the shopper (${i + 1})`}
-              loading="lazy"
-            />
-          </li>
-        ) : (
-          <li>
-            <span class="muted">Not shown (not an https address):</span> <code>{url}</code>
-          </li>
-        ),
-      )}
-    </ul>
-  );
-}
-
-export function isHttps(url: string): boolean {
-  try {
-    return new URL(url).protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
-/** The claimed items with their issue, quantity, the shopper's words and photos on request. */
-export function Items(props: { storeId: string; claim: TClaim; photos: boolean }) {
-  const { claim } = props;
-  const anyPhotos = claim.claimItems.some((i) => i.images.length > 0);
+/** The claimed items with their issue, quantity, the shopper's words and photos (D56). */
+export function Items(props: { storeId: string; claim: TClaim; own: OwnFiles; photos: boolean }) {
+  const { claim, own } = props;
   return (
     <>
       <ScrollTable label="Claimed items" wide>
@@ -155,19 +118,29 @@ export function Items(props: { storeId: string; claim: TClaim; photos: boolean }
               <td>{item.quantity}</td>
               <td class="text">{item.details ?? ''}</td>
               <td>
-                <Photos item={item} index={i} show={props.photos} />
+                <Evidence urls={item.images} label={itemName(item, i)} own={own} show={props.photos} />
               </td>
             </tr>
           ))}
         </tbody>
       </ScrollTable>
-      {anyPhotos && !props.photos ? (
-        <p>
-          <a href={`${claimPath(props.storeId, claim.id)}?photos=1`}>Show photos</a>{' '}
-          <span class="muted">(loads them from where the shopper put them)</span>
-        </p>
-      ) : null}
+      <ShowPhotos storeId={props.storeId} claim={claim} own={own} shown={props.photos} />
     </>
+  );
+}
+
+/**
+ * "Show photos" while the claim names addresses other than the service's own files (D56):
+ * loading them tells their host the claim was opened, so they wait for the person to ask.
+ */
+function ShowPhotos(props: { storeId: string; claim: TClaim; own: OwnFiles; shown: boolean }) {
+  const { claim, own } = props;
+  if (props.shown || !evidenceUrls(claim).some((url) => !own.has(url))) return null;
+  return (
+    <p>
+      <a href={`${claimPath(props.storeId, claim.id)}?photos=1`}>Show photos</a>{' '}
+      <span class="muted">(loads those the shopper put elsewhere from where they are)</span>
+    </p>
   );
 }
 
@@ -241,19 +214,22 @@ export function OtherClaims(props: { storeId: string; claims: TClaimListNode[]; 
   );
 }
 
-/** The messages between the shopper and the store, oldest first. */
-export function Conversation(props: { claim: TClaim; store: MemberStore }) {
+/** The messages between the shopper and the store, oldest first, with their photos (D56). */
+export function Conversation(props: { claim: TClaim; store: MemberStore; own: OwnFiles; photos: boolean }) {
   const messages = props.claim.claimMessages;
   if (messages.length === 0) return <p class="muted">No message yet.</p>;
   return (
     <ol class="messages">
-      {messages.map((m) => (
+      {messages.map((m, i) => (
         <li class={m.senderType === 'brand' ? 'mine' : undefined}>
           <span class="from">
             {m.senderType === 'brand' ? `${props.store.name} (store)` : 'Shopper'}
             {m.authorName ? `: ${m.authorName}` : ''}
           </span>
           <span class="body">{m.message}</span>
+          {m.medias.length > 0 ? (
+            <Evidence urls={m.medias} label={`Message ${i + 1}`} own={props.own} show={props.photos} />
+          ) : null}
         </li>
       ))}
     </ol>

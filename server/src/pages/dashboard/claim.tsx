@@ -4,6 +4,7 @@
 import { type Client, type TApprovePreview, type TClaim, type TClaimListNode, unwrap } from '@protection-service/sdk';
 import express, { type Request, Router } from 'express';
 import { sendPage } from '../html';
+import { type OwnFiles, readOwnFiles, readReusedPhotoClaims } from './claim-evidence';
 import { ApproveForm, DeclineForm, MoveForm, NoteForm, ReplyForm } from './claim-form-views';
 import {
   approveBody,
@@ -26,6 +27,7 @@ import {
   Resolutions,
   Timeline,
 } from './claim-page';
+import { Risk } from './claim-risk-views';
 import { concernedFulfillments, readTracking, Tracking } from './claim-tracking';
 import { field, formKey, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice } from './frame';
@@ -81,10 +83,12 @@ interface Extra {
 }
 
 /** Renders the claim page (D50); only the forms the role can use and the claim's state allows. */
-async function renderClaim(page: StorePage, status: number, extra: Extra = {}): Promise<void> {
+async function renderClaim(dashboard: Dashboard, page: StorePage, status: number, extra: Extra = {}): Promise<void> {
   const { req, res, session, store, api } = page;
   const view = await readClaim(api, String(req.params.claimId));
   const { claim } = view;
+  const reused = await readReusedPhotoClaims(api, claim);
+  const own = await readOwnFiles(dashboard, page, [claim, ...reused]);
   const photos = req.method === 'GET' && req.query.photos === '1';
   const manage = api.can('claim:manage');
   const update = api.can('claim:update', 'claim:manage');
@@ -97,6 +101,7 @@ async function renderClaim(page: StorePage, status: number, extra: Extra = {}): 
       <h1>Claim on order {claim.sourceOrderNumber}</h1>
       <p class="muted">Claim {claim.id}</p>
       <Notice code={req.method === 'GET' ? req.query.notice : undefined} />
+      <Risk storeId={store.id} claim={claim} reused={reused} own={own} />
       <div class="grid">
         <section class="card" aria-labelledby="claim">
           <h2 id="claim">Claim</h2>
@@ -108,7 +113,7 @@ async function renderClaim(page: StorePage, status: number, extra: Extra = {}): 
         </section>
       </div>
       <h2>Items</h2>
-      <Items storeId={store.id} claim={claim} photos={photos} />
+      <Items storeId={store.id} claim={claim} own={own} photos={photos} />
       <Resolutions claim={claim} />
       {extra.preview ? <PreviewResult preview={extra.preview.result} claim={claim} /> : null}
       <div class="grid forms">
@@ -118,7 +123,7 @@ async function renderClaim(page: StorePage, status: number, extra: Extra = {}): 
       </div>
       <ClaimContext view={view} storeId={store.id} />
       <h2>Conversation</h2>
-      <Conversation claim={claim} store={store} />
+      <Conversation claim={claim} store={store} own={own} photos={photos} />
       <div class="grid forms">
         {update ? <ReplyForm {...form} /> : null}
         {update ? <NoteForm {...form} /> : null}
@@ -126,8 +131,17 @@ async function renderClaim(page: StorePage, status: number, extra: Extra = {}): 
       <h2>Timeline</h2>
       <Timeline entries={view.timeline} />
     </DashboardLayout>,
-    photos ? { imageSources: ['https:'] } : {},
+    { imageSources: imageSources(dashboard, own, photos) },
   );
+}
+
+/**
+ * Where the page's images may come from (D56): the service's own file links (its public
+ * origin, `http:` too in a development install) whenever the claim names one, and `https:`
+ * addresses once the person asked to see the photos put elsewhere.
+ */
+function imageSources(dashboard: Dashboard, own: OwnFiles, photos: boolean): string[] {
+  return [...(own.size > 0 ? [dashboard.port.publicOrigin] : []), ...(photos ? ['https:'] : [])];
 }
 
 /** Fulfillments, and the shopper's and order's other claims. */
@@ -190,7 +204,7 @@ export function claimPages(dashboard: Dashboard): Router {
   const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 400 });
   router.get(
     DASHBOARD_CLAIM_PATH,
-    dashboard.page((page) => renderClaim(page, 200)),
+    dashboard.page((page) => renderClaim(dashboard, page, 200)),
   );
   router.post(
     `${DASHBOARD_CLAIM_PATH}/preview`,
@@ -204,7 +218,7 @@ export function claimPages(dashboard: Dashboard): Router {
         params: { claimId },
         body: approveBody(choices, claim.claimItems),
       });
-      await renderClaim(page, 200, { preview: { result: unwrap(res).data, choices } });
+      await renderClaim(dashboard, page, 200, { preview: { result: unwrap(res).data, choices } });
     }),
   );
   router.post(

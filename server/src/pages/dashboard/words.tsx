@@ -9,6 +9,8 @@ import type {
   TDenyReason,
   TIssueType,
   TResolutionType,
+  TRiskLevel,
+  TRiskSignalCode,
   TTrackingAction,
   TTrackingRule,
   TTrackingStatus,
@@ -217,3 +219,25 @@ export const ACTION_WORDS: Record<TAuditAction, string> = {
 };
 
 export const AUDIT_ACTIONS = Object.keys(ACTION_WORDS) as TAuditAction[];
+
+/** A claim's risk level in words (D57): what the store's own data says, never a decision. */
+export const RISK_WORDS: Record<TRiskLevel, string> = { high: 'High risk', medium: 'Medium risk', low: 'Low risk' };
+
+/** Each risk signal in words (D57): what it means, before its own detail. */
+export const SIGNAL_WORDS: Record<TRiskSignalCode, string> = {
+  repeat_claimer: 'The shopper has claimed before',
+  photo_reused: 'A photo was also sent with another claim',
+  carrier_delivered: 'The carrier reported the package delivered',
+  filed_before_delivery: 'Filed while the package was still on its way',
+  amount_outlier: "Worth far more than the store's usual claim",
+  missing_photos: 'No photo, though the store asks for one',
+};
+
+/** A claim's risk level as a badge (D57), its code for the record. */
+export function RiskBadge(props: { level: TRiskLevel }) {
+  return (
+    <span class={`state risk risk-${props.level}`} title={`risk ${props.level}`}>
+      {RISK_WORDS[props.level] ?? props.level}
+    </span>
+  );
+}

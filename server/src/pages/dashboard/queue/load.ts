@@ -1,4 +1,4 @@
-import type { TClaimConnection, TClaimListQuery, TClaimType } from '@protection-service/sdk';
+import type { TClaimConnection, TClaimListQuery, TClaimType, TRiskLevel } from '@protection-service/sdk';
 import { unwrap } from '@protection-service/sdk';
 import type { Request } from 'express';
 import type { StorePage } from '../handlers';
@@ -14,7 +14,19 @@ export interface QueueView {
   to?: string;
   order: 'asc' | 'desc';
   after?: string;
+  /** D57: the risk levels shown (the "Risk" filter); all when none. */
+  risk?: RiskChoice;
 }
+
+/** The "Risk" filter's choices (D57): one level, or medium and high together. */
+export const RISK_CHOICES = {
+  high: ['high'],
+  elevated: ['medium', 'high'],
+  medium: ['medium'],
+  low: ['low'],
+} as const satisfies Record<string, readonly TRiskLevel[]>;
+export type RiskChoice = keyof typeof RISK_CHOICES;
+const isRiskChoice = (value: string): value is RiskChoice => Object.hasOwn(RISK_CHOICES, value);
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 export const CLAIM_TYPES = Object.keys(TYPE_WORDS) as TClaimType[];
@@ -29,6 +41,7 @@ export function queueView(req: Request): QueueView {
   const from = one(req.query.from);
   const to = one(req.query.to);
   const after = one(req.query.after);
+  const risk = one(req.query.risk);
   return {
     tab,
     q: one(req.query.q).slice(0, 320),
@@ -37,6 +50,7 @@ export function queueView(req: Request): QueueView {
     to: DAY.test(to) ? to : undefined,
     order: one(req.query.order) === 'desc' ? 'desc' : 'asc',
     after: after && after.length <= 512 ? after : undefined,
+    risk: isRiskChoice(risk) ? risk : undefined,
   };
 }
 
@@ -51,6 +65,7 @@ export function listQuery(view: QueueView): TClaimListQuery {
     ...(view.from ? { createdAtMin: `${view.from}T00:00:00.000Z` } : {}),
     ...(view.to ? { createdAtMax: `${view.to}T23:59:59.999Z` } : {}),
     ...(view.after ? { after: view.after } : {}),
+    ...(view.risk ? { risk: [...RISK_CHOICES[view.risk]] } : {}),
   };
 }
 
@@ -68,13 +83,14 @@ export function queueHref(
     to: view.to,
     order: view.order === 'desc' ? 'desc' : undefined,
     after: view.after,
+    risk: view.risk,
     ...change,
   };
   const query = new URLSearchParams(Object.entries(values).filter((e): e is [string, string] => !!e[1]));
   return `${storePath(storeId, 'claims')}?${query}`;
 }
 
-/** The export of a view (D52): its tab, search, type, dates and order, every page of it. */
+/** The export of a view (D52): its tab, search, type, dates, risk and order, every page of it. */
 export function exportHref(storeId: string, view: QueueView): string {
   return queueHref(storeId, view, { after: undefined }).replace(
     `${storePath(storeId, 'claims')}?`,

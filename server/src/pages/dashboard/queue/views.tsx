@@ -7,8 +7,25 @@ import { BULK_ACTIONS } from '../bulk';
 import { type Column, DataTable } from '../data-table';
 import { newFormKey } from '../forms';
 import { claimPath, storePath } from '../paths';
-import { DENY_REASON_WORDS, Email, MOVE_TARGETS, STATE_WORDS, StateLabel, shortDate, TYPE_WORDS } from '../words';
-import { CLAIM_TYPES, type QueueView, queueHref } from './load';
+import {
+  DENY_REASON_WORDS,
+  Email,
+  MOVE_TARGETS,
+  RiskBadge,
+  STATE_WORDS,
+  StateLabel,
+  shortDate,
+  TYPE_WORDS,
+} from '../words';
+import { CLAIM_TYPES, type QueueView, queueHref, type RiskChoice } from './load';
+
+const RISK_CHOICE_ORDER: RiskChoice[] = ['high', 'elevated', 'medium', 'low'];
+const RISK_CHOICE_WORDS: Record<RiskChoice, string> = {
+  high: 'High',
+  elevated: 'Medium or high',
+  medium: 'Medium',
+  low: 'Low',
+};
 
 export function Filters(props: { storeId: string; view: QueueView }) {
   const { view } = props;
@@ -29,6 +46,17 @@ export function Filters(props: { storeId: string; view: QueueView }) {
           {CLAIM_TYPES.map((t) => (
             <option value={t} selected={t === view.type}>
               {TYPE_WORDS[t]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="risk">Risk</label>
+        <select id="risk" name="risk">
+          <option value="">Any</option>
+          {RISK_CHOICE_ORDER.map((choice) => (
+            <option value={choice} selected={choice === view.risk}>
+              {RISK_CHOICE_WORDS[choice]}
             </option>
           ))}
         </select>
@@ -130,6 +158,8 @@ function claimColumns(storeId: string, selectable: boolean): Column<TClaimListNo
     },
     { head: 'Type', bare: true, cell: (c) => (c.claimType ? TYPE_WORDS[c.claimType] : '') },
     { head: 'State', top: true, cell: (c) => <StateLabel state={c.claimState} /> },
+    // D57: the level only informs; the claim page says why.
+    { head: 'Risk', top: true, cell: (c) => <RiskBadge level={c.risk.level} /> },
     { head: 'Filed', bare: true, cell: (c) => shortDate(c.createdAt) },
   ];
 }

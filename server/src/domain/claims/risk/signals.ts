@@ -1,0 +1,258 @@
+import { DEFAULT_PHOTOS_REQUIRED_FOR } from '@protection-service/contract';
+import { type RawBuilder, sql } from 'kysely';
+
+/**
+ * D57: a claim's risk, from its store's own data and nothing else: each signal is one part of
+ * the one statement below (`riskStatement`), its threshold one constant here. The statement
+ * computes the claim's signals, writes them with the level and the claim's claimed value, and
+ * takes the claim off `claim_risk_pending`; at filing it also sets the risk in the
+ * `claim/created` body (in the filing's transaction, before any delivery) and queues the
+ * related claims, whose own signals now see this one. Every read is bounded by the claim's
+ * store: a claim of another store is never read, whatever it shares with this one.
+ */
+export const RISK = {
+  /** repeat_claimer: the same e-mail or shipping address on this many other claims... */
+  repeatOthers: 2,
+  /** ...filed within this many days of this one (before or after). */
+  repeatDays: 180,
+  /** photo_reused: perceptual hashes at most this many bits apart. */
+  photoBits: 6,
+  /** amount_outlier: claimed value over this many times the store's median claim... */
+  outlierFactor: 3,
+  /** ...of the claims filed in this many days before this one... */
+  outlierDays: 90,
+  /** ...when there are at least this many of them. */
+  outlierMinClaims: 5,
+} as const;
+
+/** Issue types a delivered package contradicts (carrier_delivered). */
+export const NOT_RECEIVED_TYPES = ['MISSING_ITEM', 'ORDER_DELIVERED_NOT_RECEIVED'];
+/** Issue types that need the package in hand (filed_before_delivery). */
+export const IN_HAND_TYPES = ['DAMAGED', 'DEFECTIVE_ITEM', 'WRONG_ITEM'];
+/** The statuses of a package still on its way (filed_before_delivery). */
+export const ON_THE_WAY = ['pre_transit', 'in_transit', 'out_for_delivery', 'available_for_pickup'];
+
+/** The 17 masks of a 16-bit band at most one bit away: none, and each single bit. */
+const BAND_MASKS = [0, ...Array.from({ length: 16 }, (_, i) => 2 ** i)];
+/** The bands of `files_phash_band*_idx`, written exactly as their index expressions. */
+const BANDS = [
+  (h: RawBuilder<unknown>) => sql`((${h} >> 48) & 65535)`,
+  (h: RawBuilder<unknown>) => sql`((${h} >> 32) & 65535)`,
+  (h: RawBuilder<unknown>) => sql`((${h} >> 16) & 65535)`,
+  (h: RawBuilder<unknown>) => sql`(${h} & 65535)`,
+];
+
+/** The claim, its lines, its claimed value, its packages: what every signal reads. */
+function facts(claimId: string): RawBuilder<unknown> {
+  return sql`claim as (
+      select c.id, c.store_id, c.order_id, c.created_at, lower(c.author_email) as email,
+        c.shipping_address_key as address, o.currency
+      from claims c join orders o on o.id = c.order_id where c.id = ${claimId}
+    ), lines as (
+      select i.issue_type, i.quantity, i.item_id, i.source_fulfillment_id, i.images
+      from claim_items i where i.claim_id = ${claimId}
+    ), claimed as (
+      select sum(l.quantity * li.price) as amount
+      from claim c join lines l on true
+      join order_line_items li on li.order_id = c.order_id and li.source_item_id = l.item_id
+    ), packages as (
+      -- The packages of the fulfillments the claim names, or of its whole order when it names none.
+      select p.id, p.tracking_number, p.carrier, p.status, p.delivered_at, p.delivery_proof
+      from claim c join tracking_packages p on p.order_id = c.order_id
+      where p.store_id = c.store_id and (
+        p.source_fulfillment_id in (select source_fulfillment_id from lines)
+        or not exists (select 1 from lines where source_fulfillment_id is not null))
+    )`;
+}
+
+/** repeat_claimer: the store's other claims of the same e-mail or shipping address, within RISK.repeatDays. */
+function repeatClaimer(): RawBuilder<unknown> {
+  const near = sql`o.store_id = c.store_id and o.id <> c.id and o.deleted_at is null
+    and o.created_at between c.created_at - make_interval(days => ${RISK.repeatDays})
+      and c.created_at + make_interval(days => ${RISK.repeatDays})`;
+  return sql`repeat as (
+      select coalesce(array_agg(r.id order by r.created_at, r.id), '{}') as ids from (
+        select o.id, o.created_at from claim c join claims o on lower(o.author_email) = c.email where ${near}
+        union
+        select o.id, o.created_at from claim c join claims o on o.shipping_address_key = c.address where ${near}
+      ) r
+    ), repeat_signal as (
+      select 1 as n, jsonb_build_object('code', 'repeat_claimer',
+        'detail', format('The same e-mail or shipping address is on %s other claims of this store filed within %s days of this one.',
+          cardinality(r.ids), ${RISK.repeatDays}::int),
+        'relatedClaimIds', to_jsonb(r.ids)) as signal
+      from repeat r where cardinality(r.ids) >= ${RISK.repeatOthers}
+    )`;
+}
+
+/**
+ * photo_reused: the store's photos on other claims within RISK.photoBits of one of this
+ * claim's. Candidates come from the four band indexes (a band equal to one of the 17 values
+ * at most one bit from the photo's: within 6 bits, some band differs in at most one), then
+ * the exact distance (`bit_count` of the exclusive or).
+ */
+function photoReused(): RawBuilder<unknown> {
+  const candidates = BANDS.map(
+    (band) => sql`select f.claim_id, f.perceptual_hash from files f
+      where f.store_id = c.store_id and f.claim_id is not null and f.perceptual_hash is not null
+        and ${band(sql`f.perceptual_hash`)} = any(array(
+          select ${band(sql`m.h`)} # k from unnest(${BAND_MASKS}::bigint[]) k))`,
+  );
+  return sql`mine as (
+      select f.perceptual_hash as h from files f
+      where f.claim_id = ${sql`(select id from claim)`} and f.perceptual_hash is not null
+    ), matches as (
+      select o.claim_id, min(bit_count((o.perceptual_hash # m.h)::bit(64))) as bits
+      from claim c cross join mine m
+      cross join lateral (${sql.join(candidates, sql` union `)}) o
+      where o.claim_id <> c.id and bit_count((o.perceptual_hash # m.h)::bit(64)) <= ${RISK.photoBits}
+      group by o.claim_id
+    ), photo_signal as (
+      select 2 as n, jsonb_build_object('code', 'photo_reused',
+        'detail', format('A photo of this claim matches a photo on %s other %s of this store (%s of 64 bits differ at the closest; 0 is the same picture).',
+          count(*), case when count(*) = 1 then 'claim' else 'claims' end, min(bits)),
+        'relatedClaimIds', to_jsonb(array_agg(claim_id order by bits, claim_id))) as signal
+      from matches having count(*) > 0
+    )`;
+}
+
+/** carrier_delivered: a missing or not-received claim on a package the carrier reported delivered, with its proof. */
+function carrierDelivered(): RawBuilder<unknown> {
+  return sql`delivered as (
+      select p.* from packages p
+      where p.status = 'delivered' and exists (select 1 from lines where issue_type = any(${NOT_RECEIVED_TYPES}::text[]))
+      order by p.delivered_at nulls last, p.tracking_number collate "C" limit 1
+    ), delivered_signal as (
+      select 3 as n, jsonb_build_object('code', 'carrier_delivered',
+        'detail', format('The carrier%s reported package %s delivered%s%s%s.',
+          coalesce(' (' || d.carrier || ')', ''), d.tracking_number,
+          coalesce(' on ' || to_char(d.delivered_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"'), ''),
+          coalesce(', signed for by ' || (d.delivery_proof ->> 'signedBy'), ''),
+          coalesce(', with a photo of the delivery: ' || (d.delivery_proof ->> 'photoUrl'), '')),
+        'relatedClaimIds', '[]'::jsonb) as signal
+      from delivered d
+    )`;
+}
+
+/**
+ * filed_before_delivery: a claim that needs the package in hand, filed while one of its
+ * packages was on its way: its last event before the filing says so and none says delivered.
+ * A fact of the filing: the events after it never change it.
+ */
+function filedBeforeDelivery(): RawBuilder<unknown> {
+  return sql`on_the_way as (
+      select p.tracking_number, e.status from claim c cross join packages p
+      cross join lateral (
+        select e.status from tracking_events e where e.package_id = p.id and e.occurred_at <= c.created_at
+        order by e.occurred_at desc, e.id desc limit 1
+      ) e
+      where e.status = any(${ON_THE_WAY}::text[])
+        and exists (select 1 from lines where issue_type = any(${IN_HAND_TYPES}::text[]))
+        and not exists (select 1 from tracking_events d
+          where d.package_id = p.id and d.status = 'delivered' and d.occurred_at <= c.created_at)
+      order by p.tracking_number collate "C" limit 1
+    ), transit_signal as (
+      select 4 as n, jsonb_build_object('code', 'filed_before_delivery',
+        'detail', format('Filed for an issue that needs the package in hand while package %s was %s, not yet delivered.',
+          w.tracking_number, replace(w.status, '_', ' ')),
+        'relatedClaimIds', '[]'::jsonb) as signal
+      from on_the_way w
+    )`;
+}
+
+/** amount_outlier: claimed value over RISK.outlierFactor × the median of the store's earlier claims. */
+function amountOutlier(): RawBuilder<unknown> {
+  return sql`median as (
+      select percentile_cont(0.5) within group (order by o.claimed_value) as value, count(*) as claims
+      from claim c join claims o on o.store_id = c.store_id and o.claimed_currency = c.currency
+      where o.claimed_value is not null and o.deleted_at is null and o.id <> c.id
+        and o.created_at >= c.created_at - make_interval(days => ${RISK.outlierDays}) and o.created_at < c.created_at
+    ), outlier_signal as (
+      select 5 as n, jsonb_build_object('code', 'amount_outlier',
+        'detail', format('Claimed value %s %s is over %s times the store''s median claim of the last %s days, %s %s (of %s claims).',
+          round(v.amount, 2), c.currency, ${RISK.outlierFactor}::int, ${RISK.outlierDays}::int,
+          round(m.value::numeric, 2), c.currency, m.claims),
+        'relatedClaimIds', '[]'::jsonb) as signal
+      from claim c, claimed v, median m
+      where m.claims >= ${RISK.outlierMinClaims} and v.amount > ${RISK.outlierFactor} * m.value
+    )`;
+}
+
+/**
+ * missing_photos: a line of an issue type in the store's `photosRequiredFor` (D56; its
+ * default without a settings row, as `photosRequiredFor()` reads it) and no photo anywhere on
+ * the claim: no item image, no message media. Read here from the same column, so the risk
+ * stays one statement.
+ */
+function missingPhotos(claimId: string): RawBuilder<unknown> {
+  return sql`required as (
+      select coalesce(
+        (select ms.photos_required_for from merchant_settings ms join claim c on ms.store_id = c.store_id),
+        ${[...DEFAULT_PHOTOS_REQUIRED_FOR]}::text[]) as types
+    ), unphotographed as (
+      select array_agg(distinct l.issue_type order by l.issue_type) as types
+      from lines l, required r
+      where l.issue_type = any(r.types)
+        and not exists (select 1 from lines p where jsonb_array_length(p.images) > 0)
+        and not exists (select 1 from claim_messages m where m.claim_id = ${claimId} and jsonb_array_length(m.medias) > 0)
+    ), photos_signal as (
+      select 6 as n, jsonb_build_object('code', 'missing_photos',
+        'detail', format('No photo came with this claim, though the store asks for photos of %s.',
+          lower(replace(array_to_string(u.types, ', '), '_', ' '))),
+        'relatedClaimIds', '[]'::jsonb) as signal
+      from unphotographed u where u.types is not null
+    )`;
+}
+
+/** What to do beyond writing the claim's risk: at filing, the event's body and the related claims. */
+export interface RiskWrite {
+  /** The `claim/created` event whose body's `risk` is set (at filing). */
+  eventId?: string;
+  /** Queue the claims this one's signals name, whose own signals now see it (at filing). */
+  queueRelated?: boolean;
+}
+
+/**
+ * The one statement that computes and writes a claim's risk (D57), answering it as
+ * `{riskLevel, riskSignals}` (no row when the claim does not exist).
+ */
+export function riskStatement(claimId: string, write: RiskWrite = {}) {
+  const parts = [facts(claimId), repeatClaimer(), photoReused(), carrierDelivered(), filedBeforeDelivery()];
+  parts.push(amountOutlier(), missingPhotos(claimId));
+  return sql<{ riskLevel: 'low' | 'medium' | 'high'; riskSignals: unknown[] }>`
+    with ${sql.join(parts, sql`, `)}, signals as (
+      select coalesce(jsonb_agg(s.signal order by s.n), '[]'::jsonb) as list, count(*) as n from (
+        select * from repeat_signal union all select * from photo_signal union all select * from delivered_signal
+        union all select * from transit_signal union all select * from outlier_signal
+        union all select * from photos_signal
+      ) s
+    ), written as (
+      update claims set
+        risk_level = case when s.n = 0 then 'low' when s.n = 1 then 'medium' else 'high' end,
+        risk_signals = s.list, claimed_value = v.amount, claimed_currency = c.currency
+      from claim c, signals s, claimed v
+      where claims.id = c.id
+      returning claims.risk_level, claims.risk_signals
+    ), taken as (
+      delete from claim_risk_pending where claim_id = ${claimId}
+    )${
+      write.eventId
+        ? sql`, event as (
+      update webhook_events e
+      set body = regexp_replace(e.body::text, '"risk":\\{"level":"low","signals":\\[\\]\\}\\}$',
+        '"risk":' || replace(jsonb_build_object('level', w.risk_level, 'signals', w.risk_signals)::text, '\\', '\\\\') || '}')::json
+      from written w where e.id = ${write.eventId}
+    )`
+        : sql``
+    }${
+      write.queueRelated
+        ? sql`, related as (
+      insert into claim_risk_pending (claim_id)
+      select unnest(r.ids) from repeat r union select claim_id from matches
+      on conflict do nothing
+    )`
+        : sql``
+    }
+    select risk_level, risk_signals from written
+  `;
+}

@@ -1,0 +1,367 @@
+import { type TClaimRisk, ZClaimRisk, ZFile } from '@protection-service/contract';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { recomputePendingRisk } from '../../src/domain/claims/risk/recompute';
+import { type ClaimStore, claimBody, claimEvents, claimStore } from '../harness/claims';
+import { upload } from '../harness/files';
+import { answered, bearer } from '../harness/fixtures';
+import { dataOf, jsonOf } from '../harness/json';
+import { photo, reencoded } from '../harness/photos';
+import { startTestServer, type TestServer } from '../harness/server';
+
+/**
+ * D57: each signal built from real API calls (orders, fulfillments, tracking events, uploads,
+ * claims), its threshold's edges, the stores kept apart, and `risk` in every version, the
+ * list's filter and `claim/created`. The recompute the delivering processes run once a second
+ * is run here by calling it, so a test waits for nothing.
+ */
+describe('claim risk (D57)', () => {
+  let server: TestServer;
+  let s: ClaimStore;
+  let other: ClaimStore;
+  let n = 0;
+
+  beforeAll(async () => {
+    server = await startTestServer({}, { rateLimits: { token: 1e9 } });
+    s = await claimStore(server, 'risk');
+    other = await claimStore(server, 'risk-other');
+    // missing_photos has its own store: here photos are asked for nothing.
+    await noPhotosRequired(s, other);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  async function noPhotosRequired(...stores: ClaimStore[]) {
+    for (const store of stores) {
+      const done =
+        await sql`update merchant_settings set photos_required_for = '{}' where store_id = ${store.owner.store.id}`.execute(
+          server.db,
+        );
+      expect(done.numAffectedRows).toBe(1n);
+    }
+  }
+
+  const riskOf = async (id: string, store = s): Promise<TClaimRisk> =>
+    answered(await store.api.claims.get({ params: { claimId: id } }), 200).risk;
+  const codes = async (id: string, store = s) => (await riskOf(id, store)).signals.map((x) => x.code);
+  const signal = async (id: string, code: string, store = s) =>
+    (await riskOf(id, store)).signals.find((x) => x.code === code);
+  /** The recompute the sweep runs, until nothing is pending. */
+  const settle = async () => {
+    while ((await recomputePendingRisk(server.db)) > 0);
+  };
+
+  /** An order with priced line items (price 10 unless told) and fulfillment f-1 of package `tracking`. */
+  async function order(store: ClaimStore, opts: { prices?: number[]; tracking?: string } = {}) {
+    const sourceOrderId = `o-risk-${++n}`;
+    const prices = opts.prices ?? [10];
+    const lineItems = prices.map((price, i) => ({ sourceItemId: `li-${i}`, quantity: 10, price }));
+    await store.putOrder(sourceOrderId, { lineItems });
+    if (opts.tracking) {
+      const res = await server.request(`/v1/orders/${sourceOrderId}/fulfillments/f-1`, {
+        method: 'PUT',
+        headers: bearer(store.token),
+        json: {
+          fulfillmentStatus: 'CONFIRMED',
+          sourceItemIds: lineItems.map((l) => ({ sourceItemId: l.sourceItemId, quantity: 10 })),
+          trackingNumber: [opts.tracking],
+          updatedAt: new Date(Date.now() - 5 * 86_400_000).toISOString(),
+        },
+      });
+      expect(res.status).toBe(200);
+    }
+    return sourceOrderId;
+  }
+
+  async function trackingEvent(
+    store: ClaimStore,
+    sourceOrderId: string,
+    trackingNumber: string,
+    status: string,
+    at = new Date(Date.now() - 60_000),
+  ) {
+    const res = await server.request(`/v1/orders/${sourceOrderId}/fulfillments/f-1/tracking-events`, {
+      method: 'POST',
+      headers: bearer(store.token),
+      json: {
+        trackingNumber,
+        carrier: 'ups',
+        events: [{ id: `${trackingNumber}-${status}`, occurredAt: at.toISOString(), status }],
+      },
+    });
+    expect(res.status).toBeLessThan(300);
+  }
+
+  type Issue = { issueType?: string; item?: number; quantity?: number; images?: string[]; fulfillment?: string };
+  const file = (store: ClaimStore, sourceOrderId: string, email: string, issue: Issue = {}) =>
+    store.fileId(
+      sourceOrderId,
+      claimBody({
+        email,
+        fulfillmentIssues: [
+          {
+            ...(issue.fulfillment ? { sourceFulfillmentId: issue.fulfillment } : {}),
+            issues: [
+              {
+                issueType: (issue.issueType ?? 'DAMAGED') as 'DAMAGED',
+                quantity: issue.quantity ?? 1,
+                sourceItemId: `li-${issue.item ?? 0}`,
+                ...(issue.images ? { images: issue.images } : {}),
+              },
+            ],
+          },
+        ],
+      }),
+    );
+
+  const uploaded = async (store: ClaimStore, bytes: Buffer) => dataOf(await upload(server, store.token, bytes), ZFile);
+
+  it('a shopper with three claims: the third says repeat_claimer, and after the recompute so do the first two', async () => {
+    const email = 'Repeat@Example.com';
+    const first = await file(s, await order(s), email);
+    const second = await file(s, await order(s), email.toLowerCase());
+    // One other claim: below the threshold.
+    expect(await codes(second)).toEqual([]);
+    const third = await file(s, await order(s), email);
+    // Exactly two others: the signal, naming them.
+    expect(await signal(third, 'repeat_claimer')).toEqual({
+      code: 'repeat_claimer',
+      detail:
+        'The same e-mail or shipping address is on 2 other claims of this store filed within 180 days of this one.',
+      relatedClaimIds: [first, second],
+    });
+    expect((await riskOf(third)).level).toBe('medium');
+    await settle();
+    expect((await signal(first, 'repeat_claimer'))?.relatedClaimIds).toEqual([second, third]);
+    const fourth = await file(s, await order(s), email);
+    // Three others: above, still the signal.
+    expect((await signal(fourth, 'repeat_claimer'))?.relatedClaimIds).toEqual([first, second, third]);
+  });
+
+  it('counts claims within 180 days of this one, not 181', async () => {
+    const email = 'window@example.com';
+    const a = await file(s, await order(s), email);
+    const b = await file(s, await order(s), email);
+    const c = await file(s, await order(s), email);
+    const backdate = (id: string, days: number) =>
+      sql`update claims set created_at = now() - make_interval(days => ${days}) where id = ${id}`.execute(server.db);
+    const recompute = async () => {
+      await sql`insert into claim_risk_pending (claim_id) values (${c}) on conflict do nothing`.execute(server.db);
+      await settle();
+      return (await signal(c, 'repeat_claimer'))?.relatedClaimIds ?? [];
+    };
+    await backdate(a, 179);
+    await backdate(b, 180);
+    expect(await recompute()).toEqual([b, a]);
+    await backdate(b, 181);
+    expect(await recompute()).toEqual([]);
+  });
+
+  it('a shipping address on offline claims counts as the e-mail does', async () => {
+    const offline = (email: string, address1: string) =>
+      s.post('/v1/claims/offline', {
+        customer: { email },
+        claimCategory: 'WARRANTY',
+        salesChannel: 'IN_STORE',
+        items: [{ name: 'Kettle', price: 20 }],
+        warranty: { dateOfPurchase: '2026-10-01' },
+        shippingAddress: { address1, city: 'Springfield', zip: '12345', countryAbr: 'US' },
+      });
+    const ids: string[] = [];
+    for (const [email, address] of [
+      ['a1@example.com', '1 Elm Street'],
+      ['a2@example.com', '1 elm street.'],
+      ['a3@example.com', '1  Elm  Street'],
+    ] as const) {
+      expect((await offline(email, address)).status).toBe(200);
+      const row = await sql<{ id: string }>`select id from claims where author_email = ${email}`.execute(server.db);
+      ids.push(row.rows[0]!.id);
+    }
+    expect((await signal(ids[2]!, 'repeat_claimer'))?.relatedClaimIds).toEqual([ids[0], ids[1]]);
+  });
+
+  it('the same photo re-encoded on two claims: photo_reused on the second, and on the first after the recompute', async () => {
+    const original = await photo(101);
+    const first = await file(s, await order(s), 'p1@example.com', {
+      images: [(await uploaded(s, original)).url],
+    });
+    const copy = await uploaded(s, await reencoded(original, 45));
+    const second = await file(s, await order(s), 'p2@example.com', { images: [copy.url] });
+    const reused = await signal(second, 'photo_reused');
+    expect(reused?.relatedClaimIds).toEqual([first]);
+    expect(reused?.detail).toMatch(/^A photo of this claim matches a photo on 1 other claim of this store/);
+    await settle();
+    expect((await signal(first, 'photo_reused'))?.relatedClaimIds).toEqual([second]);
+    // An unrelated photo matches nothing.
+    const third = await file(s, await order(s), 'p3@example.com', {
+      images: [(await uploaded(s, await photo(202))).url],
+    });
+    expect(await codes(third)).toEqual([]);
+  });
+
+  it('matches hashes 6 bits apart, in any spread over the bands, and not 7', async () => {
+    const base = 0x0123_4567_89ab_cdefn;
+    const claimWith = async (hash: bigint, email: string) => {
+      const f = await uploaded(s, await photo(Number(hash & 0xffffn) + 300));
+      await sql`update files set perceptual_hash = ${BigInt.asIntN(64, hash).toString()}::bigint where id = ${f.id}`.execute(
+        server.db,
+      );
+      return file(s, await order(s), email, { images: [f.url] });
+    };
+    const anchor = await claimWith(base, 'h0@example.com');
+    // 6 bits: 2 + 2 + 1 + 1 over the four bands; 5 bits in one band; 7 bits: 2 + 2 + 2 + 1.
+    const six = await claimWith(base ^ 0x0003_0003_0001_0001n, 'h6@example.com');
+    const fiveInOne = await claimWith(base ^ 0x001f_0000_0000_0000n, 'h5@example.com');
+    const seven = await claimWith(base ^ 0x0003_0003_0003_0001n ^ 0xf000_0000_0000_0000n, 'h7@example.com');
+    expect((await signal(six, 'photo_reused'))?.relatedClaimIds).toEqual([anchor]);
+    expect((await signal(fiveInOne, 'photo_reused'))?.relatedClaimIds).toContain(anchor);
+    expect((await signal(seven, 'photo_reused'))?.relatedClaimIds ?? []).not.toContain(anchor);
+  });
+
+  it('a not-received claim on a package the carrier delivered says carrier_delivered; a damage claim does not', async () => {
+    const tracking = `1ZDELIVERED${++n}`;
+    const sourceOrderId = await order(s, { tracking });
+    await trackingEvent(s, sourceOrderId, tracking, 'delivered');
+    const missing = await file(s, sourceOrderId, 'd1@example.com', {
+      issueType: 'ORDER_DELIVERED_NOT_RECEIVED',
+      fulfillment: 'f-1',
+    });
+    const delivered = await signal(missing, 'carrier_delivered');
+    expect(delivered?.detail).toMatch(new RegExp(`^The carrier \\(ups\\) reported package ${tracking} delivered on `));
+    const damaged = await file(s, sourceOrderId, 'd2@example.com', { issueType: 'DAMAGED', fulfillment: 'f-1' });
+    expect(await codes(damaged)).toEqual([]);
+  });
+
+  it('carrier_delivered appears when the delivery is reported after the claim, within the recompute', async () => {
+    const tracking = `1ZLATER${++n}`;
+    const sourceOrderId = await order(s, { tracking });
+    await trackingEvent(s, sourceOrderId, tracking, 'in_transit');
+    const claim = await file(s, sourceOrderId, 'late@example.com', {
+      issueType: 'MISSING_ITEM',
+      fulfillment: 'f-1',
+    });
+    expect(await codes(claim)).toEqual([]);
+    await trackingEvent(s, sourceOrderId, tracking, 'delivered');
+    await settle();
+    expect(await codes(claim)).toEqual(['carrier_delivered']);
+  });
+
+  it('a damage claim on a package in transit says filed_before_delivery, and keeps it once delivered', async () => {
+    const tracking = `1ZTRANSIT${++n}`;
+    const sourceOrderId = await order(s, { tracking });
+    await trackingEvent(s, sourceOrderId, tracking, 'in_transit');
+    const claim = await file(s, sourceOrderId, 't1@example.com', { issueType: 'WRONG_ITEM', fulfillment: 'f-1' });
+    expect(await signal(claim, 'filed_before_delivery')).toEqual({
+      code: 'filed_before_delivery',
+      detail: `Filed for an issue that needs the package in hand while package ${tracking} was in transit, not yet delivered.`,
+      relatedClaimIds: [],
+    });
+    // Delivered after the filing: the filing's fact stays.
+    const filed = answered(await s.api.claims.get({ params: { claimId: claim } }), 200).createdAt;
+    await trackingEvent(s, sourceOrderId, tracking, 'delivered', new Date(Date.parse(filed) + 1000));
+    await settle();
+    expect(await codes(claim)).toEqual(['filed_before_delivery']);
+  });
+
+  it('amount_outlier: over 3 times the median of at least 5 earlier claims, not at it', async () => {
+    const shop = await claimStore(server, 'risk-outlier');
+    await noPhotosRequired(shop);
+    // Items priced 10, 100, 29.99, 30 and 30.01.
+    const sourceOrderId = await order(shop, { prices: [10, 100, 29.99, 30, 30.01] });
+    let k = 0;
+    const claim = (item: number) => file(shop, sourceOrderId, `o${++k}@example.com`, { item });
+    for (let i = 0; i < 4; i++) expect(await codes(await claim(0), shop)).toEqual([]);
+    // Four earlier claims: too few, whatever the amount.
+    expect(await codes(await claim(1), shop)).toEqual([]);
+    // Now five earlier (10, 10, 10, 10, 100): median 10.
+    expect(await codes(await claim(2), shop)).toEqual([]);
+    expect(await codes(await claim(3), shop)).toEqual([]);
+    const above = await claim(4);
+    expect(await signal(above, 'amount_outlier', shop)).toEqual({
+      code: 'amount_outlier',
+      detail:
+        "Claimed value 30.01 USD is over 3 times the store's median claim of the last 90 days, 10.00 USD (of 7 claims).",
+      relatedClaimIds: [],
+    });
+  });
+
+  it('two signals make the level high, and the list filters on it; nothing is refused', async () => {
+    const email = 'high@example.com';
+    const tracking = `1ZHIGH${++n}`;
+    await file(s, await order(s), email);
+    await file(s, await order(s), email);
+    const sourceOrderId = await order(s, { tracking });
+    await trackingEvent(s, sourceOrderId, tracking, 'delivered');
+    const high = await file(s, sourceOrderId, email, { issueType: 'ORDER_DELIVERED_NOT_RECEIVED' });
+    expect(await riskOf(high)).toMatchObject({ level: 'high' });
+    expect((await codes(high)).sort()).toEqual(['carrier_delivered', 'repeat_claimer']);
+    const list = async (risk: TClaimRisk['level'][]) => {
+      const page = answered(await s.api.claims.list({ query: { risk, first: 100, order: 'desc' } }), 200);
+      return page.edges.map((e) => ({ id: e.node.id, level: e.node.risk.level }));
+    };
+    const highs = await list(['high']);
+    expect(highs.map((c) => c.id)).toContain(high);
+    expect(highs.every((c) => c.level === 'high')).toBe(true);
+    const lowOrMedium = await list(['low', 'medium']);
+    expect(lowOrMedium.some((c) => c.id === high)).toBe(false);
+    expect(new Set(lowOrMedium.map((c) => c.level))).toEqual(new Set(['low', 'medium']));
+    const bad = await server.request('/v1/claims?risk=severe', { headers: bearer(s.token) });
+    expect(bad.status).toBe(400);
+  });
+
+  it('two stores with the same shopper and the same photo see nothing of each other', async () => {
+    const email = 'shared@example.com';
+    const bytes = await photo(404);
+    for (let i = 0; i < 2; i++) {
+      await file(s, await order(s), email, { images: [(await uploaded(s, bytes)).url] });
+    }
+    const theirs = await file(other, await order(other), email, { images: [(await uploaded(other, bytes)).url] });
+    expect(await riskOf(theirs, other)).toEqual({ level: 'low', signals: [] });
+    await settle();
+    expect(await riskOf(theirs, other)).toEqual({ level: 'low', signals: [] });
+  });
+
+  it('answers risk in every API version, and in claim/created as filed', async () => {
+    const email = 'versions@example.com';
+    await file(s, await order(s), email);
+    await file(s, await order(s), email);
+    const id = await file(s, await order(s), email);
+    const risk = await riskOf(id);
+    expect(risk.level).toBe('medium');
+    for (const version of ['2025-01-01', '2026-12-01', '2027-01-15']) {
+      const res = await server.request(`/v1/claims/${id}`, { headers: { ...bearer(s.token), 'api-version': version } });
+      expect(res.status).toBe(200);
+      expect((await jsonOf(res, z.object({ risk: ZClaimRisk }))).risk).toEqual(risk);
+    }
+    const [event] = await claimEvents(server.db, 'claim/created', id);
+    expect((event!.body as { risk: TClaimRisk }).risk).toEqual(risk);
+  });
+
+  it('missing_photos: a type the store wants photos for, filed without one, until a message brings one', async () => {
+    const shop = await claimStore(server, 'risk-photos');
+    const damaged = await file(shop, await order(shop), 'm1@example.com', { issueType: 'DAMAGED' });
+    expect(await signal(damaged, 'missing_photos', shop)).toEqual({
+      code: 'missing_photos',
+      detail: 'No photo came with this claim, though the store asks for photos of damaged.',
+      relatedClaimIds: [],
+    });
+    // Not a type the store asks photos for; and a damage claim with its photo.
+    expect(
+      await codes(await file(shop, await order(shop), 'm2@example.com', { issueType: 'MISSING_ITEM' }), shop),
+    ).toEqual([]);
+    const photographed = await file(shop, await order(shop), 'm3@example.com', {
+      images: [(await uploaded(shop, await photo(505))).url],
+    });
+    expect(await codes(photographed, shop)).toEqual([]);
+    const res = await shop.post(`/v1/claims/${damaged}/messages`, {
+      senderType: 'customer',
+      message: 'Here is the photo.',
+      medias: [(await uploaded(shop, await photo(606))).url],
+    });
+    expect(res.status).toBeLessThan(300);
+    await settle();
+    expect(await codes(damaged, shop)).toEqual([]);
+  });
+});
