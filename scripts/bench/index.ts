@@ -16,6 +16,7 @@ import { benchPartner } from './partner';
 import { benchPooler } from './pooler';
 import { benchPublicRead } from './public-read';
 import { benchRetention } from './retention';
+import { benchRisk } from './risk';
 import { benchTracking } from './tracking';
 import { benchWebhooks } from './webhooks';
 import { benchWidget } from './widget';
@@ -48,6 +49,11 @@ const BENCHES: [name: string, title: string, run: () => Promise<unknown>][] = [
     'files',
     'photo uploads (D56) against writing the same bytes to disk; server memory at 20 uploads at once, and refusing 20',
     benchFiles,
+  ],
+  [
+    'risk',
+    'claim filing with the risk (D57) against without, and the photo reuse search at 100,000 photos in a store',
+    benchRisk,
   ],
   ['writes', 'write paths and the quote against their baselines, PostgreSQL fsync on and off', benchWrites],
   ['pooler', 'order write and claim filing: PgBouncer in transaction mode against direct (D48)', benchPooler],

@@ -1,11 +1,14 @@
-import { type TClaimRisk, ZClaimRisk, ZFile } from '@protection-service/contract';
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type TClaimRisk, ZClaimRisk, ZFile, ZTrackingSourceCreated } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { recomputePendingRisk } from '../../src/domain/claims/risk/recompute';
 import { type ClaimStore, claimBody, claimEvents, claimStore } from '../harness/claims';
 import { upload } from '../harness/files';
-import { answered, bearer } from '../harness/fixtures';
+import { answered, bearer, dashboardTokenFor } from '../harness/fixtures';
 import { dataOf, jsonOf } from '../harness/json';
 import { photo, reencoded } from '../harness/photos';
 import { startTestServer, type TestServer } from '../harness/server';
@@ -363,5 +366,33 @@ describe('claim risk (D57)', () => {
     expect(res.status).toBeLessThan(300);
     await settle();
     expect(await codes(damaged, shop)).toEqual([]);
+  });
+
+  it("carrier_delivered names the carrier's proof of delivery, kept from an EasyPost tracker's signed_by", async () => {
+    const raw = readFileSync(path.join(import.meta.dirname, '../tracking/fixtures/easypost/delivered-signed.json'));
+    const sourceOrderId = await order(s, { tracking: '9400110898825022579493' });
+    const dash = await dashboardTokenFor(server, s.owner.user.id);
+    const made = await dataOf(
+      await server.request(`/v1/stores/${s.owner.store.id}/tracking-sources`, {
+        method: 'POST',
+        headers: bearer(dash),
+        json: { provider: 'easypost' },
+      }),
+      ZTrackingSourceCreated,
+    );
+    const signature = `hmac-sha256-hex=${createHmac('sha256', made.secret!).update(raw).digest('hex')}`;
+    const res = await server.request(`/v1/tracking/inbound/${made.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hmac-signature': signature },
+      body: new Uint8Array(raw),
+    });
+    expect(res.status).toBe(200);
+    const claim = await file(s, sourceOrderId, 'proof@example.com', {
+      issueType: 'ORDER_DELIVERED_NOT_RECEIVED',
+      fulfillment: 'f-1',
+    });
+    expect((await signal(claim, 'carrier_delivered'))?.detail).toMatch(
+      /^The carrier \(USPS\) reported package 9400110898825022579493 delivered on .*, signed for by J SMITH\.$/,
+    );
   });
 });

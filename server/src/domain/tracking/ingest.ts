@@ -60,7 +60,14 @@ export async function ingestPackage(
   const estimatedDeliveryAt = pkg.estimatedDeliveryAt ?? row.estimatedDeliveryAt;
   await trx
     .updateTable('trackingPackages')
-    .set({ ...state, carrier, estimatedDeliveryAt, updatedAt: new Date() })
+    .set({
+      ...state,
+      carrier,
+      estimatedDeliveryAt,
+      updatedAt: new Date(),
+      // D57: a proof of delivery the provider sent is kept; a later message without one keeps it.
+      ...(pkg.deliveryProof ? { deliveryProof: JSON.stringify(pkg.deliveryProof) } : {}),
+    })
     .where('id', '=', row.id)
     .execute();
   const changed = state.status !== row.status || state.subStatus !== row.subStatus;

@@ -43,6 +43,15 @@ export interface NormalisedPackage {
   carrier: string | null;
   estimatedDeliveryAt: Date | null;
   events: NormalisedEvent[];
+  /** D57: who signed for the package, a photo of it delivered, when the provider sent either. */
+  deliveryProof?: { signedBy: string | null; photoUrl: string | null } | null;
+}
+
+/** D57: a delivery proof of the fields a provider sent, or null when it sent none. */
+export function deliveryProofOf(signedBy: string | null | undefined, photoUrl: string | null | undefined) {
+  const signed = signedBy?.trim() || null;
+  const photo = photoUrl?.trim() && /^https:\/\//.test(photoUrl.trim()) ? photoUrl.trim() : null;
+  return signed || photo ? { signedBy: signed?.slice(0, 200) ?? null, photoUrl: photo?.slice(0, 2000) ?? null } : null;
 }
 
 /** A carrier scan is any event the carrier made once it held the package. */

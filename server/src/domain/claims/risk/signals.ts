@@ -21,8 +21,11 @@ export const RISK = {
   outlierFactor: 3,
   /** ...of the claims filed in this many days before this one... */
   outlierDays: 90,
-  /** ...when there are at least this many of them. */
+  /** ...when there are at least this many of them; the median is of the latest this many at most. */
   outlierMinClaims: 5,
+  outlierAtMost: 1000,
+  /** A signal names at most this many related claims (the nearest); its detail counts them all. */
+  relatedAtMost: 20,
 } as const;
 
 /** Issue types a delivered package contradicts (carrier_delivered). */
@@ -70,18 +73,22 @@ function repeatClaimer(): RawBuilder<unknown> {
   const near = sql`o.store_id = c.store_id and o.id <> c.id and o.deleted_at is null
     and o.created_at between c.created_at - make_interval(days => ${RISK.repeatDays})
       and c.created_at + make_interval(days => ${RISK.repeatDays})`;
-  return sql`repeat as (
-      select coalesce(array_agg(r.id order by r.created_at, r.id), '{}') as ids from (
-        select o.id, o.created_at from claim c join claims o on lower(o.author_email) = c.email where ${near}
-        union
-        select o.id, o.created_at from claim c join claims o on o.shipping_address_key = c.address where ${near}
-      ) r
+  return sql`repeat_all as (
+      select o.id, o.created_at from claim c join claims o on lower(o.author_email) = c.email where ${near}
+      union
+      select o.id, o.created_at from claim c join claims o on o.shipping_address_key = c.address where ${near}
+    ), repeat as (
+      select (select count(*) from repeat_all) as count, coalesce((
+        select array_agg(n.id order by n.created_at, n.id) from (
+          select r.id, r.created_at from claim c, repeat_all r
+          order by abs(extract(epoch from r.created_at - c.created_at)), r.id limit ${RISK.relatedAtMost}
+        ) n), '{}') as ids
     ), repeat_signal as (
       select 1 as n, jsonb_build_object('code', 'repeat_claimer',
         'detail', format('The same e-mail or shipping address is on %s other claims of this store filed within %s days of this one.',
-          cardinality(r.ids), ${RISK.repeatDays}::int),
+          r.count, ${RISK.repeatDays}::int),
         'relatedClaimIds', to_jsonb(r.ids)) as signal
-      from repeat r where cardinality(r.ids) >= ${RISK.repeatOthers}
+      from repeat r where r.count >= ${RISK.repeatOthers}
     )`;
 }
 
@@ -111,7 +118,7 @@ function photoReused(): RawBuilder<unknown> {
       select 2 as n, jsonb_build_object('code', 'photo_reused',
         'detail', format('A photo of this claim matches a photo on %s other %s of this store (%s of 64 bits differ at the closest; 0 is the same picture).',
           count(*), case when count(*) = 1 then 'claim' else 'claims' end, min(bits)),
-        'relatedClaimIds', to_jsonb(array_agg(claim_id order by bits, claim_id))) as signal
+        'relatedClaimIds', to_jsonb((array_agg(claim_id order by bits, claim_id))[1:${RISK.relatedAtMost}])) as signal
       from matches having count(*) > 0
     )`;
 }
@@ -160,13 +167,23 @@ function filedBeforeDelivery(): RawBuilder<unknown> {
     )`;
 }
 
-/** amount_outlier: claimed value over RISK.outlierFactor × the median of the store's earlier claims. */
+/**
+ * amount_outlier: claimed value over RISK.outlierFactor × the median of the store's earlier
+ * claims of the window (the latest RISK.outlierAtMost of them: a store filing more in 90 days
+ * has its median from those, which keeps a filing's cost bounded).
+ */
 function amountOutlier(): RawBuilder<unknown> {
   return sql`median as (
-      select percentile_cont(0.5) within group (order by o.claimed_value) as value, count(*) as claims
-      from claim c join claims o on o.store_id = c.store_id and o.claimed_currency = c.currency
-      where o.claimed_value is not null and o.deleted_at is null and o.id <> c.id
-        and o.created_at >= c.created_at - make_interval(days => ${RISK.outlierDays}) and o.created_at < c.created_at
+      -- The latest RISK.outlierAtMost earlier claims of the window, read backwards on the value
+      -- index: a bounded cost at filing, however many claims a store has.
+      select percentile_cont(0.5) within group (order by e.claimed_value) as value, count(*) as claims
+      from claim c cross join lateral (
+        select o.claimed_value from claims o
+        where o.store_id = c.store_id and o.claimed_currency = c.currency and o.claimed_value is not null
+          and o.created_at >= c.created_at - make_interval(days => ${RISK.outlierDays}) and o.created_at < c.created_at
+          and o.deleted_at is null
+        order by o.created_at desc limit ${RISK.outlierAtMost}
+      ) e
     ), outlier_signal as (
       select 5 as n, jsonb_build_object('code', 'amount_outlier',
         'detail', format('Claimed value %s %s is over %s times the store''s median claim of the last %s days, %s %s (of %s claims).',
@@ -248,7 +265,8 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
       write.queueRelated
         ? sql`, related as (
       insert into claim_risk_pending (claim_id)
-      select unnest(r.ids) from repeat r union select claim_id from matches
+      select unnest(r.ids) from repeat r
+      union select claim_id from (select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
       on conflict do nothing
     )`
         : sql``

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { equalBytes } from '../../../lib/crypto';
-import type { NormalisedPackage, TrackingStatus } from '../vocabulary';
+import { deliveryProofOf, type NormalisedPackage, type TrackingStatus } from '../vocabulary';
 import { headerValue, joinParts, normalisedEvent, optionalTime, rawCode, shapeReason, zText, zTime } from './common';
 
 /** D54: base64 HMAC-SHA256 of the raw body under the source's secret. */
@@ -75,6 +75,8 @@ const zPayload = z.object({
     tracking_number: z.string().trim().min(1),
     slug: zText,
     expected_delivery: zText,
+    /** D57: who signed for the package, when the carrier reports it. */
+    signed_by: zText,
     courier_estimated_delivery_date: z.object({ estimated_delivery_date: zText }).nullish(),
     checkpoints: z.array(zCheckpoint).nullish(),
   }),
@@ -101,5 +103,17 @@ export function parseAftership(
     }),
   );
   const estimate = msg.expected_delivery || msg.courier_estimated_delivery_date?.estimated_delivery_date;
-  return { ok: true, packages: [{ trackingNumber, carrier, estimatedDeliveryAt: optionalTime(estimate), events }] };
+  const deliveryProof = deliveryProofOf(msg.signed_by, null);
+  return {
+    ok: true,
+    packages: [
+      {
+        trackingNumber,
+        carrier,
+        estimatedDeliveryAt: optionalTime(estimate),
+        events,
+        ...(deliveryProof ? { deliveryProof } : {}),
+      },
+    ],
+  };
 }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { equalBytes } from '../../../lib/crypto';
-import type { NormalisedPackage, TrackingStatus } from '../vocabulary';
+import { deliveryProofOf, type NormalisedPackage, type TrackingStatus } from '../vocabulary';
 import { headerValue, joinParts, normalisedEvent, optionalTime, rawCode, shapeReason, zText, zTime } from './common';
 
 /** D54: `hmac-sha256-hex=<hex HMAC-SHA256 of the raw body>`, the key NFKD-normalised as EasyPost does. */
@@ -70,6 +70,8 @@ const zTracker = z.object({
   tracking_code: z.string().trim().min(1),
   carrier: zText,
   est_delivery_date: zText,
+  /** D57: who signed for the package, when the carrier reports it. */
+  signed_by: zText,
   tracking_details: z.array(zDetail).nullish(),
 });
 
@@ -100,5 +102,17 @@ export function parseEasypost(
     }),
   );
   const estimatedDeliveryAt = optionalTime(tracker.data.est_delivery_date);
-  return { ok: true, packages: [{ trackingNumber, carrier: carrier || null, estimatedDeliveryAt, events }] };
+  const deliveryProof = deliveryProofOf(tracker.data.signed_by, null);
+  return {
+    ok: true,
+    packages: [
+      {
+        trackingNumber,
+        carrier: carrier || null,
+        estimatedDeliveryAt,
+        events,
+        ...(deliveryProof ? { deliveryProof } : {}),
+      },
+    ],
+  };
 }
