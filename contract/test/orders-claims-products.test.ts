@@ -683,6 +683,7 @@ describe('claim reads (D24)', () => {
     ],
     policy: null,
     viewClaimUrl: 'https://claims.example/cl_1',
+    risk: { level: 'low', signals: [] },
   };
 
   it('accepts a spec-shaped claim record', () => {
@@ -756,6 +757,10 @@ describe('claim reads (D24)', () => {
       ],
       claimItems: [item],
       claimMessages: [{ id: 'm', claimId: 'cl_1', message: 'x', authorName: null, medias: [] }],
+      risk: {
+        level: 'medium',
+        signals: [{ code: 'repeat_claimer', detail: 'Two other claims', relatedClaimIds: ['cl_2', 'cl_3'] }],
+      },
     };
     expect(ZClaimListNode.safeParse(node).success).toBe(true);
     expect(ZClaimListNode.safeParse({ ...node, viewClaimUrl: 'https://x.example' }).success).toBe(false);

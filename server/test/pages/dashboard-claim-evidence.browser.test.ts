@@ -1,11 +1,11 @@
-import { type TFile, ZClaim, ZClaimConnection } from '@protection-service/contract';
+import { type TFile, ZClaim, ZClaimConnection, ZFile } from '@protection-service/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, expectAccessible, launchChromium, NO_CHROMIUM, screenshots } from '../harness/browser';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
 import { signedInPage } from '../harness/dashboard';
 import { gpsJpeg, gpsPng, pdf, upload } from '../harness/files';
-import { jsonOf } from '../harness/json';
+import { dataOf, jsonOf } from '../harness/json';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -47,7 +47,7 @@ describe.skipIf(!CHROMIUM)("the claim page's evidence in headless Chromium (D56)
   const uploaded = async (bytes: Uint8Array, name: string, type: string): Promise<TFile> => {
     const res = await upload(server, shop.token, bytes, name, type);
     expect(res.status, await res.clone().text()).toBe(201);
-    return ((await res.json()) as { data: TFile }).data;
+    return dataOf(res, ZFile);
   };
 
   it('shows its own photos at once, PDFs as links, and fetches other addresses only on "Show photos"', async () => {
