@@ -74,7 +74,7 @@ function failure(err: unknown): 'refused' | 'reset' | 'timeout' {
 }
 
 /** The body written for order `id`: its premium tells it apart when read back. */
-function orderBody(id: string) {
+export function orderBody(id: string) {
   return {
     sourceOrderNumber: `#${id}`,
     currency: 'USD',

@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/free-port';
 import { installedAppWithToken } from '../harness/fixtures';
-import { writeOrders } from '../harness/load';
+import { orderBody, writeOrders } from '../harness/load';
 import { type ServiceProcess, startServiceProcess } from '../harness/processes';
 import { cloneDatabase } from '../harness/server';
 
@@ -144,6 +144,12 @@ describe('pnpm start with slow clients, then SIGTERM under load', () => {
     const exited = new Promise<number | null>((resolve) => api.child.once('exit', resolve));
     const sigtermAt = Date.now();
     api.child.kill('SIGTERM');
+    // A write sent during the delay, whatever the load's writers happen to be doing then.
+    const during = fetch(`${url}/v1/orders/drain-during`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(orderBody('drain-during')),
+    });
     setTimeout(() => slowLogin.write(body.slice(5)), SHUTDOWN_DELAY_MS + 300);
     // The load balancer's health check: once /readyz says 503, no new request is sent.
     let notReadyAt = 0;
@@ -161,7 +167,7 @@ describe('pnpm start with slow clients, then SIGTERM under load', () => {
     expect(notReadyAt - sigtermAt).toBeLessThan(SHUTDOWN_DELAY_MS);
     // Every write sent was answered (the listener was still open), those during the delay too.
     expect(load.answers.filter((a) => typeof a.status !== 'number')).toEqual([]);
-    expect(load.answers.filter((a) => a.at > sigtermAt).length).toBeGreaterThan(0);
+    expect((await during).status).toBe(200);
     expect(slowAnswer).toMatch(/^HTTP\/1\.1 401 /);
     expect(slowAnswer.toLowerCase()).toContain('connection: close');
     // The delay, then no waiting for idle connections: well under the 10 s cap.

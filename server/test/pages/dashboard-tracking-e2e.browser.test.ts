@@ -125,6 +125,14 @@ describe.skipIf(!CHROMIUM)('a signed tracking webhook files a claim the dashboar
       },
     });
     expect(fulfilled.status).toBe(200);
+    // The fulfillment's own evaluation, before any scan: waited for, so that a busy machine
+    // cannot fold it into the scan's evaluation (one evaluation per package at a time, D54).
+    await expect
+      .poll(async () => [(await decisions()).map((d) => d.action), await evaluationsQueued()], {
+        timeout: 60_000,
+        interval: 250,
+      })
+      .toEqual([['skipped'], 0]);
 
     // AfterShip: label information 9 days ago, the only carrier scan 8 days ago (lost after 7, D54).
     const checkpoints = [
