@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ZError } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,18 +28,20 @@ describe("the shopper's claim form across two processes (D4, D56)", () => {
   const secret = randomBytes(32);
   let domain: string;
   let storeId: string;
+  let dataDir: string;
 
   beforeAll(async () => {
     database = await cloneDatabase();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'claim-form-'));
     ({ processes, urls } = await startApiProcesses(2, {
       databaseUrl: database.url,
       secretKey: secret,
-      env: { PUBLIC_BASE_URL: 'http://api.test.local', WEBHOOK_WORKERS: '0' },
+      env: { PUBLIC_BASE_URL: 'http://api.test.local', WEBHOOK_WORKERS: '0', DATA_DIR: dataDir },
     }));
     const owner = await createOwner(database.db, `form-${randomBytes(3).toString('hex')}`);
     ({ domain } = owner.store);
     storeId = owner.store.id;
-    for (const number of ['#4001', '#4002']) {
+    for (const number of ['#4001', '#4002', '#4003']) {
       const orderId = newId('ord');
       await sql`
         insert into orders (id, store_id, source_order_id, source_order_number, currency, source_created_at,
@@ -52,6 +57,7 @@ describe("the shopper's claim form across two processes (D4, D56)", () => {
   afterAll(async () => {
     for (const p of processes) await p.stop();
     await database?.drop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   const formPath = () => `/claims/new?store=${encodeURIComponent(domain)}`;
@@ -143,6 +149,52 @@ describe("the shopper's claim form across two processes (D4, D56)", () => {
       expect(limited.res.status).toBe(429);
       expect(Number(limited.res.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(limited.page).toContain('Too many attempts');
+    }
+  });
+
+  it('answers 503 with Retry-After and says so on the form while storage is out of reach, storing and filing nothing; a claim without photos files meanwhile (D46, D56)', async () => {
+    await clearLimit();
+    const s = await session(urls[0]!);
+    const found = await lookUp(urls[0]!, s, '#4003', 'bo@example.com');
+    const pass = hidden(found.page, 'pass');
+    const fileForm = async (issue: string, photo?: Uint8Array) => {
+      const body = new FormData();
+      const fields = { csrf: s.csrf, pass, 'claim.0': 'on', 'quantity.0': '1', 'issue.0': issue, resolution: 'REFUND' };
+      for (const [k, v] of Object.entries(fields)) body.set(k, v);
+      if (photo) body.set('photos.0', new Blob([photo as Uint8Array<ArrayBuffer>]), 'parcel.jpg');
+      return fetch(`${urls[1]}/claims/new/file?store=${encodeURIComponent(domain)}`, {
+        method: 'POST',
+        headers: { cookie: s.cookie },
+        body,
+        redirect: 'manual',
+      });
+    };
+    const claimsOf4003 = () =>
+      database.db.selectFrom('claims').select('id').where('sourceOrderId', '=', 'o-#4003').execute();
+    const filesBefore = await database.db.selectFrom('files').select('id').where('storeId', '=', storeId).execute();
+    // The storage folder no folder at all, as an unmounted volume would leave it.
+    const folder = path.join(dataDir, 'files');
+    await mkdir(folder, { recursive: true });
+    await rename(folder, `${folder}.away`);
+    await writeFile(folder, 'not a folder');
+    try {
+      const withPhoto = await fileForm('DAMAGED', await gpsJpeg());
+      expect(withPhoto.status).toBe(503);
+      expect(Number(withPhoto.headers.get('retry-after'))).toBeGreaterThan(0);
+      const page = await withPhoto.text();
+      expect(page).toContain('Photos cannot be stored just now');
+      expect(page).toContain('name="pass"');
+      expect(await claimsOf4003()).toEqual([]);
+      const filesNow = await database.db.selectFrom('files').select('id').where('storeId', '=', storeId).execute();
+      expect(filesNow).toEqual(filesBefore);
+
+      const without = await fileForm('MISSING_ITEM');
+      expect(without.status).toBe(303);
+      expect(without.headers.get('location')).toMatch(/\/claims\//);
+      expect(await claimsOf4003()).toHaveLength(1);
+    } finally {
+      await rm(folder);
+      await rename(`${folder}.away`, folder);
     }
   });
 });

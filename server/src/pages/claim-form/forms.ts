@@ -254,7 +254,9 @@ function fileFromForm(ctx: RouteContext, sessions: BrowserSessions, page: Return
     } catch (err) {
       await discardUnattachedFiles(ctx.db, ctx.fileStorage, store.id, stored);
       const mapped = mapError(err);
-      if (!mapped || mapped.status >= 500) throw err;
+      if (!mapped || mapped.status === 500) throw err;
+      // D46, D56: storage or the database out of reach is a moment's wait, said on the form.
+      for (const [header, value] of Object.entries(mapped.options.headers ?? {})) res.setHeader(header, value);
       const name = (err as { fileName?: string }).fileName;
       // A photo link refused (another store's, another claim's) is not carried on.
       if (mapped.status === 422 && !name) for (const line of Object.values(typed.lines)) line.photoUrls = [];

@@ -53,7 +53,10 @@ export function refusalWords(status: number, fileName: string | undefined, messa
   if (status === 415) return `${file} is not a photo we accept: send a JPEG, PNG, WebP or HEIC photo.`;
   if (status === 422 && fileName) return `${file} could not be read as a photo, or has more than 40 million pixels.`;
   if (status === 422) return 'A photo added to the form belongs to another store or claim: choose the photo again.';
-  if (status === 503) return 'Photos cannot be stored just now. Try again in a moment.';
+  if (status === 503 && /storage/.test(message)) {
+    return 'Photos cannot be stored just now. Try again in a moment, or file the claim without photos where none are required.';
+  }
+  if (status === 503) return 'The claim could not be filed just now. Try again in a moment.';
   if (/exceeds what is left to claim/.test(message)) {
     return 'Some of the items were claimed meanwhile: reload the page and check the quantities.';
   }
