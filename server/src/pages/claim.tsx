@@ -106,7 +106,16 @@ function ClaimView(props: ClaimViewProps) {
         <Messages view={view} />
         <MessageForm {...props} />
       </section>
-      {view.open ? <PhotoForm {...props} /> : null}
+      {view.open ? (
+        <PhotoForm {...props} />
+      ) : props.photoError ? (
+        <section class="card" aria-labelledby="photos-title">
+          <h2 id="photos-title">Add photos</h2>
+          <p class="error" role="alert">
+            {props.photoError}
+          </p>
+        </section>
+      ) : null}
     </Layout>
   );
 }
@@ -375,9 +384,12 @@ function addPhotos(
       }
     } catch (err) {
       const mapped = mapError(err);
-      if (!mapped || mapped.status >= 500) throw err;
+      if (!mapped || mapped.status === 500) throw err;
       await discardUnattachedFiles(ctx.db, ctx.fileStorage, claim.storeId, stored);
-      return render(req, res, linkId, mapped.status, { photoError: refusalWords(mapped.status, current || undefined) });
+      // D46, D56: storage out of reach is a moment's wait, said on the page.
+      for (const [header, value] of Object.entries(mapped.options.headers ?? {})) res.setHeader(header, value);
+      const photoError = refusalWords(mapped.status, current || undefined, mapped.message);
+      return render(req, res, linkId, mapped.status, { photoError });
     }
     res.setHeader('cache-control', 'no-store');
     res.redirect(303, `/claims/view/${req.params.token}#messages-title`);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invitationLinks, invitationUrl } from '../../src/domain/team/members';
 import { createLogger } from '../../src/logger';
 import { claimStore } from '../harness/claims';
+import { gpsJpeg } from '../harness/files';
 import { answered, createApp, createOwner, dashboardTokenFor, type Owner } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -320,6 +321,31 @@ describe('pages over HTTP (D40, D41)', () => {
     expect(statuses).toEqual([...Array(10).fill(303), 429]);
     const messages = await server.db.selectFrom('claimMessages').select('id').where('claimId', '=', claimId).execute();
     expect(messages).toHaveLength(10);
+  });
+
+  it('takes "Add photos" only while the claim is open: a decided claim answers 409 in words, storing nothing (D56)', async () => {
+    const s = await claimStore(server, 'pages-closed-photos');
+    await s.putOrder('o-1');
+    const claimId = await s.fileId('o-1');
+    const { viewClaimUrl } = answered(await s.api.claims.get({ params: { claimId } }), 200);
+    const path = new URL(viewClaimUrl).pathname;
+    const b = browser(server);
+    const open = await (await b.fetch(path)).text();
+    expect(open).toContain('id="photos-title"');
+    const csrf = field(open, 'csrf')!;
+    await server.db.updateTable('claims').set({ claimState: 'DENIED' }).where('id', '=', claimId).execute();
+    expect(await (await b.fetch(path)).text()).not.toContain('name="photos"');
+    const body = new FormData();
+    body.set('csrf', csrf);
+    body.set('photos', new Blob([(await gpsJpeg()) as Uint8Array<ArrayBuffer>], { type: 'image/jpeg' }), 'late.jpg');
+    const late = await b.fetch(`${path}/photos`, { method: 'POST', body });
+    expect(late.status).toBe(409);
+    expect(await late.text()).toContain('This claim is closed: no photos can be added.');
+    const storeId = s.owner.store.id;
+    expect(await server.db.selectFrom('files').select('id').where('storeId', '=', storeId).execute()).toEqual([]);
+    expect(await server.db.selectFrom('claimMessages').select('id').where('claimId', '=', claimId).execute()).toEqual(
+      [],
+    );
   });
 
   it('gives claims filed before the links existed a link of their own (migration)', async () => {
