@@ -27,6 +27,7 @@ import * as analyticsWatermark from './20261129000000-analytics-watermark';
 import * as orderOffers from './20261129100000-order-offers';
 import * as files from './20261129200000-files';
 import * as traceContext from './20261129300000-trace-context';
+import * as analyticsDefinition from './20261130200000-analytics-definition';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '20261129100000-order-offers': orderOffers,
   '20261129200000-files': files,
   '20261129300000-trace-context': traceContext,
+  '20261130200000-analytics-definition': analyticsDefinition,
 };

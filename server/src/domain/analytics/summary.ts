@@ -7,6 +7,7 @@ import {
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { decimal, roundToCurrency } from '../../lib/money';
+import { DECIDING } from './definition';
 import { rollupRows, rollupWatermark } from './rollups';
 
 /**
@@ -29,9 +30,6 @@ export function periodBounds({ from, to }: Period): { start: RawBuilder<Date>; e
   };
 }
 
-/** D22: the states a first decision moves a claim to (the rollups count which approve). */
-const DECIDING = sql`('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND', 'DENIED', 'DISMISSED')`;
-
 /** Claims of the store filed in the period, with their first decision if any. */
 function periodClaims(storeId: string, p: Period): RawBuilder<unknown> {
   const { start, end } = periodBounds(p);
@@ -40,7 +38,7 @@ function periodClaims(storeId: string, p: Period): RawBuilder<unknown> {
     from claims c
     left join lateral (
       select to_state, created_at from claim_state_changes
-      where claim_id = c.id and to_state in ${DECIDING}
+      where claim_id = c.id and to_state in ${sql.raw(DECIDING)}
       order by id limit 1
     ) d on true
     where c.store_id = ${storeId} and c.deleted_at is null

@@ -1,0 +1,249 @@
+import { CLAIM_QUEUES, type TClaimQueue } from '@protection-service/contract';
+
+/**
+ * D52's rollups, defined once: the day tables, the columns a day row is kept by and those it
+ * adds up, what a write marks changed, and the claim states that count as a decision. The
+ * reader (`rollups.ts`) builds its queries from this at run time; the database objects it
+ * implies (the fold, the change-marking triggers, the hard-delete guards and `claim_queue()`)
+ * are emitted by `rollupSql()` and written as text into a migration (`pnpm rollups:migration
+ * <name>`), never imported by one. `server/test/analytics/rollup-definition.test.ts` fails
+ * while the newest migration carrying `ROLLUP_SQL` differs from what this emits: a change here
+ * is one edit and a new migration.
+ *
+ * Tables and columns themselves (adding a sum, a key, a counted table's `changed_xid`) are
+ * altered by hand in that migration, before its generated text.
+ */
+
+/** An SQL list of string literals: `('A', 'B')`. */
+const inList = (values: readonly string[]) => `(${values.map((v) => `'${v.replaceAll("'", "''")}'`).join(', ')})`;
+
+/**
+ * D22, D51: a first decision moves a claim into the approved or the declined queue; the
+ * approved queue's states approve.
+ */
+export const APPROVAL_STATES: readonly string[] = CLAIM_QUEUES.approved;
+export const DECISION_STATES: readonly string[] = [...CLAIM_QUEUES.approved, ...CLAIM_QUEUES.declined];
+/** The same, as SQL lists. */
+export const APPROVING = inList(APPROVAL_STATES);
+export const DECIDING = inList(DECISION_STATES);
+
+const DAY = (at: string) => `(${at} at time zone 'UTC')::date`;
+
+/** Which `changed_xid`s a statement reads: `column` within them, as SQL. */
+export type Range = (column: string) => string;
+
+/**
+ * Each day table: the columns a day row is kept by and those it adds up; its ledger, one row
+ * per counted thing (`entity`) and key; which things changed within a range (an order by its
+ * row or a policy's, a claim by its row or a state change's, a resolution by its row, its
+ * claim's or its order's, whose currency it may take); and their figures now, of those
+ * among `changed`.
+ */
+export const ROLLUPS = {
+  analytics_order_days: {
+    key: ['store_id', 'day', 'currency'],
+    sums: ['orders', 'protected_orders', 'premiums'],
+    ledger: 'analytics_order_counted',
+    entity: 'order_id',
+    changed: (r: Range) => `
+      select id from orders where ${r('changed_xid')}
+      union select order_id from protection_policies where ${r('changed_xid')}`,
+    now: `
+      select o.id as order_id, o.store_id, ${DAY('o.source_created_at')} as day, x.currency,
+        sum(x.orders) as orders, sum(x.protected_orders) as protected_orders, sum(x.premiums) as premiums
+      from orders o cross join lateral (
+        select o.currency, 1 as orders, 0 as protected_orders, 0::numeric as premiums
+        union all
+        select coalesce(pp.premium_currency, o.currency), 0, 1, coalesce(pp.premium_paid, 0)
+        from protection_policies pp where pp.order_id = o.id and pp.removed_at is null and pp.deleted_at is null
+      ) x
+      where o.id in (select id from changed) and o.deleted_at is null
+      group by o.id, x.currency`,
+  },
+  analytics_claim_days: {
+    key: ['store_id', 'day'],
+    sums: ['claims', 'decided', 'approved'],
+    ledger: 'analytics_claim_counted',
+    entity: 'claim_id',
+    changed: (r: Range) => `
+      select id from claims where ${r('changed_xid')}
+      union select claim_id from claim_state_changes where ${r('changed_xid')}`,
+    now: `
+      select c.id as claim_id, c.store_id, ${DAY('c.created_at')} as day, 1 as claims,
+        case when d.to_state is not null then 1 else 0 end as decided,
+        case when d.to_state in ${APPROVING} then 1 else 0 end as approved
+      from claims c left join lateral (
+        select s.to_state from claim_state_changes s
+        where s.claim_id = c.id and s.to_state in ${DECIDING} order by s.id limit 1
+      ) d on true
+      where c.id in (select id from changed) and c.deleted_at is null`,
+  },
+  analytics_paid_days: {
+    key: ['store_id', 'day', 'resolution_type', 'currency'],
+    sums: ['resolutions', 'amount'],
+    ledger: 'analytics_paid_counted',
+    entity: 'resolution_id',
+    changed: (r: Range) => `
+      select id from claim_resolutions where ${r('changed_xid')}
+      union select r.id from claims c join claim_resolutions r on r.claim_id = c.id where ${r('c.changed_xid')}
+      union select r.id from orders o join claims c on c.order_id = o.id
+        join claim_resolutions r on r.claim_id = c.id where ${r('o.changed_xid')}`,
+    now: `
+      select r.id as resolution_id, c.store_id, ${DAY('r.created_at')} as day, r.resolution_type,
+        coalesce(r.paid_currency, o.currency) as currency, 1 as resolutions, r.paid_value as amount
+      from claim_resolutions r join claims c on c.id = r.claim_id and c.deleted_at is null
+        join orders o on o.id = c.order_id
+      where r.id in (select id from changed) and r.deleted_at is null and r.paid_value is not null`,
+  },
+} as const;
+export type Rollup = keyof typeof ROLLUPS;
+
+/**
+ * The counted tables: the columns the rollups read of each (a change to one marks the row
+ * changed, `changed_xid`), and from a deleted row `x` to its store `s`.
+ */
+export const COUNTED: Record<string, { columns: readonly string[]; storeOf: string }> = {
+  orders: {
+    columns: ['store_id', 'source_created_at', 'currency', 'deleted_at'],
+    storeOf: 'join stores s on s.id = x.store_id',
+  },
+  protection_policies: {
+    columns: ['order_id', 'premium_paid', 'premium_currency', 'removed_at', 'deleted_at'],
+    storeOf: 'join stores s on s.id = x.store_id',
+  },
+  claims: {
+    columns: ['store_id', 'order_id', 'created_at', 'deleted_at'],
+    storeOf: 'join stores s on s.id = x.store_id',
+  },
+  claim_resolutions: {
+    columns: ['claim_id', 'resolution_type', 'paid_value', 'paid_currency', 'created_at', 'deleted_at'],
+    storeOf: 'join claims c on c.id = x.claim_id join stores s on s.id = c.store_id',
+  },
+  claim_state_changes: {
+    columns: ['id', 'claim_id', 'to_state'],
+    storeOf: 'join claims c on c.id = x.claim_id join stores s on s.id = c.store_id',
+  },
+};
+
+/** A counted row of these that moves to another parent marks the old parent changed too. */
+export const PARENT: Record<string, [column: string, table: string]> = {
+  protection_policies: ['order_id', 'orders'],
+  claim_state_changes: ['claim_id', 'claims'],
+};
+
+export const list = (columns: readonly string[], prefix = '') => columns.map((c) => prefix + c).join(', ');
+export const negated = (sums: readonly string[]) => sums.map((c) => `-${c} as ${c}`).join(', ');
+
+/** What changed within `range` and its figures now, as CTEs `changed` and `now`. */
+export function changes(table: Rollup, range: Range): string {
+  const r = ROLLUPS[table];
+  return `changed as (select distinct id from (${r.changed(range)}) c), now as (${r.now})`;
+}
+
+/**
+ * Folds one day table's changes within [`since_xid`, `before_xid`) into its day rows and its
+ * ledger, counting the things into `n`: a statement of the fold function.
+ */
+function foldStatement(table: Rollup): string {
+  const { key, sums, ledger, entity } = ROLLUPS[table];
+  const range: Range = (column) => `${column} >= since_xid and ${column} < before_xid`;
+  const all = list([...key, ...sums]);
+  return `
+    with ${changes(table, range)},
+    old as (delete from ${ledger} l where l.${entity} in (select id from changed) returning l.*),
+    counted as (insert into ${ledger} (${entity}, ${all}) select ${entity}, ${all} from now),
+    delta as (select ${all} from now union all select ${list(key)}, ${negated(sums)} from old),
+    added as (
+      insert into ${table} as t (${all})
+      select ${list(key, 'd.')}, ${sums.map((c) => `sum(d.${c})`).join(', ')}
+      from delta d join stores s on s.id = d.store_id
+      group by ${list(key, 'd.')} having ${sums.map((c) => `sum(d.${c}) <> 0`).join(' or ')}
+      order by ${list(key, 'd.')}
+      on conflict (${list(key)}) do update set ${sums.map((c) => `${c} = t.${c} + excluded.${c}`).join(', ')}
+    )
+    select count(*)::integer into n from changed;
+    folded := folded + n;`;
+}
+
+/**
+ * `analytics_fold(since, before)`: folds every day table's changes within the range, in the
+ * caller's transaction; answers how many orders, claims and resolutions it recounted.
+ * PL/pgSQL, so each statement is planned for the range it is given.
+ */
+function foldSql(): string {
+  return `
+create or replace function analytics_fold(since_xid xid8, before_xid xid8) returns integer
+language plpgsql as $$
+declare
+  folded integer := 0;
+  n integer;
+begin${(Object.keys(ROLLUPS) as Rollup[]).map(foldStatement).join('')}
+  return folded;
+end $$;`;
+}
+
+/**
+ * The triggers on the counted tables: an update that changes a counted column sets
+ * `changed_xid` (checked in the trigger's `when`, so a write that changes none runs no
+ * function); one that moves a row to another parent marks the old parent; a hard delete is
+ * refused while the store has rollups (rows are soft-deleted, `deleted_at`).
+ */
+function triggersSql(): string {
+  const ddl = [
+    `
+create or replace function analytics_changed() returns trigger language plpgsql as $$
+begin
+  new.changed_xid := pg_current_xact_id();
+  return new;
+end $$;`,
+  ];
+  const hasRollups = Object.keys(ROLLUPS)
+    .map((t) => `exists (select 1 from ${t} a where a.store_id = s.id)`)
+    .join(' or ');
+  for (const [table, { columns, storeOf }] of Object.entries(COUNTED)) {
+    const row = (r: string) => `(${list(columns, `${r}.`)})`;
+    ddl.push(`
+create or replace trigger analytics_changed before update on ${table} for each row
+  when (${row('old')} is distinct from ${row('new')}) execute function analytics_changed();
+create or replace function analytics_${table}_delete() returns trigger language plpgsql as $$
+begin
+  if exists (select 1 from old_rows x ${storeOf} where ${hasRollups}) then
+    raise exception '% rows are soft-deleted (deleted_at): the analytics rollups (D52) count them', '${table}';
+  end if;
+  return null;
+end $$;
+create or replace trigger analytics_${table}_delete after delete on ${table}
+  referencing old table as old_rows for each statement execute function analytics_${table}_delete();`);
+  }
+  for (const [table, [column, parent]] of Object.entries(PARENT))
+    ddl.push(`
+create or replace function analytics_${table}_moved() returns trigger language plpgsql as $$
+begin
+  update ${parent} set changed_xid = pg_current_xact_id() where id = old.${column};
+  return new;
+end $$;
+create or replace trigger analytics_moved before update on ${table} for each row
+  when (old.${column} is distinct from new.${column}) execute function analytics_${table}_moved();`);
+  return ddl.join('');
+}
+
+/**
+ * `claim_queue(state)`, the claim queue's tab of a state (D51), from `CLAIM_QUEUES`; the page
+ * index built on it is rebuilt, as a changed immutable function leaves it stale.
+ */
+function claimQueueSql(): string {
+  const tabs = (Object.keys(CLAIM_QUEUES) as TClaimQueue[]).map(
+    (q) => `\n  when state in ${inList(CLAIM_QUEUES[q])} then '${q}'`,
+  );
+  return `
+create or replace function claim_queue(state text) returns text
+language sql immutable parallel safe
+return case${tabs.join('')}
+end;
+reindex index claims_store_queue_page_idx;`;
+}
+
+/** Every database object the definition implies, as one SQL text that replaces them all. */
+export function rollupSql(): string {
+  return `${claimQueueSql()}\n${triggersSql()}\n${foldSql()}\n`;
+}
