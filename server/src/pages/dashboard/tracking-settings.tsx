@@ -353,14 +353,14 @@ function NewSource(props: { source: TTrackingSourceCreated }) {
 
 type Source = SectionProps['view']['sources'][number];
 
-/** The sources: the provider and its removal on top on a phone. */
+/** The sources: the provider on top on a phone, its inbound URL, when it was added and its removal beneath. */
 const sourceColumns = (props: SectionProps): Column<Source>[] => [
   { head: 'Provider', top: true, cell: (source) => PROVIDER_WORDS[source.provider] },
   { head: 'Inbound URL', cell: (source) => <code class="code">{source.inboundUrl}</code> },
   { head: 'Added', cell: (source) => shortDate(source.createdAt) },
   {
     head: 'Remove',
-    top: true,
+    bare: true,
     hideHead: true,
     cell: (source) => <RemoveSource session={props.session} store={props.store} source={source} />,
   },
