@@ -106,7 +106,7 @@ create or replace trigger analytics_moved before update on claim_state_changes f
   when (old.claim_id is distinct from new.claim_id) execute function analytics_claim_state_changes_moved();
 
 create or replace function analytics_fold(since_xid xid8, before_xid xid8) returns integer
-language plpgsql as $$
+language plpgsql set plan_cache_mode = force_custom_plan as $$
 declare
   folded integer := 0;
   n integer;

@@ -167,13 +167,14 @@ function foldStatement(table: Rollup): string {
 
 /**
  * `analytics_fold(since, before)`: folds every day table's changes within the range, in the
- * caller's transaction; answers how many orders, claims and resolutions it recounted.
- * PL/pgSQL, so each statement is planned for the range it is given.
+ * caller's transaction; answers how many orders, claims and resolutions it recounted. Each
+ * statement is planned for the range it is given (`force_custom_plan`), as when the service
+ * sent it as text: a plan made for any range would guess how many rows changed.
  */
 function foldSql(): string {
   return `
 create or replace function analytics_fold(since_xid xid8, before_xid xid8) returns integer
-language plpgsql as $$
+language plpgsql set plan_cache_mode = force_custom_plan as $$
 declare
   folded integer := 0;
   n integer;
