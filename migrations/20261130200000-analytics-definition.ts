@@ -8,7 +8,7 @@ import { type Kysely, sql } from 'kysely';
  * now emitted by one definition, the decision and approval states taken from the queues, and
  * written here as text.
  *
- * The fold (`analytics_fold`) moves from the service's code into the database, so the SQL
+ * The fold (`analytics_*_days_fold`, a function per day table) moves from the service's code into the database, so the SQL
  * that runs is the SQL a migration shipped. The day rows lose `slot`: the per-backend slots
  * of the in-write triggers (20261127000000) are gone since the fold (20261129000000), which
  * writes one row per key; any rows of other slots are added into it first.
@@ -105,13 +105,9 @@ end $$;
 create or replace trigger analytics_moved before update on claim_state_changes for each row
   when (old.claim_id is distinct from new.claim_id) execute function analytics_claim_state_changes_moved();
 
-create or replace function analytics_fold(since_xid xid8, before_xid xid8) returns integer
-language plpgsql set plan_cache_mode = force_custom_plan as $$
-declare
-  folded integer := 0;
-  n integer;
-begin
-    with changed as (select distinct id from (
+create or replace function analytics_order_days_fold(since_xid xid8, before_xid xid8) returns integer
+language sql as $$
+  with changed as (select distinct id from (
       select id from orders where changed_xid >= since_xid and changed_xid < before_xid
       union select order_id from protection_policies where changed_xid >= since_xid and changed_xid < before_xid) c), now as (
       select o.id as order_id, o.store_id, (o.source_created_at at time zone 'UTC')::date as day, x.currency,
@@ -124,20 +120,22 @@ begin
       ) x
       where o.id in (select id from changed) and o.deleted_at is null
       group by o.id, x.currency),
-    old as (delete from analytics_order_counted l where l.order_id in (select id from changed) returning l.*),
-    counted as (insert into analytics_order_counted (order_id, store_id, day, currency, orders, protected_orders, premiums) select order_id, store_id, day, currency, orders, protected_orders, premiums from now),
-    delta as (select store_id, day, currency, orders, protected_orders, premiums from now union all select store_id, day, currency, -orders as orders, -protected_orders as protected_orders, -premiums as premiums from old),
-    added as (
-      insert into analytics_order_days as t (store_id, day, currency, orders, protected_orders, premiums)
-      select d.store_id, d.day, d.currency, sum(d.orders), sum(d.protected_orders), sum(d.premiums)
-      from delta d join stores s on s.id = d.store_id
-      group by d.store_id, d.day, d.currency having sum(d.orders) <> 0 or sum(d.protected_orders) <> 0 or sum(d.premiums) <> 0
-      order by d.store_id, d.day, d.currency
-      on conflict (store_id, day, currency) do update set orders = t.orders + excluded.orders, protected_orders = t.protected_orders + excluded.protected_orders, premiums = t.premiums + excluded.premiums
-    )
-    select count(*)::integer into n from changed;
-    folded := folded + n;
-    with changed as (select distinct id from (
+  old as (delete from analytics_order_counted l where l.order_id in (select id from changed) returning l.*),
+  counted as (insert into analytics_order_counted (order_id, store_id, day, currency, orders, protected_orders, premiums) select order_id, store_id, day, currency, orders, protected_orders, premiums from now),
+  delta as (select store_id, day, currency, orders, protected_orders, premiums from now union all select store_id, day, currency, -orders as orders, -protected_orders as protected_orders, -premiums as premiums from old),
+  added as (
+    insert into analytics_order_days as t (store_id, day, currency, orders, protected_orders, premiums)
+    select d.store_id, d.day, d.currency, sum(d.orders), sum(d.protected_orders), sum(d.premiums)
+    from delta d join stores s on s.id = d.store_id
+    group by d.store_id, d.day, d.currency having sum(d.orders) <> 0 or sum(d.protected_orders) <> 0 or sum(d.premiums) <> 0
+    order by d.store_id, d.day, d.currency
+    on conflict (store_id, day, currency) do update set orders = t.orders + excluded.orders, protected_orders = t.protected_orders + excluded.protected_orders, premiums = t.premiums + excluded.premiums
+  )
+  select count(*)::integer from changed
+$$;
+create or replace function analytics_claim_days_fold(since_xid xid8, before_xid xid8) returns integer
+language sql as $$
+  with changed as (select distinct id from (
       select id from claims where changed_xid >= since_xid and changed_xid < before_xid
       union select claim_id from claim_state_changes where changed_xid >= since_xid and changed_xid < before_xid) c), now as (
       select c.id as claim_id, c.store_id, (c.created_at at time zone 'UTC')::date as day, 1 as claims,
@@ -148,20 +146,22 @@ begin
         where s.claim_id = c.id and s.to_state in ('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND', 'DENIED', 'DISMISSED') order by s.id limit 1
       ) d on true
       where c.id in (select id from changed) and c.deleted_at is null),
-    old as (delete from analytics_claim_counted l where l.claim_id in (select id from changed) returning l.*),
-    counted as (insert into analytics_claim_counted (claim_id, store_id, day, claims, decided, approved) select claim_id, store_id, day, claims, decided, approved from now),
-    delta as (select store_id, day, claims, decided, approved from now union all select store_id, day, -claims as claims, -decided as decided, -approved as approved from old),
-    added as (
-      insert into analytics_claim_days as t (store_id, day, claims, decided, approved)
-      select d.store_id, d.day, sum(d.claims), sum(d.decided), sum(d.approved)
-      from delta d join stores s on s.id = d.store_id
-      group by d.store_id, d.day having sum(d.claims) <> 0 or sum(d.decided) <> 0 or sum(d.approved) <> 0
-      order by d.store_id, d.day
-      on conflict (store_id, day) do update set claims = t.claims + excluded.claims, decided = t.decided + excluded.decided, approved = t.approved + excluded.approved
-    )
-    select count(*)::integer into n from changed;
-    folded := folded + n;
-    with changed as (select distinct id from (
+  old as (delete from analytics_claim_counted l where l.claim_id in (select id from changed) returning l.*),
+  counted as (insert into analytics_claim_counted (claim_id, store_id, day, claims, decided, approved) select claim_id, store_id, day, claims, decided, approved from now),
+  delta as (select store_id, day, claims, decided, approved from now union all select store_id, day, -claims as claims, -decided as decided, -approved as approved from old),
+  added as (
+    insert into analytics_claim_days as t (store_id, day, claims, decided, approved)
+    select d.store_id, d.day, sum(d.claims), sum(d.decided), sum(d.approved)
+    from delta d join stores s on s.id = d.store_id
+    group by d.store_id, d.day having sum(d.claims) <> 0 or sum(d.decided) <> 0 or sum(d.approved) <> 0
+    order by d.store_id, d.day
+    on conflict (store_id, day) do update set claims = t.claims + excluded.claims, decided = t.decided + excluded.decided, approved = t.approved + excluded.approved
+  )
+  select count(*)::integer from changed
+$$;
+create or replace function analytics_paid_days_fold(since_xid xid8, before_xid xid8) returns integer
+language sql as $$
+  with changed as (select distinct id from (
       select id from claim_resolutions where changed_xid >= since_xid and changed_xid < before_xid
       union select r.id from claims c join claim_resolutions r on r.claim_id = c.id where c.changed_xid >= since_xid and c.changed_xid < before_xid
       union select r.id from orders o join claims c on c.order_id = o.id
@@ -171,21 +171,19 @@ begin
       from claim_resolutions r join claims c on c.id = r.claim_id and c.deleted_at is null
         join orders o on o.id = c.order_id
       where r.id in (select id from changed) and r.deleted_at is null and r.paid_value is not null),
-    old as (delete from analytics_paid_counted l where l.resolution_id in (select id from changed) returning l.*),
-    counted as (insert into analytics_paid_counted (resolution_id, store_id, day, resolution_type, currency, resolutions, amount) select resolution_id, store_id, day, resolution_type, currency, resolutions, amount from now),
-    delta as (select store_id, day, resolution_type, currency, resolutions, amount from now union all select store_id, day, resolution_type, currency, -resolutions as resolutions, -amount as amount from old),
-    added as (
-      insert into analytics_paid_days as t (store_id, day, resolution_type, currency, resolutions, amount)
-      select d.store_id, d.day, d.resolution_type, d.currency, sum(d.resolutions), sum(d.amount)
-      from delta d join stores s on s.id = d.store_id
-      group by d.store_id, d.day, d.resolution_type, d.currency having sum(d.resolutions) <> 0 or sum(d.amount) <> 0
-      order by d.store_id, d.day, d.resolution_type, d.currency
-      on conflict (store_id, day, resolution_type, currency) do update set resolutions = t.resolutions + excluded.resolutions, amount = t.amount + excluded.amount
-    )
-    select count(*)::integer into n from changed;
-    folded := folded + n;
-  return folded;
-end $$;
+  old as (delete from analytics_paid_counted l where l.resolution_id in (select id from changed) returning l.*),
+  counted as (insert into analytics_paid_counted (resolution_id, store_id, day, resolution_type, currency, resolutions, amount) select resolution_id, store_id, day, resolution_type, currency, resolutions, amount from now),
+  delta as (select store_id, day, resolution_type, currency, resolutions, amount from now union all select store_id, day, resolution_type, currency, -resolutions as resolutions, -amount as amount from old),
+  added as (
+    insert into analytics_paid_days as t (store_id, day, resolution_type, currency, resolutions, amount)
+    select d.store_id, d.day, d.resolution_type, d.currency, sum(d.resolutions), sum(d.amount)
+    from delta d join stores s on s.id = d.store_id
+    group by d.store_id, d.day, d.resolution_type, d.currency having sum(d.resolutions) <> 0 or sum(d.amount) <> 0
+    order by d.store_id, d.day, d.resolution_type, d.currency
+    on conflict (store_id, day, resolution_type, currency) do update set resolutions = t.resolutions + excluded.resolutions, amount = t.amount + excluded.amount
+  )
+  select count(*)::integer from changed
+$$;
 `;
 
 /** No earlier migration carried rollup SQL. */
@@ -210,7 +208,8 @@ alter table analytics_paid_days drop constraint analytics_paid_days_pkey, drop c
   add primary key (store_id, day, resolution_type, currency);
 `;
 const DOWN_DDL = `
-drop function analytics_fold(xid8, xid8);
+drop function analytics_order_days_fold(xid8, xid8), analytics_claim_days_fold(xid8, xid8),
+  analytics_paid_days_fold(xid8, xid8);
 alter table analytics_order_days drop constraint analytics_order_days_pkey,
   add column slot smallint not null default 0, add primary key (store_id, day, currency, slot);
 alter table analytics_claim_days drop constraint analytics_claim_days_pkey,

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
-import { changes, list, negated, type Range, ROLLUPS, type Rollup } from './definition';
+import { changes, foldFunction, list, negated, type Range, ROLLUPS, type Rollup } from './definition';
 
 export type { Rollup } from './definition';
 
@@ -44,8 +44,8 @@ export function rollupRows(table: Rollup, watermark?: string): RawBuilder<unknow
  * D52: folds what changed since the watermark into the day rows, in one repeatable-read
  * transaction: every transaction below its snapshot's xmin has ended, so what they changed is
  * all visible to it, and no later commit can fall below it; the watermark moves there. A
- * reader reads the same figures before and after. The folding itself is the database's
- * `analytics_fold()` (definition.ts, written into a migration). Two folds at once are
+ * reader reads the same figures before and after. The folding itself is done by the
+ * database's `<table>_fold()` functions (definition.ts, written into a migration). Two folds at once are
  * harmless: the second to move the watermark fails to serialize and folds nothing. Answers
  * how many orders, claims and resolutions it recounted.
  */
@@ -59,8 +59,13 @@ export async function foldRollups(db: Db): Promise<number> {
         const { lo, hi } = rows[0]!;
         if (!XID.test(lo) || !XID.test(hi) || BigInt(hi) <= BigInt(lo)) return 0;
         await sql`update analytics_fold set xid = ${hi}::xid8`.execute(trx);
-        const folded = await sql<{ n: number }>`select analytics_fold(${lo}::xid8, ${hi}::xid8) as n`.execute(trx);
-        return folded.rows[0]!.n;
+        let folded = 0;
+        for (const table of Object.keys(ROLLUPS) as Rollup[]) {
+          const fold = sql.id(foldFunction(table));
+          const { rows } = await sql<{ n: number }>`select ${fold}(${lo}::xid8, ${hi}::xid8) as n`.execute(trx);
+          folded += rows[0]!.n;
+        }
+        return folded;
       },
       { isolation: 'repeatable read' },
     );
