@@ -74,6 +74,10 @@ const PAGES_WITH_DOMAIN = {
   'demo-storefront.tsx': 'finds the seeded demo store',
   // A file's capability link (D56), like the claim link, is its own credential: no token exists to call the API with.
   'files.ts': "serves the file link's bytes",
+  // The shopper's claim form (D56) is used by someone with only an order number and an e-mail: no token exists.
+  'claim-form/forms.ts': 'finds the order and files the shopper claim',
+  'claim-form/render.tsx': 'shows the order the form found',
+  'claim-form/views.tsx': 'shows the order the form found',
 };
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -27,7 +27,11 @@ import * as analyticsWatermark from './20261129000000-analytics-watermark';
 import * as orderOffers from './20261129100000-order-offers';
 import * as files from './20261129200000-files';
 import * as traceContext from './20261129300000-trace-context';
-import * as analyticsDefinition from './20261130200000-analytics-definition';
+import * as photosRequired from './20261130000000-photos-required';
+import * as mailTraceContext from './20261130300000-mail-trace-context';
+import * as analyticsFoldRounds from './20261130500000-analytics-fold-rounds';
+import * as analyticsDecisionHours from './20261130500100-analytics-decision-hours';
+import * as analyticsDefinition from './20261130600000-analytics-definition';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -62,5 +66,9 @@ export const migrations: Record<string, Migration> = {
   '20261129100000-order-offers': orderOffers,
   '20261129200000-files': files,
   '20261129300000-trace-context': traceContext,
-  '20261130200000-analytics-definition': analyticsDefinition,
+  '20261130000000-photos-required': photosRequired,
+  '20261130300000-mail-trace-context': mailTraceContext,
+  '20261130500000-analytics-fold-rounds': analyticsFoldRounds,
+  '20261130500100-analytics-decision-hours': analyticsDecisionHours,
+  '20261130600000-analytics-definition': analyticsDefinition,
 };

@@ -16,6 +16,7 @@ import {
   isVersionedRoute,
   LATEST_API_VERSION,
   VERSION_LIFECYCLE,
+  withWebhookBodiesOf,
 } from './versions/index';
 
 /** The server named by the committed document; the live one names its own public address. */
@@ -214,7 +215,7 @@ export function buildOpenApi(options: { version?: ApiVersion } = {}): Record<str
     operationMapper: ((operation: Record<string, any>, route: AppRoute) =>
       mapOperation(operation, route, schemas, version)) as never,
   });
-  withComponents(doc, schemas);
+  withComponents(doc, schemas, version);
   const out = { ...(plainText(doc) as Record<string, unknown>), openapi: '3.0.3' };
   withExamples(out);
   defaultsInWords(out);
@@ -296,9 +297,13 @@ function documentHead(version: ApiVersion) {
  * reference to it; `schemas` are those `mapOperation` met. Only the components an operation
  * reaches are kept.
  */
-function withComponents(doc: ReturnType<typeof generateOpenApi>, schemas: Record<string, unknown>): void {
+function withComponents(
+  doc: ReturnType<typeof generateOpenApi>,
+  schemas: Record<string, unknown>,
+  version: ApiVersion,
+): void {
   const components = doc.components as Record<string, unknown>;
-  const named = namedSchemas();
+  const named = namedSchemas(version);
   for (const [name, schema] of Object.entries(schemas)) named.set(name, normalise(schema) as Record<string, unknown>);
   const refs = new Map<string, string>();
   for (const [name, schema] of named) {
@@ -356,11 +361,13 @@ function defaultsInWords(value: unknown): void {
 /**
  * The JSON schema of every `Z…` schema the contract exports, named without its `Z`: the
  * answer (output) form under the name, and the request (input) form, where it differs, under
- * `…Input` (for a `…Input` schema the other way round, `…Output`).
+ * `…Input` (for a `…Input` schema the other way round, `…Output`). Webhook bodies, and what
+ * holds them (the app event log's events), in `version`'s form (D44, `withWebhookBodiesOf`).
  */
-function namedSchemas(): Map<string, Record<string, unknown>> {
+function namedSchemas(version: ApiVersion): Map<string, Record<string, unknown>> {
   const entries = (Object.entries(contractModule) as [string, unknown][])
     .filter((entry): entry is [string, z.ZodTypeAny] => /^Z[A-Z]/.test(entry[0]) && entry[1] instanceof z.ZodType)
+    .map(([name, schema]) => [name, withWebhookBodiesOf(version, schema)] as [string, z.ZodTypeAny])
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const router = Object.fromEntries(
     entries.map(([name, schema]) => [

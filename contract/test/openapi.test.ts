@@ -224,6 +224,14 @@ describe('the string formats of every document', () => {
       expect(seen.get(kind), `${version} ${kind}`).toBeGreaterThan(0);
     const summary = versionDoc.paths['/v1/analytics/summary']!.get!.parameters!;
     for (const name of ['from', 'to']) expect(summary.find((p) => p.name === name)?.schema?.format).toBe('date');
+    // Timestamps clients send (ZTimestampInput: a refined date-time) keep their format too.
+    const claims = versionDoc.paths['/v1/claims']!.get!.parameters!;
+    for (const name of ['createdAtMin', 'createdAtMax', 'updatedAtMin'])
+      expect(claims.find((p) => p.name === name)?.schema?.format, `${version} ${name}`).toBe('date-time');
+    const event = versionDoc.components.schemas.TrackingEventInput as {
+      properties: Record<string, { format?: string }>;
+    };
+    expect(event.properties.occurredAt?.format).toBe('date-time');
   });
 });
 

@@ -161,10 +161,14 @@ describe('partner context bodies (D27)', () => {
       storeCreditBonus: 5,
       storeCreditBonusType: 'percentage',
       storeCreditMaxPercentage: 20,
+      photosRequiredFor: ['DAMAGED'],
       updatedByApplicationId: null,
       updatedAt: '2026-01-31T12:00:00.000Z',
     };
     expect(ZMerchantSettings.safeParse(s).success).toBe(true);
+    // D56: a set of issue types.
+    expect(ZMerchantSettings.safeParse({ ...s, photosRequiredFor: ['DAMAGED', 'DAMAGED'] }).success).toBe(false);
+    expect(ZMerchantSettings.safeParse({ ...s, photosRequiredFor: ['BROKEN'] }).success).toBe(false);
     expect(ZMerchantSettings.safeParse({ ...s, extra: 1 }).success).toBe(false);
     const { sendSmsUpdates: _omit, ...missing } = s;
     expect(ZMerchantSettings.safeParse(missing).success).toBe(false);

@@ -5,7 +5,8 @@
  *   (`writeFile` of a new file each time) in the same run;
  * - the server's memory (RSS, read from /proc) while 20 uploads run at once, and while 20
  *   uploads of 11 MB are refused (413): the refusal stops reading at the limit, so it should
- *   hold no more than the accepted uploads do.
+ *   hold no more than the accepted uploads do;
+ * - the shopper's claim form pages' p50 and p95 (`claim-form.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { createDb } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
+import { benchClaimForm } from './claim-form';
 import { benchInstallation } from './install';
 import { benchDatabase, percentile, startService, stopProcess } from './lib';
 
@@ -86,7 +88,7 @@ export async function benchFiles(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-files-'));
   try {
     await migrateToLatest(db);
-    const installed = await benchInstallation(db, secret, 'files', ['claim:update']);
+    const installed = await benchInstallation(db, secret, 'files', ['claim:update', 'order:update']);
     const bytes = await photo();
     const big = Buffer.concat([bytes, randomBytes(11 * 1024 * 1024 - bytes.length)]);
     const { base, child } = await startService(database.url, secret, { BENCH_DATA_DIR: dataDir });
@@ -117,6 +119,7 @@ export async function benchFiles(): Promise<void> {
       line(`11 MB refused (413), ${AT_ONCE} at once`, refused);
       process.stdout.write(`refused uploads the client saw as a closed connection, not 413: ${resets} of ${AT_ONCE}\n`);
       process.stdout.write(`upload / disk write throughput: ${(one.perSecond / disk.perSecond).toFixed(3)}\n`);
+      await benchClaimForm(db, base, token, installed.store.domain, bytes);
     } finally {
       await stopProcess(child);
     }

@@ -12,7 +12,7 @@ import type { FileStorageConfig } from './domain/files/storage';
 import { type FileStorage, openFileStorage } from './domain/files/storage';
 import { type ClaimUrlOf, type MailLinks, runMail } from './domain/mail/deliver';
 import { MAIL_TASK, sweepMail } from './domain/mail/outbox';
-import { createMailer } from './domain/mail/send';
+import { createMailer, type SendResult } from './domain/mail/send';
 import type { MailSettings } from './domain/mail/settings';
 import { invitationLinks, invitationUrl } from './domain/team/members';
 import { EVALUATE_TASK } from './domain/tracking/ingest';
@@ -65,7 +65,7 @@ export async function startDelivery(deps: {
   transactionPooler?: boolean;
   directConnectionString?: string;
   /** Where attempt and job figures go (the process's, served on METRICS_PORT). */
-  metrics?: Pick<ServiceMetrics, 'webhookAttempt' | 'job'>;
+  metrics?: Pick<ServiceMetrics, 'webhookAttempt' | 'mailAttempt' | 'job'>;
 }): Promise<Delivery> {
   const { config, logger } = deps;
   // Delivery commits without waiting for the WAL flush. A database crash may lose its last
@@ -85,6 +85,7 @@ export async function startDelivery(deps: {
   const links = mailLinks(config);
   const slots = new AttemptSlots(config.webhookWorkers);
   const attempted = attemptFigures(deps.metrics);
+  const mailed = (outcome: SendResult['outcome'], seconds: number) => deps.metrics?.mailAttempt(outcome, seconds);
   const runner = new RestartingRunner(pool, logger, (events) =>
     run({
       events,
@@ -105,7 +106,7 @@ export async function startDelivery(deps: {
           await runDeliveries(db, config, slots, deliveriesOf(payload as DeliveryJob), attempted);
         },
         [MAIL_TASK]: async (payload: unknown) => {
-          await runMail(db, config, links, mailer, logger, (payload as { id: string }).id);
+          await runMail(db, config, links, mailer, logger, (payload as { id: string }).id, mailed);
         },
         // D54: a package whose events changed, evaluated as of the process clock.
         [EVALUATE_TASK]: async (payload: unknown) => {

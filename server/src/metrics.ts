@@ -10,7 +10,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 /** Which D4 limit refused a request. */
 /** A D4 limit, or the per-link limit of the claim page's form (D41). */
-type LimitName = keyof RateLimits | 'claimMessages';
+type LimitName = keyof RateLimits | 'claimMessages' | 'claimForm';
 
 /**
  * The figures one server process keeps for Prometheus. Routes are labelled with the
@@ -25,6 +25,7 @@ export class ServiceMetrics {
   private readonly apiVersions: TalliedCounter;
   private readonly replays: Counter<'route'>;
   private readonly attempts: Histogram<'outcome'>;
+  private readonly mailAttempts: Histogram<'outcome'>;
   private readonly jobs: Histogram<'task' | 'outcome'>;
 
   /** `processFigures`: CPU, memory, event loop and GC figures of this process (once per process). */
@@ -58,6 +59,13 @@ export class ServiceMetrics {
     this.attempts = new Histogram({
       name: 'webhook_attempt_duration_seconds',
       help: 'Webhook delivery attempts by this process, by outcome (delivered: a 2xx; rejected: another answer; unreachable: none, a timeout or a refused address), and how long each took',
+      labelNames: ['outcome'],
+      buckets: ATTEMPT_BUCKETS,
+      registers,
+    });
+    this.mailAttempts = new Histogram({
+      name: 'mail_attempt_duration_seconds',
+      help: 'E-mail send attempts by this process (D42), by outcome (sent, not_sent without an SMTP server, refused, failed), and how long each took',
       labelNames: ['outcome'],
       buckets: ATTEMPT_BUCKETS,
       registers,
@@ -110,6 +118,10 @@ export class ServiceMetrics {
 
   webhookAttempt(outcome: 'delivered' | 'rejected' | 'unreachable', seconds: number): void {
     this.attempts.observe({ outcome }, seconds);
+  }
+
+  mailAttempt(outcome: 'sent' | 'not_sent' | 'refused' | 'failed', seconds: number): void {
+    this.mailAttempts.observe({ outcome }, seconds);
   }
 
   job(task: string, outcome: 'completed' | 'failed', seconds: number): void {

@@ -52,8 +52,9 @@ const SCRIPT_ORIGIN = (() => {
 })();
 
 const CSS = `
-:host{display:block;font:inherit;color:inherit}
-.o{min-height:3.5em;box-sizing:border-box}
+:host{display:block;font:inherit;color:inherit;container-type:inline-size}
+.o{min-height:var(--protection-offer-height,3.5em);box-sizing:border-box}
+@container (max-width:36em){.o{min-height:var(--protection-offer-height,5.5em)}}
 .r{display:flex;flex-wrap:wrap;align-items:center;gap:.5em;min-height:24px}
 input{width:24px;height:24px;margin:0;flex:none;accent-color:var(--protection-offer-accent,var(--cfg-accent,#1d4ed8))}
 label{cursor:pointer}
@@ -107,7 +108,7 @@ class ProtectionOffer extends HTMLElement {
   }
 
   connectedCallback() {
-    if (!this.#shown) this.#root.replaceChildren(el('div', { class: 'o', part: 'container' }));
+    if (!this.#shown) this.#root.replaceChildren(el('div', { class: 'o' }));
     this.#state('loading');
     this.#load();
   }
@@ -122,6 +123,16 @@ class ProtectionOffer extends HTMLElement {
     clearTimeout(this.#timer);
     // A new subtotal re-prices at most once per 250 ms; any other change reads at once.
     this.#timer = setTimeout(() => this.#load(), name === 'subtotal' ? REPRICE_MS : 0);
+  }
+
+  /**
+   * Back or forward to the cart: the browser hands back the state saved with the form, and the
+   * shopper's own choice holds again (a choice the shopper never made restores nothing).
+   */
+  formStateRestoreCallback(state: unknown, mode: string) {
+    if (mode !== 'restore' || (state !== 'on' && state !== 'off')) return;
+    this.#chosen = true;
+    this.#choose(state === 'on', this.#box !== null);
   }
 
   formResetCallback() {
@@ -153,6 +164,14 @@ class ProtectionOffer extends HTMLElement {
     const base = this.getAttribute('api-base') || SCRIPT_ORIGIN;
     const placement = this.getAttribute('placement') === 'checkout' ? 'checkout' : 'cart';
     const q = new URLSearchParams({ store_url: store, subtotal: String(subtotal), placement });
+    // The cohort as query parameters, not D29's headers: a read with no custom header needs no
+    // CORS preflight, so the element's one read stays one request.
+    const app = this.getAttribute('partner-app-id');
+    const variant = this.getAttribute('variant');
+    if (app && variant) {
+      q.set('partnerAppId', app);
+      q.set('partnerVariant', variant);
+    }
     return `${base.replace(/\/+$/, '')}/v1/quote/insurance?${q}`;
   }
 
@@ -163,11 +182,7 @@ class ProtectionOffer extends HTMLElement {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), TIMEOUT_MS);
     try {
-      const app = this.getAttribute('partner-app-id');
-      const variant = this.getAttribute('variant');
-      const headers: Record<string, string> =
-        app && variant ? { 'x-svc-partner-app-id': app, 'x-svc-partner-variant': variant } : {};
-      const res = await fetch(url, { headers, credentials: 'omit', signal: abort.signal });
+      const res = await fetch(url, { credentials: 'omit', signal: abort.signal });
       if (!res.ok) throw new Error(String(res.status));
       const answer = (await res.json()) as Answer;
       if (seq === this.#seq) this.#show(answer);
@@ -183,7 +198,8 @@ class ProtectionOffer extends HTMLElement {
     this.#box = null;
     this.#live = null;
     this.#internals.setFormValue(null);
-    this.#root.replaceChildren();
+    // The reserved box stays, empty: taking it away would move what follows (D55: no shift).
+    this.#root.replaceChildren(el('div', { class: 'o' }));
     this.#state('hidden');
   }
 
@@ -191,8 +207,11 @@ class ProtectionOffer extends HTMLElement {
     const config = a.widget?.config;
     const q = a.quote;
     if (!q?.eligible || !a.offer || !config || config.status !== 'ACTIVE') return this.#hide();
+    // The price in the cart's currency, which must be the quote's: a price in another is no offer.
+    const currency = (this.getAttribute('currency') || q.currency).toUpperCase();
+    if (currency !== q.currency) return this.#hide();
     const repriced = this.#shown !== null;
-    const shown = { token: a.offer.token, amount: q.customerAmount, currency: q.currency, policyType: q.policyType };
+    const shown = { token: a.offer.token, amount: q.customerAmount, currency, policyType: q.policyType };
     this.#shown = shown;
     const accent = config.config.accentColor;
     this.#accent.replaceSync(
@@ -200,7 +219,9 @@ class ProtectionOffer extends HTMLElement {
     );
     let price: string;
     try {
-      price = new Intl.NumberFormat(document.documentElement.lang || undefined, {
+      // The page's language where the element sits (its own `lang` or an ancestor's).
+      const lang = (this.closest('[lang]') as HTMLElement | null)?.lang || undefined;
+      price = new Intl.NumberFormat(lang, {
         style: 'currency',
         currency: shown.currency,
       }).format(shown.amount);
@@ -208,7 +229,8 @@ class ProtectionOffer extends HTMLElement {
       price = `${shown.amount} ${shown.currency}`;
     }
     if (shown.amount === 0) return this.#included(config);
-    if (!this.#chosen) this.#preselected = startsChecked(a, this.getAttribute('country'), this.getAttribute('region'));
+    if (!this.#chosen || !repriced)
+      this.#preselected = startsChecked(a, this.getAttribute('country'), this.getAttribute('region'));
     const label = text(config.config, 'label', 'Add shipping protection for {price}').split('{price}').join(price);
     if (repriced && this.#box && this.#live) {
       this.#root.querySelector('label')!.textContent = label;
@@ -217,7 +239,7 @@ class ProtectionOffer extends HTMLElement {
       return;
     }
     this.#render(label, config, a.widget?.infoModal ?? null);
-    this.#choose(this.#preselected, false);
+    this.#choose(this.#chosen ? this.#selected : this.#preselected, false);
     this.#state('ready');
   }
 
@@ -282,7 +304,8 @@ class ProtectionOffer extends HTMLElement {
   #choose(selected: boolean, announce: boolean) {
     this.#selected = selected;
     if (this.#box) this.#box.checked = selected;
-    this.#internals.setFormValue(this.#formValue());
+    // The state the browser keeps for back and forward: the shopper's choice, if any.
+    this.#internals.setFormValue(this.#formValue(), this.#chosen ? (selected ? 'on' : 'off') : '');
     if (!announce || !this.#shown) return;
     const { token, amount, currency, policyType } = this.#shown;
     const detail = { selected, preselected: this.#preselected, offer: { token, amount, currency, policyType } };

@@ -88,7 +88,8 @@ export const appRoutes = routeGroup({
     responses: { 200: data(ZAppEventConnection), ...dashboardErrors },
     summary: "List the app's webhook events",
     description:
-      "The app's events with their delivery attempts, cursor-paged as the claim list (D24) and filterable by status pending, delivered or failed (D34).",
+      "The app's events with their delivery attempts, cursor-paged as the claim list (D24) and filterable by status pending, delivered or failed (D34). " +
+      'Each body is the one the app is sent: in the API version the app was pinned to when the event was recorded (D44).',
     metadata: dashboardRoute('D34', ['D24', 'D32']),
   },
   redeliverEvent: {

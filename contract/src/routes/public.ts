@@ -42,6 +42,20 @@ export const ZInsuranceQuery = z
       .enum(['cart', 'checkout'])
       .optional()
       .describe("The storefront element's placement: which widget config type `widget.config` is (D55); default cart"),
+    partnerAppId: z
+      .string()
+      .max(MAX_HEADER_LENGTH)
+      .optional()
+      .describe(
+        'Client id of the partner app, as the x-svc-partner-app-id header (D29), for a read with no CORS preflight (D55); when either header is given the headers decide; ignored when malformed',
+      ),
+    partnerVariant: z
+      .string()
+      .max(MAX_HEADER_LENGTH)
+      .optional()
+      .describe(
+        'Cohort variant key, as the x-svc-partner-variant header (D29), for a read with no preflight (D55); ignored when malformed',
+      ),
   })
   .superRefine(exactlyOneStore);
 export const ZPartnerInsuranceQuery = z

@@ -90,18 +90,9 @@ export function canTransition(from: TClaimState, to: TClaimState): boolean {
   return CLAIM_TRANSITIONS[from].includes(to);
 }
 
-/** D22: issue types (`issueType`, and `claimType` with `MULTIPLE`). */
-export const ISSUE_TYPES = [
-  'DAMAGED',
-  'DEFECTIVE_ITEM',
-  'MISSING_ITEM',
-  'ORDER_DELIVERED_NOT_RECEIVED',
-  'RETURNED_TO_SENDER',
-  'STOLEN',
-  'WRONG_ITEM',
-] as const;
-export const ZIssueType = z.enum(ISSUE_TYPES);
-export type TIssueType = z.infer<typeof ZIssueType>;
+import { ISSUE_TYPES, ZIssueType } from './issue-types';
+
+export { ISSUE_TYPES, type TIssueType, ZIssueType } from './issue-types';
 
 /**
  * D22: a claim whose issues have several types has `claimType` `MULTIPLE`. D54: a claim the

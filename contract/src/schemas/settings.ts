@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZAmount, ZName, ZPercentage, ZTimestamp } from './common';
+import { ISSUE_TYPES, ZIssueType } from './issue-types';
 import { ZPricingRuleSet } from './pricing';
 
 /**
@@ -54,10 +55,25 @@ export function hasStoreCreditFields(body: Partial<Record<string, unknown>>): bo
   return STORE_CREDIT_FIELDS.some((f) => body[f] !== undefined);
 }
 
+/**
+ * D56: the issue types for which the shopper's claim form asks for photos; a merchant's own
+ * setting (an app does not override it). Written as a set: each type at most once, answered
+ * in the order of the issue types.
+ */
+export const ZPhotosRequiredFor = z
+  .array(ZIssueType)
+  .max(ISSUE_TYPES.length)
+  .refine((types) => new Set(types).size === types.length, 'each issue type at most once')
+  .describe('Issue types for which the shopper claim form requires photos (D56)');
+
+/** D56: the stores' first value of `photosRequiredFor`, the types peers require photos for. */
+export const DEFAULT_PHOTOS_REQUIRED_FOR = ['DAMAGED', 'DEFECTIVE_ITEM', 'WRONG_ITEM'] as const;
+
 /** Merchant default settings as read (spec table). */
 export const ZMerchantSettings = z
   .object({
     ...settingsFields,
+    photosRequiredFor: ZPhotosRequiredFor,
     updatedByApplicationId: z.string().nullable().describe('null when the last write came from the dashboard'),
     updatedAt: ZTimestamp,
   })
@@ -67,9 +83,13 @@ export type TMerchantSettings = z.infer<typeof ZMerchantSettings>;
 /**
  * PATCH /v1/stores/:storeId/settings (D53): the merchant's own write of its defaults, sparse
  * like a context PATCH, with the same limits; `null` is not a value (400). An empty body
- * changes nothing.
+ * changes nothing. `photosRequiredFor` (D56) is written here only: a partner context does not
+ * override it.
  */
-export const ZMerchantSettingsUpdate = z.object(settingsFields).partial().strict();
+export const ZMerchantSettingsUpdate = z
+  .object({ ...settingsFields, photosRequiredFor: ZPhotosRequiredFor })
+  .partial()
+  .strict();
 export type TMerchantSettingsUpdate = z.infer<typeof ZMerchantSettingsUpdate>;
 
 /** A partner context (later revision): the one installation container of a (store, app). */

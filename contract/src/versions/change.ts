@@ -177,6 +177,14 @@ export function replaceSchema(schema: z.ZodTypeAny, target: z.ZodTypeAny, replac
       ? schema
       : new z.ZodUnion({ ...schema._def, options: options as never });
   }
+  if (schema instanceof z.ZodDiscriminatedUnion) {
+    const before = schema.options as z.ZodTypeAny[];
+    const options = before.map(swap);
+    if (options.every((o, i) => o === before[i])) return schema;
+    // The options by discriminator value, made again from the new options.
+    const rebuilt = z.discriminatedUnion(schema.discriminator, options as never);
+    return new z.ZodDiscriminatedUnion({ ...schema._def, options: rebuilt.options, optionsMap: rebuilt.optionsMap });
+  }
   return schema;
 }
 

@@ -1,7 +1,7 @@
 import type { AppRoute } from '@ts-rest/core';
 import type { z } from 'zod';
 import { contract } from '../contract';
-import { WEBHOOK_BODY_SCHEMAS, type WebhookTopic } from '../schemas/webhooks';
+import { WEBHOOK_BODY_SCHEMAS, WEBHOOK_TOPICS, type WebhookTopic } from '../schemas/webhooks';
 import {
   type AddedRoute,
   type Answer,
@@ -10,6 +10,7 @@ import {
   narrowSchema,
   type RequestParts,
   type RouteChange,
+  replaceSchema,
   routeEntries,
   type VersionChange,
   type VersionData,
@@ -110,6 +111,11 @@ export function contractFor(version: ApiVersion): VersionedContract {
       routes.set(key, { key, route: added.route, steps: [], added });
     }
   }
+  // The app's event log (D34) is no versioned route, but the bodies it shows are webhook bodies:
+  // each version's document and answers carry that version's (`withWebhookBodiesOf`).
+  for (const entry of routes.values()) {
+    if (!entry.added && !isVersionedRoute(entry.route)) entry.route = withWebhookBodiesIn(version, entry.route);
+  }
   const router: Router = {};
   for (const entry of routes.values()) {
     const [group, name] = entry.key.split('.') as [string, string];
@@ -192,16 +198,21 @@ export function webhookEnvelope(
   version: ApiVersion,
   event: { id: string; topic: string; livemode: boolean; createdAt: string; body: unknown },
 ): { id: string; topic: string; apiVersion: ApiVersion; livemode: boolean; createdAt: string; body: unknown } {
-  let body = event.body;
-  for (const change of changesFor(version)) if (change.webhook) body = change.webhook(event.topic, body);
   return {
     id: event.id,
     topic: event.topic,
     apiVersion: version,
     livemode: event.livemode,
     createdAt: event.createdAt,
-    body,
+    body: webhookBodyIn(version, event.topic, event.body),
   };
+}
+
+/** A webhook's newest body as `version` renders it (D44): what `webhookEnvelope` carries, and the app's event log shows (D34). */
+export function webhookBodyIn(version: ApiVersion, topic: string, body: unknown): unknown {
+  let out = body;
+  for (const change of changesFor(version)) if (change.webhook) out = change.webhook(topic, out);
+  return out;
 }
 
 /**
@@ -214,6 +225,37 @@ export function webhookBodySchema(version: ApiVersion, topic: WebhookTopic): z.Z
   for (const change of changesFor(version)) schema = narrowSchema(schema, change.narrows);
   return schema;
 }
+
+/**
+ * `schema` with every webhook body in it (by identity: the app event log's, D34) as `version`
+ * renders it (`webhookBodySchema`); the very same object when none differs. The documents name
+ * these forms as the newest names its own (`ClaimCreatedBody` is 2026-12-01's in its document).
+ */
+export function withWebhookBodiesOf(version: ApiVersion, schema: z.ZodTypeAny): z.ZodTypeAny {
+  let out = schema;
+  for (const topic of WEBHOOK_TOPICS) {
+    const older = webhookBodySchema(version, topic);
+    if (older !== WEBHOOK_BODY_SCHEMAS[topic]) out = replaceSchema(out, WEBHOOK_BODY_SCHEMAS[topic], older);
+  }
+  return out;
+}
+
+/** An unversioned route whose answers carry webhook bodies, with `version`'s bodies (`withWebhookBodiesOf`). */
+function withWebhookBodiesIn(version: ApiVersion, route: AppRoute): AppRoute {
+  const before = route.responses as Record<number, unknown>;
+  let changed = false;
+  const responses = Object.fromEntries(
+    Object.entries(before).map(([status, schema]) => {
+      const after = isZod(schema) ? withWebhookBodiesOf(version, schema) : schema;
+      changed ||= after !== schema;
+      return [status, after];
+    }),
+  );
+  return changed ? ({ ...route, responses } as AppRoute) : route;
+}
+
+const isZod = (schema: unknown): schema is z.ZodTypeAny =>
+  typeof schema === 'object' && schema !== null && '_def' in schema && 'safeParse' in schema;
 
 /**
  * A claim type as `version` names it (D54: the tracking claim types read null before

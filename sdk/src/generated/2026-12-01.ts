@@ -384,8 +384,6 @@ export interface TAppEventsQuery {
   status?: TEventStatus;
 }
 
-export type TClaimType = 'DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE' | 'LOST_IN_TRANSIT' | 'DELAYED';
-
 /** `NEW` for a freshly filed claim (D22) */
 export type TClaimState = 'NEW' | 'OPEN' | 'COMMUNICATING' | 'WAITING_FOR_CUSTOMER' | 'WAITING_FOR_BRAND' | 'WAITING_FOR_OP' | 'APPROVED' | 'DENIED' | 'DISMISSED' | 'TEMPORARILY_DISMISSED' | 'RESOLVED' | 'RESOLVED_BY_BRAND' | 'CLOSED' | 'ARCHIVED';
 
@@ -400,18 +398,6 @@ export interface TWebhookClaimItem {
   issueType: TIssueType | null;
 }
 
-/** claim/created body (D22) */
-export interface TClaimCreatedBody {
-  claimId: string;
-  storeId: string;
-  sourceOrderId: string;
-  claimCategory: 'SHIPPING' | 'WARRANTY';
-  claimType: TClaimType | null;
-  /** `NEW` for a freshly filed claim (D22) */
-  claimState: TClaimState;
-  items: TWebhookClaimItem[];
-}
-
 export interface TDeliveryAttempt {
   id: string;
   attemptedAt: string;
@@ -422,21 +408,6 @@ export interface TDeliveryAttempt {
   error: string | null;
   /** At most 1 KiB of the answer, null when none came (D35) */
   response: string | null;
-}
-
-export interface TClaimCreatedAppEvent {
-  /** Event id; the same on every retry, receivers deduplicate by it (D32) */
-  id: string;
-  topic: 'claim/created';
-  createdAt: string;
-  storeId: string;
-  /** claim/created body (D22) */
-  body: TClaimCreatedBody;
-  status: TEventStatus;
-  /** When the next attempt is due; null once delivered or failed */
-  nextAttemptAt: string | null;
-  /** Oldest first */
-  attempts: TDeliveryAttempt[];
 }
 
 export type TResolutionType = 'REFUND' | 'RESHIP' | 'STORE_CREDIT';
@@ -646,23 +617,11 @@ export interface TTrackingAlertAppEvent {
   attempts: TDeliveryAttempt[];
 }
 
-/** Webhook event and its delivery attempts (D34) */
-export type TAppEvent = TClaimCreatedAppEvent | TClaimApprovedAppEvent | TClaimDeniedAppEvent | TMessageCreatedAppEvent | TProtectionAddedAppEvent | TProtectionRemovedAppEvent | TTrackingUpdatedAppEvent | TTrackingAlertAppEvent;
-
 export interface TPageInfo {
   startCursor: string | null;
   endCursor: string | null;
   hasNextPage: boolean;
   hasPreviousPage: boolean;
-}
-
-export interface TAppEventConnection {
-  edges: {
-    /** Webhook event and its delivery attempts (D34) */
-    node: TAppEvent;
-    cursor: string;
-  }[];
-  pageInfo: TPageInfo;
 }
 
 export interface TWebhookTestRequest {
@@ -762,6 +721,9 @@ export type TStoreCreditType = 'GIFT_CARD' | 'DISCOUNT_CODE';
 
 export type TCalcMethod = 'flat' | 'percentage';
 
+/** Issue types for which the shopper claim form requires photos (D56) */
+export type TPhotosRequiredFor = TIssueType[];
+
 export interface TMerchantSettingsUpdate {
   enableCancelAfterPurchase?: boolean;
   cancelAfterPurchaseDurationSeconds?: number;
@@ -773,6 +735,8 @@ export interface TMerchantSettingsUpdate {
   storeCreditBonus?: number;
   storeCreditBonusType?: TCalcMethod;
   storeCreditMaxPercentage?: number;
+  /** Issue types for which the shopper claim form requires photos (D56) */
+  photosRequiredFor?: TPhotosRequiredFor;
 }
 
 export interface TMerchantSettings {
@@ -786,6 +750,8 @@ export interface TMerchantSettings {
   storeCreditBonus: number;
   storeCreditBonusType: TCalcMethod;
   storeCreditMaxPercentage: number;
+  /** Issue types for which the shopper claim form requires photos (D56) */
+  photosRequiredFor: TPhotosRequiredFor;
   /** null when the last write came from the dashboard */
   updatedByApplicationId: string | null;
   updatedAt: string;
@@ -2209,6 +2175,10 @@ export interface TInsuranceQuery {
   subtotal?: number;
   /** The storefront element's placement: which widget config type `widget.config` is (D55); default cart */
   placement?: 'cart' | 'checkout';
+  /** Client id of the partner app, as the x-svc-partner-app-id header (D29), for a read with no CORS preflight (D55); when either header is given the headers decide; ignored when malformed */
+  partnerAppId?: string;
+  /** Cohort variant key, as the x-svc-partner-variant header (D29), for a read with no preflight (D55); ignored when malformed */
+  partnerVariant?: string;
 }
 
 export interface TPublicPriceRule {
@@ -2365,6 +2335,20 @@ export interface TTrackingEvaluation {
     claimId: string | null;
     trackingNumber: string;
   }[];
+}
+
+export type TClaimType = 'DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE' | 'LOST_IN_TRANSIT' | 'DELAYED';
+
+/** claim/created body (D22) */
+export interface TClaimCreatedBody {
+  claimId: string;
+  storeId: string;
+  sourceOrderId: string;
+  claimCategory: 'SHIPPING' | 'WARRANTY';
+  claimType: TClaimType | null;
+  /** `NEW` for a freshly filed claim (D22) */
+  claimState: TClaimState;
+  items: TWebhookClaimItem[];
 }
 
 export interface TClaimCreatedEvent {
@@ -2744,7 +2728,8 @@ export interface AppsRoutes {
    * List the app's webhook events — `GET /v1/apps/:clientId/events`
    *
    * The app's events with their delivery attempts, cursor-paged as the claim list (D24) and
-   * filterable by status pending, delivered or failed (D34).
+   * filterable by status pending, delivered or failed (D34). Each body is the one the app is
+   * sent: in the API version the app was pinned to when the event was recorded (D44).
    */
   listEvents(args: {
     /** Path parameters. */
@@ -2760,7 +2745,36 @@ export interface AppsRoutes {
     /** Passed to fetch, for example `{ signal }`. */
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, {
-    data: TAppEventConnection;
+    data: {
+      edges: {
+        /** Webhook event and its delivery attempts (D34) */
+        node: {
+          /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+          id: string;
+          topic: 'claim/created';
+          createdAt: string;
+          storeId: string;
+          /** claim/created body (D22) */
+          body: {
+            claimId: string;
+            storeId: string;
+            sourceOrderId: string;
+            claimCategory: 'SHIPPING' | 'WARRANTY';
+            claimType: ('DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE') | null;
+            /** `NEW` for a freshly filed claim (D22) */
+            claimState: TClaimState;
+            items: TWebhookClaimItem[];
+          };
+          status: TEventStatus;
+          /** When the next attempt is due; null once delivered or failed */
+          nextAttemptAt: string | null;
+          /** Oldest first */
+          attempts: TDeliveryAttempt[];
+        } | TClaimApprovedAppEvent | TClaimDeniedAppEvent | TMessageCreatedAppEvent | TProtectionAddedAppEvent | TProtectionRemovedAppEvent | TTrackingUpdatedAppEvent | TTrackingAlertAppEvent;
+        cursor: string;
+      }[];
+      pageInfo: TPageInfo;
+    };
   }> | Reply<400 | 401 | 403 | 404 | 429, TError>>;
   /**
    * Redeliver an event — `POST /v1/apps/:clientId/events/:eventId/redeliver`
@@ -2782,7 +2796,29 @@ export interface AppsRoutes {
     fetchOptions?: RequestInit;
   }): Promise<Reply<200, {
     /** Webhook event and its delivery attempts (D34) */
-    data: TAppEvent;
+    data: {
+      /** Event id; the same on every retry, receivers deduplicate by it (D32) */
+      id: string;
+      topic: 'claim/created';
+      createdAt: string;
+      storeId: string;
+      /** claim/created body (D22) */
+      body: {
+        claimId: string;
+        storeId: string;
+        sourceOrderId: string;
+        claimCategory: 'SHIPPING' | 'WARRANTY';
+        claimType: ('DAMAGED' | 'DEFECTIVE_ITEM' | 'MISSING_ITEM' | 'ORDER_DELIVERED_NOT_RECEIVED' | 'RETURNED_TO_SENDER' | 'STOLEN' | 'WRONG_ITEM' | 'MULTIPLE') | null;
+        /** `NEW` for a freshly filed claim (D22) */
+        claimState: TClaimState;
+        items: TWebhookClaimItem[];
+      };
+      status: TEventStatus;
+      /** When the next attempt is due; null once delivered or failed */
+      nextAttemptAt: string | null;
+      /** Oldest first */
+      attempts: TDeliveryAttempt[];
+    } | TClaimApprovedAppEvent | TClaimDeniedAppEvent | TMessageCreatedAppEvent | TProtectionAddedAppEvent | TProtectionRemovedAppEvent | TTrackingUpdatedAppEvent | TTrackingAlertAppEvent;
   }> | Reply<400 | 401 | 403 | 404 | 409 | 429, TError>>;
   /**
    * Send a sample webhook — `POST /v1/apps/:clientId/webhooks/test`

@@ -762,6 +762,9 @@ export type TStoreCreditType = 'GIFT_CARD' | 'DISCOUNT_CODE';
 
 export type TCalcMethod = 'flat' | 'percentage';
 
+/** Issue types for which the shopper claim form requires photos (D56) */
+export type TPhotosRequiredFor = TIssueType[];
+
 export interface TMerchantSettingsUpdate {
   enableCancelAfterPurchase?: boolean;
   cancelAfterPurchaseDurationSeconds?: number;
@@ -773,6 +776,8 @@ export interface TMerchantSettingsUpdate {
   storeCreditBonus?: number;
   storeCreditBonusType?: TCalcMethod;
   storeCreditMaxPercentage?: number;
+  /** Issue types for which the shopper claim form requires photos (D56) */
+  photosRequiredFor?: TPhotosRequiredFor;
 }
 
 export interface TMerchantSettings {
@@ -786,6 +791,8 @@ export interface TMerchantSettings {
   storeCreditBonus: number;
   storeCreditBonusType: TCalcMethod;
   storeCreditMaxPercentage: number;
+  /** Issue types for which the shopper claim form requires photos (D56) */
+  photosRequiredFor: TPhotosRequiredFor;
   /** null when the last write came from the dashboard */
   updatedByApplicationId: string | null;
   updatedAt: string;
@@ -2310,6 +2317,10 @@ export interface TInsuranceQuery {
   subtotal?: number;
   /** The storefront element's placement: which widget config type `widget.config` is (D55); default cart */
   placement?: 'cart' | 'checkout';
+  /** Client id of the partner app, as the x-svc-partner-app-id header (D29), for a read with no CORS preflight (D55); when either header is given the headers decide; ignored when malformed */
+  partnerAppId?: string;
+  /** Cohort variant key, as the x-svc-partner-variant header (D29), for a read with no preflight (D55); ignored when malformed */
+  partnerVariant?: string;
 }
 
 export interface TPublicPriceRule {
@@ -2845,7 +2856,8 @@ export interface AppsRoutes {
    * List the app's webhook events — `GET /v1/apps/:clientId/events`
    *
    * The app's events with their delivery attempts, cursor-paged as the claim list (D24) and
-   * filterable by status pending, delivered or failed (D34).
+   * filterable by status pending, delivered or failed (D34). Each body is the one the app is
+   * sent: in the API version the app was pinned to when the event was recorded (D44).
    */
   listEvents(args: {
     /** Path parameters. */

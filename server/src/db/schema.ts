@@ -79,6 +79,8 @@ export interface MerchantSettingsTable {
   storeCreditBonus: number;
   storeCreditBonusType: 'flat' | 'percentage';
   storeCreditMaxPercentage: number;
+  /** D56: issue types the shopper's claim form asks photos for (issue types, D22). */
+  photosRequiredFor: ColumnType<string[], string[] | undefined, string[]>;
   updatedByApplicationId: string | null;
   updatedAt: Timestamp;
 }
@@ -583,6 +585,8 @@ export interface MailMessagesTable {
   leaseToken: ColumnType<string | null, string | null | undefined, string | null>;
   sentAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The W3C traceparent of the change that wrote it, when tracing was on: its attempts join that trace. */
+  traceparent: ColumnType<string | null, string | null | undefined, never>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -666,6 +670,8 @@ export interface AnalyticsClaimCountedTable {
   claims: number;
   decided: number;
   approved: number;
+  /** Hours from filing to the first decision, null while undecided (the median's, D52). */
+  decisionHours: Nullable<number>;
 }
 
 export interface AnalyticsPaidCountedTable {
@@ -682,6 +688,9 @@ export interface AnalyticsPaidCountedTable {
 export interface AnalyticsFoldTable {
   one: Generated<boolean>;
   xid: string;
+  /** D52: a fold in rounds, the watermark it folds up to and the last id counted per day table. */
+  foldTo: string | null;
+  foldAfter: Record<string, string | null> | null;
 }
 
 /** The store audit log (D53): one row per store an act concerns. */

@@ -25,7 +25,8 @@ type KeyPurpose =
   | 'page-session'
   | 'page-csrf'
   | 'dashboard-origin'
-  | 'offer-token';
+  | 'offer-token'
+  | 'claim-form-pass';
 
 export function deriveKey(secretKey: Buffer, purpose: KeyPurpose, context = ''): Buffer {
   return Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), `protection-service:${purpose}:${context}`, 32));

@@ -8,14 +8,20 @@ import {
   type ClaimPageView,
   claimPage,
   linkedClaimId,
+  linkedOpenClaim,
   linkIdOf,
   postShopperMessage,
+  postShopperPhoto,
   SHOPPER_MESSAGE_MAX,
 } from '../domain/claims/links';
+import { discardUnattachedFiles, prepareUpload, storePrepared } from '../domain/files/files';
+import { mapError } from '../http/errors';
 import { rateLimitHeaders } from '../http/rate-limit';
 import type { RouteContext } from '../routes/context';
 import type { BrowserSession, BrowserSessions } from './browser-session';
-import { Hidden, Layout, MessagePage, sendPage, wrap } from './html';
+import { fitsStatedLength, readPageBody } from './claim-form/load';
+import { refusalWords } from './claim-form/render';
+import { FormExpired, Hidden, Layout, MessagePage, sendPage, wrap } from './html';
 
 /**
  * The shopper's claim page (D41): `GET /claims/view/:token` and its message form. The token is
@@ -23,6 +29,10 @@ import { Hidden, Layout, MessagePage, sendPage, wrap } from './html';
  */
 export const CLAIM_PAGE_PATH = '/claims/view/:token';
 export const CLAIM_MESSAGE_PATH = '/claims/view/:token/messages';
+/** D56 "Add photos": each photo a message with its media. */
+export const CLAIM_PHOTOS_PATH = '/claims/view/:token/photos';
+/** The photos one "Add photos" may carry. */
+const ADD_PHOTOS_MAX = 10;
 
 /** D41: messages a link may post per minute, counted on every process alike. */
 const CLAIM_MESSAGES_PER_MINUTE = 10;
@@ -60,6 +70,7 @@ type ClaimViewProps = {
   action: string;
   draft?: string;
   error?: string;
+  photoError?: string;
 };
 
 function ClaimView(props: ClaimViewProps) {
@@ -95,6 +106,7 @@ function ClaimView(props: ClaimViewProps) {
         <Messages view={view} />
         <MessageForm {...props} />
       </section>
+      {view.open ? <PhotoForm {...props} /> : null}
     </Layout>
   );
 }
@@ -138,6 +150,11 @@ function Messages({ view }: { view: ClaimPageView }) {
               </time>
             </p>
             <p class="body">{m.message}</p>
+            {m.medias.map((url, k) => (
+              <a href={url}>
+                <img class="photo" src={url} alt={`Attachment ${k + 1} of this message`} width={160} />
+              </a>
+            ))}
           </li>
         ))}
       </ol>
@@ -172,6 +189,42 @@ function MessageForm(props: ClaimViewProps) {
   );
 }
 
+/** D56 "Add photos" while the claim is open: several at once, the phone's camera may take them. */
+function PhotoForm(props: ClaimViewProps) {
+  return (
+    <section class="card" aria-labelledby="photos-title">
+      <h2 id="photos-title">Add photos</h2>
+      <form
+        method="post"
+        action={props.action.replace(/messages$/, 'photos')}
+        enctype="multipart/form-data"
+        class="stack"
+      >
+        <Hidden values={{ csrf: props.session.csrf }} />
+        {props.photoError ? (
+          <p class="error" role="alert" id="photos-error">
+            {props.photoError}
+          </p>
+        ) : null}
+        <label for="photos">Photos</label>
+        <p class="muted" id="photos-hint">
+          JPEG, PNG, WebP or HEIC, up to 10 MB each.
+        </p>
+        <input
+          id="photos"
+          name="photos"
+          type="file"
+          multiple
+          required
+          accept="image/jpeg,image/png,image/webp,image/heic,image/heif"
+          aria-describedby={props.photoError ? 'photos-hint photos-error' : 'photos-hint'}
+        />
+        <button type="submit">Add photos</button>
+      </form>
+    </section>
+  );
+}
+
 function NotFoundPage() {
   return (
     <MessagePage title="Claim not found">
@@ -191,7 +244,7 @@ export function claimPages(ctx: RouteContext, sessions: BrowserSessions, links: 
     res: Response,
     linkId: string,
     status = 200,
-    extra: { draft?: string; error?: string } = {},
+    extra: { draft?: string; error?: string; photoError?: string } = {},
   ) => {
     const view = await claimPage(ctx.db, linkId);
     if (!view) return sendPage(res, 404, <NotFoundPage />);
@@ -257,5 +310,76 @@ export function claimPages(ctx: RouteContext, sessions: BrowserSessions, links: 
     }),
   );
 
+  router.post(CLAIM_PHOTOS_PATH, wrap(addPhotos(ctx, sessions, links, render)));
   return router;
+}
+
+/**
+ * D56 "Add photos": the photos are checked (type, size, decoding) before any is stored, then
+ * each is stored and becomes a shopper message with its media; a refusal stores nothing and
+ * answers the page with the reason in words. Counted with the link's messages (D41).
+ */
+function addPhotos(
+  ctx: RouteContext,
+  sessions: BrowserSessions,
+  links: ClaimLinks,
+  render: (
+    req: Request,
+    res: Response,
+    linkId: string,
+    status?: number,
+    extra?: { photoError?: string },
+  ) => Promise<void>,
+) {
+  return async (req: Request, res: Response) => {
+    const linkId = linkIdOf(links, req.params.token ?? '');
+    const claim = linkId && (await linkedOpenClaim(ctx.db, linkId));
+    if (!linkId || !claim) return sendPage(res, 404, <NotFoundPage />);
+    if (!fitsStatedLength(req, ADD_PHOTOS_MAX)) {
+      res.setHeader('connection', 'close');
+      return render(req, res, linkId, 413, {
+        photoError: 'The photos together are too large: at most 10 of 10 MB each.',
+      });
+    }
+    const body = await readPageBody(req, ADD_PHOTOS_MAX, 4);
+    if (!sessions.csrfMatches(await sessions.read(req), body.fields.csrf?.[0]))
+      return sendPage(res, 403, <FormExpired />);
+    if (claim === 'closed')
+      return render(req, res, linkId, 409, { photoError: 'This claim is closed: no photos can be added.' });
+    const decision = await ctx.auth.limiter.exact(`claim-link:${claim.claimId}`, CLAIM_MESSAGES_PER_MINUTE);
+    if (!decision.allowed) {
+      const pairs = rateLimitHeaders(decision);
+      for (let i = 0; i < pairs.length; i += 2) res.setHeader(pairs[i]!, pairs[i + 1]!);
+      return render(req, res, linkId, 429, { photoError: 'Too many in a short time. Wait a minute, then try again.' });
+    }
+    if (body.broken) return render(req, res, linkId, 400, { photoError: body.broken });
+    if (body.refused) {
+      return render(req, res, linkId, body.refused.status, {
+        photoError: refusalWords(body.refused.status, body.refused.name),
+      });
+    }
+    if (body.files.length === 0) return render(req, res, linkId, 400, { photoError: 'Choose at least one photo.' });
+    const stored: string[] = [];
+    let current = body.files[0]!.name;
+    try {
+      const prepared = [];
+      for (const file of body.files) {
+        current = file.name;
+        prepared.push(await prepareUpload(file.bytes));
+      }
+      current = '';
+      for (const form of prepared) {
+        const file = await storePrepared(ctx.db, ctx.fileStorage, ctx.fileLinks, claim.storeId, 'claim_evidence', form);
+        stored.push(file.id);
+        await postShopperPhoto(ctx.db, linkId, file.url);
+      }
+    } catch (err) {
+      const mapped = mapError(err);
+      if (!mapped || mapped.status >= 500) throw err;
+      await discardUnattachedFiles(ctx.db, ctx.fileStorage, claim.storeId, stored);
+      return render(req, res, linkId, mapped.status, { photoError: refusalWords(mapped.status, current || undefined) });
+    }
+    res.setHeader('cache-control', 'no-store');
+    res.redirect(303, `/claims/view/${req.params.token}#messages-title`);
+  };
 }

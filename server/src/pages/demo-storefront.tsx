@@ -47,7 +47,12 @@ export function demoStorefront(ctx: Pick<AppDeps, 'db' | 'config'>): RequestHand
                 ))}
               </ul>
               <p>Subtotal: ${subtotal.toFixed(2)}</p>
-              {h('protection-offer', { store: store.domain, subtotal: String(subtotal), country: 'US' })}
+              {h('protection-offer', {
+                store: store.domain,
+                subtotal: String(subtotal),
+                currency: store.currency,
+                country: 'US',
+              })}
               <input type="hidden" name="submitted" value="1" />
               <p>
                 <button type="submit">Check out</button>

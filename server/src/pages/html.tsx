@@ -19,13 +19,16 @@ interface PageOptions {
   formTargets?: readonly string[];
   /** Sources images may load from beyond this origin (`https:` for the photos a person asked to see, D50). */
   imageSources?: readonly string[];
+  /** Whether the page runs this origin's scripts (the claim form's photo uploads, D56); none else does. */
+  ownScripts?: boolean;
 }
 
 /**
  * The headers of every page (D40, D41): never stored, never framed, never indexed, no
  * referrer (a claim link must not leak through one), and a policy that allows this origin's
  * stylesheet and images and nothing else: no script at all, inline or not. A page may add
- * image sources (the shopper's photos once a person asks for them, D50).
+ * image sources (the shopper's photos once a person asks for them, D50); the shopper's claim
+ * form alone runs this origin's one script, which uploads photos as they are chosen (D56).
  */
 export function pageHeaders(res: Response, options: PageOptions = {}): void {
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
@@ -33,6 +36,7 @@ export function pageHeaders(res: Response, options: PageOptions = {}): void {
   res.setHeader(
     'content-security-policy',
     `default-src 'none'; style-src 'self'; img-src ${imgSrc}; form-action ${formAction}; ` +
+      (options.ownScripts ? "script-src 'self'; connect-src 'self'; " : '') +
       "frame-ancestors 'none'; base-uri 'none'",
   );
   res.setHeader('x-frame-options', 'DENY');

@@ -13,7 +13,14 @@ import type { RouteContext } from '../routes/context';
 import { authorizePages } from './authorize';
 import { AUTHORIZE_PATH, CONSENT_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, STORE_PATH } from './authorize-request';
 import { BrowserSessions } from './browser-session';
-import { CLAIM_MESSAGE_PATH, CLAIM_PAGE_PATH, claimPages } from './claim';
+import { CLAIM_MESSAGE_PATH, CLAIM_PAGE_PATH, CLAIM_PHOTOS_PATH, claimPages } from './claim';
+import { claimFormPages } from './claim-form/forms';
+import {
+  CLAIM_FORM_FILE_PATH,
+  CLAIM_FORM_PATH,
+  CLAIM_FORM_PHOTO_PATH,
+  CLAIM_FORM_SCRIPT_PATH,
+} from './claim-form/views';
 import { DASHBOARD_PATH, DASHBOARD_ROUTES, type DashboardPort, dashboardPages } from './dashboard/index';
 import { FILE_LINK_PATH, filePages } from './files';
 import { MessagePage, STYLESHEET_PATH, sendPage } from './html';
@@ -33,6 +40,12 @@ export const PAGE_ROUTES = [
   { method: 'POST', path: CONSENT_PATH },
   { method: 'GET', path: CLAIM_PAGE_PATH },
   { method: 'POST', path: CLAIM_MESSAGE_PATH },
+  { method: 'POST', path: CLAIM_PHOTOS_PATH },
+  { method: 'GET', path: CLAIM_FORM_PATH },
+  { method: 'POST', path: CLAIM_FORM_PATH },
+  { method: 'POST', path: CLAIM_FORM_FILE_PATH },
+  { method: 'POST', path: CLAIM_FORM_PHOTO_PATH },
+  { method: 'GET', path: CLAIM_FORM_SCRIPT_PATH },
   { method: 'GET', path: STYLESHEET_PATH },
   { method: 'GET', path: FILE_LINK_PATH },
   { method: 'GET', path: INVITATION_PAGE_PATH },
@@ -46,6 +59,9 @@ export function isPagePath(path: string): boolean {
     path === AUTHORIZE_PATH ||
     path.startsWith(`${AUTHORIZE_PATH}/`) ||
     path.startsWith('/claims/view/') ||
+    path === CLAIM_FORM_PATH ||
+    path.startsWith(`${CLAIM_FORM_PATH}/`) ||
+    path === CLAIM_FORM_SCRIPT_PATH ||
     path.startsWith('/files/') ||
     path === DASHBOARD_PATH ||
     path.startsWith(`${DASHBOARD_PATH}/`) ||
@@ -54,6 +70,7 @@ export function isPagePath(path: string): boolean {
 }
 
 const STYLESHEET = readFileSync(new URL('./style.css', import.meta.url), 'utf8');
+const CLAIM_FORM_SCRIPT = readFileSync(new URL('./claim-form/claim-form.js', import.meta.url), 'utf8');
 
 export function pages(ctx: RouteContext): Router {
   const router = Router();
@@ -70,8 +87,13 @@ export function pages(ctx: RouteContext): Router {
   router.get(STYLESHEET_PATH, (_req, res) => {
     res.type('text/css').setHeader('cache-control', 'public, max-age=3600').send(STYLESHEET);
   });
+  router.get(CLAIM_FORM_SCRIPT_PATH, (_req, res) => {
+    res.type('text/javascript').setHeader('cache-control', 'public, max-age=3600').send(CLAIM_FORM_SCRIPT);
+  });
   router.use(authorizePages(ctx, sessions));
   router.use(claimPages(ctx, sessions, ctx.claimLinks));
+  // D56: the shopper's claim form.
+  router.use(claimFormPages(ctx, sessions));
   // D56: files' capability links.
   router.use(filePages(ctx.db, ctx.fileStorage, ctx.fileLinks));
   // D53: outside the signed-in frame, before the dashboard's own pages.

@@ -10,11 +10,17 @@ const ZPublicWidgets = ZPublicWidgetConfig.array();
 
 /**
  * D29: the cohort the shopper read's headers select, or undefined when either header is
- * missing or malformed (the read then falls back silently to merchant defaults).
+ * missing or malformed (the read then falls back silently to merchant defaults). With neither
+ * header, the same pair as query parameters selects it (D55): a browser sends a read without
+ * custom headers with no CORS preflight, so the storefront element's read stays one request.
  */
-function headerCohort(headers: { 'x-svc-partner-app-id'?: string; 'x-svc-partner-variant'?: string }) {
-  const applicationId = headers['x-svc-partner-app-id'];
-  const variantKey = headers['x-svc-partner-variant'];
+function requestCohort(
+  headers: { 'x-svc-partner-app-id'?: string; 'x-svc-partner-variant'?: string },
+  query: { partnerAppId?: string | undefined; partnerVariant?: string | undefined },
+) {
+  const fromHeaders = headers['x-svc-partner-app-id'] !== undefined || headers['x-svc-partner-variant'] !== undefined;
+  const applicationId = fromHeaders ? headers['x-svc-partner-app-id'] : query.partnerAppId;
+  const variantKey = fromHeaders ? headers['x-svc-partner-variant'] : query.partnerVariant;
   if (applicationId === undefined || variantKey === undefined) return undefined;
   if (!VARIANT_KEY_PATTERN.test(applicationId) || !VARIANT_KEY_PATTERN.test(variantKey)) return undefined;
   return { applicationId, variantKey } satisfies Cohort;
@@ -47,7 +53,7 @@ export function publicHandlers({ db, publicCache, offerTokens }: RouteContext): 
       return answer(req, res, ZInsuranceQuote, () =>
         readInsurance(db, query, {
           subtotal: query.subtotal,
-          cohort: headerCohort(headers),
+          cohort: requestCohort(headers, query),
           fallback: true,
           offer: { placement: query.placement ?? 'cart', tokens: offerTokens },
         }),

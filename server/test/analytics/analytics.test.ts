@@ -215,4 +215,35 @@ describe('store analytics (D52)', () => {
       expect((await server.request(path, { headers: bearer(accessToken) })).status, path).toBe(403);
     }
   });
+  it('lists the top products, named, and carriers: a claim once per name, however many of its items name it', async () => {
+    const storeId = s.owner.store.id;
+    const claims = (
+      await sql<{ id: string; orderId: string }>`
+        select id, order_id from claims where store_id = ${storeId} order by id collate "C"`.execute(server.db)
+    ).rows;
+    expect(claims).toHaveLength(3);
+    await sql`insert into products (store_id, product_id, name) values (${storeId}, 'top-mug', 'Blue mug')`.execute(
+      server.db,
+    );
+    for (const [n, c] of claims.entries()) {
+      await sql`insert into fulfillments (order_id, source_fulfillment_id, fulfillment_status, tracking_company)
+        values (${c.orderId}, 'top-f', 'SUCCESS', ${n === 0 ? 'DHL' : 'UPS'})`.execute(server.db);
+      // Two items each: the mug in both of the first claim's, the mug and a cup in the others'.
+      await sql`insert into claim_items (id, claim_id, position, quantity, issue_type, source_product_id, source_fulfillment_id)
+        select 'cli_top_' || ${n} || '_' || k, ${c.id}, 100 + k, 1, 'DAMAGED',
+          case when k = 0 or ${n} = 0 then 'top-mug' else 'top-cup' end, 'top-f'
+        from generate_series(0, 1) k`.execute(server.db);
+    }
+    const data = answered(await summary(s, DAY, DAY), 200).data;
+    const mine = (name: string) => name.startsWith('top-');
+    expect(data.topProducts.filter((p) => mine(p.sourceProductId))).toEqual([
+      { sourceProductId: 'top-mug', name: 'Blue mug', claims: 3 },
+      { sourceProductId: 'top-cup', name: null, claims: 2 },
+    ]);
+    expect(data.topCarriers).toEqual([
+      { carrier: 'UPS', claims: 2 },
+      { carrier: 'DHL', claims: 1 },
+    ]);
+    expect(data.topIssueTypes).toEqual([{ issueType: 'DAMAGED', claims: 3 }]);
+  });
 });

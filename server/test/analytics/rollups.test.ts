@@ -3,9 +3,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database';
 import {
+  countedRows,
+  foldInProgress,
   foldRollups,
   type Rollup,
   rollupRows as readerRows,
+  rollupWatermark,
   unfoldedRollups,
 } from '../../src/domain/analytics/rollups';
 import { CLAIM_TEST_SCOPES, type ClaimStore, claimStore } from '../harness/claims';
@@ -101,9 +104,31 @@ describe('analytics day rollups (D52)', () => {
     return folded;
   };
 
+  /**
+   * The median hours to a first decision as the summary reads it (the claim ledger's hours, with
+   * what changed since the fold read from the rows) and counted from scratch: the same.
+   */
+  const sameMedian = async (storeId: string) => {
+    const read = countedRows('analytics_claim_days', await rollupWatermark(server.db));
+    const { rows } = await sql<{ read: string | null; counted: string | null }>`
+      select
+        (select (percentile_cont(0.5) within group (order by decision_hours))::text
+         from ${read} r where store_id = ${storeId} and decision_hours is not null) as read,
+        (select (percentile_cont(0.5) within group (order by extract(epoch from d.created_at - c.created_at) / 3600))::text
+         from claims c join lateral (
+           select created_at from claim_state_changes
+           where claim_id = c.id and to_state in ('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND', 'DENIED', 'DISMISSED')
+           order by id limit 1
+         ) d on true
+         where c.store_id = ${storeId} and c.deleted_at is null) as counted`.execute(server.db);
+    expect(rows[0]!.read).toBe(rows[0]!.counted);
+    return rows[0]!.counted;
+  };
+
   const agree = async (storeId: string) => {
     const expected = await counted(storeId);
     expect(await rolled(storeId)).toEqual(expected);
+    await sameMedian(storeId);
     return expected;
   };
 
@@ -252,6 +277,47 @@ describe('analytics day rollups (D52)', () => {
       }),
     ).rejects.toThrow('rolled back');
     await foldRollups(server.db);
+    await foldRest();
+    expect(await rolled(storeId, server.db, 'days')).toEqual(await agree(storeId));
+  });
+
+  it('fold in rounds of a few things each, every figure exact between the rounds, writes between them too', async () => {
+    const storeId = s.owner.store.id;
+    await foldRest();
+    const placed = (i: number) => `2026-06-0${(i % 3) + 1}T08:00:00Z`;
+    for (let i = 1; i <= 7; i++)
+      await s.putOrder(`round-${i}`, {
+        sourceCreatedAt: placed(i),
+        premiumPaid: i % 2 ? 1.5 : 0,
+        currency: i % 2 ? 'USD' : 'EUR',
+      });
+    // Every claim of the store filed a day earlier: each claim and each of its resolutions changed.
+    await sql`update claims set created_at = created_at - interval '1 day' where store_id = ${storeId}`.execute(
+      server.db,
+    );
+    let expected = await agree(storeId);
+    // One round per call, two things per day table each: a fold of several short transactions.
+    let inProgress = 0;
+    for (let round = 0; round < 200 && (inProgress === 0 || (await foldInProgress(server.db))); round++) {
+      if ((await foldRollups(server.db, { limit: 2, budgetMs: 0 })) === 0)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!(await foldInProgress(server.db))) continue;
+      inProgress++;
+      expect(await rolled(storeId)).toEqual(expected);
+      if (inProgress === 2) {
+        // Between rounds: a thing an earlier round counted changes, and a new one comes.
+        await s.putOrder('round-1', { sourceCreatedAt: placed(2), premiumPaid: 0, currency: 'EUR' });
+        await s.putOrder('round-8', { sourceCreatedAt: placed(8), premiumPaid: 2 });
+        // A first decision an hour later: the median moves, read at once.
+        const before = await sameMedian(storeId);
+        await sql`update claim_state_changes set created_at = created_at + interval '1 hour'
+          where claim_id in (select id from claims where store_id = ${storeId})`.execute(server.db);
+        expect(await sameMedian(storeId)).not.toBe(before);
+        expected = await agree(storeId);
+      }
+    }
+    expect(inProgress).toBeGreaterThan(2);
+    expect(await rolled(storeId)).toEqual(expected);
     await foldRest();
     expect(await rolled(storeId, server.db, 'days')).toEqual(await agree(storeId));
   });

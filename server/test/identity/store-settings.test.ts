@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Role } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/domain/identity/users';
+import { photosRequiredFor } from '../../src/domain/partner/settings';
 import {
   answered,
   bearer,
@@ -77,6 +78,25 @@ describe('the merchant writes its default settings (D53)', () => {
     expect((await read()).updatedByApplicationId).toBeNull();
   });
 
+  it('starts photosRequiredFor at damaged, defective and wrong items, writes it as a set and reads it on GET /v2/settings (D56)', async () => {
+    expect((await read()).photosRequiredFor).toEqual(['DAMAGED', 'DEFECTIVE_ITEM', 'WRONG_ITEM']);
+    expect(await photosRequiredFor(server.db, owner.store.id)).toEqual(['DAMAGED', 'DEFECTIVE_ITEM', 'WRONG_ITEM']);
+    const res = await patch(ownerDash, { photosRequiredFor: ['STOLEN', 'DAMAGED'] });
+    expect(res.status).toBe(200);
+    // Answered in the order of the issue types, whatever the order written.
+    expect((await res.json()).data.photosRequiredFor).toEqual(['DAMAGED', 'STOLEN']);
+    await expect.poll(async () => (await read()).photosRequiredFor, { timeout: 5_000 }).toEqual(['DAMAGED', 'STOLEN']);
+    expect(await photosRequiredFor(server.db, owner.store.id)).toEqual(['DAMAGED', 'STOLEN']);
+    // Sparse: a write of other fields keeps it; an empty list asks photos for no issue.
+    await patch(ownerDash, { sendSmsUpdates: false });
+    expect(await photosRequiredFor(server.db, owner.store.id)).toEqual(['DAMAGED', 'STOLEN']);
+    expect((await patch(ownerDash, { photosRequiredFor: [] })).status).toBe(200);
+    expect(await photosRequiredFor(server.db, owner.store.id)).toEqual([]);
+    expect((await patch(ownerDash, { photosRequiredFor: ['DAMAGED', 'DEFECTIVE_ITEM', 'WRONG_ITEM'] })).status).toBe(
+      200,
+    );
+  });
+
   it('lets an admin write through the SDK', async () => {
     const dash = await memberDash('admin');
     const res = await server.api(dash).stores.updateSettings({
@@ -122,6 +142,10 @@ describe('the merchant writes its default settings (D53)', () => {
       { storeCreditType: null },
       { updatedByApplicationId: 'svc_app_x' },
       { storeCreditBonus: 3, nope: true },
+      { photosRequiredFor: ['BROKEN'] },
+      { photosRequiredFor: ['DAMAGED', 'DAMAGED'] },
+      { photosRequiredFor: 'DAMAGED' },
+      { photosRequiredFor: null },
     ]) {
       const res = await patch(ownerDash, body);
       expect(res.status, JSON.stringify(body)).toBe(400);

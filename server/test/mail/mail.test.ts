@@ -185,11 +185,12 @@ describe('e-mail to shoppers over SMTP (D42)', () => {
   it('reports the outbox in the metrics: queue depth and outcomes', async () => {
     const registry = new Registry();
     registerQueueMetrics(registry, server.db);
+    const sent = (text: string) => Number(/^mail_messages\{status="sent"\} (\d+)$/m.exec(text)?.[1]);
+    // The last message's outcome is written just after the SMTP server took it: waited for.
+    await expect.poll(async () => sent(await registry.metrics())).toBe(sink.arrived.length);
     const text = await registry.metrics();
     expect(text).toMatch(/^mail_queue_depth \d+$/m);
     expect(text).toMatch(/^mail_oldest_pending_age_seconds [\d.]+$/m);
-    const sent = Number(/^mail_messages\{status="sent"\} (\d+)$/m.exec(text)?.[1]);
-    expect(sent).toBe(sink.arrived.length);
     expect(text).toMatch(/^mail_messages\{status="failed"\} 0$/m);
   });
 

@@ -3,6 +3,7 @@ import { SCOPES } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger';
 import { claimBody, claimStore } from '../harness/claims';
+import { pageSession } from '../harness/dashboard';
 import { answered, bearer, createApp, createOwner, installWithToken } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -106,5 +107,44 @@ describe('logs', () => {
     expect(text).not.toContain(shopper.name);
     expect(text).not.toContain(shopper.phone);
     expect(text).not.toContain(store.token);
+  });
+
+  it("name the request, the store and the person on the lines of a dashboard form's POST, its form read first", async () => {
+    const store = await claimStore(server, 'log-form');
+    await store.putOrder('log-form-1', { premiumPaid: 1 });
+    const claimId = await store.fileId('log-form-1');
+    const session = await pageSession(server, { email: store.owner.user.email, password: store.owner.password });
+    const before = lines.length;
+    const path = `/dashboard/stores/${store.owner.store.id}/claims/${claimId}/note`;
+    const posted = await server.request(path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: session.cookie,
+        origin: server.baseUrl,
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-request-id': 'req-log-form-1',
+      },
+      body: new URLSearchParams({ csrf: session.csrf, note: 'Called the carrier' }),
+    });
+    expect(posted.status).toBe(303);
+    const written = lines
+      .slice(before)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.requestId === 'req-log-form-1');
+    // The page's own access line (its path is the page's template), written once the form was
+    // read by the body parser: the person and the store come from the request's context.
+    const page = written.find(
+      (l) => l.msg === 'request' && l.path === '/dashboard/stores/:storeId/claims/:claimId/note',
+    );
+    expect(page, lines.slice(before)).toMatchObject({
+      requestId: 'req-log-form-1',
+      storeId: store.owner.store.id,
+      userId: store.owner.user.id,
+    });
+    // The API calls the page made carry its request id.
+    expect(written.some((l) => l.msg === 'request' && l.path === `/v1/claims/${claimId}/notes`)).toBe(true);
   });
 });

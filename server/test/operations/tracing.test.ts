@@ -4,10 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/free-port';
 import { claimBody, orderBody } from '../harness/claims';
+import { pageSession } from '../harness/dashboard';
 import { installedAppWithToken } from '../harness/fixtures';
 import type { ServiceProcess } from '../harness/processes';
 import { sample, scrape } from '../harness/prometheus';
-import { cloneDatabase } from '../harness/server';
+import { cloneDatabase, type TestServer } from '../harness/server';
 import { answer, type Receiver, startDeliveryProcess, startReceiver } from '../harness/webhooks';
 
 /** One span as an OTLP/HTTP JSON export carries it, its attributes flattened. */
@@ -201,7 +202,149 @@ describe('traces exported by OTLP', () => {
     expect(exported).not.toContain(installed.token);
   }, 90_000);
 
-  it('count delivery attempts by outcome, jobs by task and idempotent replays', async () => {
+  it('give a batched queue write a trace of its own, linked to every request whose jobs it queued', async () => {
+    const installed = await installedAppWithToken(database.db, secret, baseUrl, 'traced-batch', ['order:update'], {
+      webhookUrl: `${hooks.url}/batched`,
+      webhookTopics: ['protection/added'],
+    });
+    // Changes at once, so that their deliveries' jobs are queued by shared writes.
+    const traces = Array.from({ length: 6 }, () => randomBytes(16).toString('hex'));
+    const answers = await Promise.all(
+      traces.map((traceId, i) =>
+        fetch(`${baseUrl}/v1/orders/o-batched-${i}`, {
+          method: 'PUT',
+          headers: {
+            authorization: `Bearer ${installed.token}`,
+            'content-type': 'application/json',
+            traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+          },
+          body: JSON.stringify(orderBody({ premiumPaid: 1 })),
+        }),
+      ),
+    );
+    const requestSpans = answers.map((res) => {
+      expect(res.status).toBe(200);
+      return /^00-[0-9a-f]{32}-([0-9a-f]{16})-01$/.exec(res.headers.get('traceresponse') ?? '')![1]!;
+    });
+    await waitFor(() => (hooks.at('/batched').length >= traces.length ? true : undefined), 30_000, 'the webhooks');
+    const batches = () => otlp.spans.filter((s) => s.name === 'batch queueDue');
+    // Every request is linked from the write that queued its delivery's job...
+    for (const spanId of requestSpans) {
+      await waitFor(
+        () => batches().find((b) => b.links.some((l) => l.spanId === spanId)),
+        10_000,
+        `the batch write linked to request span ${spanId}`,
+      );
+    }
+    for (const batch of batches().filter((b) => b.links.some((l) => requestSpans.includes(l.spanId)))) {
+      // ...which is the root of a trace of its own, holding its statements, in no request's trace.
+      expect(batch.parentSpanId).toBe('');
+      expect(traces).not.toContain(batch.traceId);
+      expect(otlp.spans.some((s) => s.parentSpanId === batch.spanId && s.name.startsWith('pg '))).toBe(true);
+    }
+    const queueing = (s: ExportedSpan) => String(s.attributes['db.query.text']).includes('set queued_at = now()');
+    expect(otlp.spans.filter((s) => traces.includes(s.traceId) && queueing(s))).toEqual([]);
+  }, 60_000);
+
+  it("follow a request to the e-mail it caused: the message keeps the request's trace, its attempt is a span of it", async () => {
+    const shopperEmail = 'traced.mail@example.com';
+    const installed = await installedAppWithToken(database.db, secret, baseUrl, 'traced-mail', [
+      'order:update',
+      'claim:manage',
+    ]);
+    const call = (path: string, json: unknown, headers: Record<string, string> = {}) =>
+      fetch(baseUrl + path, {
+        method: path.startsWith('/v1/claims') ? 'POST' : 'PUT',
+        headers: { authorization: `Bearer ${installed.token}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(json),
+      });
+    expect((await call('/v1/orders/o-mail', orderBody({ premiumPaid: 1 }))).status).toBe(200);
+    const traceId = randomBytes(16).toString('hex');
+    const filed = await call('/v1/claims/o-mail', claimBody({ email: shopperEmail }), {
+      traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+    });
+    expect(filed.status).toBe(200);
+    const requestSpanId = /^00-[0-9a-f]{32}-([0-9a-f]{16})-01$/.exec(filed.headers.get('traceresponse') ?? '')![1]!;
+    // The outbox row carries the trace (the claim's notice: sendConfirmationEmail is on by default).
+    const message = await database.db
+      .selectFrom('mailMessages')
+      .select(['id', 'traceparent'])
+      .where('storeId', '=', installed.store.id)
+      .where('kind', '=', 'claim_filed')
+      .executeTakeFirstOrThrow();
+    expect(message.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    const attempt = await waitFor(
+      () => otlp.spans.find((s) => s.traceId === traceId && s.name === 'mail claim_filed'),
+      30_000,
+      'the mail attempt span',
+    );
+    // The attempt is the request's child (the message was written by one of its statements,
+    // itself the request's), and the job that ran it, a trace of its own, is linked.
+    const parentOfRow = message.traceparent!.split('-')[2];
+    expect(attempt).toMatchObject({ parentSpanId: parentOfRow, kind: SPAN_KIND.CLIENT });
+    expect([
+      requestSpanId,
+      ...otlp.spans.filter((s) => s.parentSpanId === requestSpanId).map((s) => s.spanId),
+    ]).toContain(parentOfRow);
+    expect(attempt.attributes).toMatchObject({ 'mail.id': message.id, 'mail.kind': 'claim_filed', 'mail.attempt': 1 });
+    const job = await waitFor(
+      () => otlp.spans.find((s) => s.spanId === attempt.links[0]?.spanId),
+      10_000,
+      'the mail job span',
+    );
+    expect(job).toMatchObject({ name: 'job mail_send', kind: SPAN_KIND.CONSUMER });
+    expect(JSON.stringify(otlp.spans)).not.toContain(shopperEmail);
+  }, 60_000);
+
+  it("hold a dashboard form's POST in one trace: the page's span names the store and the person, its API calls are its children", async () => {
+    const installed = await installedAppWithToken(database.db, secret, baseUrl, 'traced-page', [
+      'order:update',
+      'claim:manage',
+    ]);
+    const api = (method: string, path: string, json: unknown) =>
+      fetch(baseUrl + path, {
+        method,
+        headers: { authorization: `Bearer ${installed.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      });
+    expect((await api('PUT', '/v1/orders/o-page', orderBody({ premiumPaid: 1 }))).status).toBe(200);
+    expect((await api('POST', '/v1/claims/o-page', claimBody())).status).toBe(200);
+    const { id: claimId } = await database.db
+      .selectFrom('claims')
+      .select('id')
+      .where('storeId', '=', installed.store.id)
+      .executeTakeFirstOrThrow();
+    const session = await pageSession(
+      { baseUrl, request: (path: string, init?: RequestInit) => fetch(baseUrl + path, init) } as unknown as TestServer,
+      { email: installed.user.email, password: installed.password },
+    );
+    const traceId = randomBytes(16).toString('hex');
+    const posted = await fetch(`${baseUrl}/dashboard/stores/${installed.store.id}/claims/${claimId}/note`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: session.cookie,
+        origin: baseUrl,
+        'content-type': 'application/x-www-form-urlencoded',
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      },
+      body: new URLSearchParams({ csrf: session.csrf, note: 'Called the carrier' }),
+    });
+    expect(posted.status).toBe(303);
+    const pageSpanId = /^00-[0-9a-f]{32}-([0-9a-f]{16})-01$/.exec(posted.headers.get('traceresponse') ?? '')![1]!;
+    const page = await waitFor(() => otlp.spans.find((s) => s.spanId === pageSpanId), 10_000, 'the page span');
+    expect(page).toMatchObject({ traceId, name: 'POST /dashboard/stores/:storeId/claims/:claimId/note' });
+    expect(page.attributes).toMatchObject({ 'app.store_id': installed.store.id, 'app.user_id': installed.user.id });
+    const note = await waitFor(
+      () => otlp.spans.find((s) => s.traceId === traceId && s.name === 'POST /v1/claims/:claimId/notes'),
+      10_000,
+      'the API call span',
+    );
+    expect(note).toMatchObject({ parentSpanId: pageSpanId, kind: SPAN_KIND.SERVER });
+    expect(note.attributes).toMatchObject({ 'app.store_id': installed.store.id, 'http.response.status_code': 201 });
+  }, 60_000);
+
+  it('count delivery and e-mail attempts by outcome, jobs by task and idempotent replays', async () => {
     const installed = await installedAppWithToken(
       database.db,
       secret,
@@ -244,5 +387,11 @@ describe('traces exported by OTLP', () => {
       count(text, 'job_duration_seconds_count', { task: 'webhook_deliver', outcome: 'completed' });
     await expect.poll(async () => jobs(await scrape(metricsUrl)), { timeout: 10_000 }).toBeGreaterThan(jobs(before));
     expect(count(after, 'idempotent_replays_total', { route: '/v1/claims/:sourceOrderId' })).toBe(1);
+    // The claim's notice to the shopper: one send attempt more (not_sent here: no SMTP server).
+    const mails = (text: string) => count(text, 'mail_attempt_duration_seconds_count', {});
+    await expect.poll(async () => mails(await scrape(metricsUrl)), { timeout: 10_000 }).toBeGreaterThan(mails(before));
+    expect(
+      count(await scrape(metricsUrl), 'mail_attempt_duration_seconds_count', { outcome: 'not_sent' }),
+    ).toBeGreaterThan(0);
   }, 60_000);
 });

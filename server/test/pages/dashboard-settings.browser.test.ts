@@ -72,6 +72,10 @@ describe.skipIf(!CHROMIUM)('the dashboard settings page in headless Chromium (D5
     await page.getByLabel('Bonus', { exact: true }).fill('5');
     await page.getByLabel('Most store credit (percent of the claim)').fill('60');
     await page.getByLabel('Cancelling window (seconds)').fill('86400');
+    // D56: the issue types the claim form asks photos for, one box each.
+    expect(await page.getByLabel('Damaged').isChecked()).toBe(true);
+    await page.getByLabel('Wrong item').uncheck();
+    await page.getByLabel('Stolen').check();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => page.url()).toContain('notice=settingsSaved');
     expect(await page.locator('output.notice').innerText()).toBe('Settings saved.');
@@ -84,6 +88,8 @@ describe.skipIf(!CHROMIUM)('the dashboard settings page in headless Chromium (D5
     const s = await read();
     expect(s.cancelAfterPurchaseDurationSeconds).toBe(86400);
     expect(s.updatedByApplicationId).toBeNull();
+    expect(s.photosRequiredFor).toEqual(['DAMAGED', 'DEFECTIVE_ITEM', 'STOLEN']);
+    expect(await page.getByLabel('Stolen').isChecked()).toBe(true);
     expect(await page.getByLabel('Most store credit (percent of the claim)').inputValue()).toBe('60');
     await context.close();
   });

@@ -200,6 +200,25 @@ describe('the storefront offer on the quote and the order (D55)', () => {
     });
   });
 
+  it('binds the same cohort from query parameters, so the read needs no CORS preflight; the headers decide when given', async () => {
+    const headers = { 'x-svc-partner-app-id': clientId, 'x-svc-partner-variant': 'green' };
+    const byHeaders = await quoteBody('subtotal=125', headers);
+    const byQuery = await quoteBody(`subtotal=125&partnerAppId=${clientId}&partnerVariant=green`);
+    expect(byQuery.widget!.config).toEqual(byHeaders.widget!.config);
+    expect(byQuery.widget!.config!.source).toBe('partner');
+    // The same inputs in the same hour sign the same token: the cohort is bound either way.
+    expect(byQuery.offer!.token).toBe(byHeaders.offer!.token);
+    const merchant = await quoteBody('subtotal=125');
+    expect(merchant.widget!.config!.source).toBe('merchant');
+    const overruled = await quoteBody(`subtotal=125&partnerAppId=${clientId}&partnerVariant=green`, {
+      'x-svc-partner-variant': 'green',
+    });
+    expect(overruled.widget!.config!.source).toBe('merchant');
+    const malformed = await quoteBody(`subtotal=125&partnerAppId=${clientId}&partnerVariant=${'x'.repeat(300)}`);
+    expect(malformed.offer!.token).toBe(merchant.offer!.token);
+    expect((await quote(`subtotal=125&partnerVariant=${'x'.repeat(5000)}`)).status).toBe(400);
+  });
+
   it('takes protectionOffer and answers offer in every dated version', async () => {
     const offer = (await quoteBody('subtotal=125')).offer!;
     for (const apiVersion of ['2025-01-01', '2026-12-01'] as const) {

@@ -139,6 +139,42 @@ describe('event log and replay (D34)', () => {
     expect(lost.status).toBe(400);
   });
 
+  it("shows each body as the app is sent it, in its pin's version: a tracking claim type reads null before 2027-01-15 (D44, D54)", async () => {
+    const pinnedApp = async (path: string, apiVersion: string) => {
+      const created = await createApp(server, owner.user.id, {
+        webhookUrl: receiver.url + path,
+        webhookTopics: ['claim/created'],
+      });
+      const pinned = await server.request(`/v1/apps/${created.clientId}`, {
+        method: 'PATCH',
+        headers: bearer(token),
+        json: { apiVersion },
+      });
+      expect(pinned.status).toBe(200);
+      await installWithToken(server, created.clientId, owner.store.id, ['order:read']);
+      return created;
+    };
+    const older = await pinnedApp('/pinned-older', '2026-12-01');
+    const newest = await pinnedApp('/pinned-newest', '2027-01-15');
+    const created = {
+      claimId: 'cl_lost',
+      storeId: owner.store.id,
+      sourceOrderId: 'o-lost',
+      claimCategory: 'SHIPPING' as const,
+      claimType: 'LOST_IN_TRANSIT' as const,
+      claimState: 'NEW' as const,
+      items: [],
+    };
+    const event = await record(server.db, owner.store.id, 'claim/created', created);
+    const logged = async (clientId: string) =>
+      (await page(clientId)).edges.find((e) => e.node.id === event.id)!.node.body as unknown;
+    expect(await logged(older.clientId)).toEqual({ ...created, claimType: null });
+    expect(await logged(newest.clientId)).toEqual(created);
+    // What the older app's receiver got: the same body as its log shows.
+    await expect.poll(() => receiver.at('/pinned-older').length, { timeout: 20_000, interval: 50 }).toBe(1);
+    expect(JSON.parse(receiver.at('/pinned-older')[0]!.raw).body).toEqual(await logged(older.clientId));
+  });
+
   it('refuses tampered, unsigned and carried-over cursors with the D2 400 of every D24 list', async () => {
     const hook = await app('/cursors');
     const other = await app('/cursors-other');

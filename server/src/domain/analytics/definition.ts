@@ -32,9 +32,12 @@ const DAY = (at: string) => `(${at} at time zone 'UTC')::date`;
 /** Which `changed_xid`s a statement reads: `column` within them, as SQL. */
 export type Range = (column: string) => string;
 
+/** Where a changed thing is found: its id, the rows it is read from, and the `changed_xid` that marks it. */
+type Source = readonly [id: string, from: string, xid: string];
+
 /**
  * Each day table: the columns a day row is kept by and those it adds up; its ledger, one row
- * per counted thing (`entity`) and key; which things changed within a range (an order by its
+ * per counted thing (`entity`) and key, with what it keeps of it beside the sums (`kept`); which things changed within a range (an order by its
  * row or a policy's, a claim by its row or a state change's, a resolution by its row, its
  * claim's or its order's, whose currency it may take); and their figures now, of those
  * among `changed`.
@@ -43,11 +46,13 @@ export const ROLLUPS = {
   analytics_order_days: {
     key: ['store_id', 'day', 'currency'],
     sums: ['orders', 'protected_orders', 'premiums'],
+    kept: [],
     ledger: 'analytics_order_counted',
     entity: 'order_id',
-    changed: (r: Range) => `
-      select id from orders where ${r('changed_xid')}
-      union select order_id from protection_policies where ${r('changed_xid')}`,
+    changed: [
+      ['id', 'orders', 'changed_xid'],
+      ['order_id', 'protection_policies', 'changed_xid'],
+    ],
     now: `
       select o.id as order_id, o.store_id, ${DAY('o.source_created_at')} as day, x.currency,
         sum(x.orders) as orders, sum(x.protected_orders) as protected_orders, sum(x.premiums) as premiums
@@ -63,17 +68,21 @@ export const ROLLUPS = {
   analytics_claim_days: {
     key: ['store_id', 'day'],
     sums: ['claims', 'decided', 'approved'],
+    // The hours from filing to the first decision, for the median, which no day row can add up.
+    kept: ['decision_hours'],
     ledger: 'analytics_claim_counted',
     entity: 'claim_id',
-    changed: (r: Range) => `
-      select id from claims where ${r('changed_xid')}
-      union select claim_id from claim_state_changes where ${r('changed_xid')}`,
+    changed: [
+      ['id', 'claims', 'changed_xid'],
+      ['claim_id', 'claim_state_changes', 'changed_xid'],
+    ],
     now: `
       select c.id as claim_id, c.store_id, ${DAY('c.created_at')} as day, 1 as claims,
         case when d.to_state is not null then 1 else 0 end as decided,
-        case when d.to_state in ${APPROVING} then 1 else 0 end as approved
+        case when d.to_state in ${APPROVING} then 1 else 0 end as approved,
+        (extract(epoch from d.created_at - c.created_at) / 3600)::float8 as decision_hours
       from claims c left join lateral (
-        select s.to_state from claim_state_changes s
+        select s.to_state, s.created_at from claim_state_changes s
         where s.claim_id = c.id and s.to_state in ${DECIDING} order by s.id limit 1
       ) d on true
       where c.id in (select id from changed) and c.deleted_at is null`,
@@ -81,13 +90,18 @@ export const ROLLUPS = {
   analytics_paid_days: {
     key: ['store_id', 'day', 'resolution_type', 'currency'],
     sums: ['resolutions', 'amount'],
+    kept: [],
     ledger: 'analytics_paid_counted',
     entity: 'resolution_id',
-    changed: (r: Range) => `
-      select id from claim_resolutions where ${r('changed_xid')}
-      union select r.id from claims c join claim_resolutions r on r.claim_id = c.id where ${r('c.changed_xid')}
-      union select r.id from orders o join claims c on c.order_id = o.id
-        join claim_resolutions r on r.claim_id = c.id where ${r('o.changed_xid')}`,
+    changed: [
+      ['id', 'claim_resolutions', 'changed_xid'],
+      ['r.id', 'claims c join claim_resolutions r on r.claim_id = c.id', 'c.changed_xid'],
+      [
+        'r.id',
+        'orders o join claims c on c.order_id = o.id join claim_resolutions r on r.claim_id = c.id',
+        'o.changed_xid',
+      ],
+    ],
     now: `
       select r.id as resolution_id, c.store_id, ${DAY('r.created_at')} as day, r.resolution_type,
         coalesce(r.paid_currency, o.currency) as currency, 1 as resolutions, r.paid_value as amount
@@ -95,7 +109,7 @@ export const ROLLUPS = {
         join orders o on o.id = c.order_id
       where r.id in (select id from changed) and r.deleted_at is null and r.paid_value is not null`,
   },
-} as const;
+} as const satisfies Record<string, { changed: readonly Source[]; [other: string]: unknown }>;
 export type Rollup = keyof typeof ROLLUPS;
 
 /**
@@ -120,7 +134,7 @@ export const COUNTED: Record<string, { columns: readonly string[]; storeOf: stri
     storeOf: 'join claims c on c.id = x.claim_id join stores s on s.id = c.store_id',
   },
   claim_state_changes: {
-    columns: ['id', 'claim_id', 'to_state'],
+    columns: ['id', 'claim_id', 'to_state', 'created_at'],
     storeOf: 'join claims c on c.id = x.claim_id join stores s on s.id = c.store_id',
   },
 };
@@ -134,31 +148,60 @@ export const PARENT: Record<string, [column: string, table: string]> = {
 export const list = (columns: readonly string[], prefix = '') => columns.map((c) => prefix + c).join(', ');
 export const negated = (sums: readonly string[]) => sums.map((c) => `-${c} as ${c}`).join(', ');
 
-/** What changed within `range` and its figures now, as CTEs `changed` and `now`. */
-export function changes(table: Rollup, range: Range): string {
-  const r = ROLLUPS[table];
-  return `changed as (select distinct id from (${r.changed(range)}) c), now as (${r.now})`;
+/** The ids of what changed within `range`, as SQL (duplicates possible). */
+export function changedIds(table: Rollup, range: Range): string {
+  return ROLLUPS[table].changed
+    .map(([id, from, xid]) => `select ${id} from ${from} where ${range(xid)}`)
+    .join(' union ');
+}
+
+/**
+ * A round's share of what changed within `range`, as SQL: the first `limit` ids after `after`
+ * (SQL expressions both). Each source gives its first `limit` in id order, so the planner walks
+ * the index of the ids when nearly everything changed (the first fold) and the `changed_xid`
+ * index when little did. Ids compare in the database's collation, as their indexes do: the
+ * order only has to be the same from one round to the next.
+ */
+function changedChunk(table: Rollup, range: Range, after: string, limit: string): string {
+  const parts = ROLLUPS[table].changed.map(
+    ([id, source, xid]) =>
+      `(select ${id} as id from ${source} where ${range(xid)} and ${id} > ${after} order by ${id} limit ${limit})`,
+  );
+  return `select id from (${parts.join(' union ')}) c order by id limit ${limit}`;
+}
+
+/**
+ * What changed within `range` (of it, a round's share `chunk` if given) and its figures now,
+ * as CTEs `changed` and `now`.
+ */
+export function changes(table: Rollup, range: Range, chunk?: { after: string; limit: string }): string {
+  const ids = chunk ? changedChunk(table, range, chunk.after, chunk.limit) : changedIds(table, range);
+  return `changed as (select distinct id from (${ids}) c), now as (${ROLLUPS[table].now})`;
 }
 
 /** The database function that folds a day table's changes (`foldSql`). */
 export const foldFunction = (table: Rollup) => `${table}_fold`;
 
 /**
- * `<table>_fold(since, before)`: folds one day table's changes within [since, before) into its
- * day rows and its ledger, in the caller's transaction; answers how many things it recounted.
- * One SQL statement in an SQL function: no PL/pgSQL around it, which made the fold about
- * twice as slow when measured.
+ * `<table>_fold(since, before, after, lim)`: one round's share of a fold, in the caller's
+ * transaction: folds the first `lim` of one day table's things changed within [since, before)
+ * whose id sorts after `after` (from the first when null) into its day rows and its ledger;
+ * answers how many it recounted and the last one's id, where the next round goes on. One SQL
+ * statement in an SQL function: no PL/pgSQL around it, which made the fold about twice as slow
+ * when measured.
  */
 function foldSql(table: Rollup): string {
-  const { key, sums, ledger, entity } = ROLLUPS[table];
+  const { key, sums, kept, ledger, entity } = ROLLUPS[table];
   const range: Range = (column) => `${column} >= since_xid and ${column} < before_xid`;
   const all = list([...key, ...sums]);
+  const counted = list([entity, ...key, ...sums, ...kept]);
   return `
-create or replace function ${foldFunction(table)}(since_xid xid8, before_xid xid8) returns integer
+create or replace function ${foldFunction(table)}(since_xid xid8, before_xid xid8, after_id text, lim integer)
+returns table (folded integer, last_id text)
 language sql as $$
-  with ${changes(table, range)},
+  with ${changes(table, range, { after: "coalesce(after_id, '')", limit: 'lim' })},
   old as (delete from ${ledger} l where l.${entity} in (select id from changed) returning l.*),
-  counted as (insert into ${ledger} (${entity}, ${all}) select ${entity}, ${all} from now),
+  counted as (insert into ${ledger} (${counted}) select ${counted} from now),
   delta as (select ${all} from now union all select ${list(key)}, ${negated(sums)} from old),
   added as (
     insert into ${table} as t (${all})
@@ -168,7 +211,7 @@ language sql as $$
     order by ${list(key, 'd.')}
     on conflict (${list(key)}) do update set ${sums.map((c) => `${c} = t.${c} + excluded.${c}`).join(', ')}
   )
-  select count(*)::integer from changed
+  select count(*)::integer, (select id from changed order by id desc limit 1) from changed
 $$;`;
 }
 

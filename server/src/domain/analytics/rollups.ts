@@ -1,13 +1,13 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
-import { changes, foldFunction, list, negated, type Range, ROLLUPS, type Rollup } from './definition';
+import { changedIds, changes, foldFunction, list, negated, type Range, ROLLUPS, type Rollup } from './definition';
 
 export type { Rollup } from './definition';
 
 /**
  * D52's day rollups (defined in definition.ts), counted after the writes (migrations
- * 20261129000000, 20261130200000): a write records only which transaction changed a counted
+ * 20261129000000, 20261130600000): a write records only which transaction changed a counted
  * row (`changed_xid`). A fold recounts what changed below
  * a watermark every transaction has passed, from scratch, and adds the difference from its
  * ledger (what it counted of each order, claim and resolution before) to the day rows; a
@@ -41,38 +41,107 @@ export function rollupRows(table: Rollup, watermark?: string): RawBuilder<unknow
 }
 
 /**
- * D52: folds what changed since the watermark into the day rows, in one repeatable-read
- * transaction: every transaction below its snapshot's xmin has ended, so what they changed is
- * all visible to it, and no later commit can fall below it; the watermark moves there. A
- * reader reads the same figures before and after. The folding itself is done by the
- * database's `<table>_fold()` functions (definition.ts, written into a migration). Two folds at once are
- * harmless: the second to move the watermark fails to serialize and folds nothing. Answers
- * how many orders, claims and resolutions it recounted.
+ * A day table's ledger as a reader must see it: one row per counted thing (its key, sums and
+ * kept columns), the ledger's row of what has not changed since the fold's watermark and the
+ * figures now of what has, in one statement. For what cannot be added up by day (the median
+ * of the claims' `decision_hours`).
  */
-export async function foldRollups(db: Db): Promise<number> {
-  try {
-    return await transact(
-      db,
-      async (trx) => {
-        const { rows } = await sql<{ lo: string; hi: string }>`
-          select xid::text as lo, pg_snapshot_xmin(pg_current_snapshot())::text as hi from analytics_fold`.execute(trx);
-        const { lo, hi } = rows[0]!;
-        if (!XID.test(lo) || !XID.test(hi) || BigInt(hi) <= BigInt(lo)) return 0;
-        await sql`update analytics_fold set xid = ${hi}::xid8`.execute(trx);
-        let folded = 0;
-        for (const table of Object.keys(ROLLUPS) as Rollup[]) {
-          const fold = sql.id(foldFunction(table));
-          const { rows } = await sql<{ n: number }>`select ${fold}(${lo}::xid8, ${hi}::xid8) as n`.execute(trx);
-          folded += rows[0]!.n;
-        }
-        return folded;
-      },
-      { isolation: 'repeatable read' },
+export function countedRows(table: Rollup, watermark: string): RawBuilder<unknown> {
+  const { key, sums, kept, ledger, entity } = ROLLUPS[table];
+  if (!XID.test(watermark)) throw new Error(`not a transaction id: ${watermark}`);
+  const columns = list([entity, ...key, ...sums, ...kept]);
+  return sql.raw(`(
+    with ${changes(table, (column) => `${column} >= '${watermark}'::xid8`)}
+    select ${columns} from ${ledger} where ${entity} not in (select id from changed)
+    union all select ${columns} from now)`);
+}
+
+/** The things a round of a fold counts per day table, at most: a round is a short transaction. */
+export const FOLD_CHUNK = 5_000;
+
+/** Where a fold in rounds stands: the last id counted per day table, null once the table is done. */
+type FoldAfter = Partial<Record<Rollup, string | null>>;
+
+/**
+ * One round of a fold, in one repeatable-read transaction: the fold's row is locked first, so
+ * rounds run one at a time, and a round whose snapshot is older than another's commit fails
+ * to serialize (and folds nothing) rather than count what it cannot see. A fold folds up to
+ * the xmin of its first round's snapshot: every transaction below it has ended, so what they
+ * changed is all visible to every round, and whatever changes a thing after that has a
+ * transaction id above it, so a thing counted in an early round and changed since is counted
+ * again by the next fold. Each round counts up to `limit` things per day table, in id order,
+ * with the database's `<table>_fold()` (definition.ts, written into a migration), and moves
+ * the watermark once every table is done.
+ */
+async function foldRound(trx: Db, limit: number): Promise<{ folded: number; done: boolean }> {
+  const { rows } = await sql<{ lo: string; hi: string; after: FoldAfter | null }>`
+    select xid::text as lo, coalesce(fold_to, pg_snapshot_xmin(pg_current_snapshot()))::text as hi,
+      fold_after as after
+    from analytics_fold for update`.execute(trx);
+  const { lo, hi, after } = rows[0]!;
+  if (!XID.test(lo) || !XID.test(hi) || BigInt(hi) <= BigInt(lo)) return { folded: 0, done: true };
+  const next: FoldAfter = { ...after };
+  let folded = 0;
+  for (const table of Object.keys(ROLLUPS) as Rollup[]) {
+    if (next[table] === null) continue;
+    const fold = sql.id(foldFunction(table));
+    const { rows } = await sql<{ folded: number; last_id: string | null }>`
+      select folded, last_id from ${fold}(${lo}::xid8, ${hi}::xid8, ${next[table] ?? null}::text, ${limit}::integer)`.execute(
+      trx,
     );
+    const chunk = rows[0]!;
+    folded += chunk.folded;
+    next[table] = chunk.folded < limit ? null : chunk.last_id;
+  }
+  const done = (Object.keys(ROLLUPS) as Rollup[]).every((table) => next[table] === null);
+  await (done
+    ? sql`update analytics_fold set xid = ${hi}::xid8, fold_to = null, fold_after = null`
+    : sql`update analytics_fold set fold_to = ${hi}::xid8, fold_after = ${JSON.stringify(next)}::jsonb`
+  ).execute(trx);
+  return { folded, done };
+}
+
+/**
+ * D52: folds what changed since the watermark into the day rows and moves the watermark, in
+ * rounds of a short transaction each (`foldRound`), for up to `budgetMs` (at least one round);
+ * a fold not done by then goes on at the next call, where it stopped. A reader reads the same
+ * figures before, between and after rounds: until the watermark moves it counts what changed
+ * since the old one itself. Two folds at once are harmless: a round that loses the race folds
+ * nothing. Answers how many orders, claims and resolutions it recounted.
+ */
+export async function foldRollups(
+  db: Db,
+  { limit = FOLD_CHUNK, budgetMs = 1_000 }: { limit?: number; budgetMs?: number } = {},
+): Promise<number> {
+  const started = Date.now();
+  let folded = 0;
+  try {
+    for (;;) {
+      const round = await transact(db, (trx) => foldRound(trx, limit), { isolation: 'repeatable read' });
+      folded += round.folded;
+      if (round.done || Date.now() - started >= budgetMs) return folded;
+    }
   } catch (err) {
-    if ((err as { code?: string }).code === '40001') return 0;
+    if ((err as { code?: string }).code === '40001') return folded;
     throw err;
   }
+}
+
+/** Folds until the watermark has moved past everything changed before the call (the first fold of a large store, benches). */
+export async function foldRollupsFully(db: Db, limit = FOLD_CHUNK): Promise<number> {
+  let folded = 0;
+  for (;;) {
+    folded += await foldRollups(db, { limit, budgetMs: Number.POSITIVE_INFINITY });
+    if (!(await foldInProgress(db))) return folded;
+  }
+}
+
+/** Whether a fold stopped between its rounds, to go on at the next call. */
+export async function foldInProgress(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ folding: boolean }>`select fold_to is not null as folding from analytics_fold`.execute(
+    db,
+  );
+  return rows[0]!.folding;
 }
 
 /** The fold's watermark, for `rollupRows`. */
@@ -84,7 +153,9 @@ export async function rollupWatermark(db: Db): Promise<string> {
 /** How many orders, claims and resolutions changed since the watermark, not yet folded. */
 export async function unfoldedRollups(db: Db): Promise<number> {
   const since: Range = (column) => `${column} >= (select xid from analytics_fold)`;
-  const counts = Object.values(ROLLUPS).map((r) => `(select count(distinct id) from (${r.changed(since)}) c)`);
+  const counts = (Object.keys(ROLLUPS) as Rollup[]).map(
+    (table) => `(select count(distinct id) from (${changedIds(table, since)}) c)`,
+  );
   const { rows } = await sql<{ n: number }>`select (${sql.raw(counts.join(' + '))})::int as n`.execute(db);
   return rows[0]!.n;
 }

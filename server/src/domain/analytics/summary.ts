@@ -7,8 +7,7 @@ import {
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { decimal, roundToCurrency } from '../../lib/money';
-import { DECIDING } from './definition';
-import { rollupRows, rollupWatermark } from './rollups';
+import { countedRows, rollupRows, rollupWatermark } from './rollups';
 
 /**
  * D52: a store's figures over a period of days, both included. Stores have no time zone of
@@ -28,21 +27,6 @@ export function periodBounds({ from, to }: Period): { start: RawBuilder<Date>; e
     start: sql<Date>`(${from}::date)::timestamp at time zone 'UTC'`,
     end: sql<Date>`(${to}::date + 1)::timestamp at time zone 'UTC'`,
   };
-}
-
-/** Claims of the store filed in the period, with their first decision if any. */
-function periodClaims(storeId: string, p: Period): RawBuilder<unknown> {
-  const { start, end } = periodBounds(p);
-  return sql`
-    select c.id, c.created_at as at, d.to_state, d.created_at as decided_at
-    from claims c
-    left join lateral (
-      select to_state, created_at from claim_state_changes
-      where claim_id = c.id and to_state in ${sql.raw(DECIDING)}
-      order by id limit 1
-    ) d on true
-    where c.store_id = ${storeId} and c.deleted_at is null
-      and c.created_at >= ${start} and c.created_at < ${end}`;
 }
 
 interface Counts {
@@ -73,8 +57,9 @@ const days = ({ from, to }: Period) => ({ first: sql<string>`${from}::date`, las
 
 /**
  * The counts and the premiums per currency, added up from the day rollups (rollups.ts, kept by
- * the fold): a few rows per day, not every order of the period. The median
- * cannot be added up by day; it reads the period's claims, 10x fewer than its orders.
+ * the fold): a few rows per day, not every order of the period. The median cannot be added up
+ * by day; it reads the hours to a first decision the fold's claim ledger keeps per claim,
+ * through its index by store and day (what changed since the fold read from the claims).
  */
 async function counts(db: Db, storeId: string, p: Period, watermark: string): Promise<Counts> {
   const { first, last } = days(p);
@@ -85,7 +70,10 @@ async function counts(db: Db, storeId: string, p: Period, watermark: string): Pr
     ), cd as (
       select sum(claims) as claims, sum(decided) as decided, sum(approved) as approved
       from ${rollupRows('analytics_claim_days', watermark)} r where store_id = ${storeId} and day between ${first} and ${last}
-    ), c as (${periodClaims(storeId, p)})
+    ), h as (
+      select decision_hours from ${countedRows('analytics_claim_days', watermark)} r
+      where store_id = ${storeId} and day between ${first} and ${last} and decision_hours is not null
+    )
     select
       (select coalesce(json_agg(json_build_object('currency', currency, 'amount', premiums::text) order by currency), '[]')
        from od where protected_orders > 0) as premiums,
@@ -94,9 +82,8 @@ async function counts(db: Db, storeId: string, p: Period, watermark: string): Pr
       coalesce(cd.claims, 0)::text as claims,
       coalesce(cd.decided, 0)::text as decided,
       coalesce(cd.approved, 0)::text as approved,
-      (select round((percentile_cont(0.5) within group (
-        order by extract(epoch from decided_at - at) / 3600))::numeric, 2)::text
-       from c where decided_at is not null) as median_hours
+      (select round((percentile_cont(0.5) within group (order by decision_hours))::numeric, 2)::text
+       from h) as median_hours
     from cd`.execute(db);
   return rows[0]!;
 }
@@ -117,7 +104,12 @@ async function paidOut(db: Db, storeId: string, p: Period, watermark: string): P
 
 const TOP = 5;
 
-/** The period's claims per issue type, product and carrier, most claims first (ties by name). */
+/**
+ * The period's claims per issue type, product and carrier, most claims first (ties by name),
+ * three statements side by side on the pool. Each counts the distinct (claim, name) pairs of
+ * the period's claim items (hashed, where `count(distinct)` sorted every item per name), and
+ * only the first products are looked up for their names.
+ */
 async function tops(db: Db, storeId: string, p: Period) {
   const { start, end } = periodBounds(p);
   const items = sql`
@@ -126,22 +118,24 @@ async function tops(db: Db, storeId: string, p: Period) {
     where c.store_id = ${storeId} and c.deleted_at is null and c.created_at >= ${start} and c.created_at < ${end}`;
   const [issues, products, carriers] = await Promise.all([
     sql<{ issueType: string; claims: string }>`
-      with i as (${items}) select issue_type, count(distinct claim_id)::text as claims
-      from i where issue_type is not null group by 1 order by count(distinct claim_id) desc, 1 limit ${TOP}`.execute(
-      db,
-    ),
+      with i as (${items}) select issue_type, count(*)::text as claims
+      from (select distinct claim_id, issue_type from i where issue_type is not null) d
+      group by 1 order by count(*) desc, 1 limit ${TOP}`.execute(db),
     sql<{ sourceProductId: string; name: string | null; claims: string }>`
-      with i as (${items}) select i.source_product_id, max(pr.name) as name, count(distinct i.claim_id)::text as claims
-      from i left join products pr on pr.store_id = ${storeId} and pr.product_id = i.source_product_id
-      where i.source_product_id is not null group by 1 order by count(distinct i.claim_id) desc, 1 limit ${TOP}`.execute(
-      db,
-    ),
+      with i as (${items}), top as (
+        select source_product_id, count(*) as claims
+        from (select distinct claim_id, source_product_id from i where source_product_id is not null) d
+        group by 1 order by count(*) desc, 1 limit ${TOP}
+      )
+      select t.source_product_id, pr.name, t.claims::text as claims
+      from top t left join products pr on pr.store_id = ${storeId} and pr.product_id = t.source_product_id
+      order by t.claims desc, 1`.execute(db),
     sql<{ carrier: string; claims: string }>`
-      with i as (${items}) select f.tracking_company as carrier, count(distinct i.claim_id)::text as claims
-      from i join fulfillments f on f.order_id = i.order_id and f.source_fulfillment_id = i.source_fulfillment_id
-      where f.tracking_company is not null group by 1 order by count(distinct claim_id) desc, 1 limit ${TOP}`.execute(
-      db,
-    ),
+      with i as (${items}) select tracking_company as carrier, count(*)::text as claims from (
+        select distinct i.claim_id, f.tracking_company from i
+        join fulfillments f on f.order_id = i.order_id and f.source_fulfillment_id = i.source_fulfillment_id
+        where f.tracking_company is not null
+      ) d group by 1 order by count(*) desc, 1 limit ${TOP}`.execute(db),
   ]);
   const n = <T extends { claims: string }>(rows: T[]) => rows.map((r) => ({ ...r, claims: Number(r.claims) }));
   return { topIssueTypes: n(issues.rows), topProducts: n(products.rows), topCarriers: n(carriers.rows) };

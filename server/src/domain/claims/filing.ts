@@ -229,7 +229,14 @@ function claimWrites(id: string, c: NewClaim, claimType: TClaimType | null, item
  * was granted, so it counts every claim committed before; it writes the claim only if it fits
  * and answers the shortfalls it found, which the refusal words.
  */
-export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: TClaimFile): Promise<string> {
+export async function fileClaim(
+  db: Db,
+  actor: Actor,
+  sourceOrderId: string,
+  f: TClaimFile,
+  /** Where the claim came from when not the API (D56: `shopper`, the claim form). */
+  externalSource?: string,
+): Promise<string> {
   const { storeId } = actor;
   const issues: Issue[] = f.fulfillmentIssues.flatMap((fi, i) =>
     fi.issues.map((issue, j) => ({ ...issue, sourceFulfillmentId: fi.sourceFulfillmentId ?? null, at: [i, j] })),
@@ -246,10 +253,14 @@ export async function fileClaim(db: Db, actor: Actor, sourceOrderId: string, f: 
   // and files beside others.
   const naming = issues.filter((i) => i.sourceItemId);
   const asked = naming.map((i) => ({ itemId: i.sourceItemId!, quantity: i.quantity }));
-  const { id, eventId, statement } = claimStatement(actor.clientId, onlineClaim(storeId, sourceOrderId, f, issues), {
-    live: true,
-    asked,
-  });
+  const { id, eventId, statement } = claimStatement(
+    actor.clientId,
+    { ...onlineClaim(storeId, sourceOrderId, f, issues), externalSource },
+    {
+      live: true,
+      asked,
+    },
+  );
   const lock = liveOrderLock(storeId, sourceOrderId, asked.length > 0 ? 'no key update' : 'share');
   const results = await inOneTrip(db, [lock, statement], { genericPlans: true });
   const written = results.at(-1)!.rows[0] as unknown as WrittenOnLive;

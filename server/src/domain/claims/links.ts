@@ -33,7 +33,16 @@ export interface ClaimPageView {
   claimState: TClaimState;
   filedAt: Date;
   items: { name: string | null; itemId: string | null; quantity: number }[];
-  messages: { senderType: 'customer' | 'brand'; authorName: string | null; message: string; createdAt: Date }[];
+  messages: {
+    senderType: 'customer' | 'brand';
+    authorName: string | null;
+    message: string;
+    createdAt: Date;
+    /** D56: the photos the message carries, the service's own files shown by their links. */
+    medias: string[];
+  }[];
+  /** D56: whether the shopper may still add photos. */
+  open: boolean;
   resolutions: {
     type: TResolutionType;
     details: string | null;
@@ -81,7 +90,7 @@ export async function claimPage(db: Db, linkId: string): Promise<ClaimPageView |
       .execute(),
     db
       .selectFrom('claimMessages')
-      .select(['senderType', 'authorName', 'message', 'createdAt'])
+      .select(['senderType', 'authorName', 'message', 'createdAt', 'medias'])
       .where('claimId', '=', claim.id)
       .orderBy('createdAt')
       .orderBy('id')
@@ -106,7 +115,12 @@ export async function claimPage(db: Db, linkId: string): Promise<ClaimPageView |
     claimState: claim.claimState as TClaimState,
     filedAt: claim.createdAt,
     items: items.map((i) => ({ name: i.name ?? null, itemId: i.itemId, quantity: i.quantity })),
-    messages: messages.map((m) => ({ ...m, senderType: m.senderType as 'customer' | 'brand' })),
+    messages: messages.map((m) => ({
+      ...m,
+      senderType: m.senderType as 'customer' | 'brand',
+      medias: Array.isArray(m.medias) ? (m.medias as unknown[]).filter((u): u is string => typeof u === 'string') : [],
+    })),
+    open: isOpen(claim.claimState as TClaimState),
     resolutions: resolutions.map((r) => {
       const currency = r.paidCurrency ?? claim.currency;
       return {
@@ -122,6 +136,21 @@ export async function claimPage(db: Db, linkId: string): Promise<ClaimPageView |
       currency: s.creditCurrency,
     })),
   };
+}
+
+/** D56: the states in which a claim is over for the shopper: no photo is added any more. */
+const FINISHED_STATES: readonly TClaimState[] = [
+  'APPROVED',
+  'DENIED',
+  'DISMISSED',
+  'RESOLVED',
+  'RESOLVED_BY_BRAND',
+  'CLOSED',
+  'ARCHIVED',
+];
+
+export function isOpen(state: TClaimState): boolean {
+  return !FINISHED_STATES.includes(state);
 }
 
 /** D41: the longest message the page accepts. */
@@ -143,4 +172,39 @@ export async function postShopperMessage(db: Db, linkId: string, message: string
 /** The claim a link opens, for the caller's rate-limit key (D41); never shown. */
 export async function linkedClaimId(db: Db, linkId: string): Promise<string | undefined> {
   return (await findLinkedClaim(db, linkId))?.id;
+}
+
+/** D56: the words of the message each added photo becomes. */
+export const ADDED_PHOTO_MESSAGE = 'Added a photo.';
+
+/**
+ * D56 "Add photos": each photo (a file of the claim's store, attached nowhere yet) becomes a
+ * message with its media, `senderType` `customer`, while the claim is open. Answers the
+ * claim's store for the upload, `closed` when the claim is over, undefined when the link opens
+ * no claim.
+ */
+export async function linkedOpenClaim(
+  db: Db,
+  linkId: string,
+): Promise<{ claimId: string; storeId: string } | 'closed' | undefined> {
+  const claim = await db
+    .selectFrom('claims')
+    .select(['id', 'storeId', 'claimState'])
+    .where('linkId', '=', linkId)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+  if (!claim) return undefined;
+  return isOpen(claim.claimState as TClaimState) ? { claimId: claim.id, storeId: claim.storeId } : 'closed';
+}
+
+export async function postShopperPhoto(db: Db, linkId: string, url: string): Promise<boolean> {
+  const claim = await findLinkedClaim(db, linkId);
+  if (!claim) return false;
+  await postMessage(db, claim.storeId, claim.id, {
+    message: ADDED_PHOTO_MESSAGE,
+    senderType: 'customer',
+    authorName: claim.authorEmail,
+    medias: [url],
+  });
+  return true;
 }

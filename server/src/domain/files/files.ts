@@ -7,7 +7,7 @@ import { type CapabilityLinks, capabilityLinks, linkIdOf, linkToken, newLinkId }
 import { sniffType, UNSUPPORTED_TYPE } from '../../lib/file-types';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
-import { storedForm } from './decode';
+import { type StoredForm, storedForm } from './decode';
 import { type FileStorage, StorageUnavailable, StoredFileMissing, storageRefusal } from './storage';
 
 /**
@@ -68,9 +68,29 @@ export async function uploadFile(
   storeId: string,
   upload: { bytes: Buffer; purpose: 'claim_evidence' },
 ): Promise<TFile> {
-  const kind = sniffType(upload.bytes);
+  return storePrepared(db, storage, links, storeId, upload.purpose, await prepareUpload(upload.bytes));
+}
+
+/**
+ * The first half of an upload: the bytes known by their type (415 otherwise) and made into
+ * what is stored (422 when they do not decode). Nothing is written, so a form carrying
+ * several files checks them all before it stores any (D56's claim form).
+ */
+export async function prepareUpload(bytes: Buffer): Promise<StoredForm> {
+  const kind = sniffType(bytes);
   if (!kind) throw refuse.unsupportedType(UNSUPPORTED_TYPE);
-  const stored = await storedForm(kind, upload.bytes);
+  return storedForm(kind, bytes);
+}
+
+/** The second half of an upload: the prepared bytes written to the storage, then recorded. */
+export async function storePrepared(
+  db: Db,
+  storage: FileStorage,
+  links: FileLinks,
+  storeId: string,
+  purpose: 'claim_evidence',
+  stored: StoredForm,
+): Promise<TFile> {
   const id = newId('file');
   const storageKey = `${storeId}/${id}`;
   try {
@@ -82,7 +102,7 @@ export async function uploadFile(
   const row = {
     id,
     storeId,
-    purpose: upload.purpose,
+    purpose,
     type: stored.type,
     size: stored.bytes.length,
     sha256: createHash('sha256').update(stored.bytes).digest('hex'),
@@ -189,4 +209,25 @@ export async function sweepUnattachedFiles(db: Db, storage: FileStorage, now = n
     for (const { storageKey } of rows) await storage.remove(storageKey);
     return rows.length;
   });
+}
+
+/**
+ * Deletes files of the store that are still attached to nothing, with their bytes: what a
+ * form stored for a claim that was then refused, so that nothing of it stays (D56).
+ */
+export async function discardUnattachedFiles(
+  db: Db,
+  storage: FileStorage,
+  storeId: string,
+  fileIds: readonly string[],
+): Promise<void> {
+  if (fileIds.length === 0) return;
+  const rows = await db
+    .deleteFrom('files')
+    .where('storeId', '=', storeId)
+    .where('id', 'in', [...fileIds])
+    .where('claimId', 'is', null)
+    .returning('storageKey')
+    .execute();
+  for (const { storageKey } of rows) await storage.remove(storageKey).catch(() => {});
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database';
 import { lockedByKey } from '../../db/locked-by-key';
+import { contextOf, currentTraceparent, inSpan, linkTo, SpanKind, tracingOn } from '../../lib/tracing';
 import type { MailKind, MemberMailKind } from './outbox';
 import { isMemberMail, type MailFacts, type MemberMailFacts, renderMail, renderMemberMail } from './render';
 import type { Mailer, SendResult } from './send';
@@ -28,6 +29,8 @@ interface Leased {
   kind: MailKind;
   recipient: string;
   attemptCount: number;
+  /** The trace of the change that wrote the message, when tracing was on. */
+  traceparent: string | null;
 }
 
 interface FactsRow {
@@ -54,7 +57,7 @@ async function takeLease(db: Db, id: string, token: string, ms: number): Promise
     from ${lockedByKey('mail_messages', ['id'], sql`(select ${id}::text as id)`)} latest
     where m.id = latest.id and latest.status = 'pending' and latest.next_attempt_at <= now()
       and (latest.leased_until is null or latest.leased_until < now())
-    returning m.kind, m.recipient, m.attempt_count
+    returning m.kind, m.recipient, m.attempt_count, m.traceparent
   `.execute(db);
   return result.rows[0];
 }
@@ -155,7 +158,10 @@ export async function mailFacts(
   };
 }
 
-/** Runs one job: one attempt of one message, if it is still due and nobody else holds it. */
+/**
+ * Runs one job: one attempt of one message, if it is still due and nobody else holds it.
+ * `attempted` sees the attempt's outcome and how long the send took (the process's figures).
+ */
 export async function runMail(
   db: Db,
   settings: MailSettings,
@@ -163,6 +169,7 @@ export async function runMail(
   mailer: Mailer,
   logger: Logger,
   id: string,
+  attempted?: (outcome: SendResult['outcome'], seconds: number) => void,
 ): Promise<void> {
   const token = crypto.randomUUID();
   const leased = await takeLease(db, id, token, leaseMs(settings));
@@ -171,13 +178,42 @@ export async function runMail(
     ? await memberMailFacts(db, id, leased.kind, links)
     : await mailFacts(db, id, leased.kind, links.claimUrlOf);
   const rendered = 'link' in f ? renderMemberMail(f) : renderMail(f);
-  const result = await mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...rendered });
+  const started = performance.now();
+  const result = await tracedSend(id, leased, () =>
+    mailer.send({ id, storeName: f.storeName, recipient: leased.recipient, ...rendered }),
+  );
+  attempted?.(result.outcome, (performance.now() - started) / 1000);
   const status = await recordOutcome(db, settings, id, token, leased.attemptCount + 1, result);
   // D42: the id, kind and outcome only; never the address or the text.
   const line = { mail: id, kind: leased.kind, attempt: leased.attemptCount + 1, status };
   if (result.outcome === 'refused' || result.outcome === 'failed')
     logger.warn({ ...line, error: result.error }, 'mail attempt failed');
   else logger.info(line, 'mail attempt');
+}
+
+/**
+ * With tracing on, an attempt is a span of the trace of the change that wrote the message (so
+ * one trace runs from a request to the e-mails it caused), linked to the job that ran it, as a
+ * webhook delivery's attempt is; a message written with tracing off is sent in the job's trace.
+ * The span names the message and its kind, never its address or its text (D42).
+ */
+function tracedSend(id: string, leased: Leased, send: () => Promise<SendResult>): Promise<SendResult> {
+  if (!tracingOn()) return send();
+  const job = linkTo(currentTraceparent());
+  return inSpan(
+    `mail ${leased.kind}`,
+    {
+      kind: SpanKind.CLIENT,
+      parent: contextOf(leased.traceparent),
+      links: job ? [job] : [],
+      attributes: { 'mail.id': id, 'mail.kind': leased.kind, 'mail.attempt': leased.attemptCount + 1 },
+    },
+    async (span) => {
+      const result = await send();
+      span?.setAttribute('mail.outcome', result.outcome);
+      return result;
+    },
+  );
 }
 
 /**

@@ -5,11 +5,13 @@ import { addJobs } from '../../db/jobs';
 import { lockedByKey } from '../../db/locked-by-key';
 import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
+import { currentTraceparent } from '../../lib/tracing';
 import { resolvedSettingSql } from '../partner/contexts';
 
 /**
  * The mail outbox (D42). A change that e-mails the shopper writes its messages here, in its
- * own transaction (begun by `transact`), and they are queued once it commits. No job is added
+ * own transaction (begun by `transact`), and they are queued once it commits. With tracing on
+ * each message keeps the change's `traceparent`: its attempts are spans of that trace. No job is added
  * inside the transaction (a NOTIFY in a request's commit would serialize commits
  * cluster-wide); the sweep (`sweepMail`, run by every delivering process) queues whatever a
  * crash between commit and `queueMail` left unqueued.
@@ -56,10 +58,10 @@ export function claimMailSteps(mail: ClaimMail, claim: RawBuilder<unknown>): Raw
   const sendNotice = resolvedSettingSql('sendConfirmationEmail', sql`c.store_id`, mail.clientId);
   return sql`
     mail as (
-      insert into mail_messages (id, store_id, claim_id, kind, store_credit_code, recipient, status, next_attempt_at)
+      insert into mail_messages (id, store_id, claim_id, kind, store_credit_code, recipient, status, next_attempt_at, traceparent)
       select m.id, c.store_id, c.id, m.kind, m.code, c.author_email,
         case when s.livemode then 'pending' else 'not_sent' end,
-        case when s.livemode then now() end
+        case when s.livemode then now() end, ${currentTraceparent()}::text
       from ${claim} c join stores s on s.id = c.store_id, unnest(
         ${messages.map((m) => m.id)}::text[], ${messages.map((m) => m.kind)}::text[], ${messages.map((m) => m.code)}::text[]
       ) with ordinality as m (id, kind, code, n)
@@ -111,9 +113,9 @@ export function noticeMailSteps(kind: NoticeKind, claim: RawBuilder<unknown>): R
   const wants = kind === 'notice_claim_filed' ? sql`m.notify_claim_filed` : sql`m.notify_shopper_replied`;
   return sql`
     notices as (
-      insert into mail_messages (id, store_id, claim_id, kind, recipient, status, next_attempt_at)
+      insert into mail_messages (id, store_id, claim_id, kind, recipient, status, next_attempt_at, traceparent)
       select 'mail_' || replace(gen_random_uuid()::text, '-', ''), c.store_id, c.id, ${kind}, u.email,
-        'pending', now()
+        'pending', now(), ${currentTraceparent()}::text
       from ${claim} c
       join stores s on s.id = c.store_id and s.livemode
       join store_members m on m.store_id = c.store_id and ${wants}
@@ -143,6 +145,7 @@ export async function writeInvitationMail(
       recipient: invitation.recipient,
       status: 'pending',
       nextAttemptAt: new Date(),
+      traceparent: currentTraceparent(),
     })
     .execute();
   queueMailAfterCommit(trx, [id]);

@@ -1,4 +1,10 @@
-import type { TMerchantSettings, TMerchantSettingsUpdate } from '@protection-service/contract';
+import {
+  DEFAULT_PHOTOS_REQUIRED_FOR,
+  ISSUE_TYPES,
+  type TIssueType,
+  type TMerchantSettings,
+  type TMerchantSettingsUpdate,
+} from '@protection-service/contract';
 import { announceStoreChange } from '../../cache/changes';
 import type { StoreCache } from '../../cache/store-cache';
 import type { Db } from '../../db/database';
@@ -25,12 +31,32 @@ export async function merchantSettingsOf(
 export async function readMerchantSettings(db: Db, storeId: string): Promise<TMerchantSettings | undefined> {
   const row = await db.selectFrom('merchantSettings').selectAll().where('storeId', '=', storeId).executeTakeFirst();
   if (!row) return undefined;
-  const { storeId: _store, updatedAt, storeCreditType, ...fields } = row;
+  const { storeId: _store, updatedAt, storeCreditType, photosRequiredFor, ...fields } = row;
   return {
     ...fields,
     storeCreditType: storeCreditType as TMerchantSettings['storeCreditType'],
+    photosRequiredFor: inIssueOrder(photosRequiredFor),
     updatedAt: updatedAt.toISOString(),
   };
+}
+
+/** The issue types named, each once, in the order of the issue types (D22), whatever the order written. */
+function inIssueOrder(types: readonly string[]): TIssueType[] {
+  return ISSUE_TYPES.filter((type) => types.includes(type));
+}
+
+/**
+ * D56: the issue types for which a store's claims need photos (the shopper's claim form asks
+ * for them, and a claim filed without one for such a type is worth a look). The default
+ * types when the store is unknown.
+ */
+export async function photosRequiredFor(db: Db, storeId: string): Promise<TIssueType[]> {
+  const row = await db
+    .selectFrom('merchantSettings')
+    .select('photosRequiredFor')
+    .where('storeId', '=', storeId)
+    .executeTakeFirst();
+  return inIssueOrder(row?.photosRequiredFor ?? DEFAULT_PHOTOS_REQUIRED_FOR);
 }
 
 /**
@@ -49,6 +75,7 @@ export async function updateMerchantSettings(
     const before = await readMerchantSettings(trx, storeId);
     const set: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(change)) if (value !== undefined) set[key] = value;
+    if (change.photosRequiredFor) set.photosRequiredFor = inIssueOrder(change.photosRequiredFor);
     await trx
       .updateTable('merchantSettings')
       .set({ ...set, updatedByApplicationId: null, updatedAt: new Date() })

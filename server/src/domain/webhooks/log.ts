@@ -9,6 +9,7 @@ import {
   WEBHOOK_BODY_SCHEMAS,
   type WebhookBodies,
   type WebhookTopic,
+  webhookBodyIn,
 } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database';
@@ -37,6 +38,8 @@ interface Row {
   keysetAt: string;
   status: 'pending' | 'delivered' | 'failed';
   nextAttemptAt: Date | null;
+  /** The receiver's pin when the event was recorded (D44): the version its body is sent in. */
+  apiVersion: string | null;
 }
 
 /** The keyset of the event log: the app's deliveries by creation, then event id. */
@@ -45,7 +48,7 @@ const EVENTS = keyset('d.created_at', 'd.event_id');
 /** The select of an app's events with their deliveries; `where` and `tail` (order, limit) complete it. */
 const eventSelect = (where: RawBuilder<unknown>[], tail: RawBuilder<unknown> = sql``) => sql<Row>`
   select d.event_id, e.topic, e.store_id, e.body, e.created_at, ${EVENTS.position} as keyset_at,
-    d.status, d.next_attempt_at
+    d.status, d.next_attempt_at, d.api_version
   from webhook_deliveries d
   join webhook_events e on e.id = d.event_id
   where ${sql.join(where, sql` and `)}
@@ -133,12 +136,15 @@ function attemptView(
 }
 
 function eventView(row: Row, attempts: TDeliveryAttempt[]): TAppEvent {
+  const createdAt = row.createdAt.toISOString();
+  // The body as the app is sent it: in the version it was pinned to when the event was recorded (D44).
+  const body = webhookBodyIn(isApiVersion(row.apiVersion) ? row.apiVersion : LATEST_API_VERSION, row.topic, row.body);
   return {
     id: row.eventId,
     topic: row.topic,
-    createdAt: row.createdAt.toISOString(),
+    createdAt,
     storeId: row.storeId,
-    body: row.body,
+    body,
     status: row.status,
     nextAttemptAt: row.status === 'pending' && row.nextAttemptAt ? row.nextAttemptAt.toISOString() : null,
     attempts,

@@ -3,6 +3,7 @@
 /** @jsxImportSource preact */
 import { ProtectionApiError } from '@protection-service/sdk';
 import type { Request, RequestHandler, Response } from 'express';
+import { currentRequest } from '../../lib/request-context';
 import { FormExpired, sendPage } from '../html';
 import { sameOrigin, seeOther, withNotice } from './forms';
 import { DashboardLayout, Refused } from './frame';
@@ -88,6 +89,7 @@ export class Dashboard {
     const session = post ? await this.posted(req, res) : await this.signedIn(req, res);
     if (!session) return;
     const storeId = String(req.params.storeId ?? '');
+    describeRequest(session.user.id, storeId);
     const store = (await this.port.storesOf(session.user.id)).find((s) => s.id === storeId);
     const api = store ? await this.staff.open(req, session, store) : undefined;
     if (!store || !api) return notFound(res, session);
@@ -126,6 +128,18 @@ export class Dashboard {
       </DashboardLayout>,
     );
   }
+}
+
+/**
+ * The person and the store a page acts for, on the request's context: every log line the page
+ * causes, its access line and its span name them, as the API's auth gate does for a token.
+ * Ids only, as the person typed them in the path (an unknown store is answered as one, D7).
+ */
+function describeRequest(userId: string, storeId: string): void {
+  const context = currentRequest();
+  if (!context) return;
+  context.userId = userId;
+  if (storeId) context.storeId = storeId;
 }
 
 /** Unknown, another store's, or not the user's: one answer (D7). */

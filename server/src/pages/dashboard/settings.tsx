@@ -1,6 +1,7 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+import { ISSUE_TYPES, type TIssueType } from '@protection-service/contract';
 import {
   ProtectionApiError,
   type TMerchantSettings,
@@ -10,7 +11,7 @@ import {
 import express, { Router } from 'express';
 import { Hidden, sendPage } from '../html';
 import { Check, NumberField, SelectField } from './fields';
-import { field, seeOther, withNotice } from './forms';
+import { field, fields, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice, Refused } from './frame';
 import type { Dashboard, StorePage } from './handlers';
 import { DASHBOARD_PATH, storePath } from './paths';
@@ -23,7 +24,7 @@ import {
   type TrackingView,
   trackingForms,
 } from './tracking-settings';
-import { shortDate } from './words';
+import { shortDate, TYPE_WORDS } from './words';
 
 const SETTINGS = `${DASHBOARD_PATH}/stores/:storeId/settings`;
 
@@ -124,6 +125,7 @@ function changeOf(body: Record<string, unknown>): TMerchantSettingsUpdate {
     storeCreditMaxPercentage: number('storeCreditMaxPercentage'),
   };
   for (const [name] of BOOLEANS) change[name] = field(body, name) === 'on';
+  change.photosRequiredFor = ISSUE_TYPES.filter((type) => fields(body, 'photosRequiredFor').includes(type));
   return change as TMerchantSettingsUpdate;
 }
 
@@ -215,6 +217,7 @@ function SettingsForm(props: Parameters<typeof SettingsPage>[0]) {
           errorId="settings-error"
         />
       </fieldset>
+      <PhotosRequired chosen={v.photosRequiredFor} />
       <div class="actions">
         <button type="submit" class="primary">
           Save settings
@@ -222,6 +225,33 @@ function SettingsForm(props: Parameters<typeof SettingsPage>[0]) {
       </div>
     </form>
   );
+}
+
+/** D56: the issue types for which the shopper's claim form asks for photos, one box each. */
+function PhotosRequired(props: { chosen: readonly TIssueType[] | undefined }) {
+  return (
+    <fieldset class="stack">
+      <legend>Photos on shoppers' claims</legend>
+      <p class="muted">The claim form asks for at least one photo of an item with one of these issues.</p>
+      {ISSUE_TYPES.map((type) => (
+        <div class="check">
+          <input
+            type="checkbox"
+            id={`photosRequiredFor-${type}`}
+            name="photosRequiredFor"
+            value={type}
+            checked={props.chosen?.includes(type) === true}
+          />
+          <label for={`photosRequiredFor-${type}`}>{TYPE_WORDS[type]}</label>
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The issue types named in words, or "None". */
+function photoTypesInWords(types: readonly TIssueType[]): string {
+  return types.length === 0 ? 'None' : types.map((type) => TYPE_WORDS[type]).join(', ');
 }
 
 /** The values, read only, for a role that may not change them. */
@@ -247,6 +277,8 @@ function SettingsFacts(props: { settings: TMerchantSettings }) {
         </dd>
         <dt>Most store credit (percent of the claim)</dt>
         <dd>{props.settings.storeCreditMaxPercentage}</dd>
+        <dt>Photos asked on shoppers' claims for</dt>
+        <dd>{photoTypesInWords(props.settings.photosRequiredFor)}</dd>
       </dl>
     </>
   );

@@ -2,6 +2,7 @@ import { isIPv6 } from 'node:net';
 import type { Scope } from '@protection-service/contract';
 import { type Client, createClient, type Fetch, type FetchMiddleware } from '@protection-service/sdk';
 import type { Request } from 'express';
+import { currentTraceparent } from '../../lib/tracing';
 import type { BrowserSession } from '../browser-session';
 import type { DashboardPort, MemberStore } from './port';
 
@@ -105,12 +106,15 @@ export class StaffApi {
 
   /**
    * The page's request id on its API calls (one id ties a page to what it did in the access
-   * log), and the person's address and browser, vouched for, for the audit log (D53).
+   * log), its trace when tracing is on, and the person's address and browser, vouched for, for the audit log (D53).
    */
   private pageHeaders(req: Request): Record<string, string> {
+    // With tracing on, the API's requests are spans of the page's trace.
+    const traceparent = currentTraceparent();
     return {
       'user-agent': USER_AGENT,
       ...(req.id ? { 'x-request-id': String(req.id), ...this.port.vouchFor(req) } : {}),
+      ...(traceparent ? { traceparent } : {}),
     };
   }
 

@@ -8,10 +8,13 @@ import { type Kysely, sql } from 'kysely';
  * now emitted by one definition, the decision and approval states taken from the queues, and
  * written here as text.
  *
- * The fold (`analytics_*_days_fold`, a function per day table) moves from the service's code into the database, so the SQL
- * that runs is the SQL a migration shipped. The day rows lose `slot`: the per-backend slots
- * of the in-write triggers (20261127000000) are gone since the fold (20261129000000), which
- * writes one row per key; any rows of other slots are added into it first.
+ * The fold moves from the service's code into the database, so the SQL that runs is the SQL a
+ * migration shipped: a function per day table (`analytics_*_days_fold`), each call one round's
+ * share of a fold in bounded rounds (20261130500000), which keeps each claim's hours to its
+ * first decision in the claim ledger (20261130500100). The day rows lose `slot`: the
+ * per-backend slots of the in-write triggers (20261127000000) are gone since the fold
+ * (20261129000000), which writes one row per key; any rows of other slots are added into it
+ * first.
  *
  * The triggers, guards and `claim_queue()` are the same as before, so `down` leaves them.
  */
@@ -80,7 +83,7 @@ end $$;
 create or replace trigger analytics_claim_resolutions_delete after delete on claim_resolutions
   referencing old table as old_rows for each statement execute function analytics_claim_resolutions_delete();
 create or replace trigger analytics_changed before update on claim_state_changes for each row
-  when ((old.id, old.claim_id, old.to_state) is distinct from (new.id, new.claim_id, new.to_state)) execute function analytics_changed();
+  when ((old.id, old.claim_id, old.to_state, old.created_at) is distinct from (new.id, new.claim_id, new.to_state, new.created_at)) execute function analytics_changed();
 create or replace function analytics_claim_state_changes_delete() returns trigger language plpgsql as $$
 begin
   if exists (select 1 from old_rows x join claims c on c.id = x.claim_id join stores s on s.id = c.store_id where exists (select 1 from analytics_order_days a where a.store_id = s.id) or exists (select 1 from analytics_claim_days a where a.store_id = s.id) or exists (select 1 from analytics_paid_days a where a.store_id = s.id)) then
@@ -105,11 +108,10 @@ end $$;
 create or replace trigger analytics_moved before update on claim_state_changes for each row
   when (old.claim_id is distinct from new.claim_id) execute function analytics_claim_state_changes_moved();
 
-create or replace function analytics_order_days_fold(since_xid xid8, before_xid xid8) returns integer
+create or replace function analytics_order_days_fold(since_xid xid8, before_xid xid8, after_id text, lim integer)
+returns table (folded integer, last_id text)
 language sql as $$
-  with changed as (select distinct id from (
-      select id from orders where changed_xid >= since_xid and changed_xid < before_xid
-      union select order_id from protection_policies where changed_xid >= since_xid and changed_xid < before_xid) c), now as (
+  with changed as (select distinct id from (select id from ((select id as id from orders where changed_xid >= since_xid and changed_xid < before_xid and id > coalesce(after_id, '') order by id limit lim) union (select order_id as id from protection_policies where changed_xid >= since_xid and changed_xid < before_xid and order_id > coalesce(after_id, '') order by order_id limit lim)) c order by id limit lim) c), now as (
       select o.id as order_id, o.store_id, (o.source_created_at at time zone 'UTC')::date as day, x.currency,
         sum(x.orders) as orders, sum(x.protected_orders) as protected_orders, sum(x.premiums) as premiums
       from orders o cross join lateral (
@@ -131,23 +133,23 @@ language sql as $$
     order by d.store_id, d.day, d.currency
     on conflict (store_id, day, currency) do update set orders = t.orders + excluded.orders, protected_orders = t.protected_orders + excluded.protected_orders, premiums = t.premiums + excluded.premiums
   )
-  select count(*)::integer from changed
+  select count(*)::integer, (select id from changed order by id desc limit 1) from changed
 $$;
-create or replace function analytics_claim_days_fold(since_xid xid8, before_xid xid8) returns integer
+create or replace function analytics_claim_days_fold(since_xid xid8, before_xid xid8, after_id text, lim integer)
+returns table (folded integer, last_id text)
 language sql as $$
-  with changed as (select distinct id from (
-      select id from claims where changed_xid >= since_xid and changed_xid < before_xid
-      union select claim_id from claim_state_changes where changed_xid >= since_xid and changed_xid < before_xid) c), now as (
+  with changed as (select distinct id from (select id from ((select id as id from claims where changed_xid >= since_xid and changed_xid < before_xid and id > coalesce(after_id, '') order by id limit lim) union (select claim_id as id from claim_state_changes where changed_xid >= since_xid and changed_xid < before_xid and claim_id > coalesce(after_id, '') order by claim_id limit lim)) c order by id limit lim) c), now as (
       select c.id as claim_id, c.store_id, (c.created_at at time zone 'UTC')::date as day, 1 as claims,
         case when d.to_state is not null then 1 else 0 end as decided,
-        case when d.to_state in ('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND') then 1 else 0 end as approved
+        case when d.to_state in ('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND') then 1 else 0 end as approved,
+        (extract(epoch from d.created_at - c.created_at) / 3600)::float8 as decision_hours
       from claims c left join lateral (
-        select s.to_state from claim_state_changes s
+        select s.to_state, s.created_at from claim_state_changes s
         where s.claim_id = c.id and s.to_state in ('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND', 'DENIED', 'DISMISSED') order by s.id limit 1
       ) d on true
       where c.id in (select id from changed) and c.deleted_at is null),
   old as (delete from analytics_claim_counted l where l.claim_id in (select id from changed) returning l.*),
-  counted as (insert into analytics_claim_counted (claim_id, store_id, day, claims, decided, approved) select claim_id, store_id, day, claims, decided, approved from now),
+  counted as (insert into analytics_claim_counted (claim_id, store_id, day, claims, decided, approved, decision_hours) select claim_id, store_id, day, claims, decided, approved, decision_hours from now),
   delta as (select store_id, day, claims, decided, approved from now union all select store_id, day, -claims as claims, -decided as decided, -approved as approved from old),
   added as (
     insert into analytics_claim_days as t (store_id, day, claims, decided, approved)
@@ -157,15 +159,12 @@ language sql as $$
     order by d.store_id, d.day
     on conflict (store_id, day) do update set claims = t.claims + excluded.claims, decided = t.decided + excluded.decided, approved = t.approved + excluded.approved
   )
-  select count(*)::integer from changed
+  select count(*)::integer, (select id from changed order by id desc limit 1) from changed
 $$;
-create or replace function analytics_paid_days_fold(since_xid xid8, before_xid xid8) returns integer
+create or replace function analytics_paid_days_fold(since_xid xid8, before_xid xid8, after_id text, lim integer)
+returns table (folded integer, last_id text)
 language sql as $$
-  with changed as (select distinct id from (
-      select id from claim_resolutions where changed_xid >= since_xid and changed_xid < before_xid
-      union select r.id from claims c join claim_resolutions r on r.claim_id = c.id where c.changed_xid >= since_xid and c.changed_xid < before_xid
-      union select r.id from orders o join claims c on c.order_id = o.id
-        join claim_resolutions r on r.claim_id = c.id where o.changed_xid >= since_xid and o.changed_xid < before_xid) c), now as (
+  with changed as (select distinct id from (select id from ((select id as id from claim_resolutions where changed_xid >= since_xid and changed_xid < before_xid and id > coalesce(after_id, '') order by id limit lim) union (select r.id as id from claims c join claim_resolutions r on r.claim_id = c.id where c.changed_xid >= since_xid and c.changed_xid < before_xid and r.id > coalesce(after_id, '') order by r.id limit lim) union (select r.id as id from orders o join claims c on c.order_id = o.id join claim_resolutions r on r.claim_id = c.id where o.changed_xid >= since_xid and o.changed_xid < before_xid and r.id > coalesce(after_id, '') order by r.id limit lim)) c order by id limit lim) c), now as (
       select r.id as resolution_id, c.store_id, (r.created_at at time zone 'UTC')::date as day, r.resolution_type,
         coalesce(r.paid_currency, o.currency) as currency, 1 as resolutions, r.paid_value as amount
       from claim_resolutions r join claims c on c.id = r.claim_id and c.deleted_at is null
@@ -182,7 +181,7 @@ language sql as $$
     order by d.store_id, d.day, d.resolution_type, d.currency
     on conflict (store_id, day, resolution_type, currency) do update set resolutions = t.resolutions + excluded.resolutions, amount = t.amount + excluded.amount
   )
-  select count(*)::integer from changed
+  select count(*)::integer, (select id from changed order by id desc limit 1) from changed
 $$;
 `;
 
@@ -208,8 +207,8 @@ alter table analytics_paid_days drop constraint analytics_paid_days_pkey, drop c
   add primary key (store_id, day, resolution_type, currency);
 `;
 const DOWN_DDL = `
-drop function analytics_order_days_fold(xid8, xid8), analytics_claim_days_fold(xid8, xid8),
-  analytics_paid_days_fold(xid8, xid8);
+drop function analytics_order_days_fold(xid8, xid8, text, integer),
+  analytics_claim_days_fold(xid8, xid8, text, integer), analytics_paid_days_fold(xid8, xid8, text, integer);
 alter table analytics_order_days drop constraint analytics_order_days_pkey,
   add column slot smallint not null default 0, add primary key (store_id, day, currency, slot);
 alter table analytics_claim_days drop constraint analytics_claim_days_pkey,
