@@ -109,9 +109,11 @@ create or replace trigger analytics_moved before update on claim_state_changes f
   when (old.claim_id is distinct from new.claim_id) execute function analytics_claim_state_changes_moved();
 
 create or replace function analytics_order_days_fold(since_xid xid8, before_xid xid8, after_id text, lim integer)
-returns table (folded integer, last_id text)
-language sql as $$
-  with changed as (select distinct id from (select id from ((select id as id from orders where changed_xid >= since_xid and changed_xid < before_xid and id > coalesce(after_id, '') order by id limit lim) union (select order_id as id from protection_policies where changed_xid >= since_xid and changed_xid < before_xid and order_id > coalesce(after_id, '') order by order_id limit lim)) c order by id limit lim) c), now as (
+returns table (folded integer, last text)
+language plpgsql as $$
+begin
+  return query execute $fold$
+  with changed as (select distinct id from (select id from ((select id as id from orders where changed_xid >= $1 and changed_xid < $2 and id > coalesce($3, '') order by id limit $4) union (select order_id as id from protection_policies where changed_xid >= $1 and changed_xid < $2 and order_id > coalesce($3, '') order by order_id limit $4)) c order by id limit $4) c), now as (
       select o.id as order_id, o.store_id, (o.source_created_at at time zone 'UTC')::date as day, x.currency,
         sum(x.orders) as orders, sum(x.protected_orders) as protected_orders, sum(x.premiums) as premiums
       from orders o cross join lateral (
@@ -134,11 +136,14 @@ language sql as $$
     on conflict (store_id, day, currency) do update set orders = t.orders + excluded.orders, protected_orders = t.protected_orders + excluded.protected_orders, premiums = t.premiums + excluded.premiums
   )
   select count(*)::integer, (select id from changed order by id desc limit 1) from changed
-$$;
+  $fold$ using since_xid, before_xid, after_id, lim;
+end $$;
 create or replace function analytics_claim_days_fold(since_xid xid8, before_xid xid8, after_id text, lim integer)
-returns table (folded integer, last_id text)
-language sql as $$
-  with changed as (select distinct id from (select id from ((select id as id from claims where changed_xid >= since_xid and changed_xid < before_xid and id > coalesce(after_id, '') order by id limit lim) union (select claim_id as id from claim_state_changes where changed_xid >= since_xid and changed_xid < before_xid and claim_id > coalesce(after_id, '') order by claim_id limit lim)) c order by id limit lim) c), now as (
+returns table (folded integer, last text)
+language plpgsql as $$
+begin
+  return query execute $fold$
+  with changed as (select distinct id from (select id from ((select id as id from claims where changed_xid >= $1 and changed_xid < $2 and id > coalesce($3, '') order by id limit $4) union (select claim_id as id from claim_state_changes where changed_xid >= $1 and changed_xid < $2 and claim_id > coalesce($3, '') order by claim_id limit $4)) c order by id limit $4) c), now as (
       select c.id as claim_id, c.store_id, (c.created_at at time zone 'UTC')::date as day, 1 as claims,
         case when d.to_state is not null then 1 else 0 end as decided,
         case when d.to_state in ('APPROVED', 'RESOLVED', 'RESOLVED_BY_BRAND') then 1 else 0 end as approved,
@@ -160,11 +165,14 @@ language sql as $$
     on conflict (store_id, day) do update set claims = t.claims + excluded.claims, decided = t.decided + excluded.decided, approved = t.approved + excluded.approved
   )
   select count(*)::integer, (select id from changed order by id desc limit 1) from changed
-$$;
+  $fold$ using since_xid, before_xid, after_id, lim;
+end $$;
 create or replace function analytics_paid_days_fold(since_xid xid8, before_xid xid8, after_id text, lim integer)
-returns table (folded integer, last_id text)
-language sql as $$
-  with changed as (select distinct id from (select id from ((select id as id from claim_resolutions where changed_xid >= since_xid and changed_xid < before_xid and id > coalesce(after_id, '') order by id limit lim) union (select r.id as id from claims c join claim_resolutions r on r.claim_id = c.id where c.changed_xid >= since_xid and c.changed_xid < before_xid and r.id > coalesce(after_id, '') order by r.id limit lim) union (select r.id as id from orders o join claims c on c.order_id = o.id join claim_resolutions r on r.claim_id = c.id where o.changed_xid >= since_xid and o.changed_xid < before_xid and r.id > coalesce(after_id, '') order by r.id limit lim)) c order by id limit lim) c), now as (
+returns table (folded integer, last text)
+language plpgsql as $$
+begin
+  return query execute $fold$
+  with changed as (select distinct id from (select id from ((select id as id from claim_resolutions where changed_xid >= $1 and changed_xid < $2 and id > coalesce($3, '') order by id limit $4) union (select r.id as id from claims c join claim_resolutions r on r.claim_id = c.id where c.changed_xid >= $1 and c.changed_xid < $2 and r.id > coalesce($3, '') order by r.id limit $4) union (select r.id as id from orders o join claims c on c.order_id = o.id join claim_resolutions r on r.claim_id = c.id where o.changed_xid >= $1 and o.changed_xid < $2 and r.id > coalesce($3, '') order by r.id limit $4)) c order by id limit $4) c), now as (
       select r.id as resolution_id, c.store_id, (r.created_at at time zone 'UTC')::date as day, r.resolution_type,
         coalesce(r.paid_currency, o.currency) as currency, 1 as resolutions, r.paid_value as amount
       from claim_resolutions r join claims c on c.id = r.claim_id and c.deleted_at is null
@@ -182,7 +190,8 @@ language sql as $$
     on conflict (store_id, day, resolution_type, currency) do update set resolutions = t.resolutions + excluded.resolutions, amount = t.amount + excluded.amount
   )
   select count(*)::integer, (select id from changed order by id desc limit 1) from changed
-$$;
+  $fold$ using since_xid, before_xid, after_id, lim;
+end $$;
 `;
 
 /** No earlier migration carried rollup SQL. */

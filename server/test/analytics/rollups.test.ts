@@ -317,6 +317,8 @@ describe('analytics day rollups (D52)', () => {
       }
     }
     expect(inProgress).toBeGreaterThan(2);
+    // The rounds went on where they stopped: the fold ended within them, not by the cap.
+    expect(await foldInProgress(server.db)).toBe(false);
     expect(await rolled(storeId)).toEqual(expected);
     await foldRest();
     expect(await rolled(storeId, server.db, 'days')).toEqual(await agree(storeId));

@@ -85,13 +85,13 @@ async function foldRound(trx: Db, limit: number): Promise<{ folded: number; done
   for (const table of Object.keys(ROLLUPS) as Rollup[]) {
     if (next[table] === null) continue;
     const fold = sql.id(foldFunction(table));
-    const { rows } = await sql<{ folded: number; last_id: string | null }>`
-      select folded, last_id from ${fold}(${lo}::xid8, ${hi}::xid8, ${next[table] ?? null}::text, ${limit}::integer)`.execute(
+    const { rows } = await sql<{ folded: number; last: string | null }>`
+      select folded, last from ${fold}(${lo}::xid8, ${hi}::xid8, ${next[table] ?? null}::text, ${limit}::integer)`.execute(
       trx,
     );
     const chunk = rows[0]!;
     folded += chunk.folded;
-    next[table] = chunk.folded < limit ? null : chunk.last_id;
+    next[table] = chunk.folded < limit ? null : chunk.last;
   }
   const done = (Object.keys(ROLLUPS) as Rollup[]).every((table) => next[table] === null);
   await (done
