@@ -23,7 +23,8 @@ const DOMAIN_AREAS = {
   // Files (D56): uploads and their storage; a claim or message attaches the files it names.
   files: [],
   claims: ['audit', 'commerce', 'files', 'mail', 'partner', 'webhooks'],
-  'test-mode': ['claims', 'mail', 'webhooks'],
+  // A test store's reset (D45) empties its analytics rollups, named by their one definition (D52).
+  'test-mode': ['analytics', 'claims', 'mail', 'webhooks'],
   // The ends of an installation reach into each area they clean up (D14, D45).
   uninstall: ['audit', 'auth', 'identity', 'partner', 'webhooks'],
   // A store's team (D53): memberships and their staff grants, the invitation's e-mail, the audit line.

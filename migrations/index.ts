@@ -33,6 +33,7 @@ import * as deliveryProof from './20261130100100-delivery-proof';
 import * as mailTraceContext from './20261130300000-mail-trace-context';
 import * as analyticsFoldRounds from './20261130500000-analytics-fold-rounds';
 import * as analyticsDecisionHours from './20261130500100-analytics-decision-hours';
+import * as analyticsDefinition from './20261130600000-analytics-definition';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '20261130300000-mail-trace-context': mailTraceContext,
   '20261130500000-analytics-fold-rounds': analyticsFoldRounds,
   '20261130500100-analytics-decision-hours': analyticsDecisionHours,
+  '20261130600000-analytics-definition': analyticsDefinition,
 };

@@ -633,15 +633,14 @@ export interface ClaimStateChangesTable {
 
 /**
  * D52's day rollups, folded by the delivering processes from the rows changed behind a
- * watermark (migration 20261129000000-analytics-watermark; rollups.ts); the fold writes slot 0,
- * and readers add what changed since the watermark. Counts are
+ * watermark (migration 20261129000000-analytics-watermark; definition.ts, rollups.ts), one row
+ * per key, and readers add what changed since the watermark. Counts are
  * bigint and sums numeric: read them as text through raw SQL, never as floats.
  */
 export interface AnalyticsOrderDaysTable {
   storeId: string;
   day: Date;
   currency: string;
-  slot: number;
   orders: Generated<number>;
   protectedOrders: Generated<number>;
   premiums: Generated<number>;
@@ -650,7 +649,6 @@ export interface AnalyticsOrderDaysTable {
 export interface AnalyticsClaimDaysTable {
   storeId: string;
   day: Date;
-  slot: number;
   claims: Generated<number>;
   decided: Generated<number>;
   approved: Generated<number>;
@@ -661,7 +659,6 @@ export interface AnalyticsPaidDaysTable {
   day: Date;
   resolutionType: string;
   currency: string;
-  slot: number;
   resolutions: Generated<number>;
   amount: Generated<number>;
 }

@@ -1,3 +1,4 @@
+import { CLAIM_QUEUES } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database';
@@ -316,6 +317,8 @@ describe('analytics day rollups (D52)', () => {
       }
     }
     expect(inProgress).toBeGreaterThan(2);
+    // The rounds went on where they stopped: the fold ended within them, not by the cap.
+    expect(await foldInProgress(server.db)).toBe(false);
     expect(await rolled(storeId)).toEqual(expected);
     await foldRest();
     expect(await rolled(storeId, server.db, 'days')).toEqual(await agree(storeId));
@@ -333,5 +336,14 @@ describe('analytics day rollups (D52)', () => {
     expect((await rolled(test.id)).orders).toHaveLength(1);
     await sql`delete from stores where id = ${test.id}`.execute(server.db);
     expect(await rolled(test.id)).toEqual({ orders: [], claims: [], paid: [] });
+  });
+
+  it("the database's claim_queue() names the contract's queue of every state (D51)", async () => {
+    const states = Object.entries(CLAIM_QUEUES).flatMap(([queue, of]) => of.map((state) => ({ state, queue })));
+    const { rows } = await sql<{ state: string; queue: string }>`
+      select s as state, claim_queue(s) as queue from unnest(${states.map((s) => s.state)}::text[]) s`.execute(
+      server.db,
+    );
+    expect(rows).toEqual(states);
   });
 });

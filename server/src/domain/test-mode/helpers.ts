@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { refuse } from '../../lib/refusal';
+import { ROLLUPS } from '../analytics/definition';
 import { type ClaimLinks, viewClaimUrl } from '../claims/links';
 import { type Actor, approveClaim, denyClaim, postMessage, transitionClaim } from '../claims/moves';
 import { mailFacts } from '../mail/deliver';
@@ -109,7 +110,7 @@ export async function resetStore(db: Db, storeId: string): Promise<void> {
     await trx.deleteFrom('webhookEvents').where('storeId', '=', storeId).execute();
     // The store's analytics rollups first (D52): they count the rows deleted next, and while
     // they are there a hard delete of those rows is refused (the ledgers go with the rows).
-    for (const table of ['analytics_order_days', 'analytics_claim_days', 'analytics_paid_days'])
+    for (const table of Object.keys(ROLLUPS))
       await sql`delete from ${sql.table(table)} where store_id = ${storeId}`.execute(trx);
     await trx.deleteFrom('claims').where('storeId', '=', storeId).execute();
     await trx.deleteFrom('orders').where('storeId', '=', storeId).execute();

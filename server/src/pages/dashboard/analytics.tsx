@@ -5,7 +5,8 @@ import type { TAnalyticsSeries, TAnalyticsSummary, TOfferResult } from '@protect
 import { unwrap } from '@protection-service/sdk';
 import { Router } from 'express';
 import { sendPage } from '../html';
-import { DashboardLayout, ScrollTable } from './frame';
+import { type Column, DataTable } from './data-table';
+import { DashboardLayout } from './frame';
 import type { Dashboard } from './handlers';
 import { DASHBOARD_PATH, storePath } from './paths';
 import { RESOLUTION_WORDS, TYPE_WORDS } from './words';
@@ -181,28 +182,10 @@ function Offers({ results }: { results: TOfferResult[] }) {
   );
 }
 
+/** Figures as a DataTable: a column a head, the first on top on a phone. */
 function SimpleTable(props: { caption: string; head: string[]; rows: string[][] }) {
-  return (
-    <ScrollTable label={props.caption}>
-      <caption class="visually-hidden">{props.caption}</caption>
-      <thead>
-        <tr>
-          {props.head.map((h) => (
-            <th scope="col">{h}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((r) => (
-          <tr>
-            {r.map((c) => (
-              <td>{c}</td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
-  );
+  const columns: Column<string[]>[] = props.head.map((head, i) => ({ head, top: i === 0, cell: (r) => r[i] }));
+  return <DataTable label={props.caption} caption={props.caption} quietCaption columns={columns} rows={props.rows} />;
 }
 
 const W = 640;

@@ -2,7 +2,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { TClaim, TFulfillment, TTrackingDecision, TTrackingPackage } from '@protection-service/sdk';
-import { ScrollTable } from './frame';
+import { type Column, DataTable } from './data-table';
 import { claimPath } from './paths';
 import type { StoreApi } from './staff-api';
 import {
@@ -133,32 +133,41 @@ function statusWords(status: TTrackingPackage['status'], subStatus: string | nul
   return sub && sub !== words ? `${words} (${sub})` : words;
 }
 
+type TrackingEvent = TTrackingPackage['events'][number];
+
+/** A package's events: when and what on top on a phone. */
+const EVENT_COLUMNS: Column<TrackingEvent>[] = [
+  { head: 'Time', top: true, cell: (e) => shortDate(e.occurredAt) },
+  {
+    head: 'Status',
+    top: true,
+    cell: (e) => <span title={e.rawStatus ?? e.status}>{statusWords(e.status, e.subStatus)}</span>,
+  },
+  { head: 'Description', class: 'text', cell: (e) => e.description ?? '' },
+  { head: 'Location', cell: (e) => e.location ?? '' },
+];
+
+/** A package's decisions: when and what was done on top on a phone. */
+const decisionColumns = (storeId: string, claimId: string): Column<TTrackingDecision>[] => [
+  { head: 'Evaluated', top: true, cell: (d) => shortDate(d.at) },
+  { head: 'As of', cell: (d) => shortDate(d.asOf) },
+  { head: 'Rule', cell: (d) => (d.rule ? TRACKING_RULE_WORDS[d.rule] : 'None') },
+  { head: 'Action', top: true, cell: (d) => TRACKING_ACTION_WORDS[d.action] ?? d.action },
+  { head: 'Reason', class: 'text', cell: (d) => d.reason },
+  { head: 'Claim', cell: (d) => <DecisionClaim decision={d} storeId={storeId} claimId={claimId} /> },
+];
+
 /** The package's events, newest first as the API answers them. */
 function Events(props: { pkg: TTrackingPackage }) {
   const { pkg } = props;
   if (pkg.events.length === 0) return <p>No tracking event has come in for this package yet.</p>;
   return (
-    <ScrollTable label={`Tracking events of package ${pkg.trackingNumber}`} wide>
-      <caption class="muted">Events, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Status</th>
-          <th scope="col">Description</th>
-          <th scope="col">Location</th>
-        </tr>
-      </thead>
-      <tbody>
-        {pkg.events.map((e) => (
-          <tr>
-            <td>{shortDate(e.occurredAt)}</td>
-            <td title={e.rawStatus ?? e.status}>{statusWords(e.status, e.subStatus)}</td>
-            <td class="text">{e.description ?? ''}</td>
-            <td>{e.location ?? ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
+    <DataTable
+      label={`Tracking events of package ${pkg.trackingNumber}`}
+      caption="Events, newest first"
+      columns={EVENT_COLUMNS}
+      rows={pkg.events}
+    />
   );
 }
 
@@ -167,36 +176,13 @@ function Decisions(props: { pkg: TTrackingPackage; storeId: string; claimId: str
   const { pkg } = props;
   if (pkg.decisions.length === 0) return <p class="muted">The tracking rules have decided nothing on this package.</p>;
   return (
-    <ScrollTable label={`Tracking rules' decisions on package ${pkg.trackingNumber}`} wide>
-      <caption class="muted">Decisions of the tracking rules, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Evaluated</th>
-          <th scope="col">As of</th>
-          <th scope="col">Rule</th>
-          <th scope="col">Action</th>
-          <th scope="col">Reason</th>
-          <th scope="col">Claim</th>
-        </tr>
-      </thead>
-      <tbody>
-        {pkg.decisions.map((d) => {
-          const filedThis = d.action === 'filed' && d.claimId === props.claimId;
-          return (
-            <tr class={filedThis ? 'this-claim' : undefined}>
-              <td>{shortDate(d.at)}</td>
-              <td>{shortDate(d.asOf)}</td>
-              <td>{d.rule ? TRACKING_RULE_WORDS[d.rule] : 'None'}</td>
-              <td>{TRACKING_ACTION_WORDS[d.action] ?? d.action}</td>
-              <td class="text">{d.reason}</td>
-              <td>
-                <DecisionClaim decision={d} storeId={props.storeId} claimId={props.claimId} />
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </ScrollTable>
+    <DataTable
+      label={`Tracking rules' decisions on package ${pkg.trackingNumber}`}
+      caption="Decisions of the tracking rules, newest first"
+      columns={decisionColumns(props.storeId, props.claimId)}
+      rows={pkg.decisions}
+      rowClass={(d) => (d.action === 'filed' && d.claimId === props.claimId ? 'this-claim' : undefined)}
+    />
   );
 }
 

@@ -13,6 +13,8 @@ export interface Column<T> {
   bare?: boolean;
   /** The head read out but not shown (a checkbox column). */
   hideHead?: boolean;
+  /** A class of its cells (`text`: the words as written, wrapped anywhere). */
+  class?: string;
 }
 
 /**
@@ -46,7 +48,10 @@ export function DataTable<T>(props: {
           {props.rows.map((row) => (
             <tr class={props.rowClass?.(row)}>
               {columns.map((c) => (
-                <td class={c.top ? 'top' : undefined} data-label={c.top || c.bare ? undefined : c.head}>
+                <td
+                  class={[c.top ? 'top' : '', c.class ?? ''].filter(Boolean).join(' ') || undefined}
+                  data-label={c.top || c.bare ? undefined : c.head}
+                >
                   {c.cell(row)}
                 </td>
               ))}

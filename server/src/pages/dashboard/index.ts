@@ -12,7 +12,7 @@ import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, storeP
 import type { DashboardPort } from './port';
 import { queuePage } from './queue/routes';
 import { settingsPages } from './settings';
-import { storePages } from './stores';
+import { STORE_HOME_PATH, storePages } from './stores/routes';
 import { TEAM_FORMS, TEAM_PATH, teamPages } from './team/routes';
 import { TRACKING_FORM_PATHS } from './tracking-settings';
 
@@ -28,7 +28,7 @@ export const DASHBOARD_ROUTES = [
   { method: 'POST', path: DASHBOARD_SIGN_IN_PATH },
   { method: 'POST', path: DASHBOARD_SIGN_OUT_PATH },
   { method: 'GET', path: DASHBOARD_PATH },
-  { method: 'GET', path: `${DASHBOARD_PATH}/stores/:storeId` },
+  { method: 'GET', path: STORE_HOME_PATH },
   { method: 'GET', path: QUEUE_PATH },
   { method: 'POST', path: BULK_PATH },
   { method: 'GET', path: EXPORT_PATH },

@@ -15,8 +15,9 @@ import express, { Router } from 'express';
 import { Hidden, sendPage } from '../html';
 import { PackageSummaries, readTracking, type TrackingView } from './claim-tracking';
 import { type Column, DataTable } from './data-table';
+import { Field, SelectField } from './fields';
 import { field, formKey, newFormKey, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice, ScrollTable } from './frame';
+import { DashboardLayout, Notice } from './frame';
 import type { Dashboard } from './handlers';
 import { claimPath, DASHBOARD_PATH, orderPath, storePath } from './paths';
 import type { MemberStore } from './port';
@@ -122,21 +123,12 @@ function ordersList(dashboard: Dashboard) {
       <DashboardLayout title="Orders" session={session} store={store} section="orders">
         <h1>Orders</h1>
         <form method="get" action={storePath(store.id, 'orders')} class="filters">
-          <div>
-            <label for="q">Search</label>
-            <input
-              type="search"
-              id="q"
-              name="q"
-              value={q}
-              maxLength={255}
-              aria-describedby="q-hint"
-              autocomplete="off"
-            />
-            <span id="q-hint" class="muted">
-              An order number or the shopper's e-mail, exactly
-            </span>
-          </div>
+          <Field
+            id="q"
+            label="Search"
+            hint="An order number or the shopper's e-mail, exactly"
+            control={(d) => <input {...d} type="search" name="q" value={q} maxLength={255} autocomplete="off" />}
+          />
           <div>
             <button type="submit">Search</button>
           </div>
@@ -258,28 +250,7 @@ function OrderPage(props: {
       {lines.length === 0 ? (
         <p>The order names no items.</p>
       ) : (
-        <ScrollTable label="Items" wide>
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">SKU</th>
-              <th scope="col">Quantity</th>
-              <th scope="col">Claimable</th>
-              <th scope="col">Price</th>
-            </tr>
-          </thead>
-          <tbody>
-            {lines.map((l) => (
-              <tr>
-                <td>{l.name ?? l.sourceItemId}</td>
-                <td>{l.sku ?? ''}</td>
-                <td>{l.quantity}</td>
-                <td>{l.claimableQuantity}</td>
-                <td>{money(l.price, order.currency)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </ScrollTable>
+        <DataTable label="Items" caption="The order's items" quietCaption columns={itemColumns(order)} rows={lines} />
       )}
       <h2>Fulfillments</h2>
       <Fulfillments fulfillments={props.fulfillments} tracking={props.tracking} />
@@ -332,73 +303,74 @@ function OfferRecord(props: { offer: TOrder['offer'] }) {
   );
 }
 
+type Line = NonNullable<TOrder['lineItems']>[number];
+
+/** The order's items: the item and what may still be claimed of it on top on a phone. */
+const itemColumns = (order: TOrder): Column<Line>[] => [
+  { head: 'Item', top: true, cell: (l) => l.name ?? l.sourceItemId },
+  { head: 'SKU', cell: (l) => l.sku ?? '' },
+  { head: 'Quantity', cell: (l) => l.quantity },
+  { head: 'Claimable', top: true, cell: (l) => l.claimableQuantity },
+  { head: 'Price', cell: (l) => money(l.price, order.currency) },
+];
+
+/** The fulfillments: its id and status on top on a phone. */
+const fulfillmentColumns = (tracked: Map<string, TrackingView['fulfillments'][number]['packages']>) =>
+  [
+    { head: 'Fulfillment', top: true, cell: (f) => f.sourceFulfillmentId },
+    { head: 'Status', top: true, cell: (f) => (f.cancelledAt ? 'Cancelled' : f.fulfillmentStatus) },
+    { head: 'Carrier', cell: (f) => f.trackingCompany ?? '' },
+    {
+      head: 'Tracking numbers',
+      cell: (f) =>
+        f.trackingNumber.map((n, i) => {
+          const url = f.trackingUrl[i];
+          return <span class="tracking">{url?.startsWith('https://') ? <a href={url}>{n}</a> : n} </span>;
+        }),
+    },
+    {
+      head: 'Packages',
+      cell: (f) =>
+        tracked.has(f.sourceFulfillmentId) ? (
+          <PackageSummaries packages={tracked.get(f.sourceFulfillmentId)} />
+        ) : (
+          <span class="muted">Not read here</span>
+        ),
+    },
+  ] satisfies Column<TFulfillment>[];
+
+/** The order's claims: the claim and its state on top on a phone. */
+const claimColumns = (storeId: string): Column<TClaim>[] => [
+  { head: 'Claim', top: true, cell: (c) => <a href={claimPath(storeId, c.id)}>{c.id}</a> },
+  { head: 'Type', cell: (c) => (c.claimType ? (TYPE_WORDS[c.claimType] ?? c.claimType) : '') },
+  { head: 'State', top: true, cell: (c) => <StateLabel state={c.claimState} /> },
+  { head: 'Filed', cell: (c) => shortDate(c.createdAt) },
+];
+
 function Fulfillments(props: { fulfillments: TFulfillment[]; tracking: TrackingView }) {
   const tracked = new Map(props.tracking.fulfillments.map((t) => [t.sourceFulfillmentId, t.packages]));
   if (props.fulfillments.length === 0) return <p>Nothing has been shipped yet.</p>;
   return (
-    <ScrollTable label="Fulfillments" wide>
-      <thead>
-        <tr>
-          <th scope="col">Fulfillment</th>
-          <th scope="col">Status</th>
-          <th scope="col">Carrier</th>
-          <th scope="col">Tracking numbers</th>
-          <th scope="col">Packages</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.fulfillments.map((f) => (
-          <tr>
-            <td>{f.sourceFulfillmentId}</td>
-            <td>{f.cancelledAt ? 'Cancelled' : f.fulfillmentStatus}</td>
-            <td>{f.trackingCompany ?? ''}</td>
-            <td>
-              {f.trackingNumber.map((n, i) => {
-                const url = f.trackingUrl[i];
-                return <span class="tracking">{url?.startsWith('https://') ? <a href={url}>{n}</a> : n} </span>;
-              })}
-            </td>
-            <td>
-              {tracked.has(f.sourceFulfillmentId) ? (
-                <PackageSummaries packages={tracked.get(f.sourceFulfillmentId)} />
-              ) : (
-                <span class="muted">Not read here</span>
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
+    <DataTable
+      label="Fulfillments"
+      caption="What has been shipped"
+      quietCaption
+      columns={fulfillmentColumns(tracked)}
+      rows={props.fulfillments}
+    />
   );
 }
 
 function Claims(props: { storeId: string; claims: TClaim[] }) {
   if (props.claims.length === 0) return <p>No claim has been filed on this order.</p>;
   return (
-    <ScrollTable label="Claims" wide>
-      <thead>
-        <tr>
-          <th scope="col">Claim</th>
-          <th scope="col">Type</th>
-          <th scope="col">State</th>
-          <th scope="col">Filed</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.claims.map((c) => (
-          <tr>
-            <td>
-              <a href={claimPath(props.storeId, c.id)}>{c.id}</a>
-            </td>
-            <td>{c.claimType ? (TYPE_WORDS[c.claimType] ?? c.claimType) : ''}</td>
-            <td>
-              <StateLabel state={c.claimState} />
-            </td>
-            <td>{shortDate(c.createdAt)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
+    <DataTable
+      label="Claims"
+      caption="The claims filed on this order"
+      quietCaption
+      columns={claimColumns(props.storeId)}
+      rows={props.claims}
+    />
   );
 }
 
@@ -428,51 +400,46 @@ function FileClaim(props: { session: SignedIn; storeId: string; order: TOrder })
               <p class="muted">Nothing left to claim on this item.</p>
             ) : (
               <>
-                <div>
-                  <label for={`line-${i}-issue`}>Issue</label>
-                  <select id={`line-${i}-issue`} name={`line-${i}-issue`}>
-                    <option value="">No issue</option>
-                    {ISSUE_TYPES.map((t) => (
-                      <option value={t}>{TYPE_WORDS[t]}</option>
-                    ))}
-                  </select>
-                </div>
-                <div>
-                  <label for={`line-${i}-quantity`}>Quantity</label>
-                  <input
-                    type="number"
-                    id={`line-${i}-quantity`}
-                    name={`line-${i}-quantity`}
-                    min={1}
-                    max={line.max}
-                    value="1"
-                    aria-describedby={line.max === undefined ? undefined : `line-${i}-max`}
-                  />
-                  {line.max === undefined ? null : (
-                    <span id={`line-${i}-max`} class="muted">
-                      Up to {line.max}
-                    </span>
+                <SelectField
+                  id={`line-${i}-issue`}
+                  label="Issue"
+                  options={[['', 'No issue'], ...ISSUE_TYPES.map((t) => [t, TYPE_WORDS[t]] as const)]}
+                />
+                <Field
+                  id={`line-${i}-quantity`}
+                  label="Quantity"
+                  hint={line.max === undefined ? undefined : `Up to ${line.max}`}
+                  control={(d) => (
+                    <input {...d} type="number" name={`line-${i}-quantity`} min={1} max={line.max} value="1" />
                   )}
-                </div>
+                />
               </>
             )}
           </fieldset>
         ))}
-        <label for="claimCategory">Kind of claim</label>
-        <select id="claimCategory" name="claimCategory">
-          <option value="SHIPPING">Shipping</option>
-          <option value="WARRANTY">Warranty</option>
-        </select>
-        <label for="details">Details</label>
-        <textarea id="details" name="details" rows={4} maxLength={10_000} />
-        <label for="desiredMethod">Desired resolution</label>
-        <select id="desiredMethod" name="desiredMethod">
-          {RESOLUTIONS.map((r) => (
-            <option value={r}>{RESOLUTION_WORDS[r]}</option>
-          ))}
-        </select>
-        <label for="email">Shopper's e-mail</label>
-        <input type="email" id="email" name="email" required value={order.customerEmail ?? ''} />
+        <SelectField
+          id="claimCategory"
+          label="Kind of claim"
+          options={[
+            ['SHIPPING', 'Shipping'],
+            ['WARRANTY', 'Warranty'],
+          ]}
+        />
+        <Field
+          id="details"
+          label="Details"
+          control={(d) => <textarea {...d} name="details" rows={4} maxLength={10_000} />}
+        />
+        <SelectField
+          id="desiredMethod"
+          label="Desired resolution"
+          options={RESOLUTIONS.map((r) => [r, RESOLUTION_WORDS[r]] as const)}
+        />
+        <Field
+          id="email"
+          label="Shopper's e-mail"
+          control={(d) => <input {...d} type="email" name="email" required value={order.customerEmail ?? ''} />}
+        />
         <div class="actions">
           <button type="submit" class="primary">
             File a claim

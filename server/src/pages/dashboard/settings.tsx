@@ -10,7 +10,7 @@ import {
 } from '@protection-service/sdk';
 import express, { Router } from 'express';
 import { Hidden, sendPage } from '../html';
-import { Check, NumberField } from './fields';
+import { Check, NumberField, SelectField } from './fields';
 import { field, fields, seeOther, withNotice } from './forms';
 import { DashboardLayout, Notice, Refused } from './frame';
 import type { Dashboard, StorePage } from './handlers';
@@ -181,24 +181,26 @@ function SettingsForm(props: Parameters<typeof SettingsPage>[0]) {
       <fieldset class="stack">
         <legend>Store credit</legend>
         <Check name={BOOLEANS[3][0]} label={BOOLEANS[3][1]} checked={v.offerStoreCreditOnServicePurchase === true} />
-        <label for="storeCreditType">Store credit as</label>
-        <select id="storeCreditType" name="storeCreditType">
-          <option value="GIFT_CARD" selected={v.storeCreditType === 'GIFT_CARD'}>
-            Gift card
-          </option>
-          <option value="DISCOUNT_CODE" selected={v.storeCreditType === 'DISCOUNT_CODE'}>
-            Discount code
-          </option>
-        </select>
-        <label for="storeCreditBonusType">Bonus kind</label>
-        <select id="storeCreditBonusType" name="storeCreditBonusType">
-          <option value="flat" selected={v.storeCreditBonusType === 'flat'}>
-            A flat amount
-          </option>
-          <option value="percentage" selected={v.storeCreditBonusType === 'percentage'}>
-            A percentage of the credit
-          </option>
-        </select>
+        <SelectField
+          id="storeCreditType"
+          label="Store credit as"
+          options={[
+            ['GIFT_CARD', 'Gift card'],
+            ['DISCOUNT_CODE', 'Discount code'],
+          ]}
+          selected={v.storeCreditType}
+          errorId="settings-error"
+        />
+        <SelectField
+          id="storeCreditBonusType"
+          label="Bonus kind"
+          options={[
+            ['flat', 'A flat amount'],
+            ['percentage', 'A percentage of the credit'],
+          ]}
+          selected={v.storeCreditBonusType}
+          errorId="settings-error"
+        />
         <NumberField
           name="storeCreditBonus"
           label="Bonus"

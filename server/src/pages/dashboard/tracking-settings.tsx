@@ -13,9 +13,10 @@ import {
 } from '@protection-service/sdk';
 import express, { type Request, Router } from 'express';
 import { Hidden } from '../html';
-import { Check, NumberField } from './fields';
+import { type Column, DataTable } from './data-table';
+import { Check, Field, NumberField, SelectField } from './fields';
 import { field, seeOther, withNotice } from './forms';
-import { Refused, ScrollTable } from './frame';
+import { Refused } from './frame';
 import type { Dashboard, StoreForm, StorePage } from './handlers';
 import { DASHBOARD_PATH, storePath } from './paths';
 import type { MemberStore } from './port';
@@ -289,14 +290,13 @@ function RuleDays(props: { v: TTrackingSettingsUpdate }) {
           min={1}
           hint="Shipping is the first carrier scan. From 1 to 365."
         />
-        <label for="resolutionRequested">Resolution the claim asks for</label>
-        <select id="resolutionRequested" name="resolutionRequested">
-          {Object.entries(RESOLUTION_WORDS).map(([value, words]) => (
-            <option value={value} selected={v.resolutionRequested === value}>
-              {words}
-            </option>
-          ))}
-        </select>
+        <SelectField
+          id="resolutionRequested"
+          label="Resolution the claim asks for"
+          options={Object.entries(RESOLUTION_WORDS)}
+          selected={v.resolutionRequested}
+          errorId="tracking-error"
+        />
       </fieldset>
     </>
   );
@@ -351,32 +351,30 @@ function NewSource(props: { source: TTrackingSourceCreated }) {
   );
 }
 
+type Source = SectionProps['view']['sources'][number];
+
+/** The sources: the provider on top on a phone, its inbound URL, when it was added and its removal beneath. */
+const sourceColumns = (props: SectionProps): Column<Source>[] => [
+  { head: 'Provider', top: true, cell: (source) => PROVIDER_WORDS[source.provider] },
+  { head: 'Inbound URL', cell: (source) => <code class="code">{source.inboundUrl}</code> },
+  { head: 'Added', cell: (source) => shortDate(source.createdAt) },
+  {
+    head: 'Remove',
+    bare: true,
+    hideHead: true,
+    cell: (source) => <RemoveSource session={props.session} store={props.store} source={source} />,
+  },
+];
+
 function SourceTable(props: SectionProps) {
   return (
-    <ScrollTable label="Tracking sources" wide>
-      <thead>
-        <tr>
-          <th scope="col">Provider</th>
-          <th scope="col">Inbound URL</th>
-          <th scope="col">Added</th>
-          <th scope="col">Remove</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.view.sources.map((source) => (
-          <tr>
-            <td>{PROVIDER_WORDS[source.provider]}</td>
-            <td>
-              <code class="code">{source.inboundUrl}</code>
-            </td>
-            <td>{shortDate(source.createdAt)}</td>
-            <td>
-              <RemoveSource session={props.session} store={props.store} source={source} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
+    <DataTable
+      label="Tracking sources"
+      caption="Where tracking events come in from"
+      quietCaption
+      columns={sourceColumns(props)}
+      rows={props.view.sources}
+    />
   );
 }
 
@@ -415,26 +413,20 @@ function AddSource(props: SectionProps) {
       <div id="source-error">
         <Refused message={props.view.sourceError} />
       </div>
-      <label for="provider">Provider</label>
-      <select id="provider" name="provider">
-        {Object.entries(PROVIDER_WORDS).map(([value, words]) => (
-          <option value={value} selected={props.view.provider === value}>
-            {words}
-          </option>
-        ))}
-      </select>
-      <label for="secret">Webhook secret (optional)</label>
-      <input
-        type="password"
-        id="secret"
-        name="secret"
-        autocomplete="off"
-        maxLength={255}
-        aria-describedby="secret-hint source-error"
+      <SelectField
+        id="provider"
+        label="Provider"
+        options={Object.entries(PROVIDER_WORDS)}
+        selected={props.view.provider}
+        errorId="source-error"
       />
-      <span id="secret-hint" class="muted">
-        The secret set at the provider, 16 characters or more. Leave it empty and one is made for you, shown once.
-      </span>
+      <Field
+        id="secret"
+        label="Webhook secret (optional)"
+        hint="The secret set at the provider, 16 characters or more. Leave it empty and one is made for you, shown once."
+        errorId="source-error"
+        control={(d) => <input {...d} type="password" name="secret" autocomplete="off" maxLength={255} />}
+      />
       <div class="actions">
         <button type="submit" class="primary">
           Add source

@@ -3,6 +3,7 @@
 /** @jsxImportSource preact */
 import type { TAuditEvent, TAuditEventConnection } from '@protection-service/sdk';
 import { type Column, DataTable } from '../data-table';
+import { Field, SelectField } from '../fields';
 import { storePath } from '../paths';
 import { ACTION_WORDS, AUDIT_ACTIONS, Email, shortDate } from '../words';
 import { type AuditView, auditHref } from './load';
@@ -11,32 +12,20 @@ export function AuditFilters(props: { storeId: string; view: AuditView }) {
   const { view } = props;
   return (
     <form method="get" action={storePath(props.storeId, 'audit')} class="filters" aria-label="Find acts">
-      <div>
-        <label for="actor">Who</label>
-        <input id="actor" name="actor" type="search" value={view.actor} aria-describedby="actor-hint" />
-        <span id="actor-hint" class="muted">
-          E-mail, user id or app client id
-        </span>
-      </div>
-      <div>
-        <label for="action">What</label>
-        <select id="action" name="action">
-          <option value="">Anything</option>
-          {AUDIT_ACTIONS.map((a) => (
-            <option value={a} selected={a === view.action}>
-              {ACTION_WORDS[a]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for="from">From</label>
-        <input id="from" name="from" type="date" value={view.from ?? ''} />
-      </div>
-      <div>
-        <label for="to">To</label>
-        <input id="to" name="to" type="date" value={view.to ?? ''} />
-      </div>
+      <Field
+        id="actor"
+        label="Who"
+        hint="E-mail, user id or app client id"
+        control={(d) => <input {...d} name="actor" type="search" value={view.actor} />}
+      />
+      <SelectField
+        id="action"
+        label="What"
+        options={[['', 'Anything'], ...AUDIT_ACTIONS.map((a) => [a, ACTION_WORDS[a]] as const)]}
+        selected={view.action ?? ''}
+      />
+      <Field id="from" label="From" control={(d) => <input {...d} name="from" type="date" value={view.from ?? ''} />} />
+      <Field id="to" label="To" control={(d) => <input {...d} name="to" type="date" value={view.to ?? ''} />} />
       <button type="submit">Apply</button>
     </form>
   );

@@ -5,6 +5,7 @@ import type { TClaimConnection, TClaimListNode } from '@protection-service/sdk';
 import { Hidden } from '../../html';
 import { BULK_ACTIONS } from '../bulk';
 import { type Column, DataTable } from '../data-table';
+import { Field, SelectField } from '../fields';
 import { newFormKey } from '../forms';
 import { claimPath, storePath } from '../paths';
 import {
@@ -32,54 +33,39 @@ export function Filters(props: { storeId: string; view: QueueView }) {
   return (
     <form method="get" action={storePath(props.storeId, 'claims')} class="filters" aria-label="Find claims">
       <Hidden values={{ tab: view.tab.key }} />
-      <div>
-        <label for="q">Search</label>
-        <input id="q" name="q" type="search" value={view.q} aria-describedby="q-hint" />
-        <span id="q-hint" class="muted">
-          Order number, shopper e-mail or claim id
-        </span>
-      </div>
-      <div>
-        <label for="type">Claim type</label>
-        <select id="type" name="type">
-          <option value="">Any</option>
-          {CLAIM_TYPES.map((t) => (
-            <option value={t} selected={t === view.type}>
-              {TYPE_WORDS[t]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for="risk">Risk</label>
-        <select id="risk" name="risk">
-          <option value="">Any</option>
-          {RISK_CHOICE_ORDER.map((choice) => (
-            <option value={choice} selected={choice === view.risk}>
-              {RISK_CHOICE_WORDS[choice]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for="from">Filed from</label>
-        <input id="from" name="from" type="date" value={view.from ?? ''} />
-      </div>
-      <div>
-        <label for="to">Filed to</label>
-        <input id="to" name="to" type="date" value={view.to ?? ''} />
-      </div>
-      <div>
-        <label for="order">Sort</label>
-        <select id="order" name="order">
-          <option value="asc" selected={view.order === 'asc'}>
-            Oldest first
-          </option>
-          <option value="desc" selected={view.order === 'desc'}>
-            Newest first
-          </option>
-        </select>
-      </div>
+      <Field
+        id="q"
+        label="Search"
+        hint="Order number, shopper e-mail or claim id"
+        control={(d) => <input {...d} name="q" type="search" value={view.q} />}
+      />
+      <SelectField
+        id="type"
+        label="Claim type"
+        options={[['', 'Any'], ...CLAIM_TYPES.map((t) => [t, TYPE_WORDS[t]] as const)]}
+        selected={view.type ?? ''}
+      />
+      <SelectField
+        id="risk"
+        label="Risk"
+        options={[['', 'Any'], ...RISK_CHOICE_ORDER.map((c) => [c, RISK_CHOICE_WORDS[c]] as const)]}
+        selected={view.risk ?? ''}
+      />
+      <Field
+        id="from"
+        label="Filed from"
+        control={(d) => <input {...d} name="from" type="date" value={view.from ?? ''} />}
+      />
+      <Field id="to" label="Filed to" control={(d) => <input {...d} name="to" type="date" value={view.to ?? ''} />} />
+      <SelectField
+        id="order"
+        label="Sort"
+        options={[
+          ['asc', 'Oldest first'],
+          ['desc', 'Newest first'],
+        ]}
+        selected={view.order}
+      />
       <button type="submit">Apply</button>
     </form>
   );
@@ -183,39 +169,34 @@ function BulkControls(props: { rights: BulkRights }) {
       <legend>With the selected claims</legend>
       <div class="filters">
         {rights.move ? (
-          <div>
-            <label for="bulk-state">New state</label>
-            <select id="bulk-state" name="claimState">
-              {MOVE_TARGETS.map((s) => (
-                <option value={s}>{STATE_WORDS[s]}</option>
-              ))}
-            </select>
+          <SelectField
+            id="bulk-state"
+            name="claimState"
+            label="New state"
+            options={MOVE_TARGETS.map((s) => [s, STATE_WORDS[s]] as const)}
+          >
             <button type="submit" name="action" value={BULK_ACTIONS.move.value}>
               {BULK_ACTIONS.move.label}
             </button>
-          </div>
+          </SelectField>
         ) : null}
         {rights.decline ? (
-          <div>
-            <label for="bulk-reason">Reason</label>
-            <select id="bulk-reason" name="reason">
-              {Object.entries(DENY_REASON_WORDS).map(([code, words]) => (
-                <option value={code}>{words}</option>
-              ))}
-            </select>
+          <SelectField id="bulk-reason" name="reason" label="Reason" options={Object.entries(DENY_REASON_WORDS)}>
             <button type="submit" name="action" value={BULK_ACTIONS.decline.value}>
               {BULK_ACTIONS.decline.label}
             </button>
-          </div>
+          </SelectField>
         ) : null}
         {rights.message ? (
-          <div>
-            <label for="bulk-message">Message to the shoppers</label>
-            <textarea id="bulk-message" name="message" rows={2} maxLength={5000} />
+          <Field
+            id="bulk-message"
+            label="Message to the shoppers"
+            control={(d) => <textarea {...d} name="message" rows={2} maxLength={5000} />}
+          >
             <button type="submit" name="action" value={BULK_ACTIONS.message.value}>
               {BULK_ACTIONS.message.label}
             </button>
-          </div>
+          </Field>
         ) : null}
       </div>
     </fieldset>

@@ -4,6 +4,7 @@
 import type { TRole as Role, TMember } from '@protection-service/sdk';
 import { Hidden } from '../../html';
 import { type Column, DataTable } from '../data-table';
+import { Check, Field, SelectField } from '../fields';
 import { DashboardLayout, Notice } from '../frame';
 import { storePath } from '../paths';
 import type { MemberStore } from '../port';
@@ -92,22 +93,21 @@ function memberColumns(session: SignedIn, store: MemberStore, owners: number): C
 function MemberForms(props: { session: SignedIn; store: MemberStore; member: TMember }) {
   const { member: m, store } = props;
   const roles = store.role === 'owner' ? ROLE_LIST : ROLE_LIST.filter((r) => r !== 'owner');
-  const selectId = `role-${m.id}`;
   return (
     <div class="actions">
       <form method="post" action={`${storePath(store.id, 'team', m.id)}/role`} class="actions">
         <Hidden values={{ csrf: props.session.csrf }} />
-        <label for={selectId}>Role for {m.email}</label>
-        <select id={selectId} name="role">
-          {roles.map((r) => (
-            <option value={r} selected={r === m.role}>
-              {ROLE_WORDS[r]}
-            </option>
-          ))}
-        </select>
-        <button type="submit" aria-label={`Change role of ${m.email}`}>
-          Change role
-        </button>
+        <SelectField
+          id={`role-${m.id}`}
+          name="role"
+          label={`Role for ${m.email}`}
+          options={roles.map((r) => [r, ROLE_WORDS[r]] as const)}
+          selected={m.role}
+        >
+          <button type="submit" aria-label={`Change role of ${m.email}`}>
+            Change role
+          </button>
+        </SelectField>
       </form>
       <form method="post" action={`${storePath(store.id, 'team', m.id)}/remove`}>
         <Hidden values={{ csrf: props.session.csrf }} />
@@ -128,16 +128,18 @@ function InviteForm(props: { session: SignedIn; store: MemberStore }) {
       <p class="muted">They get an e-mail with a link that works once, for 7 days.</p>
       <form method="post" action={storePath(store.id, 'team', 'invite')} class="stack">
         <Hidden values={{ csrf: props.session.csrf }} />
-        <label for="invite-email">E-mail</label>
-        <input id="invite-email" name="email" type="email" required maxLength={254} />
-        <label for="invite-role">Role</label>
-        <select id="invite-role" name="role">
-          {roles.map((r) => (
-            <option value={r} selected={r === 'agent'}>
-              {ROLE_WORDS[r]}
-            </option>
-          ))}
-        </select>
+        <Field
+          id="invite-email"
+          label="E-mail"
+          control={(d) => <input {...d} name="email" type="email" required maxLength={254} />}
+        />
+        <SelectField
+          id="invite-role"
+          name="role"
+          label="Role"
+          options={roles.map((r) => [r, ROLE_WORDS[r]] as const)}
+          selected="agent"
+        />
         <button type="submit" class="primary">
           Invite
         </button>
@@ -152,14 +154,12 @@ function NoticesForm(props: { session: SignedIn; store: MemberStore; me: TMember
       <h2 id="notices-title">Your e-mail notices</h2>
       <form method="post" action={storePath(props.store.id, 'team', 'notices')} class="stack">
         <Hidden values={{ csrf: props.session.csrf }} />
-        <label>
-          <input type="checkbox" name="claimFiled" checked={props.me.notices.claimFiled} /> E-mail me when a claim is
-          filed
-        </label>
-        <label>
-          <input type="checkbox" name="shopperReplied" checked={props.me.notices.shopperReplied} /> E-mail me when a
-          shopper replies
-        </label>
+        <Check name="claimFiled" label="E-mail me when a claim is filed" checked={props.me.notices.claimFiled} />
+        <Check
+          name="shopperReplied"
+          label="E-mail me when a shopper replies"
+          checked={props.me.notices.shopperReplied}
+        />
         <button type="submit">Save notices</button>
       </form>
     </section>
