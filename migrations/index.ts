@@ -34,6 +34,7 @@ import * as mailTraceContext from './20261130300000-mail-trace-context';
 import * as analyticsFoldRounds from './20261130500000-analytics-fold-rounds';
 import * as analyticsDecisionHours from './20261130500100-analytics-decision-hours';
 import * as analyticsDefinition from './20261130600000-analytics-definition';
+import * as claimsEmailIndexOnce from './20261130700000-claims-email-index-once';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '20261130500000-analytics-fold-rounds': analyticsFoldRounds,
   '20261130500100-analytics-decision-hours': analyticsDecisionHours,
   '20261130600000-analytics-definition': analyticsDefinition,
+  '20261130700000-claims-email-index-once': claimsEmailIndexOnce,
 };
