@@ -134,6 +134,7 @@ describe('verifyWebhook', () => {
           claimType,
           claimState: 'NEW',
           items: [],
+          risk: { level: 'low', signals: [] },
         },
       });
       const headers = { 'x-webhook-id': 'ev_versioned', 'x-webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
