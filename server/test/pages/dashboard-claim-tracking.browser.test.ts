@@ -120,7 +120,7 @@ describe.skipIf(!CHROMIUM)("the claim page's tracking in headless Chromium (D54)
         .executeTakeFirstOrThrow()
     ).id;
 
-  /** At a phone's width the page does not scroll sideways: wide tables scroll inside their region (ScrollTable). */
+  /** At a phone's width the page does not scroll sideways: its tables are stacked rows (DataTable). */
   async function expectFitsPhone(page: Page): Promise<void> {
     const before = page.viewportSize();
     await page.setViewportSize({ width: 390, height: 844 });

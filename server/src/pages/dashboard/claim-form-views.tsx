@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { Hidden } from '../html';
 import { type ClaimForm, DENY_REASONS, type ItemChoice, moveTargets } from './claim-forms';
 import { itemName } from './claim-page';
+import { Field, SelectField } from './fields';
 import { newFormKey } from './forms';
 import { claimPath } from './paths';
 import { DENY_REASON_WORDS, RESOLUTION_WORDS, STATE_WORDS } from './words';
@@ -43,31 +44,25 @@ export function ApproveForm(props: FormProps & { choices: ItemChoice[] }) {
         return (
           <fieldset class="item-choice">
             <legend>{itemName(item, i)}</legend>
-            <div>
-              <label for={`resolution_${i}`}>Resolution</label>
-              <select id={`resolution_${i}`} name={`resolution_${i}`}>
-                {Object.entries(RESOLUTION_WORDS).map(([value, words]) => (
-                  <option value={value} selected={value === c.resolution}>
-                    {words}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div>
-              <label for={`quantity_${i}`}>Quantity</label>
-              <input id={`quantity_${i}`} name={`quantity_${i}`} type="text" inputMode="numeric" value={c.quantity} />
-            </div>
-            <div>
-              <label for={`amount_${i}`}>Amount</label>
-              <input
-                id={`amount_${i}`}
-                name={`amount_${i}`}
-                type="text"
-                inputMode="decimal"
-                value={c.amount}
-                aria-describedby="amount-help"
-              />
-            </div>
+            <SelectField
+              id={`resolution_${i}`}
+              label="Resolution"
+              options={Object.entries(RESOLUTION_WORDS)}
+              selected={c.resolution}
+            />
+            <Field
+              id={`quantity_${i}`}
+              label="Quantity"
+              control={(d) => (
+                <input {...d} name={`quantity_${i}`} type="text" inputMode="numeric" value={c.quantity} />
+              )}
+            />
+            <Field
+              id={`amount_${i}`}
+              label="Amount"
+              errorId="amount-help"
+              control={(d) => <input {...d} name={`amount_${i}`} type="text" inputMode="decimal" value={c.amount} />}
+            />
           </fieldset>
         );
       })}
@@ -90,14 +85,12 @@ export function ApproveForm(props: FormProps & { choices: ItemChoice[] }) {
 export function DeclineForm(props: FormProps) {
   return (
     <PostForm {...props} action="decline" title="Decline">
-      <label for="reason">Reason</label>
-      <select id="reason" name="reason" required>
-        {DENY_REASONS.map((r) => (
-          <option value={r}>{DENY_REASON_WORDS[r]}</option>
-        ))}
-      </select>
-      <label for="details">Details</label>
-      <textarea id="details" name="details" rows={3} maxLength={10_000} />
+      <SelectField id="reason" label="Reason" options={DENY_REASONS.map((r) => [r, DENY_REASON_WORDS[r]] as const)} />
+      <Field
+        id="details"
+        label="Details"
+        control={(d) => <textarea {...d} name="details" rows={3} maxLength={10_000} />}
+      />
       <div class="actions">
         <button type="submit">Decline</button>
       </div>
@@ -111,12 +104,7 @@ export function MoveForm(props: FormProps) {
   if (targets.length === 0) return null;
   return (
     <PostForm {...props} action="move" title="Move">
-      <label for="claimState">New state</label>
-      <select id="claimState" name="claimState" required>
-        {targets.map((s) => (
-          <option value={s}>{STATE_WORDS[s]}</option>
-        ))}
-      </select>
+      <SelectField id="claimState" label="New state" options={targets.map((s) => [s, STATE_WORDS[s]] as const)} />
       <div class="actions">
         <button type="submit">Move</button>
       </div>
@@ -127,8 +115,11 @@ export function MoveForm(props: FormProps) {
 export function ReplyForm(props: FormProps) {
   return (
     <PostForm {...props} action="reply" title="Reply to the shopper">
-      <label for="message">Message</label>
-      <textarea id="message" name="message" rows={4} required maxLength={10_000} />
+      <Field
+        id="message"
+        label="Message"
+        control={(d) => <textarea {...d} name="message" rows={4} required maxLength={10_000} />}
+      />
       <div class="actions">
         <button type="submit" class="primary">
           Send reply
@@ -142,11 +133,12 @@ export function ReplyForm(props: FormProps) {
 export function NoteForm(props: FormProps) {
   return (
     <PostForm {...props} action="note" title="Staff note">
-      <label for="note">Note</label>
-      <textarea id="note" name="note" rows={3} required maxLength={5000} aria-describedby="note-help" />
-      <p id="note-help" class="muted">
-        Only the store's staff and apps see notes; the shopper never does.
-      </p>
+      <Field
+        id="note"
+        label="Note"
+        hint="Only the store's staff and apps see notes; the shopper never does."
+        control={(d) => <textarea {...d} name="note" rows={3} required maxLength={5000} />}
+      />
       <div class="actions">
         <button type="submit">Add note</button>
       </div>

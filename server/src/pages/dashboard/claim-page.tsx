@@ -13,7 +13,7 @@ import type {
 import { evidenceUrls, type OwnFiles } from './claim-evidence';
 import { Evidence } from './claim-evidence-views';
 import type { TrackingView } from './claim-tracking';
-import { ScrollTable } from './frame';
+import { DataTable } from './data-table';
 import { claimPath, orderPath } from './paths';
 import type { MemberStore } from './port';
 import { DENY_REASON_WORDS, RESOLUTION_WORDS, STATE_WORDS, StateLabel, shortDate, TYPE_WORDS } from './words';
@@ -100,30 +100,22 @@ export function Items(props: { storeId: string; claim: TClaim; own: OwnFiles; ph
   const { claim, own } = props;
   return (
     <>
-      <ScrollTable label="Claimed items" wide>
-        <thead>
-          <tr>
-            <th scope="col">Item</th>
-            <th scope="col">Issue</th>
-            <th scope="col">Quantity</th>
-            <th scope="col">Details</th>
-            <th scope="col">Photos</th>
-          </tr>
-        </thead>
-        <tbody>
-          {claim.claimItems.map((item, i) => (
-            <tr>
-              <td>{itemName(item, i)}</td>
-              <td>{item.issueType ? TYPE_WORDS[item.issueType] : 'Not given'}</td>
-              <td>{item.quantity}</td>
-              <td class="text">{item.details ?? ''}</td>
-              <td>
-                <Evidence urls={item.images} label={itemName(item, i)} own={own} show={props.photos} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </ScrollTable>
+      <DataTable
+        label="Claimed items"
+        caption="The items the shopper claimed"
+        quietCaption
+        rows={claim.claimItems.map((item, i) => ({ item, name: itemName(item, i) }))}
+        columns={[
+          { head: 'Item', top: true, cell: (r) => r.name },
+          { head: 'Issue', top: true, cell: (r) => (r.item.issueType ? TYPE_WORDS[r.item.issueType] : 'Not given') },
+          { head: 'Quantity', cell: (r) => r.item.quantity },
+          { head: 'Details', class: 'text', cell: (r) => r.item.details ?? '' },
+          {
+            head: 'Photos',
+            cell: (r) => <Evidence urls={r.item.images} label={r.name} own={own} show={props.photos} />,
+          },
+        ]}
+      />
       <ShowPhotos storeId={props.storeId} claim={claim} own={own} shown={props.photos} />
     </>
   );
@@ -176,26 +168,22 @@ export function Fulfillments(props: { fulfillments: TFulfillment[] | undefined }
   if (fulfillments === undefined) return <p>Your role cannot read orders.</p>;
   if (fulfillments.length === 0) return <p>The order has no fulfillment yet.</p>;
   return (
-    <ScrollTable label="Fulfillments" wide>
-      <thead>
-        <tr>
-          <th scope="col">Fulfillment</th>
-          <th scope="col">Status</th>
-          <th scope="col">Carrier</th>
-          <th scope="col">Tracking numbers</th>
-        </tr>
-      </thead>
-      <tbody>
-        {fulfillments.map((f) => (
-          <tr>
-            <td>{f.sourceFulfillmentId}</td>
-            <td>{f.cancelledAt ? `Cancelled ${shortDate(f.cancelledAt)}` : f.fulfillmentStatus.toLowerCase()}</td>
-            <td>{f.trackingCompany ?? ''}</td>
-            <td>{f.trackingNumber.join(', ')}</td>
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
+    <DataTable
+      label="Fulfillments"
+      caption="The order's fulfillments"
+      quietCaption
+      rows={fulfillments}
+      columns={[
+        { head: 'Fulfillment', top: true, cell: (f) => f.sourceFulfillmentId },
+        {
+          head: 'Status',
+          top: true,
+          cell: (f) => (f.cancelledAt ? `Cancelled ${shortDate(f.cancelledAt)}` : f.fulfillmentStatus.toLowerCase()),
+        },
+        { head: 'Carrier', cell: (f) => f.trackingCompany ?? '' },
+        { head: 'Tracking numbers', cell: (f) => f.trackingNumber.join(', ') },
+      ]}
+    />
   );
 }
 
@@ -291,32 +279,25 @@ export function PreviewResult(props: { preview: TApprovePreview; claim: TClaim }
       {credits.length === 0 ? (
         <p>Approving like this issues no store credit.</p>
       ) : (
-        <ScrollTable label="Store credits" wide>
-          <caption class="muted">Store credits approving would issue (nothing is issued yet)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">Value</th>
-              <th scope="col">Bonus</th>
-              <th scope="col">Total</th>
-              <th scope="col">Currency</th>
-            </tr>
-          </thead>
-          <tbody>
-            {credits.map((s) => {
-              const item = props.claim.claimItems[s.resolution];
-              return (
-                <tr>
-                  <td>{item ? itemName(item, s.resolution) : `Resolution ${s.resolution + 1}`}</td>
-                  <td>{s.creditValue}</td>
-                  <td>{s.bonusValue}</td>
-                  <td>{s.totalValue}</td>
-                  <td>{s.currency}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </ScrollTable>
+        <DataTable
+          label="Store credits"
+          caption="Store credits approving would issue (nothing is issued yet)"
+          rows={credits}
+          columns={[
+            {
+              head: 'Item',
+              top: true,
+              cell: (s) => {
+                const item = props.claim.claimItems[s.resolution];
+                return item ? itemName(item, s.resolution) : `Resolution ${s.resolution + 1}`;
+              },
+            },
+            { head: 'Value', cell: (s) => s.creditValue },
+            { head: 'Bonus', cell: (s) => s.bonusValue },
+            { head: 'Total', top: true, cell: (s) => s.totalValue },
+            { head: 'Currency', top: true, cell: (s) => s.currency },
+          ]}
+        />
       )}
     </section>
   );

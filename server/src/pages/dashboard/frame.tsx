@@ -135,17 +135,3 @@ export function Refused(props: { message: string | undefined }) {
     </p>
   );
 }
-
-/**
- * A table that may be wider than a phone: it scrolls sideways inside a named region that takes
- * focus, so a keyboard can scroll it too (WCAG 2.1.1). `wide` sets a minimum width for tables
- * whose words would otherwise break letter by letter.
- */
-export function ScrollTable(props: { label: string; wide?: boolean; children: ComponentChildren }) {
-  return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus so a keyboard can scroll it
-    <section class="table-wrap" aria-label={props.label} tabIndex={0}>
-      <table class={props.wide ? 'wide' : undefined}>{props.children}</table>
-    </section>
-  );
-}

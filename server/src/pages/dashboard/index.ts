@@ -7,7 +7,7 @@ import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
 import { CLAIM_FORMS } from './claim-forms';
 import { EXPORT_PATH, exportClaimsPage } from './export';
 import { Dashboard } from './handlers';
-import { orderPages } from './orders';
+import { orderPages } from './orders/routes';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
 import type { DashboardPort } from './port';
 import { queuePage } from './queue/routes';

@@ -1,179 +1,48 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import {
-  type TClaim,
-  type TClaimFile,
-  type TClaimIssue,
-  type TFulfillment,
-  type TIssueType,
-  type TOrder,
-  type TResolutionType,
-  unwrap,
-} from '@protection-service/sdk';
-import express, { Router } from 'express';
-import { Hidden, sendPage } from '../html';
-import { PackageSummaries, readTracking, type TrackingView } from './claim-tracking';
-import { type Column, DataTable } from './data-table';
-import { Field, SelectField } from './fields';
-import { field, formKey, newFormKey, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice } from './frame';
-import type { Dashboard } from './handlers';
-import { claimPath, DASHBOARD_PATH, orderPath, storePath } from './paths';
-import type { MemberStore } from './port';
-import type { SignedIn } from './staff-api';
-import { Email, RESOLUTION_WORDS, StateLabel, shortDate, TYPE_WORDS } from './words';
-
-const PAGE_SIZE = 50;
-const ORDERS = `${DASHBOARD_PATH}/stores/:storeId/orders`;
-const ORDER = `${ORDERS}/:sourceOrderId`;
-const FILE_CLAIM = `${ORDER}/claims`;
+import type { TClaim, TFulfillment, TIssueType, TOrder, TResolutionType } from '@protection-service/sdk';
+import { Hidden } from '../../html';
+import { PackageSummaries, type TrackingView } from '../claim-tracking';
+import { type Column, DataTable } from '../data-table';
+import { Field, SelectField } from '../fields';
+import { newFormKey } from '../forms';
+import { DashboardLayout, Notice } from '../frame';
+import { claimPath, orderPath, storePath } from '../paths';
+import type { MemberStore } from '../port';
+import type { SignedIn } from '../staff-api';
+import { Email, RESOLUTION_WORDS, StateLabel, shortDate, TYPE_WORDS } from '../words';
+import type { OrderList, OrderView } from './load';
 
 /** The issue types a shopper may report, in the order the form offers them (D23). */
 const ISSUE_TYPES = Object.keys(TYPE_WORDS).filter((t) => t !== 'MULTIPLE') as TIssueType[];
 const RESOLUTIONS = Object.keys(RESOLUTION_WORDS) as TResolutionType[];
 
-/**
- * The orders of a store (D50, D51): a search by order number or e-mail, newest first, 50 a
- * page; an order with its lines' claimable quantities, fulfillments and claims, and "File a
- * claim" for the shopper, which files through the API like the shopper's own claim would.
- */
-export function orderPages(dashboard: Dashboard): Router {
-  const router = Router();
-  // An order has at most 500 lines (D18), three fields each.
-  const form = express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 1_600 });
-
-  router.get(ORDERS, ordersList(dashboard));
-
-  router.get(
-    ORDER,
-    dashboard.page(async ({ req, res, session, store, api }) => {
-      const sourceOrderId = String(req.params.sourceOrderId);
-      const params = { sourceOrderId };
-      const order = unwrap(await api.client.orders.get({ params }));
-      const [{ fulfillments, tracking }, claims] = await Promise.all([
-        // Then each fulfillment's packages (D54), their status and last scan in its row.
-        api.client.orders
-          .listFulfillments({ params })
-          .then(unwrap)
-          .then(async (fulfillments) => ({
-            fulfillments,
-            tracking: await readTracking(api, sourceOrderId, fulfillments),
-          })),
-        api.can('claim:read', 'claim:update', 'claim:manage')
-          ? api.client.orders.listClaims({ params }).then(unwrap)
-          : Promise.resolve(undefined),
-      ]);
-      sendPage(
-        res,
-        200,
-        <OrderPage
-          session={session}
-          store={store}
-          order={order}
-          fulfillments={fulfillments}
-          tracking={tracking}
-          claims={claims}
-          canFile={api.can('claim:update', 'claim:manage')}
-          notice={req.query.notice}
-        />,
-      );
-    }),
+/** The orders list: the search, a page of orders, and "Next page". */
+export function OrdersPage(props: { session: SignedIn; store: MemberStore; list: OrderList }) {
+  const { session, store, list } = props;
+  return (
+    <DashboardLayout title="Orders" session={session} store={store} section="orders">
+      <h1>Orders</h1>
+      <form method="get" action={storePath(store.id, 'orders')} class="filters">
+        <Field
+          id="q"
+          label="Search"
+          hint="An order number or the shopper's e-mail, exactly"
+          control={(d) => <input {...d} type="search" name="q" value={list.q} maxLength={255} autocomplete="off" />}
+        />
+        <div>
+          <button type="submit">Search</button>
+        </div>
+      </form>
+      <OrderTable storeId={store.id} orders={list.orders} searched={list.q !== ''} />
+      {list.nextQuery ? (
+        <p>
+          <a href={`${storePath(store.id, 'orders')}?${list.nextQuery}`}>Next page</a>
+        </p>
+      ) : null}
+    </DashboardLayout>
   );
-
-  router.post(
-    FILE_CLAIM,
-    form,
-    dashboard.form(
-      (req) => orderPath(String(req.params.storeId), String(req.params.sourceOrderId)),
-      async ({ req, res, store, api, body }) => {
-        const sourceOrderId = String(req.params.sourceOrderId);
-        const back = orderPath(store.id, sourceOrderId);
-        const claim = claimOf(body);
-        if (!claim) return seeOther(res, withNotice(back, 'noIssue'));
-        const key = formKey(body);
-        const filed = await api.client.claims.file({
-          params: { sourceOrderId },
-          body: claim,
-          ...(key ? { headers: { 'idempotency-key': key } } : {}),
-        });
-        unwrap(filed);
-        const claimId = (filed.headers.get('location') ?? '').replace('/v1/claims/', '');
-        const replayed = filed.headers.get('idempotent-replayed') === 'true';
-        seeOther(res, withNotice(claimId ? claimPath(store.id, claimId) : back, replayed ? 'replayed' : 'claimFiled'));
-      },
-    ),
-  );
-  return router;
-}
-
-/** The list: a search, 50 a page newest first, "Next page" by the keyset cursor (D24, D51). */
-function ordersList(dashboard: Dashboard) {
-  return dashboard.page(async ({ req, res, session, store, api }) => {
-    const q = typeof req.query.q === 'string' ? req.query.q.trim() : '';
-    const after = typeof req.query.after === 'string' && req.query.after !== '' ? req.query.after : undefined;
-    const page = unwrap(
-      await api.client.orders.list({ query: { first: PAGE_SIZE, ...(q ? { q } : {}), ...(after ? { after } : {}) } }),
-    );
-    const next = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
-    const nextQuery = next ? new URLSearchParams({ ...(q ? { q } : {}), after: next }) : undefined;
-    sendPage(
-      res,
-      200,
-      <DashboardLayout title="Orders" session={session} store={store} section="orders">
-        <h1>Orders</h1>
-        <form method="get" action={storePath(store.id, 'orders')} class="filters">
-          <Field
-            id="q"
-            label="Search"
-            hint="An order number or the shopper's e-mail, exactly"
-            control={(d) => <input {...d} type="search" name="q" value={q} maxLength={255} autocomplete="off" />}
-          />
-          <div>
-            <button type="submit">Search</button>
-          </div>
-        </form>
-        <OrderTable storeId={store.id} orders={page.edges.map((e) => e.node)} searched={q !== ''} />
-        {nextQuery ? (
-          <p>
-            <a href={`${storePath(store.id, 'orders')}?${nextQuery}`}>Next page</a>
-          </p>
-        ) : null}
-      </DashboardLayout>,
-    );
-  });
-}
-
-/**
- * The claim the form describes (D23): one issue per line given an issue type, with its
- * quantity and the shared details. Undefined when no line has an issue. The API checks the
- * rest (the e-mail, quantities up to what is claimable, D39) and its refusal is the page.
- */
-function claimOf(body: Record<string, unknown>): TClaimFile | undefined {
-  const details = field(body, 'details');
-  const issues: TClaimIssue[] = [];
-  for (let i = 0; i < 500 && body[`line-${i}-item`] !== undefined; i++) {
-    const issueType = field(body, `line-${i}-issue`);
-    if (issueType === '') continue;
-    const item = field(body, `line-${i}-item`);
-    const quantity = field(body, `line-${i}-quantity`);
-    issues.push({
-      issueType: issueType as TIssueType,
-      // Not a number reaches the API as null and is refused there, in its words (D2).
-      quantity: quantity === '' ? 1 : Number(quantity),
-      ...(item ? { sourceItemId: item } : {}),
-      ...(details ? { details } : {}),
-    });
-  }
-  if (issues.length === 0) return undefined;
-  return {
-    email: field(body, 'email'),
-    salesChannel: 'ONLINE',
-    claimCategory: field(body, 'claimCategory') === 'WARRANTY' ? 'WARRANTY' : 'SHIPPING',
-    claimFiledFrom: 'INTERNAL',
-    fulfillmentIssues: [{ issues }],
-    resolution: { desiredMethod: field(body, 'desiredMethod') as TResolutionType },
-  };
 }
 
 function money(amount: number | null, currency: string): string {
@@ -214,17 +83,10 @@ function OrderTable(props: { storeId: string; orders: TOrder[]; searched: boolea
   );
 }
 
-function OrderPage(props: {
-  session: SignedIn;
-  store: MemberStore;
-  order: TOrder;
-  fulfillments: TFulfillment[];
-  tracking: TrackingView;
-  claims: TClaim[] | undefined;
-  canFile: boolean;
-  notice: unknown;
-}) {
-  const { order, store } = props;
+/** An order: its facts, the offer it recorded, its items, fulfillments and claims, and "File a claim". */
+export function OrderPage(props: { session: SignedIn; store: MemberStore; view: OrderView; notice: unknown }) {
+  const { store, view } = props;
+  const { order } = view;
   const lines = order.lineItems ?? [];
   return (
     <DashboardLayout title={`Order ${order.sourceOrderNumber}`} session={props.session} store={store} section="orders">
@@ -253,14 +115,14 @@ function OrderPage(props: {
         <DataTable label="Items" caption="The order's items" quietCaption columns={itemColumns(order)} rows={lines} />
       )}
       <h2>Fulfillments</h2>
-      <Fulfillments fulfillments={props.fulfillments} tracking={props.tracking} />
-      {props.claims ? (
+      <Fulfillments fulfillments={view.fulfillments} tracking={view.tracking} />
+      {view.claims ? (
         <>
           <h2>Claims</h2>
-          <Claims storeId={store.id} claims={props.claims} />
+          <Claims storeId={store.id} claims={view.claims} />
         </>
       ) : null}
-      {props.canFile ? <FileClaim session={props.session} storeId={store.id} order={order} /> : null}
+      {view.canFile ? <FileClaim session={props.session} storeId={store.id} order={order} /> : null}
     </DashboardLayout>
   );
 }
