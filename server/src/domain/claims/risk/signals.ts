@@ -24,8 +24,10 @@ export const RISK = {
   /** ...when there are at least this many of them; the median is of the latest this many at most. */
   outlierMinClaims: 5,
   outlierAtMost: 1000,
-  /** A signal names at most this many related claims (the nearest); its detail counts them all. */
+  /** A signal names at most this many related claims (the nearest); its detail counts them all... */
   relatedAtMost: 20,
+  /** ...up to this many by e-mail and as many by address: a filing's reads stay bounded however often a shopper claimed. */
+  repeatCountedAtMost: 100,
 } as const;
 
 /** Issue types a delivered package contradicts (carrier_delivered). */
@@ -73,10 +75,13 @@ function repeatClaimer(): RawBuilder<unknown> {
   const near = sql`o.store_id = c.store_id and o.id <> c.id and o.deleted_at is null
     and o.created_at between c.created_at - make_interval(days => ${RISK.repeatDays})
       and c.created_at + make_interval(days => ${RISK.repeatDays})`;
+  const most = RISK.repeatCountedAtMost;
   return sql`repeat_all as (
-      select o.id, o.created_at from claim c join claims o on lower(o.author_email) = c.email where ${near}
+      (select o.id, o.created_at from claim c join claims o on lower(o.author_email) = c.email where ${near}
+        order by o.created_at desc limit ${most})
       union
-      select o.id, o.created_at from claim c join claims o on o.shipping_address_key = c.address where ${near}
+      (select o.id, o.created_at from claim c join claims o on o.shipping_address_key = c.address where ${near}
+        order by o.created_at desc limit ${most})
     ), repeat as (
       select (select count(*) from repeat_all) as count, coalesce((
         select array_agg(n.id order by n.created_at, n.id) from (
@@ -86,7 +91,7 @@ function repeatClaimer(): RawBuilder<unknown> {
     ), repeat_signal as (
       select 1 as n, jsonb_build_object('code', 'repeat_claimer',
         'detail', format('The same e-mail or shipping address is on %s other claims of this store filed within %s days of this one.',
-          r.count, ${RISK.repeatDays}::int),
+          case when r.count >= ${most}::int then 'at least ' || ${most}::int else r.count::text end, ${RISK.repeatDays}::int),
         'relatedClaimIds', to_jsonb(r.ids)) as signal
       from repeat r where r.count >= ${RISK.repeatOthers}
     )`;
@@ -265,7 +270,11 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
       write.queueRelated
         ? sql`, related as (
       insert into claim_risk_pending (claim_id)
-      select unnest(r.ids) from repeat r
+      -- Only the related claims that do not say so yet: a repeat claimer's every filing would
+      -- otherwise send all its nearest claims to the sweep again, only to count one more.
+      select u.id from repeat r, unnest(r.ids) as u(id)
+      where not exists (
+        select 1 from claims x where x.id = u.id and x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb)
       union select claim_id from (select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
       on conflict do nothing
     )`
