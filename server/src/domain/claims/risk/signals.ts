@@ -76,12 +76,16 @@ function repeatClaimer(): RawBuilder<unknown> {
     and o.created_at between c.created_at - make_interval(days => ${RISK.repeatDays})
       and c.created_at + make_interval(days => ${RISK.repeatDays})`;
   const most = RISK.repeatCountedAtMost;
+  // Each side read newest first along its index and stopped at `most`: a lateral, so that the
+  // planner walks (store, e-mail or address, time) backwards instead of gathering every match.
   return sql`repeat_all as (
-      (select o.id, o.created_at from claim c join claims o on lower(o.author_email) = c.email where ${near}
-        order by o.created_at desc limit ${most})
+      select e.id, e.created_at from claim c cross join lateral (
+        select o.id, o.created_at from claims o where lower(o.author_email) = c.email and ${near}
+        order by o.created_at desc limit ${most}) e
       union
-      (select o.id, o.created_at from claim c join claims o on o.shipping_address_key = c.address where ${near}
-        order by o.created_at desc limit ${most})
+      select a.id, a.created_at from claim c cross join lateral (
+        select o.id, o.created_at from claims o where o.shipping_address_key = c.address and ${near}
+        order by o.created_at desc limit ${most}) a
     ), repeat as (
       select (select count(*) from repeat_all) as count, coalesce((
         select array_agg(n.id order by n.created_at, n.id) from (
