@@ -80,7 +80,7 @@ export function errorHandler(logger: Logger, oauthPaths: ReadonlySet<string> = n
       answer(res, 500, errorBody(500, 'internal server error'));
       return;
     }
-    for (const [name, value] of Object.entries(mapped.options.headers ?? {})) res.setHeader(name, value);
+    setErrorHeaders(res, mapped);
     const body: TError & { error_description?: string } = errorBody(
       mapped.status,
       mapped.message,
@@ -138,6 +138,11 @@ const UNAVAILABLE_RETRY_AFTER_S = 2;
 /** D46: a 503 the client may simply send again, a moment later. */
 export const unavailable = (message: string) =>
   new HttpError(503, message, { headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) } });
+
+/** The headers a refusal carries (D46's Retry-After, D4's limits), on whatever answers it: JSON or a page. */
+export function setErrorHeaders(res: Response, err: HttpError): void {
+  for (const [name, value] of Object.entries(err.options.headers ?? {})) res.setHeader(name, value);
+}
 
 /**
  * Domain refusals, errors thrown by body-parser and friends, the database being out of reach

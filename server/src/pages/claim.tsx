@@ -15,7 +15,7 @@ import {
   SHOPPER_MESSAGE_MAX,
 } from '../domain/claims/links';
 import { discardUnattachedFiles, prepareUpload, storePrepared } from '../domain/files/files';
-import { mapError } from '../http/errors';
+import { mapError, setErrorHeaders } from '../http/errors';
 import { rateLimitHeaders } from '../http/rate-limit';
 import type { RouteContext } from '../routes/context';
 import type { BrowserSession, BrowserSessions } from './browser-session';
@@ -387,7 +387,7 @@ function addPhotos(
       if (!mapped || mapped.status === 500) throw err;
       await discardUnattachedFiles(ctx.db, ctx.fileStorage, claim.storeId, stored);
       // D46, D56: storage out of reach is a moment's wait, said on the page.
-      for (const [header, value] of Object.entries(mapped.options.headers ?? {})) res.setHeader(header, value);
+      setErrorHeaders(res, mapped);
       const photoError = refusalWords(mapped.status, current || undefined, mapped.message);
       return render(req, res, linkId, mapped.status, { photoError });
     }

@@ -13,7 +13,7 @@ import {
 } from '../../domain/claims/shopper-form';
 import { discardUnattachedFiles, prepareUpload, storePrepared } from '../../domain/files/files';
 import { clientIp } from '../../http/client-ip';
-import { errorBody, mapError } from '../../http/errors';
+import { errorBody, mapError, setErrorHeaders } from '../../http/errors';
 import { rateLimitHeaders } from '../../http/rate-limit';
 import type { RouteContext } from '../../routes/context';
 import type { BrowserSessions } from '../browser-session';
@@ -150,7 +150,7 @@ function photoUpload(ctx: RouteContext, sessions: BrowserSessions) {
     } catch (err) {
       const mapped = mapError(err);
       if (!mapped || mapped.status === 500) throw err;
-      for (const [name, value] of Object.entries(mapped.options.headers ?? {})) res.setHeader(name, value);
+      setErrorHeaders(res, mapped);
       refuse(mapped.status as 422, refusalWords(mapped.status, file.name, mapped.message));
     }
   };
@@ -256,7 +256,7 @@ function fileFromForm(ctx: RouteContext, sessions: BrowserSessions, page: Return
       const mapped = mapError(err);
       if (!mapped || mapped.status === 500) throw err;
       // D46, D56: storage or the database out of reach is a moment's wait, said on the form.
-      for (const [header, value] of Object.entries(mapped.options.headers ?? {})) res.setHeader(header, value);
+      setErrorHeaders(res, mapped);
       const name = (err as { fileName?: string }).fileName;
       // A photo link refused (another store's, another claim's) is not carried on.
       if (mapped.status === 422 && !name) for (const line of Object.values(typed.lines)) line.photoUrls = [];
