@@ -368,31 +368,77 @@ describe('claim risk (D57)', () => {
     expect(await codes(damaged, shop)).toEqual([]);
   });
 
-  it("carrier_delivered names the carrier's proof of delivery, kept from an EasyPost tracker's signed_by", async () => {
-    const raw = readFileSync(path.join(import.meta.dirname, '../tracking/fixtures/easypost/delivered-signed.json'));
-    const sourceOrderId = await order(s, { tracking: '9400110898825022579493' });
+  /** A tracking source of `provider` in store `s`, and a fixture sent to it signed as the provider signs. */
+  async function inbound(provider: 'easypost' | 'aftership' | 'ship24', fixtures: string[]) {
     const dash = await dashboardTokenFor(server, s.owner.user.id);
     const made = await dataOf(
       await server.request(`/v1/stores/${s.owner.store.id}/tracking-sources`, {
         method: 'POST',
         headers: bearer(dash),
-        json: { provider: 'easypost' },
+        json: { provider },
       }),
       ZTrackingSourceCreated,
     );
-    const signature = `hmac-sha256-hex=${createHmac('sha256', made.secret!).update(raw).digest('hex')}`;
-    const res = await server.request(`/v1/tracking/inbound/${made.id}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-hmac-signature': signature },
-      body: new Uint8Array(raw),
-    });
-    expect(res.status).toBe(200);
-    const claim = await file(s, sourceOrderId, 'proof@example.com', {
-      issueType: 'ORDER_DELIVERED_NOT_RECEIVED',
-      fulfillment: 'f-1',
-    });
+    const secret = made.secret!;
+    for (const name of fixtures) {
+      const raw = readFileSync(path.join(import.meta.dirname, `../tracking/fixtures/${provider}/${name}`));
+      const signature: Record<string, string> =
+        provider === 'easypost'
+          ? { 'x-hmac-signature': `hmac-sha256-hex=${createHmac('sha256', secret).update(raw).digest('hex')}` }
+          : provider === 'aftership'
+            ? { 'aftership-hmac-sha256': createHmac('sha256', secret).update(raw).digest('base64') }
+            : { authorization: `Bearer ${secret}` };
+      const res = await server.request(`/v1/tracking/inbound/${made.id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signature },
+        body: new Uint8Array(raw),
+      });
+      expect(res.status, name).toBe(200);
+    }
+  }
+
+  const notReceived = (sourceOrderId: string, email: string) =>
+    file(s, sourceOrderId, email, { issueType: 'ORDER_DELIVERED_NOT_RECEIVED', fulfillment: 'f-1' });
+
+  it("carrier_delivered names the carrier's proof of delivery, kept from an EasyPost tracker's signed_by", async () => {
+    const sourceOrderId = await order(s, { tracking: '9400110898825022579493' });
+    await inbound('easypost', ['delivered-signed.json']);
+    const claim = await notReceived(sourceOrderId, 'proof@example.com');
     expect((await signal(claim, 'carrier_delivered'))?.detail).toMatch(
       /^The carrier \(USPS\) reported package 9400110898825022579493 delivered on .*, signed for by J SMITH\.$/,
     );
+  });
+
+  it("carrier_delivered shows AfterShip's delivery photo, its https one, beside who signed", async () => {
+    const sourceOrderId = await order(s, { tracking: '1Z999AA10123456799' });
+    await inbound('aftership', ['delivered-proof.json']);
+    const claim = await notReceived(sourceOrderId, 'proof-as@example.com');
+    expect((await signal(claim, 'carrier_delivered'))?.detail).toMatch(
+      /, signed for by R PATEL, with a photo of the delivery: https:\/\/pod\.aftership-assets\.example\/1Z999AA10123456799\/photo\.jpg\.$/,
+    );
+  });
+
+  it("Ship24's proof of delivery, a message of its own, joins the package's signatory and reaches the claim's risk", async () => {
+    const sourceOrderId = await order(s, { tracking: '1Z999AA10123456786' });
+    await inbound('ship24', ['delivered-signed.json']);
+    const claim = await notReceived(sourceOrderId, 'proof-s24@example.com');
+    expect((await signal(claim, 'carrier_delivered'))?.detail).toMatch(/, signed for by K NGUYEN\.$/);
+    // The proof comes later, on the same inbound address: the claim is queued and computed again.
+    await inbound('ship24', ['proof-of-delivery.json', 'proof-of-delivery-unavailable.json']);
+    await settle();
+    expect((await signal(claim, 'carrier_delivered'))?.detail).toMatch(
+      /, signed for by K NGUYEN, with a photo of the delivery: https:\/\/pod\.ship24\.example\/1Z999AA10123456786\/proof\.jpg\?expires=1763804472\.$/,
+    );
+    const kept = await sql<{ proof: unknown }>`
+      select delivery_proof as proof from tracking_packages
+      where store_id = ${s.owner.store.id} and tracking_number = '1Z999AA10123456786'`.execute(server.db);
+    expect(kept.rows).toEqual([
+      {
+        proof: {
+          signedBy: 'K NGUYEN',
+          photoUrl: 'https://pod.ship24.example/1Z999AA10123456786/proof.jpg?expires=1763804472',
+        },
+      },
+    ]);
   });
 });
