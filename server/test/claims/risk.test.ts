@@ -10,7 +10,7 @@ import { type ClaimStore, claimBody, claimEvents, claimStore } from '../harness/
 import { upload } from '../harness/files';
 import { answered, bearer, dashboardTokenFor } from '../harness/fixtures';
 import { dataOf, jsonOf } from '../harness/json';
-import { photo, reencoded } from '../harness/photos';
+import { cropped, photo, reencoded } from '../harness/photos';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -202,6 +202,30 @@ describe('claim risk (D57)', () => {
       images: [(await uploaded(s, await photo(202))).url],
     });
     expect(await codes(third)).toEqual([]);
+  });
+
+  it('a copy cropped 3 % or 5 % a side says photo_reused, found through the centre hash', async () => {
+    // Picture 109: its full hash alone puts both crops more than 6 bits away.
+    const original = await photo(109);
+    const stored = await uploaded(s, original);
+    const first = await file(s, await order(s), 'crop0@example.com', { images: [stored.url] });
+    for (const [percent, email] of [
+      [3, 'crop3@example.com'],
+      [5, 'crop5@example.com'],
+    ] as const) {
+      const copy = await uploaded(s, await cropped(original, percent));
+      const claim = await file(s, await order(s), email, { images: [copy.url] });
+      expect((await signal(claim, 'photo_reused'))?.relatedClaimIds, `${percent} %`).toContain(first);
+      const { rows } = await sql<{ bits: number }>`
+        select bit_count((a.perceptual_hash # b.perceptual_hash)::bit(64))::int as bits
+        from files a, files b where a.id = ${stored.id} and b.id = ${copy.id}`.execute(server.db);
+      expect(rows[0]!.bits, `${percent} %, full to full`).toBeGreaterThan(6);
+    }
+    // The photos stored before the centre hash have none: the full hash still compares them.
+    const legacy = await uploaded(s, await reencoded(original, 60));
+    await sql`update files set perceptual_hash_centre = null where id = ${legacy.id}`.execute(server.db);
+    const old = await file(s, await order(s), 'crop-legacy@example.com', { images: [legacy.url] });
+    expect((await signal(old, 'photo_reused'))?.relatedClaimIds).toContain(first);
   });
 
   it('matches hashes 6 bits apart, in any spread over the bands, and not 7', async () => {
