@@ -487,6 +487,8 @@ export interface ClaimsTable {
 export interface ClaimRiskPendingTable {
   claimId: string;
   queuedAt: Timestamp;
+  /** How many changes queued the claim while it waited: the computing statement takes the row only at the count it read (D57). */
+  changes: Generated<number>;
 }
 
 export interface ClaimItemsTable {

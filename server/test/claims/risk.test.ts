@@ -3,8 +3,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type TClaimRisk, ZClaimRisk, ZFile, ZTrackingSourceCreated } from '@protection-service/contract';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createDb } from '../../src/db/database';
 import { recomputePendingRisk } from '../../src/domain/claims/risk/recompute';
 import { type ClaimStore, claimBody, claimEvents, claimStore } from '../harness/claims';
 import { upload } from '../harness/files';
@@ -464,5 +466,113 @@ describe('claim risk (D57)', () => {
         },
       },
     ]);
+  });
+
+  /** Claim `id`'s row held by a transaction of its own, as a slow writer holds it; foreign keys still read it. */
+  async function holdClaim(id: string) {
+    const holder = new pg.Client({ connectionString: server.databaseUrl });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('select 1 from claims where id = $1 for no key update', [id]);
+    let held = true;
+    return async () => {
+      if (!held) return;
+      held = false;
+      await holder.query('rollback');
+      await holder.end();
+    };
+  }
+
+  /** The backends of a risk statement waiting on a claim's row (its text, cut at 1 kB, opens so). */
+  const waitingSweep = async () =>
+    (
+      await sql<{ pid: number }>`select pid from pg_stat_activity
+        where wait_event_type = 'Lock' and query like '%with claim as (%' and pid <> pg_backend_pid()`.execute(
+        server.db,
+      )
+    ).rows.map((r) => r.pid);
+
+  /** Each claim's stored level and whether it waits in claim_risk_pending, in the order given. */
+  async function stateOf(ids: string[]) {
+    const { rows } = await sql<{ id: string; level: string; queued: boolean }>`
+      select c.id, c.risk_level as level, exists (select 1 from claim_risk_pending p where p.claim_id = c.id) as queued
+      from claims c where c.id = any(${ids}::text[])`.execute(server.db);
+    return ids.map((id) => rows.find((r) => r.id === id));
+  }
+
+  it('a sweep killed mid-way leaves the claim it was computing queued with its old risk, and the next sweep computes it', async () => {
+    const ids = [
+      await file(s, await order(s), 'kill1@example.com'),
+      await file(s, await order(s), 'kill2@example.com'),
+      await file(s, await order(s), 'kill3@example.com'),
+    ];
+    // A stale level on each (their risk is low), and all three queued before anything else, in order.
+    await sql`update claims set risk_level = 'high' where id = any(${ids}::text[])`.execute(server.db);
+    await sql`insert into claim_risk_pending (claim_id, queued_at)
+      select u.id, now() - interval '1 day' + u.n * interval '1 second'
+      from unnest(${ids}::text[]) with ordinality as u(id, n)`.execute(server.db);
+    const release = await holdClaim(ids[1]!);
+    const sweepDb = createDb(server.databaseUrl, { max: 1 });
+    try {
+      const sweep = recomputePendingRisk(sweepDb).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      // The sweep has computed the first claim and is inside the second's statement.
+      await expect.poll(waitingSweep, { timeout: 60_000 }).toHaveLength(1);
+      // The plug pulled: its backend ends mid-statement, as when its process is killed.
+      for (const pid of await waitingSweep()) await sql`select pg_terminate_backend(${pid})`.execute(server.db);
+      expect(await sweep).toBeInstanceOf(Error);
+    } finally {
+      await release();
+      await sweepDb.destroy();
+    }
+    const [first, second, third] = await stateOf(ids);
+    expect(first).toMatchObject({ level: 'low', queued: false });
+    // Nothing of the second claim's statement stayed: its old risk, still queued.
+    expect(second).toMatchObject({ level: 'high', queued: true });
+    // The claim after it was computed on another connection or, when the dead one served it too,
+    // is still queued: never its old risk with nothing left to compute it.
+    expect([
+      { level: 'low', queued: false },
+      { level: 'high', queued: true },
+    ]).toContainEqual({
+      level: third?.level,
+      queued: third?.queued,
+    });
+    await settle();
+    expect(await stateOf(ids)).toEqual(ids.map((id) => ({ id, level: 'low', queued: false })));
+  });
+
+  it('a change committed while the sweep computes a claim keeps it queued: the next sweep sees the change', async () => {
+    const shop = await claimStore(server, 'risk-race');
+    const claim = await file(shop, await order(shop), 'race@example.com', { issueType: 'DAMAGED' });
+    expect(await codes(claim, shop)).toEqual(['missing_photos']);
+    await sql`insert into claim_risk_pending (claim_id, queued_at) values (${claim}, now() - interval '2 days')`.execute(
+      server.db,
+    );
+    const release = await holdClaim(claim);
+    const sweepDb = createDb(server.databaseUrl, { max: 1 });
+    try {
+      const sweep = recomputePendingRisk(sweepDb);
+      // Its statement has read the claim (no photo yet) and waits to write its risk.
+      await expect.poll(waitingSweep, { timeout: 60_000 }).toHaveLength(1);
+      // Meanwhile the shopper's photo arrives, and commits; its trigger queues the claim again.
+      await sql`insert into claim_messages (id, claim_id, sender_type, message, medias)
+        values (${`msg_race_${++n}`}, ${claim}, 'customer', 'Here is the photo.', '["https://photos.example.com/1.jpg"]')`.execute(
+        server.db,
+      );
+      await release();
+      await sweep;
+    } finally {
+      await release();
+      await sweepDb.destroy();
+    }
+    // The statement wrote what its snapshot saw, and left the claim queued for the change it did not see.
+    expect(await codes(claim, shop)).toEqual(['missing_photos']);
+    expect(await stateOf([claim])).toEqual([{ id: claim, level: 'medium', queued: true }]);
+    await settle();
+    expect(await codes(claim, shop)).toEqual([]);
+    expect(await stateOf([claim])).toEqual([{ id: claim, level: 'low', queued: false }]);
   });
 });

@@ -268,7 +268,11 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
       where claims.id = c.id
       returning claims.risk_level, claims.risk_signals
     ), taken as (
-      delete from claim_risk_pending where claim_id = ${claimId}
+      -- Off the queue only at the count of changes this statement's snapshot read: a change
+      -- committed since (while the claim's row was waited on) has counted one more, and the
+      -- row stays for the next sweep.
+      delete from claim_risk_pending p where p.claim_id = ${claimId}
+        and p.changes = (select q.changes from claim_risk_pending q where q.claim_id = ${claimId})
     )${
       write.eventId
         ? sql`, event as (
@@ -284,11 +288,14 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
       insert into claim_risk_pending (claim_id)
       -- Only the related claims that do not say so yet: a repeat claimer's every filing would
       -- otherwise send all its nearest claims to the sweep again, only to count one more.
-      select u.id from repeat r, unnest(r.ids) as u(id)
-      where not exists (
-        select 1 from claims x where x.id = u.id and x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb)
-      union select claim_id from (select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
-      on conflict do nothing
+      select id from (
+        select u.id from repeat r, unnest(r.ids) as u(id)
+        where not exists (
+          select 1 from claims x where x.id = u.id and x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb)
+        union select claim_id from (select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
+      ) related order by id
+      -- A claim already queued counts the change (see taken, above); in id order, as the triggers queue.
+      on conflict (claim_id) do update set changes = claim_risk_pending.changes + 1
     )`
         : sql``
     }
