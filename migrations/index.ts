@@ -35,6 +35,8 @@ import * as analyticsFoldRounds from './20261130500000-analytics-fold-rounds';
 import * as analyticsDecisionHours from './20261130500100-analytics-decision-hours';
 import * as analyticsDefinition from './20261130600000-analytics-definition';
 import * as claimsEmailIndexOnce from './20261130700000-claims-email-index-once';
+import * as perceptualHashCentre from './20261201000000-perceptual-hash-centre';
+import * as claimRiskPendingChanges from './20261201000100-claim-risk-pending-changes';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -77,4 +79,6 @@ export const migrations: Record<string, Migration> = {
   '20261130500100-analytics-decision-hours': analyticsDecisionHours,
   '20261130600000-analytics-definition': analyticsDefinition,
   '20261130700000-claims-email-index-once': claimsEmailIndexOnce,
+  '20261201000000-perceptual-hash-centre': perceptualHashCentre,
+  '20261201000100-claim-risk-pending-changes': claimRiskPendingChanges,
 };

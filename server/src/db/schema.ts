@@ -487,6 +487,8 @@ export interface ClaimsTable {
 export interface ClaimRiskPendingTable {
   claimId: string;
   queuedAt: Timestamp;
+  /** How many changes queued the claim while it waited: the computing statement takes the row only at the count it read (D57). */
+  changes: Generated<number>;
 }
 
 export interface ClaimItemsTable {
@@ -897,6 +899,8 @@ export interface FilesTable {
    * int8 parses to a JS number, which cannot hold 64 bits: read it as text in SQL.
    */
   perceptualHash: ColumnType<number | null, string | null | undefined, string | null>;
+  /** The same hash of the photo's middle 90 % (perceptual-hash.ts CENTRE), compared both ways with the full one (D57). */
+  perceptualHashCentre: ColumnType<number | null, string | null | undefined, string | null>;
   claimId: Nullable<string>;
   attachedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   createdAt: Generated<Date>;

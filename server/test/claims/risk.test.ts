@@ -3,14 +3,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type TClaimRisk, ZClaimRisk, ZFile, ZTrackingSourceCreated } from '@protection-service/contract';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createDb } from '../../src/db/database';
 import { recomputePendingRisk } from '../../src/domain/claims/risk/recompute';
 import { type ClaimStore, claimBody, claimEvents, claimStore } from '../harness/claims';
 import { upload } from '../harness/files';
 import { answered, bearer, dashboardTokenFor } from '../harness/fixtures';
 import { dataOf, jsonOf } from '../harness/json';
-import { photo, reencoded } from '../harness/photos';
+import { cropped, photo, reencoded } from '../harness/photos';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /**
@@ -204,6 +206,30 @@ describe('claim risk (D57)', () => {
     expect(await codes(third)).toEqual([]);
   });
 
+  it('a copy cropped 3 % or 5 % a side says photo_reused, found through the centre hash', async () => {
+    // Picture 109: its full hash alone puts both crops more than 6 bits away.
+    const original = await photo(109);
+    const stored = await uploaded(s, original);
+    const first = await file(s, await order(s), 'crop0@example.com', { images: [stored.url] });
+    for (const [percent, email] of [
+      [3, 'crop3@example.com'],
+      [5, 'crop5@example.com'],
+    ] as const) {
+      const copy = await uploaded(s, await cropped(original, percent));
+      const claim = await file(s, await order(s), email, { images: [copy.url] });
+      expect((await signal(claim, 'photo_reused'))?.relatedClaimIds, `${percent} %`).toContain(first);
+      const { rows } = await sql<{ bits: number }>`
+        select bit_count((a.perceptual_hash # b.perceptual_hash)::bit(64))::int as bits
+        from files a, files b where a.id = ${stored.id} and b.id = ${copy.id}`.execute(server.db);
+      expect(rows[0]!.bits, `${percent} %, full to full`).toBeGreaterThan(6);
+    }
+    // The photos stored before the centre hash have none: the full hash still compares them.
+    const legacy = await uploaded(s, await reencoded(original, 60));
+    await sql`update files set perceptual_hash_centre = null where id = ${legacy.id}`.execute(server.db);
+    const old = await file(s, await order(s), 'crop-legacy@example.com', { images: [legacy.url] });
+    expect((await signal(old, 'photo_reused'))?.relatedClaimIds).toContain(first);
+  });
+
   it('matches hashes 6 bits apart, in any spread over the bands, and not 7', async () => {
     const base = 0x0123_4567_89ab_cdefn;
     const claimWith = async (hash: bigint, email: string) => {
@@ -368,31 +394,185 @@ describe('claim risk (D57)', () => {
     expect(await codes(damaged, shop)).toEqual([]);
   });
 
-  it("carrier_delivered names the carrier's proof of delivery, kept from an EasyPost tracker's signed_by", async () => {
-    const raw = readFileSync(path.join(import.meta.dirname, '../tracking/fixtures/easypost/delivered-signed.json'));
-    const sourceOrderId = await order(s, { tracking: '9400110898825022579493' });
+  /** A tracking source of `provider` in store `s`, and a fixture sent to it signed as the provider signs. */
+  async function inbound(provider: 'easypost' | 'aftership' | 'ship24', fixtures: string[]) {
     const dash = await dashboardTokenFor(server, s.owner.user.id);
     const made = await dataOf(
       await server.request(`/v1/stores/${s.owner.store.id}/tracking-sources`, {
         method: 'POST',
         headers: bearer(dash),
-        json: { provider: 'easypost' },
+        json: { provider },
       }),
       ZTrackingSourceCreated,
     );
-    const signature = `hmac-sha256-hex=${createHmac('sha256', made.secret!).update(raw).digest('hex')}`;
-    const res = await server.request(`/v1/tracking/inbound/${made.id}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-hmac-signature': signature },
-      body: new Uint8Array(raw),
-    });
-    expect(res.status).toBe(200);
-    const claim = await file(s, sourceOrderId, 'proof@example.com', {
-      issueType: 'ORDER_DELIVERED_NOT_RECEIVED',
-      fulfillment: 'f-1',
-    });
+    const secret = made.secret!;
+    for (const name of fixtures) {
+      const raw = readFileSync(path.join(import.meta.dirname, `../tracking/fixtures/${provider}/${name}`));
+      const signature: Record<string, string> =
+        provider === 'easypost'
+          ? { 'x-hmac-signature': `hmac-sha256-hex=${createHmac('sha256', secret).update(raw).digest('hex')}` }
+          : provider === 'aftership'
+            ? { 'aftership-hmac-sha256': createHmac('sha256', secret).update(raw).digest('base64') }
+            : { authorization: `Bearer ${secret}` };
+      const res = await server.request(`/v1/tracking/inbound/${made.id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signature },
+        body: new Uint8Array(raw),
+      });
+      expect(res.status, name).toBe(200);
+    }
+  }
+
+  const notReceived = (sourceOrderId: string, email: string) =>
+    file(s, sourceOrderId, email, { issueType: 'ORDER_DELIVERED_NOT_RECEIVED', fulfillment: 'f-1' });
+
+  it("carrier_delivered names the carrier's proof of delivery, kept from an EasyPost tracker's signed_by", async () => {
+    const sourceOrderId = await order(s, { tracking: '9400110898825022579493' });
+    await inbound('easypost', ['delivered-signed.json']);
+    const claim = await notReceived(sourceOrderId, 'proof@example.com');
     expect((await signal(claim, 'carrier_delivered'))?.detail).toMatch(
       /^The carrier \(USPS\) reported package 9400110898825022579493 delivered on .*, signed for by J SMITH\.$/,
     );
+  });
+
+  it("carrier_delivered shows AfterShip's delivery photo, its https one, beside who signed", async () => {
+    const sourceOrderId = await order(s, { tracking: '1Z999AA10123456799' });
+    await inbound('aftership', ['delivered-proof.json']);
+    const claim = await notReceived(sourceOrderId, 'proof-as@example.com');
+    expect((await signal(claim, 'carrier_delivered'))?.detail).toMatch(
+      /, signed for by R PATEL, with a photo of the delivery: https:\/\/pod\.aftership-assets\.example\/1Z999AA10123456799\/photo\.jpg\.$/,
+    );
+  });
+
+  it("Ship24's proof of delivery, a message of its own, joins the package's signatory and reaches the claim's risk", async () => {
+    const sourceOrderId = await order(s, { tracking: '1Z999AA10123456786' });
+    await inbound('ship24', ['delivered-signed.json']);
+    const claim = await notReceived(sourceOrderId, 'proof-s24@example.com');
+    expect((await signal(claim, 'carrier_delivered'))?.detail).toMatch(/, signed for by K NGUYEN\.$/);
+    // The proof comes later, on the same inbound address: the claim is queued and computed again.
+    await inbound('ship24', ['proof-of-delivery.json', 'proof-of-delivery-unavailable.json']);
+    await settle();
+    expect((await signal(claim, 'carrier_delivered'))?.detail).toMatch(
+      /, signed for by K NGUYEN, with a photo of the delivery: https:\/\/pod\.ship24\.example\/1Z999AA10123456786\/proof\.jpg\?expires=1763804472\.$/,
+    );
+    const kept = await sql<{ proof: unknown }>`
+      select delivery_proof as proof from tracking_packages
+      where store_id = ${s.owner.store.id} and tracking_number = '1Z999AA10123456786'`.execute(server.db);
+    expect(kept.rows).toEqual([
+      {
+        proof: {
+          signedBy: 'K NGUYEN',
+          photoUrl: 'https://pod.ship24.example/1Z999AA10123456786/proof.jpg?expires=1763804472',
+        },
+      },
+    ]);
+  });
+
+  /** Claim `id`'s row held by a transaction of its own, as a slow writer holds it; foreign keys still read it. */
+  async function holdClaim(id: string) {
+    const holder = new pg.Client({ connectionString: server.databaseUrl });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('select 1 from claims where id = $1 for no key update', [id]);
+    let held = true;
+    return async () => {
+      if (!held) return;
+      held = false;
+      await holder.query('rollback');
+      await holder.end();
+    };
+  }
+
+  /** The backends of a risk statement waiting on a claim's row (its text, cut at 1 kB, opens so). */
+  const waitingSweep = async () =>
+    (
+      await sql<{ pid: number }>`select pid from pg_stat_activity
+        where wait_event_type = 'Lock' and query like '%with claim as (%' and pid <> pg_backend_pid()`.execute(
+        server.db,
+      )
+    ).rows.map((r) => r.pid);
+
+  /** Each claim's stored level and whether it waits in claim_risk_pending, in the order given. */
+  async function stateOf(ids: string[]) {
+    const { rows } = await sql<{ id: string; level: string; queued: boolean }>`
+      select c.id, c.risk_level as level, exists (select 1 from claim_risk_pending p where p.claim_id = c.id) as queued
+      from claims c where c.id = any(${ids}::text[])`.execute(server.db);
+    return ids.map((id) => rows.find((r) => r.id === id));
+  }
+
+  it('a sweep killed mid-way leaves the claim it was computing queued with its old risk, and the next sweep computes it', async () => {
+    const ids = [
+      await file(s, await order(s), 'kill1@example.com'),
+      await file(s, await order(s), 'kill2@example.com'),
+      await file(s, await order(s), 'kill3@example.com'),
+    ];
+    // A stale level on each (their risk is low), and all three queued before anything else, in order.
+    await sql`update claims set risk_level = 'high' where id = any(${ids}::text[])`.execute(server.db);
+    await sql`insert into claim_risk_pending (claim_id, queued_at)
+      select u.id, now() - interval '1 day' + u.n * interval '1 second'
+      from unnest(${ids}::text[]) with ordinality as u(id, n)`.execute(server.db);
+    const release = await holdClaim(ids[1]!);
+    const sweepDb = createDb(server.databaseUrl, { max: 1 });
+    try {
+      const sweep = recomputePendingRisk(sweepDb).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      // The sweep has computed the first claim and is inside the second's statement.
+      await expect.poll(waitingSweep, { timeout: 60_000 }).toHaveLength(1);
+      // The plug pulled: its backend ends mid-statement, as when its process is killed.
+      for (const pid of await waitingSweep()) await sql`select pg_terminate_backend(${pid})`.execute(server.db);
+      expect(await sweep).toBeInstanceOf(Error);
+    } finally {
+      await release();
+      await sweepDb.destroy();
+    }
+    const [first, second, third] = await stateOf(ids);
+    expect(first).toMatchObject({ level: 'low', queued: false });
+    // Nothing of the second claim's statement stayed: its old risk, still queued.
+    expect(second).toMatchObject({ level: 'high', queued: true });
+    // The claim after it was computed on another connection or, when the dead one served it too,
+    // is still queued: never its old risk with nothing left to compute it.
+    expect([
+      { level: 'low', queued: false },
+      { level: 'high', queued: true },
+    ]).toContainEqual({
+      level: third?.level,
+      queued: third?.queued,
+    });
+    await settle();
+    expect(await stateOf(ids)).toEqual(ids.map((id) => ({ id, level: 'low', queued: false })));
+  });
+
+  it('a change committed while the sweep computes a claim keeps it queued: the next sweep sees the change', async () => {
+    const shop = await claimStore(server, 'risk-race');
+    const claim = await file(shop, await order(shop), 'race@example.com', { issueType: 'DAMAGED' });
+    expect(await codes(claim, shop)).toEqual(['missing_photos']);
+    await sql`insert into claim_risk_pending (claim_id, queued_at) values (${claim}, now() - interval '2 days')`.execute(
+      server.db,
+    );
+    const release = await holdClaim(claim);
+    const sweepDb = createDb(server.databaseUrl, { max: 1 });
+    try {
+      const sweep = recomputePendingRisk(sweepDb);
+      // Its statement has read the claim (no photo yet) and waits to write its risk.
+      await expect.poll(waitingSweep, { timeout: 60_000 }).toHaveLength(1);
+      // Meanwhile the shopper's photo arrives, and commits; its trigger queues the claim again.
+      await sql`insert into claim_messages (id, claim_id, sender_type, message, medias)
+        values (${`msg_race_${++n}`}, ${claim}, 'customer', 'Here is the photo.', '["https://photos.example.com/1.jpg"]')`.execute(
+        server.db,
+      );
+      await release();
+      await sweep;
+    } finally {
+      await release();
+      await sweepDb.destroy();
+    }
+    // The statement wrote what its snapshot saw, and left the claim queued for the change it did not see.
+    expect(await codes(claim, shop)).toEqual(['missing_photos']);
+    expect(await stateOf([claim])).toEqual([{ id: claim, level: 'medium', queued: true }]);
+    await settle();
+    expect(await codes(claim, shop)).toEqual([]);
+    expect(await stateOf([claim])).toEqual([{ id: claim, level: 'low', queued: false }]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hammingDistance, perceptualHash } from '../../src/domain/files/perceptual-hash';
+import { hammingDistance, perceptualHash, perceptualHashes } from '../../src/domain/files/perceptual-hash';
 import { cropped, photo, reencoded, resized } from '../harness/photos';
 
 /**
@@ -21,6 +21,36 @@ describe('perceptual hash (D57)', () => {
       };
       for (const [how, copy] of Object.entries(copies)) {
         expect(hammingDistance(hash, await perceptualHash(copy)), `seed ${seed} ${how}`).toBeLessThanOrEqual(6);
+      }
+    }
+  });
+
+  /** The closest of the four comparisons the reuse search makes: full and centre, both ways. */
+  const closest = (a: { full: bigint; centre: bigint }, b: { full: bigint; centre: bigint }) =>
+    Math.min(
+      hammingDistance(a.full, b.full),
+      hammingDistance(a.full, b.centre),
+      hammingDistance(a.centre, b.full),
+      hammingDistance(a.centre, b.centre),
+    );
+
+  it('keeps a copy cropped 3 % or 5 % a side within 6 bits, full hash to centre hash', async () => {
+    for (const seed of SEEDS) {
+      const original = await perceptualHashes(await photo(seed));
+      for (const percent of [3, 4, 5]) {
+        const copy = await perceptualHashes(await cropped(await photo(seed), percent));
+        expect(closest(original, copy), `seed ${seed}, ${percent} %`).toBeLessThanOrEqual(6);
+        // The other way round (the cropped photo came first) is the same comparison.
+        expect(closest(copy, original)).toBe(closest(original, copy));
+      }
+    }
+  });
+
+  it('puts unrelated photos more than 6 bits apart, whichever of their hashes are compared', async () => {
+    const hashes = await Promise.all(SEEDS.map(async (seed) => perceptualHashes(await photo(seed))));
+    for (let i = 0; i < hashes.length; i++) {
+      for (let j = i + 1; j < hashes.length; j++) {
+        expect(closest(hashes[i]!, hashes[j]!), `${SEEDS[i]} and ${SEEDS[j]}`).toBeGreaterThan(6);
       }
     }
   });

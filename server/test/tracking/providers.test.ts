@@ -9,6 +9,7 @@ import {
   type TrackingProvider,
   verifyInbound,
 } from '../../src/domain/tracking/providers';
+import { deliveryProofOf, PROOF_URL_AT_MOST } from '../../src/domain/tracking/vocabulary';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url);
 
@@ -97,6 +98,42 @@ describe('parseInbound: each fixture reads as its expected normalised packages (
   it('answers no package for an EasyPost event that is not a tracker’s', () => {
     const body = Buffer.from('{"id":"evt_2","description":"batch.created","result":{"id":"batch_1"}}');
     expect(parseInbound('easypost', body)).toEqual({ ok: true, packages: [] });
+  });
+});
+
+describe('deliveryProofOf: what a provider gives as proof of delivery, kept safe (D57)', () => {
+  it('keeps a delivery photo only as an https address of bounded length', () => {
+    const ok = 'https://pod.example.com/p/1.jpg?sig=abc';
+    expect(deliveryProofOf(null, ok)).toEqual({ signedBy: null, photoUrl: ok });
+    for (const bad of [
+      'http://pod.example.com/p/1.jpg',
+      'javascript:alert(1)',
+      'data:image/png;base64,iVBORw0KGgo=',
+      'https://user:pw@pod.example.com/p.jpg',
+      'https://pod.example.com/a b.jpg',
+      'https:/pod.example.com',
+      'not a url',
+      `https://pod.example.com/${'a'.repeat(PROOF_URL_AT_MOST)}`,
+    ]) {
+      expect(deliveryProofOf(null, bad), bad).toBeNull();
+    }
+    expect(
+      deliveryProofOf(null, `https://pod.example.com/${'a'.repeat(PROOF_URL_AT_MOST - 30)}`)?.photoUrl,
+    ).toBeTruthy();
+  });
+
+  it('keeps a signatory without control characters, cut to 200 characters, and nothing when both are empty', () => {
+    expect(deliveryProofOf('  J\u0000 \n SMITH\u001b ', null)).toEqual({ signedBy: 'J SMITH', photoUrl: null });
+    expect(deliveryProofOf('x'.repeat(500), null)?.signedBy).toHaveLength(200);
+    expect(deliveryProofOf('   ', ' ')).toBeNull();
+  });
+
+  it('reads the photo among AfterShip proofs, and a Ship24 proof message as the proof of its package', () => {
+    const aftership = parseInbound('aftership', fixture('aftership', 'delivered-proof.json'));
+    // The signature is at an http address: the photo, at https, is the one kept.
+    expect(aftership.ok && aftership.packages[0]?.deliveryProof?.photoUrl).toMatch(/^https:\/\/.*photo\.jpg$/);
+    const unavailable = parseInbound('ship24', fixture('ship24', 'proof-of-delivery-unavailable.json'));
+    expect(unavailable.ok && unavailable.packages[0]?.deliveryProof).toBeUndefined();
   });
 });
 

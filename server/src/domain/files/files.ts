@@ -8,7 +8,7 @@ import { sniffType, UNSUPPORTED_TYPE } from '../../lib/file-types';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { type StoredForm, storedForm } from './decode';
-import { perceptualHash } from './perceptual-hash';
+import { perceptualHashes } from './perceptual-hash';
 import { type FileStorage, StorageUnavailable, StoredFileMissing, storageRefusal } from './storage';
 
 /**
@@ -92,8 +92,8 @@ export async function storePrepared(
   purpose: 'claim_evidence',
   stored: StoredForm,
 ): Promise<TFile> {
-  // D57: a photo's perceptual hash, from the stored (upright) bytes, for the reuse search.
-  const hash = stored.width === null ? null : (await perceptualHash(stored.bytes)).toString();
+  // D57: a photo's perceptual hashes (whole and centre), from the stored (upright) bytes, for the reuse search.
+  const hashes = stored.width === null ? null : await perceptualHashes(stored.bytes);
   const id = newId('file');
   const storageKey = `${storeId}/${id}`;
   try {
@@ -117,7 +117,11 @@ export async function storePrepared(
   try {
     const inserted = await db
       .insertInto('files')
-      .values({ ...row, perceptualHash: hash })
+      .values({
+        ...row,
+        perceptualHash: hashes?.full.toString() ?? null,
+        perceptualHashCentre: hashes?.centre.toString() ?? null,
+      })
       .returning('createdAt')
       .executeTakeFirstOrThrow();
     return fileRecord(links, { ...row, createdAt: inserted.createdAt });

@@ -65,8 +65,7 @@ export async function ingestPackage(
       carrier,
       estimatedDeliveryAt,
       updatedAt: new Date(),
-      // D57: a proof of delivery the provider sent is kept; a later message without one keeps it.
-      ...(pkg.deliveryProof ? { deliveryProof: JSON.stringify(pkg.deliveryProof) } : {}),
+      ...(pkg.deliveryProof ? { deliveryProof: mergedProof(pkg.deliveryProof) } : {}),
     })
     .where('id', '=', row.id)
     .execute();
@@ -85,6 +84,18 @@ export async function ingestPackage(
   }
   if (owner.fulfillment && pkg.events.length > 0) queueEvaluation(trx, [row.id]);
   return row.id;
+}
+
+/**
+ * D57: a proof of delivery the provider sent, over the one kept: each field it sent replaces
+ * the kept one, a field it left out keeps it (a message without a proof keeps the whole proof),
+ * so a signatory from the tracking results and a photo from a later proof message both stay.
+ */
+function mergedProof(proof: NonNullable<NormalisedPackage['deliveryProof']>) {
+  const sent = JSON.stringify(proof);
+  return sql<string>`jsonb_build_object(
+    'signedBy', coalesce(${sent}::jsonb ->> 'signedBy', delivery_proof ->> 'signedBy'),
+    'photoUrl', coalesce(${sent}::jsonb ->> 'photoUrl', delivery_proof ->> 'photoUrl'))`;
 }
 
 /**

@@ -47,11 +47,38 @@ export interface NormalisedPackage {
   deliveryProof?: { signedBy: string | null; photoUrl: string | null } | null;
 }
 
-/** D57: a delivery proof of the fields a provider sent, or null when it sent none. */
+/** D57: the longest delivery photo address kept; a longer one is dropped, since a cut address leads nowhere. */
+export const PROOF_URL_AT_MOST = 2000;
+/** D57: the longest name of a signatory kept (cut to it). */
+export const SIGNED_BY_AT_MOST = 200;
+
+/**
+ * D57: a delivery proof of the fields a provider sent, or null when it sent none. The photo is
+ * kept only as an `https` address of at most PROOF_URL_AT_MOST characters (the dashboard links
+ * it; anything else could be a `javascript:` or plain `http` address); the name loses its
+ * control characters and runs of spaces.
+ */
 export function deliveryProofOf(signedBy: string | null | undefined, photoUrl: string | null | undefined) {
-  const signed = signedBy?.trim() || null;
-  const photo = photoUrl?.trim() && /^https:\/\//.test(photoUrl.trim()) ? photoUrl.trim() : null;
-  return signed || photo ? { signedBy: signed?.slice(0, 200) ?? null, photoUrl: photo?.slice(0, 2000) ?? null } : null;
+  const signed =
+    signedBy
+      ?.replace(/[\p{Cc}\s]+/gu, ' ')
+      .trim()
+      .slice(0, SIGNED_BY_AT_MOST)
+      .trim() || null;
+  const photo = httpsAddress(photoUrl);
+  return signed || photo ? { signedBy: signed, photoUrl: photo } : null;
+}
+
+function httpsAddress(text: string | null | undefined): string | null {
+  const trimmed = text?.trim();
+  if (!trimmed?.toLowerCase().startsWith('https://') || trimmed.length > PROOF_URL_AT_MOST) return null;
+  if (/[\p{Cc}\s]/u.test(trimmed)) return null;
+  try {
+    const url = new URL(trimmed);
+    return url.protocol === 'https:' && url.hostname !== '' && !url.username && !url.password ? trimmed : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A carrier scan is any event the carrier made once it held the package. */

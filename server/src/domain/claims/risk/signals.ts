@@ -103,25 +103,33 @@ function repeatClaimer(): RawBuilder<unknown> {
 
 /**
  * photo_reused: the store's photos on other claims within RISK.photoBits of one of this
- * claim's. Candidates come from the four band indexes (a band equal to one of the 17 values
- * at most one bit from the photo's: within 6 bits, some band differs in at most one), then
- * the exact distance (`bit_count` of the exclusive or).
+ * claim's. Each photo has two hashes, of the whole photo and of its centre (a crop of a few
+ * per cent a side matches full to centre), and any of this claim's hashes is compared with
+ * both of every other photo's. Candidates come from the eight band indexes, four per hash (a
+ * band equal to one of the 17 values at most one bit from the hash's: within 6 bits, some band
+ * differs in at most one), then the exact distance (`bit_count` of the exclusive or).
  */
 function photoReused(): RawBuilder<unknown> {
-  const candidates = BANDS.map(
-    (band) => sql`select f.claim_id, f.perceptual_hash from files f
-      where f.store_id = c.store_id and f.claim_id is not null and f.perceptual_hash is not null
-        and ${band(sql`f.perceptual_hash`)} = any(array(
-          select ${band(sql`m.h`)} # k from unnest(${BAND_MASKS}::bigint[]) k))`,
-  );
+  const probe = (column: RawBuilder<unknown>) =>
+    BANDS.map(
+      (band) => sql`select f.claim_id, f.perceptual_hash, f.perceptual_hash_centre from files f
+      where f.store_id = c.store_id and f.claim_id is not null and ${column} is not null
+        and ${band(column)} = any(array(select ${band(sql`m.h`)} # k from unnest(${BAND_MASKS}::bigint[]) k))`,
+    );
+  const candidates = [...probe(sql`f.perceptual_hash`), ...probe(sql`f.perceptual_hash_centre`)];
+  const bits = sql`least(bit_count((o.perceptual_hash # m.h)::bit(64)),
+        coalesce(bit_count((o.perceptual_hash_centre # m.h)::bit(64)), 64))`;
   return sql`mine as (
       select f.perceptual_hash as h from files f
       where f.claim_id = ${sql`(select id from claim)`} and f.perceptual_hash is not null
+      union
+      select f.perceptual_hash_centre from files f
+      where f.claim_id = ${sql`(select id from claim)`} and f.perceptual_hash_centre is not null
     ), matches as (
-      select o.claim_id, min(bit_count((o.perceptual_hash # m.h)::bit(64))) as bits
+      select o.claim_id, min(${bits}) as bits
       from claim c cross join mine m
       cross join lateral (${sql.join(candidates, sql` union `)}) o
-      where o.claim_id <> c.id and bit_count((o.perceptual_hash # m.h)::bit(64)) <= ${RISK.photoBits}
+      where o.claim_id <> c.id and ${bits} <= ${RISK.photoBits}
       group by o.claim_id
     ), photo_signal as (
       select 2 as n, jsonb_build_object('code', 'photo_reused',
@@ -260,7 +268,11 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
       where claims.id = c.id
       returning claims.risk_level, claims.risk_signals
     ), taken as (
-      delete from claim_risk_pending where claim_id = ${claimId}
+      -- Off the queue only at the count of changes this statement's snapshot read: a change
+      -- committed since (while the claim's row was waited on) has counted one more, and the
+      -- row stays for the next sweep.
+      delete from claim_risk_pending p where p.claim_id = ${claimId}
+        and p.changes = (select q.changes from claim_risk_pending q where q.claim_id = ${claimId})
     )${
       write.eventId
         ? sql`, event as (
@@ -276,11 +288,14 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
       insert into claim_risk_pending (claim_id)
       -- Only the related claims that do not say so yet: a repeat claimer's every filing would
       -- otherwise send all its nearest claims to the sweep again, only to count one more.
-      select u.id from repeat r, unnest(r.ids) as u(id)
-      where not exists (
-        select 1 from claims x where x.id = u.id and x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb)
-      union select claim_id from (select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
-      on conflict do nothing
+      select id from (
+        select u.id from repeat r, unnest(r.ids) as u(id)
+        where not exists (
+          select 1 from claims x where x.id = u.id and x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb)
+        union select claim_id from (select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
+      ) related order by id
+      -- A claim already queued counts the change (see taken, above); in id order, as the triggers queue.
+      on conflict (claim_id) do update set changes = claim_risk_pending.changes + 1
     )`
         : sql``
     }

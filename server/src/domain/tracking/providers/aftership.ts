@@ -77,10 +77,21 @@ const zPayload = z.object({
     expected_delivery: zText,
     /** D57: who signed for the package, when the carrier reports it. */
     signed_by: zText,
+    /**
+     * D57: the carrier's proofs of delivery, `[{type, url}]` (AfterShip's Tracking object since
+     * its 2024 API, read as its Go SDK's `ProofOfDelivery`): the first photo's address is kept.
+     */
+    proof_of_delivery: z.array(z.object({ type: zText, url: zText }).passthrough()).nullish(),
     courier_estimated_delivery_date: z.object({ estimated_delivery_date: zText }).nullish(),
     checkpoints: z.array(zCheckpoint).nullish(),
   }),
 });
+
+/** The address of a delivery photo among AfterShip's proofs: one typed as a photo or image first, else any. */
+function proofPhoto(proofs: readonly { type?: string | null; url?: string | null }[] | null | undefined) {
+  const usable = (proofs ?? []).filter((proof) => proof.url?.trim().toLowerCase().startsWith('https://'));
+  return (usable.find((proof) => /photo|image|picture/i.test(proof.type ?? '')) ?? usable[0])?.url ?? null;
+}
 
 export function parseAftership(
   body: unknown,
@@ -103,7 +114,7 @@ export function parseAftership(
     }),
   );
   const estimate = msg.expected_delivery || msg.courier_estimated_delivery_date?.estimated_delivery_date;
-  const deliveryProof = deliveryProofOf(msg.signed_by, null);
+  const deliveryProof = deliveryProofOf(msg.signed_by, proofPhoto(msg.proof_of_delivery));
   return {
     ok: true,
     packages: [

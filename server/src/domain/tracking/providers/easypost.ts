@@ -70,7 +70,11 @@ const zTracker = z.object({
   tracking_code: z.string().trim().min(1),
   carrier: zText,
   est_delivery_date: zText,
-  /** D57: who signed for the package, when the carrier reports it. */
+  /**
+   * D57: who signed for the package, when the carrier reports it. The Tracker publishes no
+   * delivery photo: its `carrier_detail` and `tracking_details` carry none (EasyPost's client
+   * libraries' Tracker, TrackingDetail and CarrierDetail), so `signed_by` is its whole proof.
+   */
   signed_by: zText,
   tracking_details: z.array(zDetail).nullish(),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { digest, matchesDigest } from '../../../lib/crypto';
-import type { NormalisedPackage, TrackingStatus } from '../vocabulary';
+import { deliveryProofOf, type NormalisedPackage, type TrackingStatus } from '../vocabulary';
 import { headerValue, normalisedEvent, optionalTime, rawCode, shapeReason, zText, zTime } from './common';
 
 /** D54: Ship24 signs nothing; it presents the shared secret as `Authorization: Bearer <secret>`. */
@@ -56,9 +56,31 @@ export function ship24Status(
 
 const zCourier = z.union([z.string(), z.array(z.string())]).nullish();
 
+/**
+ * D57: a proof of delivery message (topic `tracking/pod`, Ship24's Proof of Delivery add-on,
+ * sent to the same URL as the tracking results or another, under the same secret): `data.status`
+ * is `found` or `unavailable`; `data.content.type` says what the proof is, `text/plain` or
+ * `text/html` with the signatory's name or a delivery note in `content.text`, otherwise an image
+ * or a PDF at `content.downloadUrl` (Ship24 keeps it 7 days). Shape from Ship24's documentation
+ * (docs.ship24.com/webhooks/proof-of-delivery) and its published example payload.
+ */
+const zProof = z
+  .object({
+    status: zText,
+    content: z.object({ type: zText, text: zText, downloadUrl: zText }).nullish(),
+  })
+  .nullish();
+
 const zTracking = z.object({
+  metadata: z.object({ topic: zText }).nullish(),
   tracker: z.object({ trackingNumber: z.string().trim().min(1), courierCode: zCourier }),
-  shipment: z.object({ delivery: z.object({ estimatedDeliveryDate: zText }).nullish() }).nullish(),
+  shipment: z
+    .object({
+      /** D57: `signedBy`, who signed for the shipment, when the courier says. */
+      delivery: z.object({ estimatedDeliveryDate: zText, signedBy: zText }).nullish(),
+    })
+    .nullish(),
+  data: zProof,
   events: z
     .array(
       z.object({
@@ -76,15 +98,30 @@ const zTracking = z.object({
 
 const zPayload = z.object({ trackings: z.array(zTracking) });
 
-/** Ship24 groups updates: one package per tracking. */
+/** The proof a tracking carries: the signatory of its shipment, or what a `tracking/pod` message found. */
+function ship24Proof(tracking: z.infer<typeof zTracking>) {
+  const signedBy = tracking.shipment?.delivery?.signedBy;
+  const proof = tracking.metadata?.topic === 'tracking/pod' && tracking.data?.status === 'found' ? tracking.data : null;
+  const type = proof?.content?.type?.trim().toLowerCase() ?? '';
+  if (!proof?.content) return deliveryProofOf(signedBy, null);
+  if (type.startsWith('text/')) {
+    const text = type === 'text/html' ? proof.content.text?.replace(/<[^>]*>/g, ' ') : proof.content.text;
+    return deliveryProofOf(text || signedBy, null);
+  }
+  return deliveryProofOf(signedBy, proof.content.downloadUrl);
+}
+
+/** Ship24 groups updates: one package per tracking; a proof of delivery comes as a tracking with no events. */
 export function parseShip24(
   body: unknown,
 ): { ok: true; packages: NormalisedPackage[] } | { ok: false; reason: string } {
   const parsed = zPayload.safeParse(body);
   if (!parsed.success) return { ok: false, reason: shapeReason('Ship24', parsed.error) };
-  const packages = parsed.data.trackings.map(({ tracker, shipment, events }): NormalisedPackage => {
+  const packages = parsed.data.trackings.map((tracking): NormalisedPackage => {
+    const { tracker, shipment, events } = tracking;
     const trackingNumber = tracker.trackingNumber;
     const carrier = (Array.isArray(tracker.courierCode) ? tracker.courierCode[0] : tracker.courierCode) || null;
+    const deliveryProof = ship24Proof(tracking);
     return {
       trackingNumber,
       carrier,
@@ -101,6 +138,7 @@ export function parseShip24(
           location: event.location || null,
         }),
       ),
+      ...(deliveryProof ? { deliveryProof } : {}),
     };
   });
   return { ok: true, packages };
