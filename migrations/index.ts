@@ -35,6 +35,7 @@ import * as analyticsFoldRounds from './20261130500000-analytics-fold-rounds';
 import * as analyticsDecisionHours from './20261130500100-analytics-decision-hours';
 import * as analyticsDefinition from './20261130600000-analytics-definition';
 import * as claimsEmailIndexOnce from './20261130700000-claims-email-index-once';
+import * as deliveriesInstallationKey from './20261201300000-deliveries-installation-key';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -77,4 +78,5 @@ export const migrations: Record<string, Migration> = {
   '20261130500100-analytics-decision-hours': analyticsDecisionHours,
   '20261130600000-analytics-definition': analyticsDefinition,
   '20261130700000-claims-email-index-once': claimsEmailIndexOnce,
+  '20261201300000-deliveries-installation-key': deliveriesInstallationKey,
 };
