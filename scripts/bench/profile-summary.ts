@@ -97,16 +97,24 @@ const STAGES: [stage: string, frame: RegExp][] = [
     /\/(pg|pg-protocol|pg-pool|kysely)\/|server\/src\/(db|runtime\/(pg-wire|kysely-raw))/,
   ],
   ['domain rules and money', /server\/src\/(domain|lib\/money)/],
-  ['writing the answer (JSON, headers)', /runtime\/lean-json\.ts|node:_http_outgoing|^(writeHead|_storeHeader) /],
+  [
+    'writing the answer (JSON, headers)',
+    /runtime\/lean-json\.ts|^(writeHead|_storeHeader) | node:_http_(outgoing|server)$/,
+  ],
   [
     'auth, versions, idempotency, limits (http/)',
     /server\/src\/http\/(auth|versions|idempotency|rate-limit|origin)\.ts/,
   ],
   ['middleware of the app (request id, access log, sequence)', /server\/src\/(http|app\.ts|lib\/request)/],
   ['Express and ts-rest routing', /\/(express|@ts-rest)\//],
-  ['the HTTP parser and sockets of Node', /^node:(_http_|net|internal\/streams|internal\/stream_base)|^parserOn/],
+  [
+    'HTTP parsing, sockets and streams of Node',
+    / node:(_http_|net$|internal\/streams|internal\/stream_base)|^parserOn/,
+  ],
   ['the code of a baseline server (scripts/bench/)', /scripts\/bench\//],
-  ['async context and timers', /^node:(async_hooks|internal\/async_|internal\/timers|internal\/process\/task_queues)/],
+  ['async context and timers', / node:(async_hooks|internal\/async_|internal\/timers|internal\/process\/task_queues)/],
+  ['graphile-worker (the job queue)', /\/graphile-worker\//],
+  ['crypto (signatures, hashes)', / node:internal\/crypto\//],
 ];
 const START_UP =
   /^(compileSourceTextModule|wrapSafe|asyncRunEntryPointWithESMLoader|createApp|evaluate) |node:internal\/modules\/|\/(tsx|esbuild)\//;
