@@ -37,6 +37,7 @@ import * as analyticsDefinition from './20261130600000-analytics-definition';
 import * as claimsEmailIndexOnce from './20261130700000-claims-email-index-once';
 import * as perceptualHashCentre from './20261201000000-perceptual-hash-centre';
 import * as claimRiskPendingChanges from './20261201000100-claim-risk-pending-changes';
+import * as deliveriesInstallationKey from './20261201300000-deliveries-installation-key';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -81,4 +82,5 @@ export const migrations: Record<string, Migration> = {
   '20261130700000-claims-email-index-once': claimsEmailIndexOnce,
   '20261201000000-perceptual-hash-centre': perceptualHashCentre,
   '20261201000100-claim-risk-pending-changes': claimRiskPendingChanges,
+  '20261201300000-deliveries-installation-key': deliveriesInstallationKey,
 };

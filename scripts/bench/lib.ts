@@ -24,6 +24,8 @@ export interface Measured {
   errors: number;
   /** CPU per request of each process the target kept busy, in µs (`cpuPerRequest`), where measured. */
   cpu?: string;
+  /** The WAL its rounds wrote per request, by record type (`BENCH_WAL=1`, `walPerRequest`). */
+  wal?: string;
 }
 
 /**
@@ -59,6 +61,16 @@ const PG_STATS = process.env.BENCH_PG_STATS === '1';
  * statistics shows there under load, where an EXPLAIN afterwards would not find it.
  */
 const PG_PLANS_MS = process.env.BENCH_PG_PLANS;
+
+/**
+ * `BENCH_WAL=1`: the embedded PostgreSQL installs `pg_walinspect`, and `compare` counts the
+ * WAL each target's measured rounds wrote, per request, by record type (`Btree/INSERT_LEAF`,
+ * `Heap/LOCK`, ...): what a write costs the database in index entries, row versions and
+ * row locks, a count that the machine's other work does not change as it changes times. A
+ * round's WAL includes what the database wrote meanwhile for other reasons (autovacuum, the
+ * service's own batches, such as its queued deliveries): part of what the target costs.
+ */
+const WAL = process.env.BENCH_WAL === '1';
 const PG_PLANS_LOG = path.join(ROOT, '.tmp', 'pg-plans.log');
 
 interface BenchDatabase {
@@ -100,10 +112,11 @@ export async function benchDatabase({ fsync = 'on' }: { fsync?: Fsync } = {}): P
     settings,
     ...(PG_PLANS_MS ? { log: (line: string) => appendFileSync(PG_PLANS_LOG, `${line}\n`) } : {}),
   });
-  if (PG_STATS) {
+  if (PG_STATS || WAL) {
     const client = new pg.Client({ connectionString: embedded.url });
     await client.connect();
-    await client.query('create extension if not exists pg_stat_statements');
+    if (PG_STATS) await client.query('create extension if not exists pg_stat_statements');
+    if (WAL) await client.query('create extension if not exists pg_walinspect');
     await client.end();
   }
   return {
@@ -261,6 +274,45 @@ interface LoopTarget {
   run(durationS: number): Promise<Round>;
 }
 
+/** WAL written, by record type (`Heap/INSERT`, ...): records and bytes. */
+type WalCounts = Map<string, { count: number; bytes: number }>;
+
+/**
+ * With `BENCH_WAL=1`, a connection to the database at `url` that reads the WAL position and
+ * adds up what was written between two positions (pg_walinspect); otherwise undefined.
+ */
+async function walReader(url: string | undefined) {
+  if (!WAL || !url) return undefined;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    at: async () => (await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn,
+    async add(into: WalCounts, from: string, to: string): Promise<void> {
+      const { rows } = await client.query<{ type: string; count: string; bytes: string }>(
+        `select "resource_manager/record_type" as type, count, combined_size as bytes
+         from pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) where count > 0`,
+        [from, to],
+      );
+      for (const r of rows) {
+        const c = into.get(r.type) ?? { count: 0, bytes: 0 };
+        c.count += Number(r.count);
+        c.bytes += Number(r.bytes);
+        into.set(r.type, c);
+      }
+    },
+    end: () => client.end(),
+  };
+}
+
+/** WAL per request: records and bytes in all, then the `top` record types by count. */
+export function walPerRequest(counts: WalCounts, requests: number, top = 7): string {
+  const all = [...counts.entries()].sort((a, b) => b[1].count - a[1].count);
+  const records = all.reduce((n, [, c]) => n + c.count, 0);
+  const bytes = all.reduce((n, [, c]) => n + c.bytes, 0);
+  const each = all.slice(0, top).map(([type, c]) => `${type} ${(c.count / requests).toFixed(2)}`);
+  return `${(records / requests).toFixed(1)} records, ${(bytes / requests).toFixed(0)} bytes: ${each.join(', ')}`;
+}
+
 /**
  * Loads each target with the same autocannon settings, in alternating rounds, so a change in
  * the machine's background load during the run falls on all targets alike. Requests/second
@@ -271,10 +323,61 @@ export async function compare(
   rounds = 3,
   meters: CpuMeters = {},
   seconds: { warmUp: number; total: number } = { warmUp: 2, total: DURATION_S },
+  /** The database whose WAL each target's rounds wrote is counted (`BENCH_WAL=1`). */
+  walUrl?: string,
 ): Promise<Measured[]> {
+  const runRound = roundRunner(targets);
+  for (const t of targets) await runRound(t, seconds.warmUp);
+  const totals = targets.map((t) => ({
+    name: t.name,
+    requests: 0,
+    seconds: 0,
+    p50: 0,
+    p99: 0,
+    non2xx: 0,
+    errors: 0,
+    cpu: {} as Record<string, number>,
+    wal: new Map() as WalCounts,
+  }));
+  const wal = await walReader(walUrl);
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, t] of targets.entries()) {
+        const total = totals[i]!;
+        const cpuBefore = readCpu(meters);
+        const walBefore = await wal?.at();
+        const r = await runRound(t, Math.max(1, Math.round(seconds.total / rounds)));
+        addCpuSince(total.cpu, cpuBefore, meters);
+        if (wal && walBefore) await wal.add(total.wal, walBefore, await wal.at());
+        total.requests += r.requests;
+        total.seconds += r.seconds;
+        total.p50 = Math.max(total.p50, r.p50);
+        total.p99 = Math.max(total.p99, r.p99);
+        total.non2xx += r.non2xx;
+        total.errors += r.errors;
+      }
+    }
+  } finally {
+    await wal?.end();
+  }
+  return totals.map((t) => ({
+    name: t.name,
+    requests: t.requests,
+    rps: t.requests / t.seconds,
+    p50: t.p50,
+    p99: t.p99,
+    non2xx: t.non2xx,
+    errors: t.errors,
+    cpu: cpuPerRequest(t.cpu, t.requests),
+    ...(wal ? { wal: walPerRequest(t.wal, t.requests) } : {}),
+  }));
+}
+
+/** One round of a target: an autocannon run, or the target's own loop. */
+function roundRunner(targets: readonly (Target | LoopTarget)[]) {
   // One per target for the whole run: a path counter goes on across rounds (fresh orders stay fresh).
   const setups = new Map(targets.map((t) => [t, 'run' in t ? undefined : setupRequest(t)]));
-  const runRound = async (t: Target | LoopTarget, duration: number): Promise<Round> => {
+  return async (t: Target | LoopTarget, duration: number): Promise<Round> => {
     if ('run' in t) return t.run(duration);
     const setup = setups.get(t);
     const r = await autocannon({
@@ -296,41 +399,6 @@ export async function compare(
       errors: r.errors,
     };
   };
-  for (const t of targets) await runRound(t, seconds.warmUp);
-  const totals = targets.map((t) => ({
-    name: t.name,
-    requests: 0,
-    seconds: 0,
-    p50: 0,
-    p99: 0,
-    non2xx: 0,
-    errors: 0,
-    cpu: {} as Record<string, number>,
-  }));
-  for (let round = 0; round < rounds; round++) {
-    for (const [i, t] of targets.entries()) {
-      const total = totals[i]!;
-      const cpuBefore = readCpu(meters);
-      const r = await runRound(t, Math.max(1, Math.round(seconds.total / rounds)));
-      addCpuSince(total.cpu, cpuBefore, meters);
-      total.requests += r.requests;
-      total.seconds += r.seconds;
-      total.p50 = Math.max(total.p50, r.p50);
-      total.p99 = Math.max(total.p99, r.p99);
-      total.non2xx += r.non2xx;
-      total.errors += r.errors;
-    }
-  }
-  return totals.map((t) => ({
-    name: t.name,
-    requests: t.requests,
-    rps: t.requests / t.seconds,
-    p50: t.p50,
-    p99: t.p99,
-    non2xx: t.non2xx,
-    errors: t.errors,
-    cpu: cpuPerRequest(t.cpu, t.requests),
-  }));
 }
 
 export function printTable(rows: Measured[]): void {
@@ -348,6 +416,10 @@ export function printTable(rows: Measured[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   process.stdout.write(`${fmt(header)}\n${lines.map(fmt).join('\n')}\n`);
+  const withWal = rows.filter((r) => r.wal);
+  if (withWal.length === 0) return;
+  process.stdout.write('WAL per request (pg_walinspect, the measured rounds):\n');
+  for (const r of withWal) process.stdout.write(`  ${r.name}: ${r.wal}\n`);
 }
 
 /**

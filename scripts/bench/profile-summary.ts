@@ -1,7 +1,8 @@
 /**
  * `pnpm bench:profile [file.cpuprofile ...]`: where a profiled process spent its time (by
  * default the processes of the newest profiled run under .tmp/profiles/). Prints self time by function and by
- * package, so a change to the request pipeline can be judged by what it removed.
+ * package, then by stage of serving a request (start-up apart), so a change to the request
+ * pipeline can be judged by what it removed.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -76,6 +77,72 @@ function summarize(file: string, top = 30): void {
   process.stdout.write('\n## self time by function\n');
   for (const [k, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top))
     process.stdout.write(`${pct(us)}  ${k}\n`);
+  printStages(profile, byId, self);
+}
+
+/**
+ * The stages of serving a request, each named by what its frames look like (their function
+ * or file). A sample counts for the stage of the frame nearest its leaf that names one, so
+ * the pg driver called from a route counts as the database and a zod parse inside pricing as
+ * validation; a sample with a start-up frame anywhere in its stack (loading modules, building
+ * the app) counts as start-up, which the shares leave out.
+ */
+const STAGES: [stage: string, frame: RegExp][] = [
+  ['socket writes (the kernel, and waiting for a core inside it)', /^(writeUtf8String|writev|writeBuffer) /],
+  ['garbage collection', /^\(garbage collector\) /],
+  ['reading the JSON body', /^(parseStrict|readPlainJson) |^parse $|body-parser\/|raw-body\//],
+  ['request validation (contract schemas)', /runtime\/compiled-schema\.ts|^validateRequest |\/zod\//],
+  [
+    'database (pg driver, Kysely, db/)',
+    /\/(pg|pg-protocol|pg-pool|kysely)\/|server\/src\/(db|runtime\/(pg-wire|kysely-raw))/,
+  ],
+  ['domain rules and money', /server\/src\/(domain|lib\/money)/],
+  [
+    'writing the answer (JSON, headers)',
+    /runtime\/lean-json\.ts|^(writeHead|_storeHeader) | node:_http_(outgoing|server)$/,
+  ],
+  [
+    'auth, versions, idempotency, limits (http/)',
+    /server\/src\/http\/(auth|versions|idempotency|rate-limit|origin)\.ts/,
+  ],
+  ['middleware of the app (request id, access log, sequence)', /server\/src\/(http|app\.ts|lib\/request)/],
+  ['Express and ts-rest routing', /\/(express|@ts-rest)\//],
+  [
+    'HTTP parsing, sockets and streams of Node',
+    / node:(_http_|net$|internal\/streams|internal\/stream_base)|^parserOn/,
+  ],
+  ['the code of a baseline server (scripts/bench/)', /scripts\/bench\//],
+  ['async context and timers', / node:(async_hooks|internal\/async_|internal\/timers|internal\/process\/task_queues)/],
+  ['graphile-worker (the job queue)', /\/graphile-worker\//],
+  ['crypto (signatures, hashes)', / node:internal\/crypto\//],
+];
+const START_UP =
+  /^(compileSourceTextModule|wrapSafe|asyncRunEntryPointWithESMLoader|createApp|evaluate) |node:internal\/modules\/|\/(tsx|esbuild)\//;
+
+function printStages(profile: Profile, byId: Map<number, ProfileNode>, self: Map<number, number>): void {
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const frame = (id: number) => {
+    const f = byId.get(id)!.callFrame;
+    return `${f.functionName || '(anonymous)'} ${f.url}`;
+  };
+  const stages = new Map<string, number>();
+  for (const [id, us] of self) {
+    const stack: string[] = [];
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(frame(at));
+    const stage = stack.some((f) => START_UP.test(f))
+      ? 'start-up'
+      : (stack.map((f) => STAGES.find(([, re]) => re.test(f))?.[0]).find((s) => s !== undefined) ?? 'other');
+    stages.set(stage, (stages.get(stage) ?? 0) + us);
+  }
+  const startUp = stages.get('start-up') ?? 0;
+  stages.delete('start-up');
+  const serving = [...stages.values()].reduce((a, b) => a + b, 0);
+  process.stdout.write(
+    `\n## by stage, start-up apart (${(serving / 1e6).toFixed(1)} s serving, ${(startUp / 1e6).toFixed(1)} s start-up)\n`,
+  );
+  for (const [k, us] of [...stages].sort((a, b) => b[1] - a[1]))
+    process.stdout.write(`${((100 * us) / serving).toFixed(1).padStart(5)}%  ${k}\n`);
 }
 
 const files = process.argv.slice(2);

@@ -16,7 +16,8 @@
  * - POST /v1/claims/:sourceOrderId, one item of a fresh order each time (D22, D23, D39, D42),
  *   against node:http locking the order row and inserting the claim in one transaction
  *   (serve-claim-txn.ts). Goal: at least 0.4.
- * BENCH_PG_STATS=1 prints the statements each service write ran per request; BENCH_WRITES
+ * BENCH_PG_STATS=1 prints the statements each service write ran per request, BENCH_WAL=1 the
+ * WAL each row's rounds wrote per request by record type (lib.ts); BENCH_WRITES
  * names the rows to run (`order,subscriber,versions,quote,claim`, default all).
  */
 import { randomBytes } from 'node:crypto';
@@ -239,7 +240,7 @@ async function writesRig(
     }),
     async measured(targets) {
       await resetStatements(databaseUrl);
-      const r = await compare(targets, undefined, meters, out.run.seconds);
+      const r = await compare(targets, undefined, meters, out.run.seconds, databaseUrl);
       printTable(r);
       await printStatements(databaseUrl, r[0]!.requests ?? 0);
       out.rows.push(...r);

@@ -14,11 +14,26 @@ export interface Decimal {
 }
 
 const TEN = 10n;
-const pow10 = (n: number): bigint => TEN ** BigInt(n);
+/** 10^0 ... 10^39, computed once: aligning two amounts needs one on every sum. */
+const POWERS_OF_TEN = Array.from({ length: 40 }, (_, n) => TEN ** BigInt(n));
+const pow10 = (n: number): bigint => POWERS_OF_TEN[n] ?? TEN ** BigInt(n);
 
-/** The decimal a JSON number spells (`1.005` → 1005 × 10^-3). Finite numbers only. */
+/** A decimal spelled without an exponent: what JSON amounts and `numeric` text look like. */
+const PLAIN = /^-?\d+(\.\d+)?$/;
+
+/**
+ * The decimal a JSON number spells (`1.005` → 1005 × 10^-3). Finite numbers only. A quote
+ * reads two of them per line item, so the common spellings skip the general pattern: an
+ * integer is its own units, a plain decimal its digits without the point.
+ */
 export function decimal(value: number | string): Decimal {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return { units: BigInt(value), scale: 0 };
   const text = typeof value === 'number' ? String(value) : value;
+  if (PLAIN.test(text)) {
+    const point = text.indexOf('.');
+    if (point === -1) return { units: BigInt(text), scale: 0 };
+    return { units: BigInt(text.slice(0, point) + text.slice(point + 1)), scale: text.length - point - 1 };
+  }
   const match = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i.exec(text);
   if (!match) throw new RangeError(`not a finite decimal: ${text}`);
   const [, sign, int, frac = '', exp = '0'] = match;

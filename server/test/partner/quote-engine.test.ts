@@ -285,6 +285,24 @@ describe('exact decimals (server/src/lib/money.ts)', () => {
     expect(() => decimal(Number.NaN)).toThrow(RangeError);
   });
 
+  it('reads integers, plain decimals and exponents alike, numbers or numeric text', () => {
+    // Integers and plain decimals take the short paths; the rest the general pattern: one value each way.
+    expect(decimal(42)).toEqual({ units: 42n, scale: 0 });
+    expect(decimal(-0)).toEqual({ units: 0n, scale: 0 });
+    expect(decimal(-7)).toEqual({ units: -7n, scale: 0 });
+    expect(decimal(2 ** 53)).toEqual({ units: 2n ** 53n, scale: 0 });
+    expect(decimal(-0.5)).toEqual({ units: -5n, scale: 1 });
+    expect(decimal('12.50')).toEqual({ units: 1250n, scale: 2 });
+    expect(decimal('-0.05')).toEqual({ units: -5n, scale: 2 });
+    expect(decimal('007')).toEqual({ units: 7n, scale: 0 });
+    expect(decimal('1.5E2')).toEqual({ units: 150n, scale: 0 });
+    expect(decimal('2.5e-3')).toEqual({ units: 25n, scale: 4 });
+    for (const bad of ['', ' 1', '1.', '.5', '+1', '1,5', 'Infinity', '0x10', '1e']) {
+      expect(() => decimal(bad), bad).toThrow(RangeError);
+    }
+    expect(() => decimal(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+  });
+
   it('rounds half-up where binary floats would not', () => {
     // Math.round(1.005 * 100) / 100 === 1 and (2.675).toFixed(2) === '2.67': the paper answers are 1.01 and 2.68.
     expect(roundMoney(1.005)).toBe(1.01);

@@ -88,6 +88,37 @@ describe('recordEvent', () => {
     expect(event.body).toEqual(denied().body);
   });
 
+  it("refers to its installation and the installation's app with one key, which the database keeps", async () => {
+    // One foreign key, (installation, app), locks one row per delivery where a key to each locked two.
+    const recorded = await transact(server.db, (trx) => recordEvent(trx, denied()));
+    await batchesWritten(server.db);
+    const delivery = await server.db
+      .selectFrom('webhookDeliveries')
+      .select(['installationId', 'clientId'])
+      .where('eventId', '=', recorded.id)
+      .executeTakeFirstOrThrow();
+    const other = await createApp(server, owner.user.id, { webhookUrl: 'http://127.0.0.1:9/hook' });
+    const forOtherApp = sql`
+      insert into webhook_deliveries (event_id, client_id, installation_id, created_at)
+      values (${recorded.id}, ${other.clientId}, ${delivery.installationId}, now())`;
+    await expect(forOtherApp.execute(server.db)).rejects.toMatchObject({ code: '23503' });
+    // Deleting the installation deletes its deliveries, as deleting an app deletes its installations.
+    const doomed = await createApp(server, owner.user.id, {
+      webhookUrl: 'http://127.0.0.1:9/hook',
+      webhookTopics: ['claim/denied'],
+    });
+    await installWithToken(server, doomed.clientId, owner.store.id, ['order:read']);
+    const fanned = await transact(server.db, (trx) => recordEvent(trx, denied()));
+    expect(fanned.subscribers).toContain(doomed.clientId);
+    await server.db.deleteFrom('apps').where('clientId', '=', doomed.clientId).execute();
+    const left = await server.db
+      .selectFrom('webhookDeliveries')
+      .select('clientId')
+      .where('eventId', '=', fanned.id)
+      .execute();
+    expect(left.map((d) => d.clientId)).toEqual([subscribed]);
+  });
+
   it('records an event with no subscriber at all', async () => {
     const recorded = await server.db
       .transaction()
