@@ -1,20 +1,20 @@
 import express, { Router } from 'express';
-import { ANALYTICS_PATH, analyticsPages } from './analytics';
+import { ANALYTICS_PATH, analyticsPages } from './analytics/routes';
 import { appPages } from './apps/routes';
 import { AUDIT_PATH, auditPages } from './audit/routes';
 import { bulkForm } from './bulk';
-import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
-import { CLAIM_FORMS } from './claim-forms';
+import { CLAIM_FORMS } from './claims/forms';
+import { claimPages, DASHBOARD_CLAIM_PATH } from './claims/routes';
 import { EXPORT_PATH, exportClaimsPage } from './export';
 import { Dashboard } from './handlers';
 import { orderPages } from './orders/routes';
 import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
 import type { DashboardPort } from './port';
 import { queuePage } from './queue/routes';
-import { settingsPages } from './settings';
+import { settingsPages } from './settings/routes';
+import { TRACKING_FORM_PATHS } from './settings/tracking-routes';
 import { STORE_HOME_PATH, storePages } from './stores/routes';
 import { TEAM_FORMS, TEAM_PATH, teamPages } from './team/routes';
-import { TRACKING_FORM_PATHS } from './tracking-settings';
 
 /**
  * The merchant dashboard (D50): pages rendered on the server that act on a store only through

@@ -7,7 +7,7 @@ import { Hidden } from '../../html';
 import { DashboardLayout, Notice } from '../frame';
 import { storePath } from '../paths';
 import type { MemberStore } from '../port';
-import { manages } from '../settings';
+import { manages } from '../settings/routes';
 import type { SignedIn } from '../staff-api';
 import { shortDate } from '../words';
 

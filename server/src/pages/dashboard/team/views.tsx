@@ -8,7 +8,7 @@ import { Check, Field, SelectField } from '../fields';
 import { DashboardLayout, Notice } from '../frame';
 import { storePath } from '../paths';
 import type { MemberStore } from '../port';
-import { manages } from '../settings';
+import { manages } from '../settings/routes';
 import type { SignedIn } from '../staff-api';
 import { Email, ROLE_WORDS, shortDate } from '../words';
 

@@ -2,9 +2,9 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { TClaim, TFulfillment, TTrackingDecision, TTrackingPackage } from '@protection-service/sdk';
-import { type Column, DataTable } from './data-table';
-import { claimPath } from './paths';
-import type { StoreApi } from './staff-api';
+import { type Column, DataTable } from '../data-table';
+import { claimPath } from '../paths';
+import type { StoreApi } from '../staff-api';
 import {
   shortDate,
   subStatusWords,
@@ -12,7 +12,7 @@ import {
   TRACKING_RULE_WORDS,
   TRACKING_STATUS_WORDS,
   TrackingLabel,
-} from './words';
+} from '../words';
 
 /** One fulfillment's packages (D54); undefined when the tracking read was refused or found nothing. */
 export interface FulfillmentTracking {

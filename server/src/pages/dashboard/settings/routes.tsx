@@ -9,22 +9,22 @@ import {
   unwrap,
 } from '@protection-service/sdk';
 import express, { Router } from 'express';
-import { Hidden, sendPage } from '../html';
-import { Check, NumberField, SelectField } from './fields';
-import { field, fields, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice, Refused } from './frame';
-import type { Dashboard, StorePage } from './handlers';
-import { DASHBOARD_PATH, storePath } from './paths';
-import type { MemberStore } from './port';
-import type { SignedIn } from './staff-api';
+import { Hidden, sendPage } from '../../html';
+import { Check, NumberField, SelectField } from '../fields';
+import { field, fields, seeOther, withNotice } from '../forms';
+import { DashboardLayout, Notice, Refused } from '../frame';
+import type { Dashboard, StorePage } from '../handlers';
+import { DASHBOARD_PATH, storePath } from '../paths';
+import type { MemberStore } from '../port';
+import type { SignedIn } from '../staff-api';
+import { shortDate, TYPE_WORDS } from '../words';
 import {
   readTracking,
   type TrackingExtras,
   TrackingSection,
   type TrackingView,
   trackingForms,
-} from './tracking-settings';
-import { shortDate, TYPE_WORDS } from './words';
+} from './tracking-routes';
 
 const SETTINGS = `${DASHBOARD_PATH}/stores/:storeId/settings`;
 

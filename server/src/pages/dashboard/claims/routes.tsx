@@ -3,9 +3,13 @@
 /** @jsxImportSource preact */
 import { type Client, type TApprovePreview, type TClaim, type TClaimListNode, unwrap } from '@protection-service/sdk';
 import express, { type Request, Router } from 'express';
-import { sendPage } from '../html';
-import { type OwnFiles, readOwnFiles, readReusedPhotoClaims } from './claim-evidence';
-import { ApproveForm, DeclineForm, MoveForm, NoteForm, ReplyForm } from './claim-form-views';
+import { sendPage } from '../../html';
+import { field, formKey, seeOther, withNotice } from '../forms';
+import { DashboardLayout, Notice } from '../frame';
+import type { Dashboard, StorePage } from '../handlers';
+import { claimPath, DASHBOARD_PATH } from '../paths';
+import { type OwnFiles, readOwnFiles, readReusedPhotoClaims } from './evidence';
+import { ApproveForm, DeclineForm, MoveForm, NoteForm, ReplyForm } from './form-views';
 import {
   approveBody,
   canApprove,
@@ -14,7 +18,9 @@ import {
   type ItemChoice,
   itemChoices,
   moveTargets,
-} from './claim-forms';
+} from './forms';
+import { Risk } from './risk-views';
+import { concernedFulfillments, readTracking, Tracking } from './tracking-views';
 import {
   ClaimFacts,
   type ClaimView,
@@ -26,13 +32,7 @@ import {
   PreviewResult,
   Resolutions,
   Timeline,
-} from './claim-page';
-import { Risk } from './claim-risk-views';
-import { concernedFulfillments, readTracking, Tracking } from './claim-tracking';
-import { field, formKey, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice } from './frame';
-import type { Dashboard, StorePage } from './handlers';
-import { claimPath, DASHBOARD_PATH } from './paths';
+} from './views';
 
 /** The claim page's route (D50), and its forms' under it. */
 export const DASHBOARD_CLAIM_PATH = `${DASHBOARD_PATH}/stores/:storeId/claims/:claimId`;

@@ -4,12 +4,12 @@
 import type { TAnalyticsSeries, TAnalyticsSummary, TOfferResult } from '@protection-service/contract';
 import { unwrap } from '@protection-service/sdk';
 import { Router } from 'express';
-import { sendPage } from '../html';
-import { type Column, DataTable } from './data-table';
-import { DashboardLayout } from './frame';
-import type { Dashboard } from './handlers';
-import { DASHBOARD_PATH, storePath } from './paths';
-import { RESOLUTION_WORDS, TYPE_WORDS } from './words';
+import { sendPage } from '../../html';
+import { type Column, DataTable } from '../data-table';
+import { DashboardLayout } from '../frame';
+import type { Dashboard } from '../handlers';
+import { DASHBOARD_PATH, storePath } from '../paths';
+import { RESOLUTION_WORDS, TYPE_WORDS } from '../words';
 
 export const ANALYTICS_PATH = `${DASHBOARD_PATH}/stores/:storeId/analytics`;
 

@@ -12,16 +12,16 @@ import {
   unwrap,
 } from '@protection-service/sdk';
 import express, { type Request, Router } from 'express';
-import { Hidden } from '../html';
-import { type Column, DataTable } from './data-table';
-import { Check, Field, NumberField, SelectField } from './fields';
-import { field, seeOther, withNotice } from './forms';
-import { Refused } from './frame';
-import type { Dashboard, StoreForm, StorePage } from './handlers';
-import { DASHBOARD_PATH, storePath } from './paths';
-import type { MemberStore } from './port';
-import type { SignedIn } from './staff-api';
-import { RESOLUTION_WORDS, shortDate } from './words';
+import { Hidden } from '../../html';
+import { type Column, DataTable } from '../data-table';
+import { Check, Field, NumberField, SelectField } from '../fields';
+import { field, seeOther, withNotice } from '../forms';
+import { Refused } from '../frame';
+import type { Dashboard, StoreForm, StorePage } from '../handlers';
+import { DASHBOARD_PATH, storePath } from '../paths';
+import type { MemberStore } from '../port';
+import type { SignedIn } from '../staff-api';
+import { RESOLUTION_WORDS, shortDate } from '../words';
 
 const SETTINGS = `${DASHBOARD_PATH}/stores/:storeId/settings`;
 const RULES = `${SETTINGS}/tracking`;

@@ -1,6 +1,6 @@
 import { CLAIM_TRANSITIONS, DENY_REASONS } from '@protection-service/contract';
 import type { TClaimApprove, TClaimItem, TClaimState, TResolutionType } from '@protection-service/sdk';
-import { field } from './forms';
+import { field } from '../forms';
 
 /**
  * The claim page's forms (D50) and the API bodies made of their fields. Numbers the person

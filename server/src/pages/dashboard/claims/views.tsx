@@ -10,13 +10,13 @@ import type {
   TTimelineActor,
   TTimelineEntry,
 } from '@protection-service/sdk';
-import { evidenceUrls, type OwnFiles } from './claim-evidence';
-import { Evidence } from './claim-evidence-views';
-import type { TrackingView } from './claim-tracking';
-import { DataTable } from './data-table';
-import { claimPath, orderPath } from './paths';
-import type { MemberStore } from './port';
-import { DENY_REASON_WORDS, RESOLUTION_WORDS, STATE_WORDS, StateLabel, shortDate, TYPE_WORDS } from './words';
+import { DataTable } from '../data-table';
+import { claimPath, orderPath } from '../paths';
+import type { MemberStore } from '../port';
+import { DENY_REASON_WORDS, RESOLUTION_WORDS, STATE_WORDS, StateLabel, shortDate, TYPE_WORDS } from '../words';
+import { evidenceUrls, type OwnFiles } from './evidence';
+import { Evidence } from './evidence-views';
+import type { TrackingView } from './tracking-views';
 
 /** Everything the claim page shows (D50), read through the API. */
 export interface ClaimView {
