@@ -113,11 +113,13 @@ export function SelectField(props: {
   );
 }
 
-export function Check(props: { name: string; label: string; checked: boolean }) {
+/** A box and its label; one of a group sharing a name gives its own id and value (sent when checked). */
+export function Check(props: { name: string; label: string; checked: boolean; id?: string; value?: string }) {
+  const id = props.id ?? props.name;
   return (
     <div class="check">
-      <input type="checkbox" id={props.name} name={props.name} checked={props.checked} />
-      <label for={props.name}>{props.label}</label>
+      <input type="checkbox" id={id} name={props.name} value={props.value} checked={props.checked} />
+      <label for={id}>{props.label}</label>
     </div>
   );
 }

@@ -120,16 +120,13 @@ function PhotosRequired(props: { chosen: readonly TIssueType[] | undefined }) {
       <legend>Photos on shoppers' claims</legend>
       <p class="muted">The claim form asks for at least one photo of an item with one of these issues.</p>
       {ISSUE_TYPES.map((type) => (
-        <div class="check">
-          <input
-            type="checkbox"
-            id={`photosRequiredFor-${type}`}
-            name="photosRequiredFor"
-            value={type}
-            checked={props.chosen?.includes(type) === true}
-          />
-          <label for={`photosRequiredFor-${type}`}>{TYPE_WORDS[type]}</label>
-        </div>
+        <Check
+          id={`photosRequiredFor-${type}`}
+          name="photosRequiredFor"
+          value={type}
+          label={TYPE_WORDS[type]}
+          checked={props.chosen?.includes(type) === true}
+        />
       ))}
     </fieldset>
   );
