@@ -26,13 +26,22 @@ const ROW_MAX_PX = 160;
 function wordsBrokenInside(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const broken: string[] = [];
-    /** The width of the line a text node's words are laid out in: its nearest block's content box. */
+    const px = (style: CSSStyleDeclaration, ...sides: string[]) =>
+      sides.reduce((sum, side) => sum + (Number.parseFloat(style.getPropertyValue(side)) || 0), 0);
+    /**
+     * The room a text node's words have on a line: its nearest block's content box, less what
+     * the inline boxes around it take at their sides (the padding of a `.code` span).
+     */
     const lineWidth = (node: Node) => {
       let box = node.parentElement;
-      while (box && getComputedStyle(box).display.startsWith('inline')) box = box.parentElement;
+      let sides = 0;
+      for (; box && getComputedStyle(box).display.startsWith('inline'); box = box.parentElement) {
+        const style = getComputedStyle(box);
+        sides += px(style, 'padding-left', 'padding-right', 'border-left-width', 'border-right-width');
+        sides += px(style, 'margin-left', 'margin-right');
+      }
       if (!box) return Number.POSITIVE_INFINITY;
-      const style = getComputedStyle(box);
-      return box.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+      return box.clientWidth - px(getComputedStyle(box), 'padding-left', 'padding-right') - sides;
     };
     const main = document.querySelector('main') ?? document.body;
     const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
