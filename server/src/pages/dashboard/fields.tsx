@@ -123,3 +123,26 @@ export function Check(props: { name: string; label: string; checked: boolean; id
     </div>
   );
 }
+
+/** One choice of a radio group sharing a name: its label, and the sentence that says what it does beneath. */
+export function Choice(props: { name: string; value: string; label: string; hint: string; checked: boolean }) {
+  const id = `${props.name}-${props.value}`;
+  return (
+    <div class="choice">
+      <input
+        type="radio"
+        id={id}
+        name={props.name}
+        value={props.value}
+        checked={props.checked}
+        aria-describedby={`${id}-hint`}
+      />
+      <div>
+        <label for={id}>{props.label}</label>
+        <span id={`${id}-hint`} class="muted">
+          {props.hint}
+        </span>
+      </div>
+    </div>
+  );
+}

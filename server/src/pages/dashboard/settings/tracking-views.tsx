@@ -9,7 +9,7 @@ import type {
 } from '@protection-service/sdk';
 import { Hidden } from '../../html';
 import { type Column, DataTable } from '../data-table';
-import { Check, Field, NumberField, SelectField } from '../fields';
+import { Check, Choice, Field, NumberField, SelectField } from '../fields';
 import { Refused } from '../frame';
 import { storePath } from '../paths';
 import type { MemberStore } from '../port';
@@ -73,22 +73,7 @@ function RulesForm(props: SectionProps) {
       <fieldset class="stack modes">
         <legend>When a rule holds</legend>
         {MODES.map(([mode, label, sentence]) => (
-          <div class="mode">
-            <input
-              type="radio"
-              id={`mode-${mode}`}
-              name="mode"
-              value={mode}
-              checked={v.mode === mode}
-              aria-describedby={`mode-${mode}-hint`}
-            />
-            <div>
-              <label for={`mode-${mode}`}>{label}</label>
-              <span id={`mode-${mode}-hint`} class="muted">
-                {sentence}
-              </span>
-            </div>
-          </div>
+          <Choice name="mode" value={mode} label={label} hint={sentence} checked={v.mode === mode} />
         ))}
       </fieldset>
       <RuleDays v={v} />
