@@ -170,7 +170,7 @@ module.exports = {
       severity: 'error',
       comment:
         "A dashboard view renders what it is given: from the SDK it imports types only; the calls are its area's load and routes (D50).",
-      from: { path: '^server/src/pages/dashboard/(.+/views|[^/]+-views)\\.tsx$' },
+      from: { path: '^server/src/pages/dashboard/.*(/|-)views\\.tsx$' },
       to: { path: '^sdk/src/', dependencyTypesNot: ['type-only'] },
     },
     {

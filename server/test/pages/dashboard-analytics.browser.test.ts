@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { percent } from '../../src/pages/dashboard/analytics';
+import { percent } from '../../src/pages/dashboard/analytics/views';
 import { CHROMIUM, expectAccessible, launchChromium, NO_CHROMIUM, screenshots } from '../harness/browser';
 import { CLAIM_TEST_SCOPES, type ClaimStore, claimStore } from '../harness/claims';
 import { addMember, signedInPage } from '../harness/dashboard';

@@ -17,28 +17,52 @@ if (!CHROMIUM) console.warn(`[pages] dashboard phone browser tests skipped: ${NO
 const ROW_MAX_PX = 160;
 
 /**
- * The words of the table cells that a line break cuts inside. A break after a hyphen is where
- * text breaks in print ("Mary-/Jane"), so the pieces of a hyphenated word count as words.
+ * The words that a line break cuts inside, in the table cells and in the rest of the page's
+ * text. A break after a hyphen is where text breaks in print ("Mary-/Jane"), so the pieces of a
+ * hyphenated word count as words. Outside a table a word longer than its whole line (an
+ * address, a token) may only be broken; in a cell no word is ever broken, since a column
+ * squeezed narrower than its words is what breaks them ("Damag / ed").
  */
 function wordsBrokenInside(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const broken: string[] = [];
-    for (const cell of document.querySelectorAll('td, th')) {
-      // Text read out but not shown (a phone's hidden table head, a checkbox column's head) has no lines.
-      const head = cell.closest('thead');
-      if ((head && head.getBoundingClientRect().height <= 2) || cell.closest('.visually-hidden')) continue;
-      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        // What a closed <details> holds beyond its summary is not shown: it has no lines.
-        if (node.parentElement?.closest('details:not([open]) > :not(summary)')) continue;
-        const text = node.textContent ?? '';
-        for (const m of text.matchAll(/[^\s-]+-?/g)) {
-          const range = document.createRange();
-          range.setStart(node, m.index);
-          range.setEnd(node, m.index + m[0].length);
-          const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-          if (tops.size > 1 && !node.parentElement?.closest('.visually-hidden')) broken.push(m[0]);
-        }
+    const px = (style: CSSStyleDeclaration, ...sides: string[]) =>
+      sides.reduce((sum, side) => sum + (Number.parseFloat(style.getPropertyValue(side)) || 0), 0);
+    /**
+     * The room a text node's words have on a line: its nearest block's content box, less what
+     * the inline boxes around it take at their sides (the padding of a `.code` span).
+     */
+    const lineWidth = (node: Node) => {
+      let box = node.parentElement;
+      let sides = 0;
+      for (; box && getComputedStyle(box).display.startsWith('inline'); box = box.parentElement) {
+        const style = getComputedStyle(box);
+        sides += px(style, 'padding-left', 'padding-right', 'border-left-width', 'border-right-width');
+        sides += px(style, 'margin-left', 'margin-right');
+      }
+      if (!box) return Number.POSITIVE_INFINITY;
+      return box.clientWidth - px(getComputedStyle(box), 'padding-left', 'padding-right') - sides;
+    };
+    const main = document.querySelector('main') ?? document.body;
+    const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest('.visually-hidden, svg, script, style')) continue;
+      // Text read out but not shown (a phone's hidden table head) has no lines.
+      const head = parent.closest('thead');
+      if (head && head.getBoundingClientRect().height <= 2) continue;
+      // What a closed <details> holds beyond its summary is not shown: it has no lines.
+      if (parent.closest('details:not([open]) > :not(summary)')) continue;
+      const inCell = parent.closest('td, th') !== null;
+      const text = node.textContent ?? '';
+      for (const m of text.matchAll(/[^\s-]+-?/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+        if (new Set(rects.map((r) => Math.round(r.top))).size <= 1) continue;
+        const width = rects.reduce((sum, r) => sum + r.width, 0);
+        if (inCell || width < lineWidth(node) - 1) broken.push(m[0]);
       }
     }
     return broken;
@@ -130,7 +154,7 @@ describe.skipIf(!CHROMIUM)('the dashboard on a phone (D50)', { timeout: 180_000 
     await context.close();
   });
 
-  it('every dashboard page, at 390 and 1280 px: no word broken inside a cell, no page sideways; screenshots', async () => {
+  it('every dashboard page, at 390 and 1280 px: no word broken inside, no page sideways; screenshots', async () => {
     const { context, page } = await signedInPage(browser, server, owner());
     const pages: [string, string][] = [
       ['dashboard-home', `${server.baseUrl}/dashboard`],
@@ -166,8 +190,7 @@ describe.skipIf(!CHROMIUM)('the dashboard on a phone (D50)', { timeout: 180_000 
               .evaluate((region) => region.scrollWidth - region.clientWidth),
             `claimed items at ${width} px`,
           ).toBe(0);
-        if (!['dashboard-home', 'dashboard-claim', 'dashboard-settings', 'dashboard-apps'].includes(name))
-          expect(await wordsBrokenInside(page), `${name} at ${width} px`).toEqual([]);
+        expect.soft(await wordsBrokenInside(page), `${name} at ${width} px`).toEqual([]);
       }
       await screenshots(page, name);
     }

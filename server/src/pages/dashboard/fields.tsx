@@ -113,11 +113,36 @@ export function SelectField(props: {
   );
 }
 
-export function Check(props: { name: string; label: string; checked: boolean }) {
+/** A box and its label; one of a group sharing a name gives its own id and value (sent when checked). */
+export function Check(props: { name: string; label: string; checked: boolean; id?: string; value?: string }) {
+  const id = props.id ?? props.name;
   return (
     <div class="check">
-      <input type="checkbox" id={props.name} name={props.name} checked={props.checked} />
-      <label for={props.name}>{props.label}</label>
+      <input type="checkbox" id={id} name={props.name} value={props.value} checked={props.checked} />
+      <label for={id}>{props.label}</label>
+    </div>
+  );
+}
+
+/** One choice of a radio group sharing a name: its label, and the sentence that says what it does beneath. */
+export function Choice(props: { name: string; value: string; label: string; hint: string; checked: boolean }) {
+  const id = `${props.name}-${props.value}`;
+  return (
+    <div class="choice">
+      <input
+        type="radio"
+        id={id}
+        name={props.name}
+        value={props.value}
+        checked={props.checked}
+        aria-describedby={`${id}-hint`}
+      />
+      <div>
+        <label for={id}>{props.label}</label>
+        <span id={`${id}-hint`} class="muted">
+          {props.hint}
+        </span>
+      </div>
     </div>
   );
 }

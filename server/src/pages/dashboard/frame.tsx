@@ -30,9 +30,14 @@ export const SECTIONS = [
 }[];
 export type Section = (typeof SECTIONS)[number]['key'];
 
+/** Who manages a store (D53): an owner or admin, who alone may change its settings, team and apps; the API refuses the others, so the pages offer them nothing. */
+export function manages(store: MemberStore): boolean {
+  return store.role === 'owner' || store.role === 'admin';
+}
+
 /** Whether the navigation offers `section` to the person's role (the API refuses the others anyway). */
 function offered(section: (typeof SECTIONS)[number], store: MemberStore): boolean {
-  if ('managers' in section) return store.role === 'owner' || store.role === 'admin';
+  if ('managers' in section) return manages(store);
   if ('scope' in section) return ROLE_SCOPES[store.role].includes(section.scope);
   return true;
 }

@@ -1,28 +1,24 @@
-import express, { Router } from 'express';
-import { ANALYTICS_PATH, analyticsPages } from './analytics';
+import { Router } from 'express';
+import { ANALYTICS_PATH, analyticsPages } from './analytics/routes';
 import { appPages } from './apps/routes';
 import { AUDIT_PATH, auditPages } from './audit/routes';
-import { bulkForm } from './bulk';
-import { claimPages, DASHBOARD_CLAIM_PATH } from './claim';
-import { CLAIM_FORMS } from './claim-forms';
-import { EXPORT_PATH, exportClaimsPage } from './export';
+import { CLAIM_FORMS } from './claims/forms';
+import { claimPages, DASHBOARD_CLAIM_PATH } from './claims/routes';
 import { Dashboard } from './handlers';
 import { orderPages } from './orders/routes';
-import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH, storePath } from './paths';
+import { DASHBOARD_PATH, DASHBOARD_SIGN_IN_PATH, DASHBOARD_SIGN_OUT_PATH } from './paths';
 import type { DashboardPort } from './port';
-import { queuePage } from './queue/routes';
-import { settingsPages } from './settings';
+import { EXPORT_PATH } from './queue/export';
+import { BULK_PATH, QUEUE_PATH, queuePages } from './queue/routes';
+import { settingsPages } from './settings/routes';
+import { TRACKING_FORM_PATHS } from './settings/tracking-routes';
 import { STORE_HOME_PATH, storePages } from './stores/routes';
 import { TEAM_FORMS, TEAM_PATH, teamPages } from './team/routes';
-import { TRACKING_FORM_PATHS } from './tracking-settings';
 
 /**
  * The merchant dashboard (D50): pages rendered on the server that act on a store only through
  * the public API, with the signed-in person's staff token (D49), through the SDK.
  */
-const QUEUE_PATH = `${DASHBOARD_PATH}/stores/:storeId/claims`;
-const BULK_PATH = `${QUEUE_PATH}/bulk`;
-
 export const DASHBOARD_ROUTES = [
   { method: 'GET', path: DASHBOARD_SIGN_IN_PATH },
   { method: 'POST', path: DASHBOARD_SIGN_IN_PATH },
@@ -53,16 +49,8 @@ export function dashboardPages(port: DashboardPort): Router {
   const dashboard = new Dashboard(port);
   const router = Router();
   router.use(storePages(dashboard));
-  // A bulk form carries up to 50 claim ids besides its own fields.
-  const bulkBody = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 80 });
-  router.get(QUEUE_PATH, dashboard.page(queuePage));
   // Before the claim page: `…/claims/export` is the export, never a claim named `export`.
-  router.get(EXPORT_PATH, exportClaimsPage(dashboard));
-  router.post(
-    BULK_PATH,
-    bulkBody,
-    dashboard.form((req) => storePath(String(req.params.storeId), 'claims'), bulkForm),
-  );
+  router.use(queuePages(dashboard));
   router.use(claimPages(dashboard));
   router.use(orderPages(dashboard));
   router.use(settingsPages(dashboard));

@@ -4,10 +4,9 @@
 import { SCOPE_DESCRIPTIONS, type Scope } from '@protection-service/contract';
 import type { TInstallation } from '@protection-service/sdk';
 import { Hidden } from '../../html';
-import { DashboardLayout, Notice } from '../frame';
+import { DashboardLayout, manages, Notice } from '../frame';
 import { storePath } from '../paths';
 import type { MemberStore } from '../port';
-import { manages } from '../settings';
 import type { SignedIn } from '../staff-api';
 import { shortDate } from '../words';
 

@@ -1,7 +1,7 @@
 import type { TClaim, TClaimFile, TFulfillment, TOrder } from '@protection-service/sdk';
 import { unwrap } from '@protection-service/sdk';
 import type { Request } from 'express';
-import { readTracking, type TrackingView } from '../claim-tracking';
+import { readTracking, type TrackingView } from '../claims/load';
 import type { StorePage } from '../handlers';
 
 const PAGE_SIZE = 50;

@@ -3,7 +3,8 @@
 /** @jsxImportSource preact */
 import type { TClaim, TFulfillment, TIssueType, TOrder, TResolutionType } from '@protection-service/sdk';
 import { Hidden } from '../../html';
-import { PackageSummaries, type TrackingView } from '../claim-tracking';
+import type { TrackingView } from '../claims/load';
+import { PackageSummaries } from '../claims/tracking-views';
 import { type Column, DataTable } from '../data-table';
 import { Field, SelectField } from '../fields';
 import { newFormKey } from '../forms';

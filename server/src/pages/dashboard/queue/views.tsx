@@ -3,7 +3,6 @@
 /** @jsxImportSource preact */
 import type { TClaimConnection, TClaimListNode } from '@protection-service/sdk';
 import { Hidden } from '../../html';
-import { BULK_ACTIONS } from '../bulk';
 import { type Column, DataTable } from '../data-table';
 import { Field, SelectField } from '../fields';
 import { newFormKey } from '../forms';
@@ -18,6 +17,7 @@ import {
   shortDate,
   TYPE_WORDS,
 } from '../words';
+import { BULK_ACTIONS } from './bulk';
 import { CLAIM_TYPES, type QueueView, queueHref, type RiskChoice } from './load';
 
 const RISK_CHOICE_ORDER: RiskChoice[] = ['high', 'elevated', 'medium', 'low'];

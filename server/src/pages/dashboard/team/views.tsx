@@ -5,10 +5,9 @@ import type { TRole as Role, TMember } from '@protection-service/sdk';
 import { Hidden } from '../../html';
 import { type Column, DataTable } from '../data-table';
 import { Check, Field, SelectField } from '../fields';
-import { DashboardLayout, Notice } from '../frame';
+import { DashboardLayout, manages, Notice } from '../frame';
 import { storePath } from '../paths';
 import type { MemberStore } from '../port';
-import { manages } from '../settings';
 import type { SignedIn } from '../staff-api';
 import { Email, ROLE_WORDS, shortDate } from '../words';
 

@@ -10,26 +10,12 @@ import type {
   TTimelineActor,
   TTimelineEntry,
 } from '@protection-service/sdk';
-import { evidenceUrls, type OwnFiles } from './claim-evidence';
-import { Evidence } from './claim-evidence-views';
-import type { TrackingView } from './claim-tracking';
-import { DataTable } from './data-table';
-import { claimPath, orderPath } from './paths';
-import type { MemberStore } from './port';
-import { DENY_REASON_WORDS, RESOLUTION_WORDS, STATE_WORDS, StateLabel, shortDate, TYPE_WORDS } from './words';
-
-/** Everything the claim page shows (D50), read through the API. */
-export interface ClaimView {
-  claim: TClaim;
-  timeline: TTimelineEntry[];
-  /** The order's fulfillments; undefined when the role cannot read orders. */
-  fulfillments: TFulfillment[] | undefined;
-  /** The packages of the fulfillments the claim is about (D54); undefined when the role cannot read orders. */
-  tracking: TrackingView | undefined;
-  /** Other claims on the same order, and by the same e-mail. */
-  orderClaims: TClaimListNode[];
-  emailClaims: TClaimListNode[];
-}
+import { DataTable } from '../data-table';
+import { claimPath, orderPath } from '../paths';
+import type { MemberStore } from '../port';
+import { DENY_REASON_WORDS, RESOLUTION_WORDS, STATE_WORDS, StateLabel, shortDate, TYPE_WORDS } from '../words';
+import { evidenceUrls, type OwnFiles } from './evidence';
+import { Evidence } from './evidence-views';
 
 const CATEGORY_WORDS: Record<TClaim['claimCategory'], string> = { SHIPPING: 'Shipping', WARRANTY: 'Warranty' };
 const CHANNEL_WORDS: Record<TClaim['salesChannel'], string> = { ONLINE: 'Online', IN_STORE: 'In store' };

@@ -3,13 +3,13 @@
 /** @jsxImportSource preact */
 import type { TClaim } from '@protection-service/sdk';
 import type { ComponentChildren } from 'preact';
-import { Hidden } from '../html';
-import { type ClaimForm, DENY_REASONS, type ItemChoice, moveTargets } from './claim-forms';
-import { itemName } from './claim-page';
-import { Field, SelectField } from './fields';
-import { newFormKey } from './forms';
-import { claimPath } from './paths';
-import { DENY_REASON_WORDS, RESOLUTION_WORDS, STATE_WORDS } from './words';
+import { Hidden } from '../../html';
+import { Field, SelectField } from '../fields';
+import { newFormKey } from '../forms';
+import { claimPath } from '../paths';
+import { DENY_REASON_WORDS, RESOLUTION_WORDS, STATE_WORDS } from '../words';
+import { type ClaimForm, DENY_REASONS, type ItemChoice, moveTargets } from './forms';
+import { itemName } from './views';
 
 /**
  * The claim page's forms with D50's words (D53 "Shapes and words"). Each posts to its own

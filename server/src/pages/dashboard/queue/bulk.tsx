@@ -8,10 +8,10 @@ import {
   type TDenyReason,
   type TTransitionTargetState,
 } from '@protection-service/sdk';
-import { field, fields, formKey, seeOther } from './forms';
-import type { StoreForm } from './handlers';
-import { storePath } from './paths';
-import { DENY_REASON_WORDS, MOVE_TARGETS } from './words';
+import { field, fields, formKey, seeOther } from '../forms';
+import type { StoreForm } from '../handlers';
+import { storePath } from '../paths';
+import { DENY_REASON_WORDS, MOVE_TARGETS } from '../words';
 
 /**
  * Bulk actions on the claim queue (D50): each selected claim goes through the API on its

@@ -1,7 +1,7 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { OwnFiles } from './claim-evidence';
+import type { OwnFiles } from './evidence';
 
 /**
  * The evidence a claim item or a message names (D56): the service's own photos as thumbnails,

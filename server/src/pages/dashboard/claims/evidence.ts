@@ -1,6 +1,6 @@
 import { FILE_TYPES } from '@protection-service/contract';
 import type { FetchMiddleware, TClaim, TFile } from '@protection-service/sdk';
-import type { Dashboard, StorePage } from './handlers';
+import type { Dashboard, StorePage } from '../handlers';
 
 /**
  * The photos and receipts a claim names (D56, D57): in its items' `images` and its messages'

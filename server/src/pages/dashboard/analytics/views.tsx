@@ -2,27 +2,13 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { TAnalyticsSeries, TAnalyticsSummary, TOfferResult } from '@protection-service/contract';
-import { unwrap } from '@protection-service/sdk';
-import { Router } from 'express';
-import { sendPage } from '../html';
-import { type Column, DataTable } from './data-table';
-import { DashboardLayout } from './frame';
-import type { Dashboard } from './handlers';
-import { DASHBOARD_PATH, storePath } from './paths';
-import { RESOLUTION_WORDS, TYPE_WORDS } from './words';
-
-export const ANALYTICS_PATH = `${DASHBOARD_PATH}/stores/:storeId/analytics`;
-
-/** The periods offered, as links (no script), with the point length of their charts (D52). */
-const PRESETS = [
-  { days: 30, interval: 'day' },
-  { days: 90, interval: 'week' },
-  { days: 365, interval: 'month' },
-] as const;
-type Preset = (typeof PRESETS)[number];
-
-const DAY_MS = 86_400_000;
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+import { type Column, DataTable } from '../data-table';
+import { DashboardLayout } from '../frame';
+import { storePath } from '../paths';
+import type { MemberStore } from '../port';
+import type { SignedIn } from '../staff-api';
+import { RESOLUTION_WORDS, TYPE_WORDS } from '../words';
+import { type Analytics, PRESETS, type Preset } from './load';
 
 /** A fraction as a percentage to one decimal, or a dash when there was nothing to divide (D52). */
 export function percent(rate: number | null): string {
@@ -36,38 +22,22 @@ const money = (list: { currency: string; amount: string }[]) =>
  * claims and protected orders per day, week or month as SVG drawn here, each followed by the
  * same numbers as a table. Only roles holding analytics:read see it; the API refuses others.
  */
-export function analyticsPages(dashboard: Dashboard): Router {
-  const router = Router();
-  router.get(
-    ANALYTICS_PATH,
-    dashboard.page(async ({ req, res, session, store, api }) => {
-      const preset = PRESETS.find((p) => String(p.days) === req.query.days) ?? PRESETS[0];
-      const now = Date.now();
-      const period = { from: day(now - (preset.days - 1) * DAY_MS), to: day(now) };
-      const [summary, series, offers] = await Promise.all([
-        api.client.analytics.summary({ query: period }).then(unwrap),
-        api.client.analytics.series({ query: { ...period, interval: preset.interval } }).then(unwrap),
-        api.client.analytics.offers({ query: period }).then(unwrap),
-      ]);
-      sendPage(
-        res,
-        200,
-        <DashboardLayout title="Analytics" session={session} store={store} section="analytics">
-          <h1>Analytics</h1>
-          <Presets storeId={store.id} current={preset} />
-          <p class="muted">
-            {period.from} to {period.to} (UTC days, both included).
-          </p>
-          <Figures summary={summary.data} />
-          <Chart series={series.data} field="claims" label="Claims" />
-          <Chart series={series.data} field="protectedOrders" label="Protected orders" />
-          <Tops summary={summary.data} />
-          <Offers results={offers.data} />
-        </DashboardLayout>,
-      );
-    }),
+export function AnalyticsPage(props: { session: SignedIn; store: MemberStore; preset: Preset; data: Analytics }) {
+  const { store, data } = props;
+  return (
+    <DashboardLayout title="Analytics" session={props.session} store={store} section="analytics">
+      <h1>Analytics</h1>
+      <Presets storeId={store.id} current={props.preset} />
+      <p class="muted">
+        {data.period.from} to {data.period.to} (UTC days, both included).
+      </p>
+      <Figures summary={data.summary} />
+      <Chart series={data.series} field="claims" label="Claims" />
+      <Chart series={data.series} field="protectedOrders" label="Protected orders" />
+      <Tops summary={data.summary} />
+      <Offers results={data.offers} />
+    </DashboardLayout>
   );
-  return router;
 }
 
 function Presets(props: { storeId: string; current: Preset }) {

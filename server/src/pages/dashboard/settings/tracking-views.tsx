@@ -1,55 +1,21 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import {
-  type Client,
-  ProtectionApiError,
-  type TTrackingSettings,
-  type TTrackingSettingsUpdate,
-  type TTrackingSource,
-  type TTrackingSourceCreate,
-  type TTrackingSourceCreated,
-  unwrap,
+import type {
+  TTrackingSettings,
+  TTrackingSettingsUpdate,
+  TTrackingSource,
+  TTrackingSourceCreated,
 } from '@protection-service/sdk';
-import express, { type Request, Router } from 'express';
-import { Hidden } from '../html';
-import { type Column, DataTable } from './data-table';
-import { Check, Field, NumberField, SelectField } from './fields';
-import { field, seeOther, withNotice } from './forms';
-import { Refused } from './frame';
-import type { Dashboard, StoreForm, StorePage } from './handlers';
-import { DASHBOARD_PATH, storePath } from './paths';
-import type { MemberStore } from './port';
-import type { SignedIn } from './staff-api';
-import { RESOLUTION_WORDS, shortDate } from './words';
-
-const SETTINGS = `${DASHBOARD_PATH}/stores/:storeId/settings`;
-const RULES = `${SETTINGS}/tracking`;
-const SOURCES = `${SETTINGS}/tracking-sources`;
-const REMOVE = `${SOURCES}/:sourceId/remove`;
-
-/** The tracking section's forms, for the dashboard's route table. */
-export const TRACKING_FORM_PATHS = [RULES, SOURCES, REMOVE] as const;
-
-/** What a tracking form's answer adds to the section: what was typed and refused, a source just made. */
-export interface TrackingExtras {
-  typed?: TTrackingSettingsUpdate;
-  rulesError?: string;
-  sourceError?: string;
-  /** The provider chosen in a refused "Add source" (a secret typed is never written back). */
-  provider?: string;
-  /** A source just registered; its secret only when the service made it (the person's own is not repeated). */
-  created?: TTrackingSourceCreated;
-}
-
-/** The section as read from the API, with what a form's answer adds. */
-export interface TrackingView extends TrackingExtras {
-  settings: TTrackingSettings;
-  sources: TTrackingSource[];
-}
-
-/** How a tracking form answers with the whole settings page (a refusal, or a new source's secret). */
-export type SendSettings = (page: StorePage, status: number, tracking: TrackingExtras) => Promise<void>;
+import { Hidden } from '../../html';
+import { type Column, DataTable } from '../data-table';
+import { Check, Choice, Field, NumberField, SelectField } from '../fields';
+import { Refused } from '../frame';
+import { storePath } from '../paths';
+import type { MemberStore } from '../port';
+import type { SignedIn } from '../staff-api';
+import { RESOLUTION_WORDS, shortDate } from '../words';
+import type { TrackingView } from './load';
 
 const PROVIDER_WORDS: Record<TTrackingSource['provider'], string> = {
   aftership: 'AfterShip',
@@ -67,117 +33,6 @@ const MODES: readonly [TTrackingSettings['mode'], string, string][] = [
       "(who gets the usual e-mail), one per package, and the store's apps get tracking/alert.",
   ],
 ];
-
-/**
- * The store's tracking rules and sources (D54) as an owner or admin reads them: routes of the
- * person's own dashboard token, which check the role themselves (D49, D53).
- */
-export async function readTracking(user: Client, storeId: string, extras: TrackingExtras = {}): Promise<TrackingView> {
-  const params = { storeId };
-  const [settings, sources] = await Promise.all([
-    user.tracking.getSettings({ params }),
-    user.tracking.listSources({ params }),
-  ]);
-  return { ...extras, settings: unwrap(settings).data, sources: unwrap(sources).data };
-}
-
-/**
- * The settings page's tracking forms (D50, D54): the rules (`PUT …/tracking-settings`), "Add
- * source" and "Remove". The API refuses roles other than owner and admin (403, said as "your
- * role does not allow this"); a value beyond its limits is answered with its message next to
- * the form. These routes take no Idempotency-Key (D33 is for token POSTs): the rules are a PUT
- * and a removal a DELETE, idempotent by nature, and a source's answer holds its secret, which
- * is kept nowhere but in the page that answers.
- */
-export function trackingForms(dashboard: Dashboard, send: SendSettings): Router {
-  const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 20 });
-  const back = (req: Request) => storePath(String(req.params.storeId), 'settings');
-  router.post(
-    RULES,
-    form,
-    dashboard.form(back, (page) => saveRules(dashboard, page, send)),
-  );
-  router.post(
-    SOURCES,
-    form,
-    dashboard.form(back, (page) => addSource(dashboard, page, send)),
-  );
-  router.post(
-    REMOVE,
-    form,
-    dashboard.form(back, (page) => removeSource(dashboard, page)),
-  );
-  return router;
-}
-
-async function saveRules(dashboard: Dashboard, page: StoreForm, send: SendSettings): Promise<void> {
-  const { req, res, session, store, body } = page;
-  const typed = rulesOf(body);
-  const answer = await dashboard.staff
-    .asUser(req, session)
-    .tracking.updateSettings({ params: { storeId: store.id }, body: typed });
-  const refusal = inputRefused(answer);
-  if (refusal !== undefined) return send(page, 400, { typed, rulesError: refusal });
-  seeOther(res, withNotice(storePath(store.id, 'settings'), 'trackingSaved'));
-}
-
-/**
- * A new source answers with the page itself, never a redirect: its secret is in no address
- * and in no store of the dashboard's, so reading the page again never shows it (D54).
- */
-async function addSource(dashboard: Dashboard, page: StoreForm, send: SendSettings): Promise<void> {
-  const { req, session, store, body } = page;
-  const secret = field(body, 'secret');
-  const create = { provider: field(body, 'provider'), ...(secret ? { secret } : {}) } as TTrackingSourceCreate;
-  const answer = await dashboard.staff
-    .asUser(req, session)
-    .tracking.createSource({ params: { storeId: store.id }, body: create });
-  const refusal = inputRefused(answer);
-  if (refusal !== undefined) return send(page, 400, { sourceError: refusal, provider: create.provider });
-  await send(page, 200, { created: unwrap(answer).data });
-}
-
-async function removeSource(dashboard: Dashboard, page: StoreForm): Promise<void> {
-  const { req, res, session, store } = page;
-  const answer = await dashboard.staff
-    .asUser(req, session)
-    .tracking.removeSource({ params: { storeId: store.id, sourceId: String(req.params.sourceId) } });
-  const settings = storePath(store.id, 'settings');
-  // Removed already (a second click, or someone else): said, not an error page.
-  if (answer.status === 404) return seeOther(res, withNotice(settings, 'sourceGone'));
-  unwrap(answer);
-  seeOther(res, withNotice(settings, 'sourceRemoved'));
-}
-
-/** The API's message when it refused the input (400); any other refusal goes on to the frame. */
-function inputRefused(answer: { status: number; body: unknown; headers: Headers }): string | undefined {
-  try {
-    unwrap(answer);
-    return undefined;
-  } catch (err) {
-    if (err instanceof ProtectionApiError && err.status === 400) return err.body.message;
-    throw err;
-  }
-}
-
-/** The rules form as a PUT body: an empty number keeps its value, the API judges the rest. */
-function rulesOf(body: Record<string, unknown>): TTrackingSettingsUpdate {
-  const days = (name: string) => {
-    const value = field(body, name);
-    return value === '' ? undefined : Number(value);
-  };
-  const change: Record<string, unknown> = {
-    mode: field(body, 'mode') || undefined,
-    lostNoMovementDays: days('lostNoMovementDays'),
-    lostAfterEstimatedDays: days('lostAfterEstimatedDays'),
-    delayedEnabled: field(body, 'delayedEnabled') === 'on',
-    delayedAfterEstimatedDays: days('delayedAfterEstimatedDays'),
-    claimWindowDays: days('claimWindowDays'),
-    resolutionRequested: field(body, 'resolutionRequested') || undefined,
-  };
-  return change as TTrackingSettingsUpdate;
-}
 
 interface SectionProps {
   session: SignedIn;
@@ -218,22 +73,7 @@ function RulesForm(props: SectionProps) {
       <fieldset class="stack modes">
         <legend>When a rule holds</legend>
         {MODES.map(([mode, label, sentence]) => (
-          <div class="mode">
-            <input
-              type="radio"
-              id={`mode-${mode}`}
-              name="mode"
-              value={mode}
-              checked={v.mode === mode}
-              aria-describedby={`mode-${mode}-hint`}
-            />
-            <div>
-              <label for={`mode-${mode}`}>{label}</label>
-              <span id={`mode-${mode}-hint`} class="muted">
-                {sentence}
-              </span>
-            </div>
-          </div>
+          <Choice name="mode" value={mode} label={label} hint={sentence} checked={v.mode === mode} />
         ))}
       </fieldset>
       <RuleDays v={v} />

@@ -2,134 +2,20 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import { ISSUE_TYPES, type TIssueType } from '@protection-service/contract';
-import {
-  ProtectionApiError,
-  type TMerchantSettings,
-  type TMerchantSettingsUpdate,
-  unwrap,
-} from '@protection-service/sdk';
-import express, { Router } from 'express';
-import { Hidden, sendPage } from '../html';
-import { Check, NumberField, SelectField } from './fields';
-import { field, fields, seeOther, withNotice } from './forms';
-import { DashboardLayout, Notice, Refused } from './frame';
-import type { Dashboard, StorePage } from './handlers';
-import { DASHBOARD_PATH, storePath } from './paths';
-import type { MemberStore } from './port';
-import type { SignedIn } from './staff-api';
-import {
-  readTracking,
-  type TrackingExtras,
-  TrackingSection,
-  type TrackingView,
-  trackingForms,
-} from './tracking-settings';
-import { shortDate, TYPE_WORDS } from './words';
+import type { TMerchantSettings, TMerchantSettingsUpdate } from '@protection-service/sdk';
+import { Hidden } from '../../html';
+import { Check, NumberField, SelectField } from '../fields';
+import { DashboardLayout, manages, Notice, Refused } from '../frame';
+import { storePath } from '../paths';
+import type { MemberStore } from '../port';
+import type { SignedIn } from '../staff-api';
+import { shortDate, TYPE_WORDS } from '../words';
+import { BOOLEANS } from './forms';
+import type { TrackingView } from './load';
+import { TrackingSection } from './tracking-views';
 
-const SETTINGS = `${DASHBOARD_PATH}/stores/:storeId/settings`;
-
-/** Who may write the defaults (D53): the API refuses the others, so the page offers them nothing. */
-export function manages(store: MemberStore): boolean {
-  return store.role === 'owner' || store.role === 'admin';
-}
-
-const BOOLEANS = [
-  ['enableCancelAfterPurchase', 'Shoppers may cancel protection after purchase'],
-  ['sendConfirmationEmail', 'Send a confirmation e-mail'],
-  ['sendSmsUpdates', 'Send text message updates'],
-  ['offerStoreCreditOnServicePurchase', 'Offer store credit as a resolution'],
-] as const;
-
-/**
- * The store's default settings (D50, D53): read with the staff token (`GET /v2/settings`),
- * written by an owner or admin with `PATCH /v1/stores/:storeId/settings` and their dashboard
- * token. The limits are the API's: a value beyond them is answered with its message, next
- * to the form, with what was typed kept.
- */
-export function settingsPages(dashboard: Dashboard): Router {
-  const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 30 });
-
-  router.get(
-    SETTINGS,
-    dashboard.page((page) => sendSettings(dashboard, page, 200)),
-  );
-
-  router.post(
-    SETTINGS,
-    form,
-    dashboard.form(
-      (req) => storePath(String(req.params.storeId), 'settings'),
-      async (page) => {
-        const { req, res, session, store } = page;
-        const change = changeOf(page.body);
-        const written = await dashboard.staff
-          .asUser(req, session)
-          .stores.updateSettings({ params: { storeId: store.id }, body: change });
-        try {
-          unwrap(written);
-        } catch (err) {
-          if (!(err instanceof ProtectionApiError) || err.status !== 400) throw err;
-          return sendSettings(dashboard, page, 400, { typed: change, error: err.body.message });
-        }
-        seeOther(res, withNotice(storePath(store.id, 'settings'), 'settingsSaved'));
-      },
-    ),
-  );
-  router.use(trackingForms(dashboard, (page, status, tracking) => sendSettings(dashboard, page, status, { tracking })));
-  return router;
-}
-
-/**
- * The page, read afresh: the defaults with the staff token, and for an owner or admin the
- * tracking section (D54) with their own dashboard token (the API refuses it to other roles);
- * with what a form's answer adds (what was typed and refused, a source just made).
- */
-async function sendSettings(
-  dashboard: Dashboard,
-  page: StorePage,
-  status: number,
-  extras: { typed?: TMerchantSettingsUpdate; error?: string; tracking?: TrackingExtras } = {},
-): Promise<void> {
-  const { req, res, session, store, api } = page;
-  const { data } = unwrap(await api.client.settings.get());
-  const tracking = manages(store)
-    ? await readTracking(dashboard.staff.asUser(req, session), store.id, extras.tracking)
-    : undefined;
-  sendPage(
-    res,
-    status,
-    <SettingsPage
-      session={session}
-      store={store}
-      settings={data}
-      typed={extras.typed}
-      error={extras.error}
-      tracking={tracking}
-      notice={req.query.notice}
-    />,
-  );
-}
-
-/** The form as a PATCH body: every field, numbers as numbers (not one reaches the API as null, refused there). */
-function changeOf(body: Record<string, unknown>): TMerchantSettingsUpdate {
-  const number = (name: string) => {
-    const value = field(body, name);
-    return value === '' ? undefined : Number(value);
-  };
-  const change: Record<string, unknown> = {
-    cancelAfterPurchaseDurationSeconds: number('cancelAfterPurchaseDurationSeconds'),
-    storeCreditType: field(body, 'storeCreditType') || undefined,
-    storeCreditBonus: number('storeCreditBonus'),
-    storeCreditBonusType: field(body, 'storeCreditBonusType') || undefined,
-    storeCreditMaxPercentage: number('storeCreditMaxPercentage'),
-  };
-  for (const [name] of BOOLEANS) change[name] = field(body, name) === 'on';
-  change.photosRequiredFor = ISSUE_TYPES.filter((type) => fields(body, 'photosRequiredFor').includes(type));
-  return change as TMerchantSettingsUpdate;
-}
-
-function SettingsPage(props: {
+/** The settings page (D50, D53): the store's defaults, a form for an owner or admin, and their tracking section (D54). */
+export function SettingsPage(props: {
   session: SignedIn;
   store: MemberStore;
   settings: TMerchantSettings;
@@ -234,16 +120,13 @@ function PhotosRequired(props: { chosen: readonly TIssueType[] | undefined }) {
       <legend>Photos on shoppers' claims</legend>
       <p class="muted">The claim form asks for at least one photo of an item with one of these issues.</p>
       {ISSUE_TYPES.map((type) => (
-        <div class="check">
-          <input
-            type="checkbox"
-            id={`photosRequiredFor-${type}`}
-            name="photosRequiredFor"
-            value={type}
-            checked={props.chosen?.includes(type) === true}
-          />
-          <label for={`photosRequiredFor-${type}`}>{TYPE_WORDS[type]}</label>
-        </div>
+        <Check
+          id={`photosRequiredFor-${type}`}
+          name="photosRequiredFor"
+          value={type}
+          label={TYPE_WORDS[type]}
+          checked={props.chosen?.includes(type) === true}
+        />
       ))}
     </fieldset>
   );

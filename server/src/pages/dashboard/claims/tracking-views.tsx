@@ -1,10 +1,9 @@
 // The production install has no tsconfig: the JSX runtime is named here, per file.
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { TClaim, TFulfillment, TTrackingDecision, TTrackingPackage } from '@protection-service/sdk';
-import { type Column, DataTable } from './data-table';
-import { claimPath } from './paths';
-import type { StoreApi } from './staff-api';
+import type { TTrackingDecision, TTrackingPackage } from '@protection-service/sdk';
+import { type Column, DataTable } from '../data-table';
+import { claimPath } from '../paths';
 import {
   shortDate,
   subStatusWords,
@@ -12,52 +11,8 @@ import {
   TRACKING_RULE_WORDS,
   TRACKING_STATUS_WORDS,
   TrackingLabel,
-} from './words';
-
-/** One fulfillment's packages (D54); undefined when the tracking read was refused or found nothing. */
-export interface FulfillmentTracking {
-  sourceFulfillmentId: string;
-  packages: TTrackingPackage[] | undefined;
-}
-
-/** The packages a page shows, and how many fulfillments it left out (MAX_TRACKED). */
-export interface TrackingView {
-  fulfillments: FulfillmentTracking[];
-  omitted: number;
-}
-
-/** Fulfillments whose tracking one page reads at most: one API read each. */
-export const MAX_TRACKED = 20;
-
-/**
- * The fulfillments a claim is about: those its items name (a shopper's claim names the
- * fulfillment of each issue, a claim the rules filed names its package's, D54); when no item
- * names one, all the order's, since any of them may be the one.
- */
-export function concernedFulfillments(claim: TClaim, fulfillments: TFulfillment[]): TFulfillment[] {
-  const named = new Set(claim.claimItems.map((i) => i.sourceFulfillmentId));
-  const concerned = fulfillments.filter((f) => named.has(f.sourceFulfillmentId));
-  return concerned.length > 0 ? concerned : fulfillments;
-}
-
-/**
- * Reads the packages of each fulfillment through the API (D54), all at once. A refusal or a 404
- * of one read is that fulfillment's "not available", never a broken page.
- */
-export async function readTracking(
-  api: StoreApi,
-  sourceOrderId: string,
-  fulfillments: TFulfillment[],
-): Promise<TrackingView> {
-  const read = fulfillments.slice(0, MAX_TRACKED);
-  const answers = await Promise.all(
-    read.map(async ({ sourceFulfillmentId }): Promise<FulfillmentTracking> => {
-      const res = await api.client.tracking.get({ params: { sourceOrderId, sourceFulfillmentId } });
-      return { sourceFulfillmentId, packages: res.status === 200 ? res.body : undefined };
-    }),
-  );
-  return { fulfillments: answers, omitted: fulfillments.length - read.length };
-}
+} from '../words';
+import type { TrackingView } from './load';
 
 /** The claim page's tracking (D54): each package of the fulfillments the claim is about. */
 export function Tracking(props: { tracking: TrackingView | undefined; storeId: string; claimId: string }) {

@@ -2,9 +2,9 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { TClaim, TRiskSignal } from '@protection-service/sdk';
-import { evidenceUrls, type OwnFiles } from './claim-evidence';
-import { claimPath } from './paths';
-import { RiskBadge, SIGNAL_WORDS } from './words';
+import { claimPath } from '../paths';
+import { RiskBadge, SIGNAL_WORDS } from '../words';
+import { evidenceUrls, type OwnFiles } from './evidence';
 
 /**
  * A claim's risk (D57): its level, and each signal in words with its evidence, the related

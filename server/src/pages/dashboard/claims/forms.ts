@@ -1,6 +1,15 @@
 import { CLAIM_TRANSITIONS, DENY_REASONS } from '@protection-service/contract';
-import type { TClaimApprove, TClaimItem, TClaimState, TResolutionType } from '@protection-service/sdk';
-import { field } from './forms';
+import type {
+  TClaimApprove,
+  TClaimDeny,
+  TClaimItem,
+  TClaimMessageWrite,
+  TClaimNoteWrite,
+  TClaimState,
+  TClaimTransition,
+  TResolutionType,
+} from '@protection-service/sdk';
+import { field } from '../forms';
 
 /**
  * The claim page's forms (D50) and the API bodies made of their fields. Numbers the person
@@ -65,5 +74,25 @@ export function moveTargets(state: TClaimState): TClaimState[] {
 
 export const canApprove = (state: TClaimState): boolean => CLAIM_TRANSITIONS[state].includes('APPROVED');
 export const canDecline = (state: TClaimState): boolean => CLAIM_TRANSITIONS[state].includes('DENIED');
+
+/**
+ * Decline's, move's, reply's and note's bodies (D22, D25, D51): what was chosen and typed. A
+ * value the form does not offer goes as sent, for the API to refuse in its words (D2).
+ */
+export function declineBody(body: Record<string, unknown>): TClaimDeny {
+  return { reason: field(body, 'reason') as TClaimDeny['reason'], details: field(body, 'details') || null };
+}
+
+export function moveBody(body: Record<string, unknown>): TClaimTransition {
+  return { claimState: field(body, 'claimState') as TClaimTransition['claimState'] };
+}
+
+export function replyBody(body: Record<string, unknown>): TClaimMessageWrite {
+  return { message: field(body, 'message'), senderType: 'brand' };
+}
+
+export function noteBody(body: Record<string, unknown>): TClaimNoteWrite {
+  return { note: field(body, 'note') };
+}
 
 export { DENY_REASONS };

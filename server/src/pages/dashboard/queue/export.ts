@@ -3,10 +3,10 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebStream } from 'node:stream/web';
 import { type FetchMiddleware, unwrap } from '@protection-service/sdk';
 import type { RequestHandler } from 'express';
-import { pageHeaders } from '../html';
-import { type Dashboard, notFound } from './handlers';
-import { DASHBOARD_PATH } from './paths';
-import { listQuery, queueView } from './queue/load';
+import { pageHeaders } from '../../html';
+import { type Dashboard, notFound } from '../handlers';
+import { DASHBOARD_PATH } from '../paths';
+import { listQuery, queueView } from './load';
 
 export const EXPORT_PATH = `${DASHBOARD_PATH}/stores/:storeId/claims/export`;
 
