@@ -6,8 +6,12 @@ import { Hidden } from '../../html';
 import { type Column, DataTable } from '../data-table';
 import { Field, SelectField } from '../fields';
 import { newFormKey } from '../forms';
+import { DashboardLayout, Notice } from '../frame';
 import { claimPath, storePath } from '../paths';
+import type { MemberStore } from '../port';
+import type { SignedIn } from '../staff-api';
 import {
+  CLAIM_TABS,
   DENY_REASON_WORDS,
   Email,
   MOVE_TARGETS,
@@ -17,8 +21,8 @@ import {
   shortDate,
   TYPE_WORDS,
 } from '../words';
-import { BULK_ACTIONS } from './bulk';
-import { CLAIM_TYPES, type QueueView, queueHref, type RiskChoice } from './load';
+import { BULK_ACTIONS, BulkResults } from './bulk';
+import { CLAIM_TYPES, exportHref, type QueueView, queueHref, type RiskChoice } from './load';
 
 const RISK_CHOICE_ORDER: RiskChoice[] = ['high', 'elevated', 'medium', 'low'];
 const RISK_CHOICE_WORDS: Record<RiskChoice, string> = {
@@ -27,6 +31,47 @@ const RISK_CHOICE_WORDS: Record<RiskChoice, string> = {
   medium: 'Medium',
   low: 'Low',
 };
+
+/** The claim queue (D50): its tabs, filters, export link and one page of claims with the bulk actions the member may take. */
+export function QueuePage(props: {
+  session: SignedIn;
+  store: MemberStore;
+  query: Record<string, unknown>;
+  view: QueueView;
+  page: TClaimConnection;
+  bulk?: BulkRights;
+}) {
+  const { session, store, query, view, page, bulk } = props;
+  return (
+    <DashboardLayout title="Claims" session={session} store={store} section="claims">
+      <h1>Claims</h1>
+      <Notice code={query.notice} />
+      <BulkResults query={query} />
+      <nav class="tabs" aria-label="Claim tabs">
+        <ul>
+          {CLAIM_TABS.map((t) => (
+            <li>
+              <a
+                href={queueHref(store.id, view, { tab: t.key, after: undefined })}
+                aria-current={t.key === view.tab.key ? 'page' : undefined}
+              >
+                {t.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <Filters storeId={store.id} view={view} />
+      <p class="actions">
+        <a href={exportHref(store.id, view)} download>
+          Export
+        </a>{' '}
+        <span class="muted">these claims as CSV (every page, at most 100,000)</span>
+      </p>
+      <ClaimTable storeId={store.id} view={view} page={page} bulk={bulk} />
+    </DashboardLayout>
+  );
+}
 
 export function Filters(props: { storeId: string; view: QueueView }) {
   const { view } = props;
