@@ -1,4 +1,5 @@
 import { ZClaim } from '@protection-service/contract';
+import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -68,6 +69,28 @@ describe.skipIf(!CHROMIUM)("the shopper's claim form in headless Chromium (D56)"
 
   /** Every lookup of this address counts (D4); each test starts a fresh count. */
   const freshLimit = () => server.db.deleteFrom('rateLimitCounters').where('key', 'like', 'claim-form:%').execute();
+  /** The claim form's lookups counted since `freshLimit`, over every window they fell in. */
+  async function lookupsCounted(): Promise<number> {
+    const rows = await server.db
+      .selectFrom('rateLimitCounters')
+      .select('count')
+      .where('key', 'like', 'claim-form:%')
+      .execute();
+    return rows.reduce((sum, r) => sum + Number(r.count), 0);
+  }
+  /**
+   * The claim form's count held at `count` in the latest window it wrote and the two after it:
+   * windows are whole minutes, so whenever the clock turns, the next lookup meets that count.
+   */
+  async function holdCount(count: number): Promise<void> {
+    await sql`
+      insert into rate_limit_counters (key, window_start, count)
+      select k.key, w.start, ${count}::int
+      from (select key, max(window_start) as latest from rate_limit_counters where key like 'claim-form:%' group by key) k
+      cross join lateral (select k.latest + make_interval(mins => n) as start from generate_series(0, 2) n) w
+      on conflict (key, window_start) do update set count = excluded.count
+    `.execute(server.db);
+  }
 
   async function phone(javaScriptEnabled = true): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: PHONE, javaScriptEnabled, isMobile: true, hasTouch: true });
@@ -135,8 +158,13 @@ describe.skipIf(!CHROMIUM)("the shopper's claim form in headless Chromium (D56)"
     expect(lockedText).toBe(missTexts[0]);
     expect(missTexts[1]).toBe(missTexts[0]);
 
-    // D4: 10 lookups a minute from one address, every lookup counted; then 429 with Retry-After.
+    // D4: 10 lookups a minute from one address, every lookup counted, found or not; then 429
+    // with Retry-After.
     for (let i = 0; i < 4; i++) expect(await lookUp(page, locked, EMAIL)).toBe(200);
+    expect(await lookupsCounted()).toBe(10);
+    // Had the clock turned a minute among the ten, the eleventh would rightly pass: the ten
+    // are held in one window, so the verdict never depends on when the test ran.
+    await holdCount(10);
     const [limited] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST'),
       (async () => {
