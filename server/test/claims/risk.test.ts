@@ -195,6 +195,10 @@ describe('claim risk (D57)', () => {
     const reused = await signal(second, 'photo_reused');
     expect(reused?.relatedClaimIds).toEqual([first]);
     expect(reused?.detail).toMatch(/^A photo of this claim matches a photo on 1 other claim of this store/);
+    // Filed with its risk, which saw its photo: the claim it names goes to the sweep, not itself.
+    const pending = await sql<{ claimId: string }>`
+      select claim_id from claim_risk_pending where claim_id in (${first}, ${second})`.execute(server.db);
+    expect(pending.rows.map((r) => r.claimId)).toEqual([first]);
     await settle();
     expect((await signal(first, 'photo_reused'))?.relatedClaimIds).toEqual([second]);
     // An unrelated photo matches nothing.
