@@ -233,8 +233,9 @@ function amountOutlier(): RawBuilder<unknown> {
   return sql`median as (
       -- The latest RISK.outlierAtMost earlier claims of the window, read backwards on the value
       -- index: a bounded cost at filing, however many claims a store has.
+      -- Read only for a claim with a claimed value: without one the signal cannot hold.
       select percentile_cont(0.5) within group (order by e.claimed_value) as value, count(*) as claims
-      from subject c cross join lateral (
+      from subject c join claimed v on v.amount is not null cross join lateral (
         select o.claimed_value from claims o
         where o.store_id = c.store_id and o.claimed_currency = c.currency and o.claimed_value is not null
           and o.created_at >= c.created_at - make_interval(days => ${RISK.outlierDays}) and o.created_at < c.created_at
