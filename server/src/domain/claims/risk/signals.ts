@@ -230,18 +230,29 @@ function filedBeforeDelivery(): RawBuilder<unknown> {
  * has its median from those, which keeps a filing's cost bounded).
  */
 function amountOutlier(): RawBuilder<unknown> {
-  return sql`median as (
-      -- The latest RISK.outlierAtMost earlier claims of the window, read backwards on the value
-      -- index: a bounded cost at filing, however many claims a store has.
-      -- Read only for a claim with a claimed value: without one the signal cannot hold.
-      select percentile_cont(0.5) within group (order by e.claimed_value) as value, count(*) as claims
-      from subject c join claimed v on v.amount is not null cross join lateral (
-        select o.claimed_value from claims o
+  // The latest RISK.outlierAtMost earlier claims of the window, read backwards on the value
+  // index: a bounded cost at filing, however many claims a store has.
+  const latest = sql`select o.claimed_value from claims o
         where o.store_id = c.store_id and o.claimed_currency = c.currency and o.claimed_value is not null
           and o.created_at >= c.created_at - make_interval(days => ${RISK.outlierDays}) and o.created_at < c.created_at
           and o.deleted_at is null
-        order by o.created_at desc limit ${RISK.outlierAtMost}
-      ) e
+        order by o.created_at desc limit ${RISK.outlierAtMost}`;
+  const half = Math.floor(RISK.outlierAtMost / 2) + 1;
+  // Read only for a claim with a claimed value (without one the signal cannot hold), and only
+  // when `settled` is not: more than half of the most values the median is of are each at
+  // least a third of the claimed value (in the same arithmetic as the signal's test), so are
+  // both middle ones and then the median, and the claim is no outlier. The read stops at the
+  // `half`th such value: a typical claim settles there, short of RISK.outlierAtMost.
+  return sql`settled as (
+      select count(*) >= ${half}::int as settled from (
+        select 1 from subject c join claimed v on v.amount is not null cross join lateral (${latest}) e
+        where ${RISK.outlierFactor} * e.claimed_value::float8 >= v.amount::float8
+        limit ${half}::int
+      ) h
+    ), median as (
+      select percentile_cont(0.5) within group (order by e.claimed_value) as value, count(*) as claims
+      from subject c join claimed v on v.amount is not null cross join lateral (${latest}) e
+      where not (select settled from settled)
     ), outlier_signal as (
       select 5 as n, jsonb_build_object('code', 'amount_outlier',
         'detail', format('Claimed value %s %s is over %s times the store''s median claim of the last %s days, %s %s (of %s claims).',
