@@ -1,10 +1,12 @@
 /**
  * D57's risk, measured in-process on one database:
- * - claim filing (`fileClaim`, the route's whole domain work: the order's lock, the claim's
- *   statement and, with the risk, its statement in the same trip) with the risk against
- *   without it, in interleaved rounds of ROUND_S seconds at CONCURRENCY filings at once, in a
- *   store of CLAIMS claims spread over the last 180 days (SHOPPERS shoppers, a claimed value
- *   each) and a photo hash on each: filings per second (goal: with ≥ 0.9 of without), p50, p99;
+ * - claim filing (`fileClaim`, the route's whole domain work: the order's lock and the claim's
+ *   statement, which with the risk computes it too) with the risk against without it, in
+ *   interleaved rounds of ROUND_S seconds at CONCURRENCY filings at once, in a store of CLAIMS
+ *   claims spread over the last 180 days (SHOPPERS shoppers, a claimed value each) and a photo
+ *   hash on each: filings per second (goal: with ≥ 0.9 of without), p50, p99; then the same
+ *   naming a priced item of an order, so that the claim has a claimed value and
+ *   amount_outlier reads the store's latest values (up to 1,000);
  * - the reuse search at PHOTOS photos in the store: the risk statement of a claim with a photo
  *   (the whole statement: an upper bound of the band search it holds, eight band indexes for
  *   the photo's two hashes), its p95 over SEARCHES
@@ -45,20 +47,39 @@ async function spread(db: Db, storeId: string): Promise<void> {
     select 'file_bench_' || c.n, ${storeId}, 'claim_evidence', 'image/jpeg', 1000, 'x', 640, 480,
       'bench-link-' || c.n, 'bench/' || c.n, ${randomHash}, ${randomHash}, c.id, now()
     from (select id, row_number() over () as n from claims where store_id = ${storeId} limit ${PHOTOS}) c`.execute(db);
-  await sql`analyze claims, files`.execute(db);
+  // Every order but bench-1 (and bench-2, seeded so) has a priced line item, for the priced filings.
+  await sql`update orders set line_items_known = true where store_id = ${storeId} and id not in ('ord_bench_1', 'ord_bench_2')`.execute(
+    db,
+  );
+  await sql`
+    insert into order_line_items (order_id, source_item_id, position, quantity, price)
+    select id, 'item-1', 0, 1000000000, 50 from orders
+    where store_id = ${storeId} and id not in ('ord_bench_1', 'ord_bench_2')`.execute(db);
+  await sql`analyze claims, files, orders, order_line_items`.execute(db);
 }
 
-const body = (n: number): TClaimFile => ({
+/** Filings naming no item, on bench-1; or (`priced`) naming its priced item, on the other orders in turn. */
+const body = (n: number, priced: boolean): TClaimFile => ({
   // A shopper of the store's, in turn: some have claimed before (repeat_claimer is computed for real).
   email: `shopper-${n % SHOPPERS}@example.com`,
   salesChannel: 'ONLINE',
   claimCategory: 'SHIPPING',
-  fulfillmentIssues: [{ issues: [{ issueType: 'DAMAGED', quantity: 1 }] }],
+  fulfillmentIssues: [
+    { issues: [{ issueType: 'DAMAGED', quantity: 1, ...(priced ? { sourceItemId: 'item-1' } : {}) }] },
+  ],
   resolution: { desiredMethod: 'RESHIP' },
 });
+/** The order a filing goes to: bench-1, or for a priced one bench-3 ... bench-1000 in turn (a claimed value each). */
+const orderOf = (n: number, priced: boolean) => (priced ? `bench-${3 + (n % 998)}` : 'bench-1');
 
 /** CONCURRENCY filers for ROUND_S seconds: each filing's time in ms. */
-async function round(db: Db, storeId: string, risk: boolean, counter: { n: number }): Promise<number[]> {
+async function round(
+  db: Db,
+  storeId: string,
+  risk: boolean,
+  counter: { n: number },
+  priced = false,
+): Promise<number[]> {
   const times: number[] = [];
   const until = performance.now() + ROUND_S * 1000;
   const actor = { storeId, clientId: null, userId: null };
@@ -66,7 +87,8 @@ async function round(db: Db, storeId: string, risk: boolean, counter: { n: numbe
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < until) {
         const started = performance.now();
-        await fileClaim(db, actor, 'bench-1', body(counter.n++), undefined, { risk });
+        const n = counter.n++;
+        await fileClaim(db, actor, orderOf(n, priced), body(n, priced), undefined, { risk });
         times.push(performance.now() - started);
       }
     }),
@@ -108,6 +130,23 @@ async function searches(db: Db, storeId: string): Promise<{ times: number[]; pla
   return { times, plan: lines.filter((l) => /files_phash|on files|Execution Time/.test(l)).join('\n') };
 }
 
+/** Filings with the risk against without, in interleaved rounds after a warm-up: the two rows. */
+async function filings(db: Db, storeId: string, priced: boolean): Promise<Measured[]> {
+  const counter = { n: 0 };
+  await round(db, storeId, true, counter, priced); // warm-up, both statements prepared
+  const all = { with: [] as number[], without: [] as number[] };
+  for (let r = 0; r < ROUNDS; r++) {
+    all.without.push(...(await round(db, storeId, false, counter, priced)));
+    all.with.push(...(await round(db, storeId, true, counter, priced)));
+  }
+  const total = ROUNDS * ROUND_S;
+  const named = priced ? ', naming a priced item' : '';
+  return [
+    figures(`fileClaim without risk${named}`, all.without, total),
+    figures(`fileClaim with risk (D57)${named}`, all.with, total),
+  ];
+}
+
 export async function benchRisk(): Promise<Measured[]> {
   const database = await benchDatabase();
   const db = createDb(database.url, { max: CONCURRENCY + 2 });
@@ -118,22 +157,14 @@ export async function benchRisk(): Promise<Measured[]> {
     const seconds = await seed(db, storeId, { claims: CLAIMS, shoppers: SHOPPERS });
     await spread(db, storeId);
     process.stdout.write(`seeded ${CLAIMS} claims and ${PHOTOS} photos in ${seconds.toFixed(1)} s (and spread)\n`);
-    const counter = { n: 0 };
-    await round(db, storeId, true, counter); // warm-up, both statements prepared
-    const all = { with: [] as number[], without: [] as number[] };
-    for (let r = 0; r < ROUNDS; r++) {
-      all.without.push(...(await round(db, storeId, false, counter)));
-      all.with.push(...(await round(db, storeId, true, counter)));
-    }
-    const total = ROUNDS * ROUND_S;
-    const rows = [
-      figures('fileClaim without risk', all.without, total),
-      figures('fileClaim with risk (D57)', all.with, total),
-    ];
+    const rows = [...(await filings(db, storeId, false)), ...(await filings(db, storeId, true))];
     const { times, plan } = await searches(db, storeId);
     const sorted = [...times].sort((a, b) => a - b);
     printTable(rows);
     process.stdout.write(`\nfiling with risk / without: ${(rows[1]!.rps / rows[0]!.rps).toFixed(2)} (goal ≥ 0.9)\n`);
+    process.stdout.write(
+      `naming a priced item (amount_outlier reads the store's latest values): ${(rows[3]!.rps / rows[2]!.rps).toFixed(2)}\n`,
+    );
     process.stdout.write(
       `risk statement with the reuse search at ${PHOTOS} photos in the store: p50 ${percentile(sorted, 0.5).toFixed(2)} ms, p95 ${percentile(sorted, 0.95).toFixed(2)} ms over ${SEARCHES} runs\n\n${plan}\n`,
     );

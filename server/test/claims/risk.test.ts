@@ -197,6 +197,10 @@ describe('claim risk (D57)', () => {
     const reused = await signal(second, 'photo_reused');
     expect(reused?.relatedClaimIds).toEqual([first]);
     expect(reused?.detail).toMatch(/^A photo of this claim matches a photo on 1 other claim of this store/);
+    // Filed with its risk, which saw its photo: the claim it names goes to the sweep, not itself.
+    const pending = await sql<{ claimId: string }>`
+      select claim_id from claim_risk_pending where claim_id in (${first}, ${second})`.execute(server.db);
+    expect(pending.rows.map((r) => r.claimId)).toEqual([first]);
     await settle();
     expect((await signal(first, 'photo_reused'))?.relatedClaimIds).toEqual([second]);
     // An unrelated photo matches nothing.
@@ -314,6 +318,35 @@ describe('claim risk (D57)', () => {
         "Claimed value 30.01 USD is over 3 times the store's median claim of the last 90 days, 10.00 USD (of 7 claims).",
       relatedClaimIds: [],
     });
+  });
+
+  it('amount_outlier over more earlier claims than half it reads: the median of all of them, at 3 times and over', async () => {
+    const shop = await claimStore(server, 'risk-outlier-many');
+    await noPhotosRequired(shop);
+    const sourceOrderId = await order(shop, { prices: [10, 30, 31, 200] });
+    const first = await file(shop, sourceOrderId, 'many@example.com');
+    // 700 earlier claims in the window, newest the 180 of 100 (ties in time would not matter):
+    // the latest 1,000 are all of them, their median 10.
+    const copies = await sql`
+      insert into claims (id, store_id, order_id, source_order_id, author_email, claim_type, claim_category,
+        sales_channel, resolution_requested, claimed_currency, claimed_value, created_at)
+      select c.id || '-' || g, c.store_id, c.order_id, c.source_order_id, c.author_email, c.claim_type, c.claim_category,
+        c.sales_channel, c.resolution_requested, c.claimed_currency, case when g > 520 then 100 else 10 end,
+        now() - make_interval(days => 30) + make_interval(secs => g)
+      from claims c, generate_series(1, 700) g where c.id = ${first}`.execute(server.db);
+    expect(copies.numAffectedRows).toBe(700n);
+    await sql`update claims set deleted_at = now() where id = ${first}`.execute(server.db);
+    let k = 0;
+    const claim = (item: number) => file(shop, sourceOrderId, `m${++k}@example.com`, { item });
+    // 30: exactly 3 times the median, and every earlier value at least a third of it: no signal.
+    expect(await codes(await claim(1), shop)).toEqual([]);
+    // 31: over 3 times the median though 180 values are over a third of it.
+    expect((await signal(await claim(2), 'amount_outlier', shop))?.detail).toBe(
+      "Claimed value 31.00 USD is over 3 times the store's median claim of the last 90 days, 10.00 USD (of 701 claims).",
+    );
+    expect((await signal(await claim(3), 'amount_outlier', shop))?.detail).toMatch(
+      /^Claimed value 200.00 USD .* 10.00 USD \(of 702 claims\)/,
+    );
   });
 
   it('two signals make the level high, and the list filters on it; nothing is refused', async () => {

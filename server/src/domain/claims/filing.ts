@@ -16,7 +16,7 @@ import { attachableFiles, attachFiles, attachStatement, lockFiles, refuseTaken }
 import { claimMailSteps, noticeMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
-import { riskStatement } from './risk/signals';
+import { filingRiskSteps, riskStatement, settledStatement } from './risk/signals';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
 interface ClaimLine {
@@ -64,7 +64,7 @@ interface Asked {
  */
 type ClaimOn =
   | { orderId: string; authorName: string | null }
-  | { live: true; asked: readonly Asked[]; fileIds?: readonly string[] };
+  | { live: true; asked: readonly Asked[]; fileIds?: readonly string[]; risk?: boolean };
 
 /** What the claim's statement answers: what to queue once it committed. */
 interface Written {
@@ -105,12 +105,16 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
  * number of items, its text one of a few (a prepared statement). On a live order (`on.live`)
  * it reads the order, links its active policy, and writes nothing when an asked line falls
  * short (`liveSource`), answering the shortfalls; else the claim has no policy. Hand its
- * answer's `subscribers` and `queuedMail` to the after-commit queues.
+ * answer's `subscribers` and `queuedMail` to the after-commit queues. On a live order the claim
+ * is written with its risk (D57, `filingRiskSteps`, unless `on.risk` is false) and
+ * `claim/created` carries it; else the claim is written `low` and `riskStatement` follows.
  */
 function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
   const id = newId('clm');
   const claimType = c.claimType ?? claimTypeOf(c.lines);
   const items = c.lines.map((l) => ({ ...l, id: newId('cli') }));
+  const live = 'live' in on;
+  const withRisk = live && on.risk !== false;
   const event = eventSteps(
     {
       storeId: c.storeId,
@@ -123,21 +127,25 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
         claimType,
         claimState: 'NEW',
         items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
-        // D57: written over by the risk statement in the same transaction, before any delivery.
+        // D57: the risk computed with the claim (`risk_now`), or written over by the risk
+        // statement in the same transaction, before any delivery.
         risk: { level: 'low', signals: [] },
       },
     },
     sql`claim`,
+    withRisk ? sql`(select body from risk_now)` : undefined,
   );
   const mail = claimMailSteps({ storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' }, sql`claim`);
   // D53: the members who asked to hear of every filed claim, in the same statement.
   const notices = noticeMailSteps('notice_claim_filed', sql`claim`);
-  const live = 'live' in on;
   const source = live
     ? liveSource(c, on.asked, on.fileIds ?? [])
     : sql`source as (select ${on.orderId}::text as order_id, ${on.authorName}::text as author_name, null::text as policy_id)`;
+  const risk = withRisk
+    ? sql`, ${filingRiskSteps({ id, storeId: c.storeId, email: c.authorEmail, lines: c.lines, fileIds: on.fileIds ?? [] })}`
+    : sql``;
   const statement = sql<Written>`
-    with ${source}, ${claimWrites(id, c, claimType, items)}, ${event.steps}, ${mail}, ${notices}
+    with ${source}${risk}, ${claimWrites(id, c, claimType, items, withRisk)}, ${event.steps}, ${mail}, ${notices}
     select array(select client_id from fanned) as subscribers,
       array(select id from mail where queued union all select id from notices where queued) as queued_mail
       ${
@@ -188,23 +196,37 @@ function liveSource(c: NewClaim, asked: readonly Asked[], fileIds: readonly stri
     )`;
 }
 
-/** The claim's rows, one `claim` for each `source` row: the claim, its items and its documents. */
-function claimWrites(id: string, c: NewClaim, claimType: TClaimType | null, items: (ClaimLine & { id: string })[]) {
+/**
+ * The claim's rows, one `claim` for each `source` row: the claim, its items and its documents;
+ * `withRisk`: the claim's risk and claimed value as the statement's `risk_now` and `claimed` say (D57).
+ */
+function claimWrites(
+  id: string,
+  c: NewClaim,
+  claimType: TClaimType | null,
+  items: (ClaimLine & { id: string })[],
+  withRisk: boolean,
+) {
   const details = c.description ?? (c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null);
   const col = <T>(f: (l: (typeof items)[number]) => T) => items.map(f);
   const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
+  const riskColumns = withRisk ? sql`, risk_level, risk_signals, claimed_value, claimed_currency` : sql``;
+  const riskValues = withRisk
+    ? sql`, (select level from risk_now), (select signals from risk_now), (select amount from claimed),
+        (select currency from subject)`
+    : sql``;
   return sql`claim as (
       insert into claims (
         id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
         claim_description, resolution_requested, claim_type, claim_category, sales_channel,
-        warranty_period, options, offline_details, external_source
+        warranty_period, options, offline_details, external_source${riskColumns}
       )
       select ${id}, ${c.storeId}, s.order_id, ${c.sourceOrderId}, s.policy_id,
         ${c.claimFiledFrom}, s.author_name, ${c.authorEmail}, ${details}, ${c.resolutionRequested}, ${claimType},
         ${c.claimCategory}, ${c.salesChannel}, ${c.warrantyPeriod},
         ${c.options == null ? null : JSON.stringify(c.options)}::jsonb,
         ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb,
-        ${c.externalSource ?? 'api'}
+        ${c.externalSource ?? 'api'}${riskValues}
       from source s
       returning id, store_id, author_email
     ), written_items as (
@@ -268,15 +290,16 @@ export async function fileClaim(
   const { id, eventId, statement } = claimStatement(
     actor.clientId,
     { ...onlineClaim(storeId, sourceOrderId, f, issues), externalSource },
-    { live: true, asked, fileIds: files },
+    { live: true, asked, fileIds: files, risk: withRisk },
   );
   const lock = liveOrderLock(storeId, sourceOrderId, asked.length > 0 ? 'no key update' : 'share');
   // D56: the files are locked after the order and attached in the same trip; of two claims
-  // naming one new file, the second waits for the first and then finds it taken. The risk is
-  // written (D57) in the same transaction, when the claim was, seeing its photos.
-  const risk = withRisk ? [riskStatement(id, { eventId, queueRelated: true })] : [];
-  const attach = files.length > 0 ? [lockFiles(files), statement, attachStatement(id, files)] : [statement];
-  const trip = [lock, ...attach, ...risk];
+  // naming one new file, the second waits for the first and then finds it taken. The claim is
+  // written with its risk (D57), which saw the photos it names: their attaching does not send
+  // it to the sweep.
+  const settled = withRisk ? [settledStatement(id)] : [];
+  const attach = files.length > 0 ? [lockFiles(files), statement, attachStatement(id, files), ...settled] : [statement];
+  const trip = [lock, ...attach];
   const results = await inOneTrip(db, trip, { genericPlans: true });
   const written = results[trip.indexOf(statement)]!.rows[0] as unknown as WrittenOnLive;
   if (!written.found) throw refuse.missing('order not found');
@@ -339,7 +362,6 @@ export async function fileTrackingClaim(trx: Db, t: TrackingClaim): Promise<{ cl
   const written = (await prepared(statement).execute(trx)).rows[0] as unknown as WrittenOnLive;
   if (!written.found) return { refused: 'the order is gone' };
   if (written.shortfalls.length > 0) return { refused: 'nothing left to claim on the fulfillment (D39)' };
-  await prepared(riskStatement(id, { eventId, queueRelated: true })).execute(trx);
   queueAfterCommit(trx, eventId, written.subscribers);
   await queueMailAfterCommit(trx, written.queuedMail);
   return { claimId: id };

@@ -36,18 +36,21 @@ export const modeWebhookUrl = sql<string | null>`(case when s.livemode then a.we
  * only if it has a row (the order write records its event only when it inserted a policy).
  * The body must fit the contract's schema of the topic; one that does not is a bug, and
  * throws (rolling the change back with it). With tracing on, the event keeps the trace of the
- * change (its `traceparent`), which its deliveries' spans join.
+ * change (its `traceparent`), which its deliveries' spans join. `last`: the JSON text of the
+ * body's last key's value as the statement computes it, written in place of the value the body
+ * gives, which is then of the same shape (D57: `claim/created`'s `risk`, computed with the claim).
  */
 export function eventSteps<T extends WebhookTopic>(
   event: NewEvent<T>,
   when?: RawBuilder<unknown>,
+  last?: RawBuilder<unknown>,
 ): { id: string; steps: RawBuilder<unknown> } {
   const body = WEBHOOK_BODY_SCHEMAS[event.topic].parse(event.body);
   const id = newId('evt');
   const steps = sql`
     event as (
       insert into webhook_events (id, store_id, topic, body, traceparent)
-      select ${id}, ${event.storeId}, ${event.topic}, ${JSON.stringify(body)}, ${currentTraceparent()}::text
+      select ${id}, ${event.storeId}, ${event.topic}, ${bodyText(body, last)}, ${currentTraceparent()}::text
       ${when ? sql`where exists (select 1 from ${when})` : sql``}
       returning id, created_at
     ), fanned as (
@@ -65,6 +68,16 @@ export function eventSteps<T extends WebhookTopic>(
       returning client_id
     )`;
   return { id, steps };
+}
+
+/** The body's text, its last value replaced by the SQL text `last` when one is given. */
+function bodyText(body: object, last?: RawBuilder<unknown>): RawBuilder<unknown> | string {
+  const text = JSON.stringify(body);
+  if (!last) return text;
+  const values = Object.values(body);
+  const given = `${JSON.stringify(values[values.length - 1])}}`;
+  if (values.length === 0 || !text.endsWith(given)) throw new Error('an event body without a last value to replace');
+  return sql`(${text.slice(0, -given.length)}::text || ${last} || '}')::json`;
 }
 
 /**

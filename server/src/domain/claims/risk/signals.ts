@@ -2,12 +2,13 @@ import { DEFAULT_PHOTOS_REQUIRED_FOR } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
 
 /**
- * D57: a claim's risk, from its store's own data and nothing else: each signal is one part of
- * the one statement below (`riskStatement`), its threshold one constant here. The statement
- * computes the claim's signals, writes them with the level and the claim's claimed value, and
- * takes the claim off `claim_risk_pending`; at filing it also sets the risk in the
- * `claim/created` body (in the filing's transaction, before any delivery) and queues the
- * related claims, whose own signals now see this one. Every read is bounded by the claim's
+ * D57: a claim's risk, from its store's own data and nothing else: each signal is one part
+ * (`signalsOf`), its threshold one constant here, read over the claim's facts. The parts run in
+ * the claim's own statement when it is filed on a live order (`filingRiskSteps`: the claim is
+ * inserted with its risk and claimed value, `claim/created` written with its risk), and in
+ * `riskStatement` over a written claim (the sweep, an offline filing), which writes the signals
+ * with the level and the claimed value and takes the claim off `claim_risk_pending`. A filing
+ * queues the related claims, whose own signals now see this one. Every read is bounded by the claim's
  * store: a claim of another store is never read, whatever it shares with this one.
  */
 export const RISK = {
@@ -47,23 +48,78 @@ const BANDS = [
   (h: RawBuilder<unknown>) => sql`(${h} & 65535)`,
 ];
 
-/** The claim, its lines, its claimed value, its packages: what every signal reads. */
-function facts(claimId: string): RawBuilder<unknown> {
-  return sql`claim as (
+/**
+ * What every signal reads of the claim: `subject` (the claim: id, store, order, filing time,
+ * e-mail, address, the order's currency), `lines` (its items) and `mine` (its photos' hashes),
+ * here of a claim already written.
+ */
+function writtenFacts(claimId: string): RawBuilder<unknown> {
+  return sql`subject as (
       select c.id, c.store_id, c.order_id, c.created_at, lower(c.author_email) as email,
         c.shipping_address_key as address, o.currency
       from claims c join orders o on o.id = c.order_id where c.id = ${claimId}
     ), lines as (
       select i.issue_type, i.quantity, i.item_id, i.source_fulfillment_id, i.images
       from claim_items i where i.claim_id = ${claimId}
-    ), claimed as (
+    ), mine as (
+      select f.perceptual_hash as h from files f where f.claim_id = ${claimId} and f.perceptual_hash is not null
+      union
+      select f.perceptual_hash_centre from files f where f.claim_id = ${claimId} and f.perceptual_hash_centre is not null
+    )`;
+}
+
+/** A claim being filed on a live order: what its statement is about to write, read by the signals as `subject`, `lines`, `mine`. */
+export interface Filing {
+  id: string;
+  storeId: string;
+  email: string;
+  lines: {
+    itemId: string | null;
+    quantity: number;
+    issueType: string | null;
+    sourceFulfillmentId: string | null;
+    images: string[];
+  }[];
+  /** The service's files its images name, attached to it in the same transaction (D56). */
+  fileIds: readonly string[];
+}
+
+/**
+ * The same facts of a claim its statement is writing, from what it writes (its order from the
+ * statement's `source`, one row or none): the signals then go into the claim's own insert. The
+ * filing time is the transaction's `now()`, the column's default; a claim filed on a live order
+ * carries no shipping address (D23).
+ */
+function filingFacts(f: Filing): RawBuilder<unknown> {
+  const col = <T>(g: (l: Filing['lines'][number]) => T) => f.lines.map(g);
+  return sql`subject as (
+      select ${f.id}::text as id, ${f.storeId}::text as store_id, s.order_id, now() as created_at,
+        lower(${f.email}::text) as email, null::text as address, o.currency
+      from source s join orders o on o.id = s.order_id
+    ), lines as (
+      select l.issue_type, l.quantity, l.item_id, l.source_fulfillment_id, l.images::jsonb as images
+      from unnest(${col((l) => l.issueType)}::text[], ${col((l) => l.quantity)}::int[], ${col((l) => l.itemId)}::text[],
+        ${col((l) => l.sourceFulfillmentId)}::text[], ${col((l) => JSON.stringify(l.images))}::text[])
+        as l (issue_type, quantity, item_id, source_fulfillment_id, images)
+    ), mine as (
+      select f.perceptual_hash as h from files f
+      where f.id = any(${[...f.fileIds]}::text[]) and f.perceptual_hash is not null
+      union
+      select f.perceptual_hash_centre from files f
+      where f.id = any(${[...f.fileIds]}::text[]) and f.perceptual_hash_centre is not null
+    )`;
+}
+
+/** From the facts: the claim's claimed value and its packages. */
+function derivedFacts(): RawBuilder<unknown> {
+  return sql`claimed as (
       select sum(l.quantity * li.price) as amount
-      from claim c join lines l on true
+      from subject c join lines l on true
       join order_line_items li on li.order_id = c.order_id and li.source_item_id = l.item_id
     ), packages as (
       -- The packages of the fulfillments the claim names, or of its whole order when it names none.
       select p.id, p.tracking_number, p.carrier, p.status, p.delivered_at, p.delivery_proof
-      from claim c join tracking_packages p on p.order_id = c.order_id
+      from subject c join tracking_packages p on p.order_id = c.order_id
       where p.store_id = c.store_id and (
         p.source_fulfillment_id in (select source_fulfillment_id from lines)
         or not exists (select 1 from lines where source_fulfillment_id is not null))
@@ -79,17 +135,17 @@ function repeatClaimer(): RawBuilder<unknown> {
   // Each side read newest first along its index and stopped at `most`: a lateral, so that the
   // planner walks (store, e-mail or address, time) backwards instead of gathering every match.
   return sql`repeat_all as (
-      select e.id, e.created_at from claim c cross join lateral (
+      select e.id, e.created_at from subject c cross join lateral (
         select o.id, o.created_at from claims o where lower(o.author_email) = c.email and ${near}
         order by o.created_at desc limit ${most}) e
       union
-      select a.id, a.created_at from claim c cross join lateral (
+      select a.id, a.created_at from subject c cross join lateral (
         select o.id, o.created_at from claims o where o.shipping_address_key = c.address and ${near}
         order by o.created_at desc limit ${most}) a
     ), repeat as (
       select (select count(*) from repeat_all) as count, coalesce((
         select array_agg(n.id order by n.created_at, n.id) from (
-          select r.id, r.created_at from claim c, repeat_all r
+          select r.id, r.created_at from subject c, repeat_all r
           order by abs(extract(epoch from r.created_at - c.created_at)), r.id limit ${RISK.relatedAtMost}
         ) n), '{}') as ids
     ), repeat_signal as (
@@ -119,15 +175,9 @@ function photoReused(): RawBuilder<unknown> {
   const candidates = [...probe(sql`f.perceptual_hash`), ...probe(sql`f.perceptual_hash_centre`)];
   const bits = sql`least(bit_count((o.perceptual_hash # m.h)::bit(64)),
         coalesce(bit_count((o.perceptual_hash_centre # m.h)::bit(64)), 64))`;
-  return sql`mine as (
-      select f.perceptual_hash as h from files f
-      where f.claim_id = ${sql`(select id from claim)`} and f.perceptual_hash is not null
-      union
-      select f.perceptual_hash_centre from files f
-      where f.claim_id = ${sql`(select id from claim)`} and f.perceptual_hash_centre is not null
-    ), matches as (
+  return sql`matches as (
       select o.claim_id, min(${bits}) as bits
-      from claim c cross join mine m
+      from subject c cross join mine m
       cross join lateral (${sql.join(candidates, sql` union `)}) o
       where o.claim_id <> c.id and ${bits} <= ${RISK.photoBits}
       group by o.claim_id
@@ -165,7 +215,7 @@ function carrierDelivered(): RawBuilder<unknown> {
  */
 function filedBeforeDelivery(): RawBuilder<unknown> {
   return sql`on_the_way as (
-      select p.tracking_number, e.status from claim c cross join packages p
+      select p.tracking_number, e.status from subject c cross join packages p
       cross join lateral (
         select e.status from tracking_events e where e.package_id = p.id and e.occurred_at <= c.created_at
         order by e.occurred_at desc, e.id desc limit 1
@@ -190,24 +240,36 @@ function filedBeforeDelivery(): RawBuilder<unknown> {
  * has its median from those, which keeps a filing's cost bounded).
  */
 function amountOutlier(): RawBuilder<unknown> {
-  return sql`median as (
-      -- The latest RISK.outlierAtMost earlier claims of the window, read backwards on the value
-      -- index: a bounded cost at filing, however many claims a store has.
-      select percentile_cont(0.5) within group (order by e.claimed_value) as value, count(*) as claims
-      from claim c cross join lateral (
-        select o.claimed_value from claims o
+  // The latest RISK.outlierAtMost earlier claims of the window, read backwards on the value
+  // index: a bounded cost at filing, however many claims a store has.
+  const latest = sql`select o.claimed_value from claims o
         where o.store_id = c.store_id and o.claimed_currency = c.currency and o.claimed_value is not null
           and o.created_at >= c.created_at - make_interval(days => ${RISK.outlierDays}) and o.created_at < c.created_at
           and o.deleted_at is null
-        order by o.created_at desc limit ${RISK.outlierAtMost}
-      ) e
+        order by o.created_at desc limit ${RISK.outlierAtMost}`;
+  const half = Math.floor(RISK.outlierAtMost / 2) + 1;
+  // Read only for a claim with a claimed value (without one the signal cannot hold), and only
+  // when `settled` is not: more than half of the most values the median is of are each at
+  // least a third of the claimed value (in the same arithmetic as the signal's test), so are
+  // both middle ones and then the median, and the claim is no outlier. The read stops at the
+  // `half`th such value: a typical claim settles there, short of RISK.outlierAtMost.
+  return sql`settled as (
+      select count(*) >= ${half}::int as settled from (
+        select 1 from subject c join claimed v on v.amount is not null cross join lateral (${latest}) e
+        where ${RISK.outlierFactor} * e.claimed_value::float8 >= v.amount::float8
+        limit ${half}::int
+      ) h
+    ), median as (
+      select percentile_cont(0.5) within group (order by e.claimed_value) as value, count(*) as claims
+      from subject c join claimed v on v.amount is not null cross join lateral (${latest}) e
+      where not (select settled from settled)
     ), outlier_signal as (
       select 5 as n, jsonb_build_object('code', 'amount_outlier',
         'detail', format('Claimed value %s %s is over %s times the store''s median claim of the last %s days, %s %s (of %s claims).',
           round(v.amount, 2), c.currency, ${RISK.outlierFactor}::int, ${RISK.outlierDays}::int,
           round(m.value::numeric, 2), c.currency, m.claims),
         'relatedClaimIds', '[]'::jsonb) as signal
-      from claim c, claimed v, median m
+      from subject c, claimed v, median m
       where m.claims >= ${RISK.outlierMinClaims} and v.amount > ${RISK.outlierFactor} * m.value
     )`;
 }
@@ -221,7 +283,7 @@ function amountOutlier(): RawBuilder<unknown> {
 function missingPhotos(claimId: string): RawBuilder<unknown> {
   return sql`required as (
       select coalesce(
-        (select ms.photos_required_for from merchant_settings ms join claim c on ms.store_id = c.store_id),
+        (select ms.photos_required_for from merchant_settings ms join subject c on ms.store_id = c.store_id),
         ${[...DEFAULT_PHOTOS_REQUIRED_FOR]}::text[]) as types
     ), unphotographed as (
       select array_agg(distinct l.issue_type order by l.issue_type) as types
@@ -238,6 +300,60 @@ function missingPhotos(claimId: string): RawBuilder<unknown> {
     )`;
 }
 
+/**
+ * The signals of the facts before them (`subject`, `lines`, `mine`): CTE `signals` (`list`,
+ * `n`) and `risk_now`, the claim's `level`, its `signals` and `body`, the text of its `risk`
+ * in the `claim/created` body.
+ */
+function signalsOf(claimId: string): RawBuilder<unknown> {
+  const parts = [derivedFacts(), repeatClaimer(), photoReused(), carrierDelivered(), filedBeforeDelivery()];
+  parts.push(amountOutlier(), missingPhotos(claimId));
+  return sql`${sql.join(parts, sql`, `)}, signals as (
+      select coalesce(jsonb_agg(s.signal order by s.n), '[]'::jsonb) as list, count(*) as n from (
+        select * from repeat_signal union all select * from photo_signal union all select * from delivered_signal
+        union all select * from transit_signal union all select * from outlier_signal
+        union all select * from photos_signal
+      ) s
+    ), risk_now as (
+      select r.level, s.list as signals, jsonb_build_object('level', r.level, 'signals', s.list)::text as body
+      from signals s
+      cross join lateral (select case when s.n = 0 then 'low' when s.n = 1 then 'medium' else 'high' end as level) r
+    )`;
+}
+
+/**
+ * Queues the claims this one's signals name, whose own signals now see it (at filing). Only
+ * the related claims that do not say so yet: a repeat claimer's every filing would otherwise
+ * send all its nearest claims to the sweep again, only to count one more.
+ */
+const related = sql`related as (
+      insert into claim_risk_pending (claim_id)
+      select id from (
+        select u.id from repeat r, unnest(r.ids) as u(id)
+        where not exists (
+          select 1 from claims x where x.id = u.id and x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb)
+        union select claim_id from (select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
+      ) related order by id
+      -- A claim already queued counts the change (see riskStatement's taken); in id order, as the triggers queue.
+      on conflict (claim_id) do update set changes = claim_risk_pending.changes + 1
+    )`;
+
+/**
+ * The steps that compute the risk of a claim its statement is filing on a live order, for
+ * that statement (after its `source`): CTE `risk_now` (`level`, `signals`, `body`) and
+ * `claimed` (`amount`), which the claim's insert writes with it and `claim/created` carries,
+ * and the related claims queued. The same signals as `riskStatement`'s, from what is being
+ * written instead of a row: no update of the claim after its insert, no rewrite of the event.
+ */
+export function filingRiskSteps(f: Filing): RawBuilder<unknown> {
+  return sql`${filingFacts(f)}, ${signalsOf(f.id)}, ${related}`;
+}
+
+/** Takes a claim off the sweep's list: one filed with its photos, which their attaching queued though its risk saw them. */
+export function settledStatement(claimId: string) {
+  return sql`delete from claim_risk_pending where claim_id = ${claimId}`;
+}
+
 /** What to do beyond writing the claim's risk: at filing, the event's body and the related claims. */
 export interface RiskWrite {
   /** The `claim/created` event whose body's `risk` is set (at filing). */
@@ -251,20 +367,11 @@ export interface RiskWrite {
  * `{riskLevel, riskSignals}` (no row when the claim does not exist).
  */
 export function riskStatement(claimId: string, write: RiskWrite = {}) {
-  const parts = [facts(claimId), repeatClaimer(), photoReused(), carrierDelivered(), filedBeforeDelivery()];
-  parts.push(amountOutlier(), missingPhotos(claimId));
   return sql<{ riskLevel: 'low' | 'medium' | 'high'; riskSignals: unknown[] }>`
-    with ${sql.join(parts, sql`, `)}, signals as (
-      select coalesce(jsonb_agg(s.signal order by s.n), '[]'::jsonb) as list, count(*) as n from (
-        select * from repeat_signal union all select * from photo_signal union all select * from delivered_signal
-        union all select * from transit_signal union all select * from outlier_signal
-        union all select * from photos_signal
-      ) s
-    ), written as (
-      update claims set
-        risk_level = case when s.n = 0 then 'low' when s.n = 1 then 'medium' else 'high' end,
-        risk_signals = s.list, claimed_value = v.amount, claimed_currency = c.currency
-      from claim c, signals s, claimed v
+    with ${writtenFacts(claimId)}, ${signalsOf(claimId)}, written as (
+      update claims set risk_level = r.level, risk_signals = r.signals, claimed_value = v.amount,
+        claimed_currency = c.currency
+      from subject c, risk_now r, claimed v
       where claims.id = c.id
       returning claims.risk_level, claims.risk_signals
     ), taken as (
@@ -282,23 +389,7 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
       from written w where e.id = ${write.eventId}
     )`
         : sql``
-    }${
-      write.queueRelated
-        ? sql`, related as (
-      insert into claim_risk_pending (claim_id)
-      -- Only the related claims that do not say so yet: a repeat claimer's every filing would
-      -- otherwise send all its nearest claims to the sweep again, only to count one more.
-      select id from (
-        select u.id from repeat r, unnest(r.ids) as u(id)
-        where not exists (
-          select 1 from claims x where x.id = u.id and x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb)
-        union select claim_id from (select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
-      ) related order by id
-      -- A claim already queued counts the change (see taken, above); in id order, as the triggers queue.
-      on conflict (claim_id) do update set changes = claim_risk_pending.changes + 1
-    )`
-        : sql``
-    }
+    }${write.queueRelated ? sql`, ${related}` : sql``}
     select risk_level, risk_signals from written
   `;
 }
