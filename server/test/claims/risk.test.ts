@@ -520,7 +520,7 @@ describe('claim risk (D57)', () => {
   const waitingSweep = async () =>
     (
       await sql<{ pid: number }>`select pid from pg_stat_activity
-        where wait_event_type = 'Lock' and query like '%with claim as (%' and pid <> pg_backend_pid()`.execute(
+        where wait_event_type = 'Lock' and query like '%with subject as (%' and pid <> pg_backend_pid()`.execute(
         server.db,
       )
     ).rows.map((r) => r.pid);
