@@ -18,7 +18,7 @@ import type { TClaimFile } from '../../contract/src/index';
 import { createDb, type Db, prepared } from '../../server/src/db/database';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { fileClaim } from '../../server/src/domain/claims/filing';
-import { riskStatement } from '../../server/src/domain/claims/risk/signals';
+import { RISK, riskStatement } from '../../server/src/domain/claims/risk/signals';
 import { seed } from './claims';
 import { benchInstallation } from './install';
 import { benchDatabase, type Measured, percentile, printTable } from './lib';
@@ -55,6 +55,16 @@ async function spread(db: Db, storeId: string): Promise<void> {
     insert into order_line_items (order_id, source_item_id, position, quantity, price)
     select id, 'item-1', 0, 1000000000, 50 from orders
     where store_id = ${storeId} and id not in ('ord_bench_1', 'ord_bench_2')`.execute(db);
+  // A settled store: the seeded claims say what their own filings would have said of their
+  // shopper (each of a shopper's three claims has two others within 180 days: repeat_claimer).
+  // Unsettled, every filing would queue its shopper's earlier claims for the sweep, a cost a
+  // store pays once, at the claim that crosses the threshold, not at every filing (D57).
+  await sql`
+    update claims c set risk_level = 'medium', risk_signals = jsonb_build_array(jsonb_build_object(
+      'code', 'repeat_claimer', 'detail', 'seeded', 'relatedClaimIds', '[]'::jsonb))
+    from (select lower(author_email) as email from claims where store_id = ${storeId}
+      group by 1 having count(*) > ${RISK.repeatOthers}) r
+    where c.store_id = ${storeId} and lower(c.author_email) = r.email`.execute(db);
   await sql`analyze claims, files, orders, order_line_items`.execute(db);
 }
 
