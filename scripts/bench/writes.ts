@@ -246,19 +246,32 @@ async function writesRig(
       out.rows.push(...r);
       return r;
     },
-    ratio: (row, label, a, b, goal) => keepRatio(out, row, label, a.rps / b.rps, goal),
+    ratio: (row, label, a, b, goal) => keepRatio(out, row, label, a, b, goal),
     freshOrders: out.run.freshOrders ?? FRESH_ORDERS,
   };
 }
 
-/** Prints a guarded row's ratio beside the committed one (figures.json) and keeps it. */
+/**
+ * Prints a guarded row's ratio beside the committed one (figures.json) and keeps it; a side
+ * with a failed request measured nothing (a failure answers faster than the work), so the row
+ * then keeps no ratio, which the guard counts as lost.
+ */
 function keepRatio(
   out: { ratios: Ratios; run: WritesRun },
   row: GuardedRow,
   label: string,
-  ratio: number,
+  a: Measured,
+  b: Measured,
   goal: string,
 ) {
+  const failed = a.non2xx + a.errors + b.non2xx + b.errors;
+  if (failed > 0) {
+    process.stdout.write(
+      `${label}: not measured, ${failed} requests failed (${a.name}: ${a.non2xx + a.errors}, ${b.name}: ${b.non2xx + b.errors})\n`,
+    );
+    return;
+  }
+  const ratio = a.rps / b.rps;
   out.ratios[row] = ratio;
   const committed = committedRatio(out.run.fsync, row);
   process.stdout.write(
