@@ -69,7 +69,8 @@ export function deliveryProofOf(signedBy: string | null | undefined, photoUrl: s
   return signed || photo ? { signedBy: signed, photoUrl: photo } : null;
 }
 
-function httpsAddress(text: string | null | undefined): string | null {
+/** `text` trimmed when it is a usable `https` address of at most PROOF_URL_AT_MOST characters (no credentials, no spaces or control characters), else null. */
+export function httpsAddress(text: string | null | undefined): string | null {
   const trimmed = text?.trim();
   if (!trimmed?.toLowerCase().startsWith('https://') || trimmed.length > PROOF_URL_AT_MOST) return null;
   if (/[\p{Cc}\s]/u.test(trimmed)) return null;

@@ -61,11 +61,13 @@ function writtenFacts(claimId: string): RawBuilder<unknown> {
     ), lines as (
       select i.issue_type, i.quantity, i.item_id, i.source_fulfillment_id, i.images
       from claim_items i where i.claim_id = ${claimId}
-    ), mine as (
-      select f.perceptual_hash as h from files f where f.claim_id = ${claimId} and f.perceptual_hash is not null
-      union
-      select f.perceptual_hash_centre from files f where f.claim_id = ${claimId} and f.perceptual_hash_centre is not null
-    )`;
+    ), mine as (${photoHashes(sql`f.claim_id = ${claimId}`)})`;
+}
+
+/** Both hashes, full and centre, of the photos `which` picks (`h`): each file read once. */
+function photoHashes(which: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`select distinct v.h from files f cross join lateral (values (f.perceptual_hash), (f.perceptual_hash_centre)) v (h)
+      where ${which} and v.h is not null`;
 }
 
 /** A claim being filed on a live order: what its statement is about to write, read by the signals as `subject`, `lines`, `mine`. */
@@ -101,13 +103,7 @@ function filingFacts(f: Filing): RawBuilder<unknown> {
       from unnest(${col((l) => l.issueType)}::text[], ${col((l) => l.quantity)}::int[], ${col((l) => l.itemId)}::text[],
         ${col((l) => l.sourceFulfillmentId)}::text[], ${col((l) => JSON.stringify(l.images))}::text[])
         as l (issue_type, quantity, item_id, source_fulfillment_id, images)
-    ), mine as (
-      select f.perceptual_hash as h from files f
-      where f.id = any(${[...f.fileIds]}::text[]) and f.perceptual_hash is not null
-      union
-      select f.perceptual_hash_centre from files f
-      where f.id = any(${[...f.fileIds]}::text[]) and f.perceptual_hash_centre is not null
-    )`;
+    ), mine as (${photoHashes(sql`f.id = any(${[...f.fileIds]}::text[])`)})`;
 }
 
 /** From the facts: the claim's claimed value and its packages. */

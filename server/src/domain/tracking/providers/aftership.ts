@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { equalBytes } from '../../../lib/crypto';
-import { deliveryProofOf, type NormalisedPackage, type TrackingStatus } from '../vocabulary';
+import { deliveryProofOf, httpsAddress, type NormalisedPackage, type TrackingStatus } from '../vocabulary';
 import { headerValue, joinParts, normalisedEvent, optionalTime, rawCode, shapeReason, zText, zTime } from './common';
 
 /** D54: base64 HMAC-SHA256 of the raw body under the source's secret. */
@@ -89,7 +89,8 @@ const zPayload = z.object({
 
 /** The address of a delivery photo among AfterShip's proofs: one typed as a photo or image first, else any. */
 function proofPhoto(proofs: readonly { type?: string | null; url?: string | null }[] | null | undefined) {
-  const usable = (proofs ?? []).filter((proof) => proof.url?.trim().toLowerCase().startsWith('https://'));
+  // Only addresses the kept proof accepts: one it would drop never hides a usable one after it.
+  const usable = (proofs ?? []).filter((proof) => httpsAddress(proof.url) !== null);
   return (usable.find((proof) => /photo|image|picture/i.test(proof.type ?? '')) ?? usable[0])?.url ?? null;
 }
 
