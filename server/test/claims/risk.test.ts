@@ -210,6 +210,30 @@ describe('claim risk (D57)', () => {
     expect(await codes(third)).toEqual([]);
   });
 
+  it('a photo that comes later, with a message, is seen from both claims, and the sweep then runs dry', async () => {
+    const original = await photo(111);
+    const first = await file(s, await order(s), 'later1@example.com', {
+      images: [(await uploaded(s, original)).url],
+    });
+    const second = await file(s, await order(s), 'later2@example.com');
+    await settle();
+    expect(await codes(first)).toEqual([]);
+    const res = await s.post(`/v1/claims/${second}/messages`, {
+      senderType: 'customer',
+      message: 'The box, as it came.',
+      medias: [(await uploaded(s, await reencoded(original, 50))).url],
+    });
+    expect(res.status).toBeLessThan(300);
+    // The message queues the second claim; computing it queues the first, which it now names.
+    await settle();
+    expect((await signal(second, 'photo_reused'))?.relatedClaimIds).toEqual([first]);
+    expect((await signal(first, 'photo_reused'))?.relatedClaimIds).toEqual([second]);
+    // Each names the other: neither queues the other again (settle() returned, so the list ran dry).
+    const pending = await sql<{ claimId: string }>`
+      select claim_id from claim_risk_pending where claim_id in (${first}, ${second})`.execute(server.db);
+    expect(pending.rows).toEqual([]);
+  });
+
   it('a copy cropped 3 % or 5 % a side says photo_reused, found through the centre hash', async () => {
     // Picture 109: its full hash alone puts both crops more than 6 bits away.
     const original = await photo(109);

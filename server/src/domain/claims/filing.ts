@@ -447,7 +447,7 @@ export async function fileOfflineClaim(
     queueAfterCommit(trx, eventId, written.subscribers);
     queueMailAfterCommit(trx, written.queuedMail);
     await attachFiles(trx, claimId, files);
-    await prepared(riskStatement(claimId, { eventId, queueRelated: true })).execute(trx);
+    await prepared(riskStatement(claimId, { eventId, filing: true })).execute(trx);
     return { claimId, filed: offlinePayload(f, storeId, sourceOrderId) };
   });
 }

@@ -7,8 +7,8 @@ import { type RawBuilder, sql } from 'kysely';
  * the claim's own statement when it is filed on a live order (`filingRiskSteps`: the claim is
  * inserted with its risk and claimed value, `claim/created` written with its risk), and in
  * `riskStatement` over a written claim (the sweep, an offline filing), which writes the signals
- * with the level and the claimed value and takes the claim off `claim_risk_pending`. A filing
- * queues the related claims, whose own signals now see this one. Every read is bounded by the claim's
+ * with the level and the claimed value and takes the claim off `claim_risk_pending`. Both queue
+ * the related claims whose own signals may now see this one (`related`). Every read is bounded by the claim's
  * store: a claim of another store is never read, whatever it shares with this one.
  */
 export const RISK = {
@@ -318,21 +318,33 @@ function signalsOf(claimId: string): RawBuilder<unknown> {
 }
 
 /**
- * Queues the claims this one's signals name, whose own signals now see it (at filing). Only
- * the related claims that do not say so yet: a repeat claimer's every filing would otherwise
- * send all its nearest claims to the sweep again, only to count one more.
+ * Queues the claims this one's signals name whose own signals may now see it, in one step
+ * `related`: at filing (`repeat`), the claims of the same shopper that do not say
+ * repeat_claimer yet (a repeat claimer's every filing would otherwise send all its nearest
+ * claims to the sweep again, only to count one more; only a filing changes what they count, a
+ * claim's e-mail, address and filing time staying as filed); always, the claims whose photos match
+ * this one's and do not name it yet (a photo that came later with a message is seen from both
+ * sides). A claim computed again names those it queued, so two claims never queue each other
+ * back and forth.
  */
-const related = sql`related as (
-      insert into claim_risk_pending (claim_id)
-      select id from (
-        select u.id from repeat r, unnest(r.ids) as u(id)
+function related(kinds: { repeat: boolean }): RawBuilder<unknown> {
+  const byRepeat = sql`select u.id from repeat r, unnest(r.ids) as u(id)
         where not exists (
           select 1 from claims x where x.id = u.id and x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb)
-        union select claim_id from (select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
+        union `;
+  return sql`related as (
+      insert into claim_risk_pending (claim_id)
+      select id from (
+        ${kinds.repeat ? byRepeat : sql``}select m.claim_id as id from subject c cross join lateral (
+          select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
+        where not exists (
+          select 1 from claims x where x.id = m.claim_id and x.risk_signals @> jsonb_build_array(
+            jsonb_build_object('code', 'photo_reused', 'relatedClaimIds', jsonb_build_array(c.id))))
       ) related order by id
       -- A claim already queued counts the change (see riskStatement's taken); in id order, as the triggers queue.
       on conflict (claim_id) do update set changes = claim_risk_pending.changes + 1
     )`;
+}
 
 /**
  * The steps that compute the risk of a claim its statement is filing on a live order, for
@@ -342,7 +354,7 @@ const related = sql`related as (
  * written instead of a row: no update of the claim after its insert, no rewrite of the event.
  */
 export function filingRiskSteps(f: Filing): RawBuilder<unknown> {
-  return sql`${filingFacts(f)}, ${signalsOf(f.id)}, ${related}`;
+  return sql`${filingFacts(f)}, ${signalsOf(f.id)}, ${related({ repeat: true })}`;
 }
 
 /** Takes a claim off the sweep's list: one filed with its photos, which their attaching queued though its risk saw them. */
@@ -350,12 +362,12 @@ export function settledStatement(claimId: string) {
   return sql`delete from claim_risk_pending where claim_id = ${claimId}`;
 }
 
-/** What to do beyond writing the claim's risk: at filing, the event's body and the related claims. */
+/** What to do beyond writing the claim's risk: at filing, the event's body and the claims of the same shopper. */
 export interface RiskWrite {
   /** The `claim/created` event whose body's `risk` is set (at filing). */
   eventId?: string;
-  /** Queue the claims this one's signals name, whose own signals now see it (at filing). */
-  queueRelated?: boolean;
+  /** Queue the claims of the same shopper too, whose repeat_claimer now counts this one (at filing). */
+  filing?: boolean;
 }
 
 /**
@@ -385,7 +397,7 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
       from written w where e.id = ${write.eventId}
     )`
         : sql``
-    }${write.queueRelated ? sql`, ${related}` : sql``}
+    }, ${related({ repeat: write.filing ?? false })}
     select risk_level, risk_signals from written
   `;
 }
