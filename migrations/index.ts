@@ -38,6 +38,7 @@ import * as claimsEmailIndexOnce from './20261130700000-claims-email-index-once'
 import * as perceptualHashCentre from './20261201000000-perceptual-hash-centre';
 import * as claimRiskPendingChanges from './20261201000100-claim-risk-pending-changes';
 import * as deliveriesInstallationKey from './20261201300000-deliveries-installation-key';
+import * as filesCentreHashMissing from './20261201400000-files-centre-hash-missing';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -83,4 +84,5 @@ export const migrations: Record<string, Migration> = {
   '20261201000000-perceptual-hash-centre': perceptualHashCentre,
   '20261201000100-claim-risk-pending-changes': claimRiskPendingChanges,
   '20261201300000-deliveries-installation-key': deliveriesInstallationKey,
+  '20261201400000-files-centre-hash-missing': filesCentreHashMissing,
 };

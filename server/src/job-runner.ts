@@ -8,7 +8,7 @@ import { isConcurrencyAbort, isDatabaseUnavailable } from './db/unavailable';
 import { foldRollups } from './domain/analytics/rollups';
 import { type ClaimLinks, claimLinks, viewClaimUrl } from './domain/claims/links';
 import { recomputePendingRisk } from './domain/claims/risk/recompute';
-import { sweepUnattachedFiles } from './domain/files/files';
+import { fillCentreHashes, sweepUnattachedFiles } from './domain/files/files';
 import type { FileStorageConfig } from './domain/files/storage';
 import { type FileStorage, openFileStorage } from './domain/files/storage';
 import { type ClaimUrlOf, type MailLinks, runMail } from './domain/mail/deliver';
@@ -242,13 +242,17 @@ const FILE_SWEEP_EVERY_MS = 60_000;
 
 /**
  * D56: files attached to nothing within 24 hours, deleted with their bytes once a minute, a
- * batch at a time until none is left; a storage out of reach leaves them for the next run.
+ * batch at a time until none is left; then (D57) the photos stored before their centre hash
+ * was kept, hashed the same way. A storage out of reach leaves both for the next run.
  */
 function startFileSweep(db: Db, storage: FileStorage, logger: Logger): { stop(): Promise<void> } {
   const loop = startLoop('file sweep', { everyMs: FILE_SWEEP_EVERY_MS, log: logger }, async (stopping) => {
     let deleted = 0;
     for (let n = -1; n !== 0 && !stopping(); deleted += n) n = await sweepUnattachedFiles(db, storage);
     if (deleted > 0) logger.info({ files: deleted }, 'unattached files deleted');
+    let hashed = 0;
+    for (let n = -1; n !== 0 && !stopping(); hashed += n) n = await fillCentreHashes(db, storage);
+    if (hashed > 0) logger.info({ files: hashed }, 'centre hashes of earlier photos written');
   });
   return {
     async stop() {

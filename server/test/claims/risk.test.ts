@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDb } from '../../src/db/database';
 import { recomputePendingRisk } from '../../src/domain/claims/risk/recompute';
+import { fillCentreHashes } from '../../src/domain/files/files';
+import { openFileStorage } from '../../src/domain/files/storage';
 import { type ClaimStore, claimBody, claimEvents, claimStore } from '../harness/claims';
 import { upload } from '../harness/files';
 import { answered, bearer, dashboardTokenFor } from '../harness/fixtures';
@@ -256,6 +258,35 @@ describe('claim risk (D57)', () => {
     await sql`update files set perceptual_hash_centre = null where id = ${legacy.id}`.execute(server.db);
     const old = await file(s, await order(s), 'crop-legacy@example.com', { images: [legacy.url] });
     expect((await signal(old, 'photo_reused'))?.relatedClaimIds).toContain(first);
+  });
+
+  it('a photo stored before the centre hash gets one from the file sweep, and then matches its cropped copy', async () => {
+    // A store of its own: the test above filed this picture's copies in `s`.
+    const shop = await claimStore(server, 'risk-centre');
+    const original = await photo(109);
+    const legacy = await uploaded(shop, original);
+    await sql`update files set perceptual_hash_centre = null where id = ${legacy.id}`.execute(server.db);
+    const first = await file(shop, await order(shop), 'centre-old@example.com', { images: [legacy.url] });
+    const copy = await uploaded(shop, await cropped(original, 5));
+    const second = await file(shop, await order(shop), 'centre-copy@example.com', { images: [copy.url] });
+    await settle();
+    // Full hashes alone: the 5 % crop is too far from the old photo (see the test above).
+    expect(await signal(second, 'photo_reused', shop)).toBeUndefined();
+    const storage = openFileStorage(server.config.fileStorage);
+    try {
+      expect(await fillCentreHashes(server.db, storage)).toBeGreaterThanOrEqual(1);
+      expect(await fillCentreHashes(server.db, storage)).toBe(0);
+    } finally {
+      storage.close();
+    }
+    const { rows } = await sql<{ same: boolean }>`
+      select f.perceptual_hash_centre = (select perceptual_hash_centre from files where id = ${copy.id}) as same
+      from files f where f.id = ${legacy.id}`.execute(server.db);
+    expect(rows[0]!.same).toBe(false);
+    // Its claim is queued; computing it finds the copy, and queues the copy's claim in turn.
+    await settle();
+    expect((await signal(first, 'photo_reused', shop))?.relatedClaimIds).toContain(second);
+    expect((await signal(second, 'photo_reused', shop))?.relatedClaimIds).toContain(first);
   });
 
   it('matches hashes 6 bits apart, in any spread over the bands, and not 7', async () => {

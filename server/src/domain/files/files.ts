@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import type { TFile, TFileType } from '@protection-service/contract';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database';
 import { transact } from '../../db/transact';
 import { type CapabilityLinks, capabilityLinks, linkIdOf, linkToken, newLinkId } from '../../lib/capability-links';
@@ -8,7 +10,7 @@ import { sniffType, UNSUPPORTED_TYPE } from '../../lib/file-types';
 import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { type StoredForm, storedForm } from './decode';
-import { perceptualHashes } from './perceptual-hash';
+import { centreHash, perceptualHashes } from './perceptual-hash';
 import { type FileStorage, StorageUnavailable, StoredFileMissing, storageRefusal } from './storage';
 
 /**
@@ -220,6 +222,50 @@ export async function sweepUnattachedFiles(db: Db, storage: FileStorage, now = n
     for (const { storageKey } of rows) await storage.remove(storageKey);
     return rows.length;
   });
+}
+
+/** How many photos one call of `fillCentreHashes` hashes, at most. */
+const CENTRE_BATCH = 20;
+
+/**
+ * D57: one batch of the photos stored before their centre hash was kept, hashed from their
+ * stored bytes, so the reuse search finds their cropped copies too; answers how many were
+ * written. A photo whose bytes are gone or no longer decode takes its full hash as centre (it
+ * compares as it did); a storage out of reach leaves the rest for the next call. The claim of
+ * each is queued for its risk, which the files' trigger (on attachment) does not see. Several
+ * processes may hash the same photo: one write wins, the others change nothing.
+ */
+export async function fillCentreHashes(db: Db, storage: FileStorage): Promise<number> {
+  const rows = await db
+    .selectFrom('files')
+    .select(['id', 'storageKey'])
+    .where('perceptualHash', 'is not', null)
+    .where('perceptualHashCentre', 'is', null)
+    .orderBy('id')
+    .limit(CENTRE_BATCH)
+    .execute();
+  let filled = 0;
+  for (const row of rows) {
+    let bytes: Buffer | null = null;
+    try {
+      bytes = await buffer(await storage.get(row.storageKey));
+    } catch (err) {
+      if (!(err instanceof StoredFileMissing)) break;
+    }
+    const hash = bytes && (await centreHash(bytes).then(String, () => null));
+    const written = await sql<{ claimId: string | null }>`
+      with filled as (
+        update files set perceptual_hash_centre = coalesce(${hash}::bigint, perceptual_hash)
+        where id = ${row.id} and perceptual_hash_centre is null
+        returning claim_id
+      ), queued as (
+        insert into claim_risk_pending (claim_id) select claim_id from filled where claim_id is not null
+        on conflict (claim_id) do update set changes = claim_risk_pending.changes + 1
+      )
+      select claim_id from filled`.execute(db);
+    filled += written.rows.length;
+  }
+  return filled;
 }
 
 /**
