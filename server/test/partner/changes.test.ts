@@ -265,15 +265,36 @@ describe('the merchant settings answer, cached', () => {
     const owner = await createOwner(server.db, 'cached-settings');
     const app = await createApp(server, owner.user.id, { requestedScopes: ['store:read'] });
     const { accessToken } = await installWithToken(server, app.clientId, owner.store.id, ['store:read']);
-    const bonus = async () => {
-      return answered(await server.api(accessToken).settings.get(), 200).data.storeCreditBonus;
-    };
+    // A second store, installed after: its changes are heard after this store's install's.
+    const other = await createOwner(server.db, 'cached-settings-other');
+    const otherToken = (await installWithToken(server, app.clientId, other.store.id, ['store:read'])).accessToken;
+    const bonusOf = (token: string) => async () =>
+      answered(await server.api(token).settings.get(), 200).data.storeCreditBonus;
+    const bonus = bonusOf(accessToken);
+    const setBonus = (trx: Db, storeId: string, value: number) =>
+      trx.updateTable('merchantSettings').set({ storeCreditBonus: value }).where('storeId', '=', storeId).execute();
+    // Answers are kept long only while the server listens for changes, and all are dropped when
+    // it starts to (D29); and the install announced a change of this store, which a busy
+    // machine may hear after a first read. So the reads start once it listens, and once the
+    // other store's announced change is seen: every change announced before it was heard.
+    await expect
+      .poll(
+        async () =>
+          (
+            await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+              where application_name = 'protection-service-listener' and datname = current_database()
+                and state = 'idle' and query ilike 'listen %'`.execute(server.db)
+          ).rows[0]!.n,
+      )
+      .toBeGreaterThan(0);
+    expect(await bonusOf(otherToken)()).toBe(0);
+    await transact(server.db, async (trx) => {
+      await setBonus(trx, other.store.id, 3);
+      await announceStoreChange(trx, other.store.id);
+    });
+    await expect.poll(bonusOf(otherToken)).toBe(3);
     expect(await bonus()).toBe(0);
-    await server.db
-      .updateTable('merchantSettings')
-      .set({ storeCreditBonus: 7 })
-      .where('storeId', '=', owner.store.id)
-      .execute();
+    await setBonus(server.db, owner.store.id, 7);
     // Written without an announcement: the cached answer stands (no query per request).
     expect(await bonus()).toBe(0);
     await transact(server.db, (trx) => announceStoreChange(trx, owner.store.id));
