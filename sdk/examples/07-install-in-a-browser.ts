@@ -66,7 +66,14 @@ try {
   await page.getByLabel('Email').fill(merchant.email);
   await page.getByLabel('Password').fill(merchant.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Install' }).click();
+  await page
+    .getByRole('button', { name: 'Install' })
+    .click()
+    .catch(async (e: unknown) => {
+      // What the merchant saw instead of the consent page: a refused sign-in, an error page.
+      console.error(`no Install button at ${page.url()}:\n${await page.locator('body').innerText()}`);
+      throw e;
+    });
   const tokens = await installed;
   await page.waitForURL((u) => u.pathname === callback.pathname);
   console.log('merchant saw:', await page.locator('body').innerText());

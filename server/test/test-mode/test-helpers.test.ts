@@ -1,5 +1,8 @@
 import { type TWebhookEvent, WEBHOOK_TOPICS, ZWebhookEvent } from '@protection-service/contract';
+import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { foldRollupsFully } from '../../src/domain/analytics/rollups';
 import type { Delivery } from '../../src/job-runner';
 import { claimBody, claimEvents, orderBody } from '../harness/claims';
 import { answered, bearer, errorOf } from '../harness/fixtures';
@@ -315,6 +318,59 @@ describe('test helpers (D45)', () => {
     }
     expect(await storeRows(server.db, liveStoreId)).toEqual(before);
     expect(await storeRows(server.db, rig.testStore.id)).toEqual(beforeTest);
+  });
+
+  it('reset waits for a fold round in progress, and leaves no rollup of the store behind it (D52)', async () => {
+    await testClaim('tm-reset-fold');
+    await foldRollupsFully(server.db);
+    const days = async () =>
+      Number(
+        (
+          await server.db
+            .selectFrom('analyticsOrderDays')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('storeId', '=', rig.testStore.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    expect(await days()).toBeGreaterThan(0);
+    // A fold round, as foldRound runs it: the fold's row locked, then a day row of the store written.
+    const round = new pg.Client({ connectionString: server.databaseUrl });
+    await round.connect();
+    try {
+      const pid = (await round.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      await round.query('begin isolation level repeatable read');
+      await round.query('select xid from analytics_fold for update');
+      await round.query(
+        `insert into analytics_order_days (store_id, day, currency, orders, protected_orders, premiums)
+         select store_id, day - 1000, currency, orders, protected_orders, premiums
+         from analytics_order_days where store_id = $1 limit 1`,
+        [rig.testStore.id],
+      );
+      let settled = false;
+      const reset = testApi()
+        .testHelpers.reset()
+        .finally(() => {
+          settled = true;
+        });
+      // The reset waits on the round (or, were it not to, has ended without it).
+      await expect
+        .poll(
+          async () =>
+            settled ||
+            (
+              await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+                where datname = current_database() and wait_event_type = 'Lock' and query ilike '%analytics_fold%'
+                  and pid <> ${pid}`.execute(server.db)
+            ).rows[0]!.n > 0,
+        )
+        .toBe(true);
+      await round.query('commit');
+      answered(await reset, 200);
+    } finally {
+      await round.end();
+    }
+    expect(await days()).toBe(0);
   });
 
   it('reset empties the store of orders, claims, products and events, its event log entries included; settings and tokens stay', async () => {
