@@ -255,6 +255,20 @@ describe('analytics day rollups (D52)', () => {
     const changed = await unfoldedRollups(server.db);
     expect(changed).toBeGreaterThan(5);
     const before = await rolled(storeId);
+    // A fold counts up to the oldest transaction still open in the whole cluster, and the test
+    // files' databases share one: once every transaction open at the writes above has ended
+    // (the xmin past an id taken after them), one fold can count them all.
+    const after = (await sql<{ x: string }>`select pg_current_xact_id()::text as x`.execute(server.db)).rows[0]!.x;
+    await expect
+      .poll(
+        async () =>
+          (
+            await sql<{
+              past: boolean;
+            }>`select pg_snapshot_xmin(pg_current_snapshot()) > ${after}::xid8 as past`.execute(server.db)
+          ).rows[0]!.past,
+      )
+      .toBe(true);
     // Three at once: one moves the watermark and recounts; the others fold nothing.
     const folded = await Promise.all([foldRollups(server.db), foldRollups(server.db), foldRollups(server.db)]);
     expect(folded.filter((n) => n > 0)).toHaveLength(1);
