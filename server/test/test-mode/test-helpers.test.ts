@@ -298,6 +298,17 @@ describe('test helpers (D45)', () => {
     const live = server.api(rig.liveToken);
     const liveStoreId = rig.owner.store.id;
     const testClaimId = await testClaim('tm-live-token');
+    // The claims its filing queued for their risk (D57: the same shopper's earlier claims) are
+    // computed by the runner's sweep first: "nothing changes" is then what the helpers did.
+    await expect
+      .poll(
+        async () =>
+          (
+            await sql<{ n: number }>`select count(*)::int as n from claim_risk_pending p
+              join claims c on c.id = p.claim_id where c.store_id = ${rig.testStore.id}`.execute(server.db)
+          ).rows[0]!.n,
+      )
+      .toBe(0);
     const before = await storeRows(server.db, liveStoreId);
     const beforeTest = await storeRows(server.db, rig.testStore.id);
     const answers = [
