@@ -43,7 +43,8 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
     const store = attributes.includes('store=') ? '' : `store="${owner.store.domain}"`;
     const css = head.css ? `<link rel="stylesheet" href="/shop.css?c=${encodeURIComponent(head.css)}">` : '';
     return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>Cart</title>${css}
-<script ${head.script ?? `src="${service}/widget/v1/offer.js"`}></script></head>
+<script ${head.script ?? `src="${service}/widget/v1/offer.js"`}></script>
+<link rel="expect" href="#below" blocking="render"></head>
 <body><main><h1>Your cart</h1><form method="post" action="/checkout">
 <protection-offer ${store} ${attributes}></protection-offer>
 <button type="submit">Check out</button></form><p id="below">Below the offer</p></main></body></html>`;
@@ -165,13 +166,28 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
       if (m.type() === 'error') problems.push(`console: ${m.text()}`);
     });
     await page.addInitScript(() => {
-      const w = window as unknown as { cls: number; changes: unknown[] };
+      type Rect = { x: number; y: number; width: number; height: number };
+      type Shift = {
+        value: number;
+        hadRecentInput: boolean;
+        sources: { node?: Node; previousRect: Rect; currentRect: Rect }[];
+      };
+      const w = window as unknown as { cls: number; moved: string[]; shifts: PerformanceObserver; changes: unknown[] };
       w.cls = 0;
+      w.moved = [];
       w.changes = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[])
-          if (!e.hadRecentInput) w.cls += e.value;
-      }).observe({ type: 'layout-shift', buffered: true });
+      const at = (r: Rect) => `${r.width}x${r.height}@${r.x},${r.y}`;
+      w.shifts = new PerformanceObserver((list) => {
+        for (const e of list.getEntries() as unknown as Shift[]) {
+          if (e.hadRecentInput) continue;
+          w.cls += e.value;
+          for (const s of e.sources)
+            w.moved.push(
+              `${s.node?.nodeName ?? '?'} "${s.node?.textContent?.slice(0, 30) ?? ''}" ${at(s.previousRect)} -> ${at(s.currentRect)}`,
+            );
+        }
+      });
+      w.shifts.observe({ type: 'layout-shift', buffered: true });
       document.addEventListener('protection-change', (e) => w.changes.push((e as CustomEvent).detail));
     });
     const query = new URLSearchParams({ lang });
@@ -183,7 +199,26 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
   }
   const box = (page: Page) => page.locator('protection-offer input[type="checkbox"]');
   const label = (page: Page) => page.locator('protection-offer label');
-  const cls = (page: Page) => page.evaluate(() => (window as unknown as { cls: number }).cls);
+  /**
+   * The page's layout shifts so far, once two frames have rendered: every shift of what is on
+   * screen now has been scored, including those not yet handed to the observer.
+   */
+  const settled = (page: Page) =>
+    page.evaluate(async () => {
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const w = window as unknown as { cls: number; shifts: PerformanceObserver };
+      for (const e of w.shifts.takeRecords() as unknown as { value: number; hadRecentInput: boolean }[])
+        if (!e.hadRecentInput) w.cls += e.value;
+    });
+  const cls = async (page: Page) => {
+    await settled(page);
+    return page.evaluate(() => (window as unknown as { cls: number }).cls);
+  };
+  /** What moved, for a message that names it: "BUTTON \"Check out\" 16x6@8,178 -> 76x21@8,167". */
+  const moved = async (page: Page) => {
+    await settled(page);
+    return page.evaluate(() => (window as unknown as { moved: string[] }).moved);
+  };
   const stateOf = (page: Page, state: string) =>
     page.evaluate((s) => document.querySelector('protection-offer')!.matches(`:state(${s})`), state);
   /** Where the content after the element sits: it must never move. */
@@ -197,8 +232,7 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
     );
     expect(await box(page).isChecked()).toBe(false);
     expect(requests).toEqual(['GET /widget/v1/offer.js', 'GET /v1/quote/insurance']);
-    await page.waitForTimeout(300);
-    expect(await page.evaluate(() => (window as unknown as { cls: number }).cls)).toBe(0);
+    expect(await moved(page)).toEqual([]);
     await page.locator('protection-offer [part="learn-more"]').click();
     const dialog = page.locator('protection-offer dialog');
     expect(await dialog.isVisible()).toBe(true);
@@ -455,11 +489,14 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
       const { page, problems } = await open(undefined, context);
       const top = await belowTop(page);
       await expect.poll(() => stateOf(page, 'hidden'), { timeout: 5000 }).toBe(true);
-      await page.waitForTimeout(300);
       expect(await page.locator('protection-offer label').count()).toBe(0);
       expect(await page.locator('protection-offer input').count()).toBe(0);
       // The reserved box stays, empty: what follows the element did not move.
-      expect({ width, cls: await cls(page), below: await belowTop(page) }).toEqual({ width, cls: 0, below: top });
+      expect({ width, moved: await moved(page), below: await belowTop(page) }).toEqual({
+        width,
+        moved: [],
+        below: top,
+      });
       expect(problems.filter((p) => p.startsWith('error'))).toEqual([]);
       await page.getByRole('button', { name: 'Check out' }).click();
       await page.waitForURL('**/checkout');
@@ -482,8 +519,11 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
         await expect.poll(() => stateOf(page, 'ready')).toBe(true);
         await page.evaluate(() => document.querySelector('protection-offer')!.setAttribute('subtotal', '250'));
         await expect.poll(() => label(page).textContent()).toContain('5.00');
-        await page.waitForTimeout(300);
-        expect({ width, cls: await cls(page), below: await belowTop(page) }).toEqual({ width, cls: 0, below: top });
+        expect({ width, moved: await moved(page), below: await belowTop(page) }).toEqual({
+          width,
+          moved: [],
+          below: top,
+        });
         await context.close();
       }
     },
@@ -505,7 +545,6 @@ describe.skipIf(!CHROMIUM)('<protection-offer> in headless Chromium (D55)', { ti
       const script = `src="${service}/widget/v1/offer.js" defer`;
       const { page } = await open(undefined, context, 'en', { script, css });
       await expect.poll(() => label(page).textContent()).toContain('$2.50');
-      await page.waitForTimeout(300);
       shifts[name] = await cls(page);
       await context.close();
     }
