@@ -4,6 +4,7 @@ import { buffer } from 'node:stream/consumers';
 import type { TFile, TFileType } from '@protection-service/contract';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database';
+import { queueClaimRisk } from '../../db/risk-queue';
 import { transact } from '../../db/transact';
 import { type CapabilityLinks, capabilityLinks, linkIdOf, linkToken, newLinkId } from '../../lib/capability-links';
 import { sniffType, UNSUPPORTED_TYPE } from '../../lib/file-types';
@@ -258,10 +259,7 @@ export async function fillCentreHashes(db: Db, storage: FileStorage): Promise<nu
         update files set perceptual_hash_centre = coalesce(${hash}::bigint, perceptual_hash)
         where id = ${row.id} and perceptual_hash_centre is null
         returning claim_id
-      ), queued as (
-        insert into claim_risk_pending (claim_id) select claim_id from filled where claim_id is not null
-        on conflict (claim_id) do update set changes = claim_risk_pending.changes + 1
-      )
+      ), queued as (${queueClaimRisk(sql`select claim_id from filled where claim_id is not null`)})
       select claim_id from filled`.execute(db);
     filled += written.rows.length;
   }

@@ -1,5 +1,6 @@
 import { DEFAULT_PHOTOS_REQUIRED_FOR } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
+import { queueClaimRisk } from '../../../db/risk-queue';
 
 /**
  * D57: a claim's risk, from its store's own data and nothing else: each signal is one part
@@ -332,18 +333,14 @@ function related(kinds: { repeat: boolean }): RawBuilder<unknown> {
         where not exists (
           select 1 from claims x where x.id = u.id and x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb)
         union `;
-  return sql`related as (
-      insert into claim_risk_pending (claim_id)
+  return sql`related as (${queueClaimRisk(sql`
       select id from (
         ${kinds.repeat ? byRepeat : sql``}select m.claim_id as id from subject c cross join lateral (
           select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
         where not exists (
           select 1 from claims x where x.id = m.claim_id and x.risk_signals @> jsonb_build_array(
             jsonb_build_object('code', 'photo_reused', 'relatedClaimIds', jsonb_build_array(c.id))))
-      ) related order by id
-      -- A claim already queued counts the change (see riskStatement's taken); in id order, as the triggers queue.
-      on conflict (claim_id) do update set changes = claim_risk_pending.changes + 1
-    )`;
+      ) related order by id`)})`;
 }
 
 /**
