@@ -168,10 +168,10 @@ export async function printStatements(url: string, requests: number, top = 12): 
 /**
  * `BENCH_PROFILE=1 pnpm bench …`: every process the benchmark starts writes a V8 CPU profile
  * under `.tmp/profiles/<script>-<time>/` when it exits; `pnpm bench:profile` prints where its
- * time went.
+ * time went. `BENCH_PROFILE=heap`: a profile of what it allocated instead (heap-sampler.ts).
  */
 export const PROFILE_DIR = path.join(ROOT, '.tmp', 'profiles');
-const profiling = process.env.BENCH_PROFILE === '1';
+const profiling = process.env.BENCH_PROFILE === '1' ? 'cpu' : process.env.BENCH_PROFILE;
 
 /**
  * The Node flags `pnpm start` runs the service with (package.json), given to every process a
@@ -187,13 +187,19 @@ const START_FLAGS: string[] = (
 export async function startProcess(script: string, env: NodeJS.ProcessEnv, ready = 'ready'): Promise<ChildProcess> {
   const name = path.basename(script, '.ts');
   // One folder per process: the loader's thread writes a profile of its own beside the main one.
-  const profile = profiling ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, `${name}-${Date.now()}`)}`] : [];
+  const dir = path.join(PROFILE_DIR, `${name}-${Date.now()}`);
+  const profile =
+    profiling === 'cpu'
+      ? ['--cpu-prof', `--cpu-prof-dir=${dir}`]
+      : profiling === 'heap'
+        ? ['--import', path.join(ROOT, 'scripts/bench/heap-sampler.ts')]
+        : [];
   const child = spawn(
     process.execPath,
-    [...START_FLAGS, ...profile, '--conditions=source', '--import', 'tsx', script],
+    [...START_FLAGS, '--conditions=source', '--import', 'tsx', ...profile, script],
     {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, ...(profiling === 'heap' ? { HEAP_PROFILE_DIR: dir } : {}) },
     },
   );
   await new Promise<void>((resolve, reject) => {

@@ -50,13 +50,38 @@ function owner(url: string): string {
     .join('/');
 }
 
-function summarize(file: string, top = 30): void {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+/** A sampling heap profile (heap-sampler.ts): a tree of call frames, each with the bytes it allocated itself. */
+interface HeapNode {
+  id: number;
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** A profile's nodes, and what each spent itself: busy µs of a CPU profile, bytes of a heap profile. */
+function selfCosts(file: string): { profile: Profile; self: Map<number, number>; unit: 'time' | 'bytes' } {
+  const read = JSON.parse(readFileSync(file, 'utf8')) as Profile | { head: HeapNode };
   const self = new Map<number, number>();
-  for (const [i, id] of profile.samples.entries()) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  if ('head' in read) {
+    const nodes: ProfileNode[] = [];
+    const walk = (n: HeapNode) => {
+      nodes.push({ id: n.id, callFrame: n.callFrame, children: n.children.map((c) => c.id) });
+      if (n.selfSize > 0) self.set(n.id, n.selfSize);
+      n.children.forEach(walk);
+    };
+    walk(read.head);
+    return { profile: { nodes, samples: [], timeDeltas: [] }, self, unit: 'bytes' };
+  }
+  for (const [i, id] of read.samples.entries()) self.set(id, (self.get(id) ?? 0) + (read.timeDeltas[i] ?? 0));
   const idle = new Set(['(idle)', '(program)']);
+  const byId = new Map(read.nodes.map((n) => [n.id, n]));
   for (const [id] of self) if (idle.has(byId.get(id)!.callFrame.functionName)) self.delete(id);
+  return { profile: read, self, unit: 'time' };
+}
+
+function summarize(file: string, top = 30): void {
+  const { profile, self, unit } = selfCosts(file);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   // Busy time only: the share of each function in what the process did.
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map<string, number>();
@@ -69,15 +94,16 @@ function summarize(file: string, top = 30): void {
     byOwner.set(o, (byOwner.get(o) ?? 0) + us);
   }
   const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
-  process.stdout.write(
-    `# ${path.basename(file)}: ${(total / 1e6).toFixed(1)} s busy\n\n## self time by package or folder\n`,
-  );
+  const what = unit === 'time' ? 'time' : 'allocation';
+  const amount =
+    unit === 'time' ? `${(total / 1e6).toFixed(1)} s busy` : `${(total / 2 ** 20).toFixed(0)} MiB allocated`;
+  process.stdout.write(`# ${path.basename(file)}: ${amount}\n\n## self ${what} by package or folder\n`);
   for (const [k, us] of [...byOwner].sort((a, b) => b[1] - a[1]).slice(0, top))
     process.stdout.write(`${pct(us)}  ${k}\n`);
-  process.stdout.write('\n## self time by function\n');
+  process.stdout.write(`\n## self ${what} by function\n`);
   for (const [k, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top))
     process.stdout.write(`${pct(us)}  ${k}\n`);
-  printStages(profile, byId, self);
+  printStages(profile, byId, self, unit);
 }
 
 /**
@@ -119,7 +145,12 @@ const STAGES: [stage: string, frame: RegExp][] = [
 const START_UP =
   /^(compileSourceTextModule|wrapSafe|asyncRunEntryPointWithESMLoader|createApp|evaluate) |node:internal\/modules\/|\/(tsx|esbuild)\//;
 
-function printStages(profile: Profile, byId: Map<number, ProfileNode>, self: Map<number, number>): void {
+function printStages(
+  profile: Profile,
+  byId: Map<number, ProfileNode>,
+  self: Map<number, number>,
+  unit: 'time' | 'bytes',
+): void {
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const frame = (id: number) => {
@@ -138,9 +169,8 @@ function printStages(profile: Profile, byId: Map<number, ProfileNode>, self: Map
   const startUp = stages.get('start-up') ?? 0;
   stages.delete('start-up');
   const serving = [...stages.values()].reduce((a, b) => a + b, 0);
-  process.stdout.write(
-    `\n## by stage, start-up apart (${(serving / 1e6).toFixed(1)} s serving, ${(startUp / 1e6).toFixed(1)} s start-up)\n`,
-  );
+  const amount = (n: number) => (unit === 'time' ? `${(n / 1e6).toFixed(1)} s` : `${(n / 2 ** 20).toFixed(0)} MiB`);
+  process.stdout.write(`\n## by stage, start-up apart (${amount(serving)} serving, ${amount(startUp)} start-up)\n`);
   for (const [k, us] of [...stages].sort((a, b) => b[1] - a[1]))
     process.stdout.write(`${((100 * us) / serving).toFixed(1).padStart(5)}%  ${k}\n`);
 }
