@@ -70,11 +70,14 @@ describe('a process killed between commit and queueing', () => {
         }),
       });
       expect(put.status).toBe(200);
-      // The batch is waiting on the lock: its backend is the victim's, blocked in add_jobs.
+      // The batch is waiting on the lock: its backend is the victim's, blocked in add_jobs. Found
+      // by the lock it waits for, not by its statement's text: a prepared statement run again
+      // takes its locks before pg_stat_activity shows it (the backend reads idle, showing the
+      // order's insert), which a busy machine hit (two CI runs).
       const waiting = async () =>
         (
           await blocker.query<{ pid: number }>(
-            `select pid from pg_stat_activity where wait_event_type = 'Lock' and query like '%add_jobs%'`,
+            `select pid from pg_locks where relation = 'graphile_worker._private_tasks'::regclass and not granted`,
           )
         ).rows.map((r) => r.pid);
       // Waited for, however long a busy machine takes to run the batch.
