@@ -59,7 +59,12 @@ interface HeapNode {
 }
 
 /** A profile's nodes, and what each spent itself: busy µs of a CPU profile, bytes of a heap profile. */
-function selfCosts(file: string): { profile: Profile; self: Map<number, number>; unit: 'time' | 'bytes' } {
+function selfCosts(file: string): {
+  profile: Profile;
+  byId: Map<number, ProfileNode>;
+  self: Map<number, number>;
+  unit: 'time' | 'bytes';
+} {
   const read = JSON.parse(readFileSync(file, 'utf8')) as Profile | { head: HeapNode };
   const self = new Map<number, number>();
   if ('head' in read) {
@@ -70,19 +75,23 @@ function selfCosts(file: string): { profile: Profile; self: Map<number, number>;
       n.children.forEach(walk);
     };
     walk(read.head);
-    return { profile: { nodes, samples: [], timeDeltas: [] }, self, unit: 'bytes' };
+    return {
+      profile: { nodes, samples: [], timeDeltas: [] },
+      byId: new Map(nodes.map((n) => [n.id, n])),
+      self,
+      unit: 'bytes',
+    };
   }
   for (const [i, id] of read.samples.entries()) self.set(id, (self.get(id) ?? 0) + (read.timeDeltas[i] ?? 0));
   const idle = new Set(['(idle)', '(program)']);
   const byId = new Map(read.nodes.map((n) => [n.id, n]));
   for (const [id] of self) if (idle.has(byId.get(id)!.callFrame.functionName)) self.delete(id);
-  return { profile: read, self, unit: 'time' };
+  return { profile: read, byId, self, unit: 'time' };
 }
 
 function summarize(file: string, top = 30): void {
-  const { profile, self, unit } = selfCosts(file);
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  // Busy time only: the share of each function in what the process did.
+  const { profile, byId, self, unit } = selfCosts(file);
+  // Busy time (or bytes allocated) only: the share of each function in what the process did.
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map<string, number>();
   const byOwner = new Map<string, number>();

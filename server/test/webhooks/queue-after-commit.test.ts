@@ -73,7 +73,7 @@ describe('a process killed between commit and queueing', () => {
       // The batch is waiting on the lock: its backend is the victim's, blocked in add_jobs. Found
       // by the lock it waits for, not by its statement's text: a prepared statement run again
       // takes its locks before pg_stat_activity shows it (the backend reads idle, showing the
-      // order's insert), which a busy machine hit (two CI runs).
+      // order's insert), as it did on a busy machine.
       const waiting = async () =>
         (
           await blocker.query<{ pid: number }>(

@@ -332,16 +332,16 @@ function related(kinds: { repeat: boolean }): RawBuilder<unknown> {
   // Each related claim's signals read by its id, whatever the statistics say: as an anti-join,
   // a plan made when the store had few claims read every claim of the table at each filing
   // (10 ms a filing at 628 claims, growing with each).
-  const signalsOf = (id: RawBuilder<unknown>) =>
+  const storedSignals = (id: RawBuilder<unknown>) =>
     sql`cross join lateral (select x.risk_signals from claims x where x.id = ${id} limit 1) x`;
-  const byRepeat = sql`select u.id from repeat r cross join unnest(r.ids) as u(id) ${signalsOf(sql`u.id`)}
+  const byRepeat = sql`select u.id from repeat r cross join unnest(r.ids) as u(id) ${storedSignals(sql`u.id`)}
         where not x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb
         union `;
   return sql`related as (${queueClaimRisk(sql`
       select id from (
         ${kinds.repeat ? byRepeat : sql``}select m.claim_id as id from subject c cross join lateral (
           select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
-        ${signalsOf(sql`m.claim_id`)}
+        ${storedSignals(sql`m.claim_id`)}
         where not x.risk_signals @> jsonb_build_array(
           jsonb_build_object('code', 'photo_reused', 'relatedClaimIds', jsonb_build_array(c.id)))
       ) related order by id`)})`;
