@@ -6,7 +6,8 @@
  *   claims spread over the last 180 days (SHOPPERS shoppers, a claimed value each) and a photo
  *   hash on each: filings per second (goal: with ≥ 0.9 of without), p50, p99; then the same
  *   naming a priced item of an order, so that the claim has a claimed value and
- *   amount_outlier reads the store's latest values (up to 1,000);
+ *   amount_outlier reads the store's latest values (up to 1,000); with the CPU of each filing,
+ *   this process's and PostgreSQL's (BENCH_PG_STATS=1: the statements of both kinds);
  * - the reuse search at PHOTOS photos in the store: the risk statement of a claim with a photo
  *   (the whole statement: an upper bound of the band search it holds, eight band indexes for
  *   the photo's two hashes), its p95 over SEARCHES
@@ -20,8 +21,9 @@ import { migrateToLatest } from '../../server/src/db/migrate';
 import { fileClaim } from '../../server/src/domain/claims/filing';
 import { RISK, riskStatement } from '../../server/src/domain/claims/risk/signals';
 import { seed } from './claims';
+import { addCpuSince, type CpuMeters, cpuPerRequest, ownCpu, postgresCpu, readCpu } from './cpu';
 import { benchInstallation } from './install';
-import { benchDatabase, type Measured, percentile, printTable } from './lib';
+import { benchDatabase, type Measured, percentile, printStatements, printTable, resetStatements } from './lib';
 
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 100_000);
 const PHOTOS = CLAIMS;
@@ -65,7 +67,9 @@ async function spread(db: Db, storeId: string): Promise<void> {
     from (select lower(author_email) as email from claims where store_id = ${storeId}
       group by 1 having count(*) > ${RISK.repeatOthers}) r
     where c.store_id = ${storeId} and lower(c.author_email) = r.email`.execute(db);
-  await sql`analyze claims, files, orders, order_line_items`.execute(db);
+  // Vacuumed, not only analysed: otherwise autovacuum takes the 100,000 updated rows during the
+  // rounds, and its CPU falls into whichever rounds it meets.
+  await sql`vacuum analyze claims, files, orders, order_line_items`.execute(db);
 }
 
 /** Filings naming no item, on bench-1; or (`priced`) naming its priced item, on the other orders in turn. */
@@ -89,8 +93,10 @@ async function round(
   risk: boolean,
   counter: { n: number },
   priced = false,
+  cpu?: { meters: CpuMeters; total: Record<string, number> },
 ): Promise<number[]> {
   const times: number[] = [];
+  const before = cpu && readCpu(cpu.meters);
   const until = performance.now() + ROUND_S * 1000;
   const actor = { storeId, clientId: null, userId: null };
   await Promise.all(
@@ -103,12 +109,14 @@ async function round(
       }
     }),
   );
+  if (cpu && before) addCpuSince(cpu.total, before, cpu.meters);
   return times;
 }
 
-function figures(name: string, times: number[], seconds: number): Measured {
+function figures(name: string, times: number[], seconds: number, cpu: Record<string, number>): Measured {
   const sorted = [...times].sort((a, b) => a - b);
   return {
+    cpu: cpuPerRequest(cpu, times.length),
     name,
     rps: times.length / seconds,
     p50: percentile(sorted, 0.5),
@@ -141,19 +149,24 @@ async function searches(db: Db, storeId: string): Promise<{ times: number[]; pla
 }
 
 /** Filings with the risk against without, in interleaved rounds after a warm-up: the two rows. */
-async function filings(db: Db, storeId: string, priced: boolean): Promise<Measured[]> {
+async function filings(db: Db, url: string, storeId: string, priced: boolean): Promise<Measured[]> {
   const counter = { n: 0 };
   await round(db, storeId, true, counter, priced); // warm-up, both statements prepared
+  await resetStatements(url);
   const all = { with: [] as number[], without: [] as number[] };
+  // The filings' CPU, this process's (the service's domain work) and the database's.
+  const meters = { service: ownCpu, postgres: await postgresCpu(url) };
+  const cpu = { with: { meters, total: {} }, without: { meters, total: {} } };
   for (let r = 0; r < ROUNDS; r++) {
-    all.without.push(...(await round(db, storeId, false, counter, priced)));
-    all.with.push(...(await round(db, storeId, true, counter, priced)));
+    all.without.push(...(await round(db, storeId, false, counter, priced, cpu.without)));
+    all.with.push(...(await round(db, storeId, true, counter, priced, cpu.with)));
   }
   const total = ROUNDS * ROUND_S;
+  await printStatements(url, all.with.length + all.without.length, 16);
   const named = priced ? ', naming a priced item' : '';
   return [
-    figures(`fileClaim without risk${named}`, all.without, total),
-    figures(`fileClaim with risk (D57)${named}`, all.with, total),
+    figures(`fileClaim without risk${named}`, all.without, total, cpu.without.total),
+    figures(`fileClaim with risk (D57)${named}`, all.with, total, cpu.with.total),
   ];
 }
 
@@ -167,7 +180,10 @@ export async function benchRisk(): Promise<Measured[]> {
     const seconds = await seed(db, storeId, { claims: CLAIMS, shoppers: SHOPPERS });
     await spread(db, storeId);
     process.stdout.write(`seeded ${CLAIMS} claims and ${PHOTOS} photos in ${seconds.toFixed(1)} s (and spread)\n`);
-    const rows = [...(await filings(db, storeId, false)), ...(await filings(db, storeId, true))];
+    const rows = [
+      ...(await filings(db, database.url, storeId, false)),
+      ...(await filings(db, database.url, storeId, true)),
+    ];
     const { times, plan } = await searches(db, storeId);
     const sorted = [...times].sort((a, b) => a - b);
     printTable(rows);

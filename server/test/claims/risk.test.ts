@@ -440,6 +440,64 @@ describe('claim risk (D57)', () => {
     expect(await riskOf(theirs, other)).toEqual({ level: 'low', signals: [] });
   });
 
+  it("a filing's risk is the sweep's for the same claim, whatever parts its statement left out", async () => {
+    // The store asks photos for damage (missing_photos), a shopper claims again and again
+    // (repeat_claimer), and the claims differ in what their statements hold: no item named, an
+    // outlier amount, a delivered package, one in transit, a photo and its copy.
+    const shop = await claimStore(server, 'risk-parts');
+    const email = 'parts@example.com';
+    const priced = await order(shop, { prices: [10, 100] });
+    const [delivered, transit] = [`1ZPARTSD${++n}`, `1ZPARTST${++n}`];
+    const deliveredOrder = await order(shop, { tracking: delivered });
+    await trackingEvent(shop, deliveredOrder, delivered, 'delivered');
+    const transitOrder = await order(shop, { tracking: transit });
+    await trackingEvent(shop, transitOrder, transit, 'in_transit');
+    const original = await photo(131);
+    const filings: [string, () => Promise<string>][] = [
+      ['no item named', () => shop.fileId(priced, claimBody({ email }))],
+      ...Array.from({ length: 5 }, (_, i): [string, () => Promise<string>] => [
+        `priced ${i}`,
+        () => file(shop, priced, email),
+      ]),
+      ['an outlier', () => file(shop, priced, email, { item: 1 })],
+      [
+        'not received, delivered',
+        () => file(shop, deliveredOrder, email, { issueType: 'MISSING_ITEM', fulfillment: 'f-1' }),
+      ],
+      ['damage, in transit', () => file(shop, transitOrder, email, { issueType: 'WRONG_ITEM', fulfillment: 'f-1' })],
+      [
+        'a photo',
+        async () => file(shop, priced, 'photo@example.com', { images: [(await uploaded(shop, original)).url] }),
+      ],
+      [
+        'its copy',
+        async () =>
+          file(shop, priced, 'copy@example.com', {
+            issueType: 'DEFECTIVE_ITEM',
+            images: [(await uploaded(shop, await reencoded(original, 40))).url],
+          }),
+      ],
+    ];
+    const seen = new Set<string>();
+    for (const [what, filing] of filings) {
+      const id = await filing();
+      const filed = await riskOf(id, shop);
+      for (const x of filed.signals) seen.add(x.code);
+      await settle();
+      await sql`insert into claim_risk_pending (claim_id) values (${id})`.execute(server.db);
+      await settle();
+      expect({ what, risk: await riskOf(id, shop) }).toEqual({ what, risk: filed });
+    }
+    expect([...seen].sort()).toEqual([
+      'amount_outlier',
+      'carrier_delivered',
+      'filed_before_delivery',
+      'missing_photos',
+      'photo_reused',
+      'repeat_claimer',
+    ]);
+  });
+
   it('answers risk in every API version, and in claim/created as filed', async () => {
     const email = 'versions@example.com';
     await file(s, await order(s), email);

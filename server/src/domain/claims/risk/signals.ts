@@ -93,7 +93,7 @@ export interface Filing {
  * filing time is the transaction's `now()`, the column's default; a claim filed on a live order
  * carries no shipping address (D23).
  */
-function filingFacts(f: Filing): RawBuilder<unknown> {
+function filingFacts(f: Filing, parts: Parts): RawBuilder<unknown> {
   const col = <T>(g: (l: Filing['lines'][number]) => T) => f.lines.map(g);
   return sql`subject as (
       select ${f.id}::text as id, ${f.storeId}::text as store_id, s.order_id, now() as created_at,
@@ -104,16 +104,66 @@ function filingFacts(f: Filing): RawBuilder<unknown> {
       from unnest(${col((l) => l.issueType)}::text[], ${col((l) => l.quantity)}::int[], ${col((l) => l.itemId)}::text[],
         ${col((l) => l.sourceFulfillmentId)}::text[], ${col((l) => JSON.stringify(l.images))}::text[])
         as l (issue_type, quantity, item_id, source_fulfillment_id, images)
-    ), mine as (${photoHashes(sql`f.id = any(${[...f.fileIds]}::text[])`)})`;
+    )${parts.photos ? sql`, mine as (${photoHashes(sql`f.id = any(${[...f.fileIds]}::text[])`)})` : sql``}`;
 }
 
-/** From the facts: the claim's claimed value and its packages. */
-function derivedFacts(): RawBuilder<unknown> {
-  return sql`claimed as (
+/**
+ * The parts of the risk a claim's statement holds: every one for a claim already written (its
+ * facts are read by the statement), and for a filing only those its own facts leave possible
+ * (`filingParts`). A part left out is a signal that cannot hold, so the risk is the same, and
+ * a typical filing's statement is smaller: PostgreSQL builds every node of a plan at each run,
+ * whether or not its input is empty.
+ */
+interface Parts {
+  /** photo_reused: the claim has photos. */
+  photos: boolean;
+  /** carrier_delivered: an item is missing or not received. */
+  delivered: boolean;
+  /** filed_before_delivery: an item needs the package in hand. */
+  transit: boolean;
+  /** amount_outlier: an item names an order line, so the claim may have a claimed value. */
+  outlier: boolean;
+  /** missing_photos: an item has an issue type and none has an image. */
+  missingPhotos: boolean;
+  /** repeat_claimer by shipping address: the claim may carry one (an offline claim, D23). */
+  address: boolean;
+  /** missing_photos: the claim may have messages with medias (one written before). */
+  messages: boolean;
+}
+
+const ALL_PARTS: Parts = {
+  photos: true,
+  delivered: true,
+  transit: true,
+  outlier: true,
+  missingPhotos: true,
+  address: true,
+  messages: true,
+};
+
+/** The parts a filing on a live order needs: from its lines and files; no address (D23), no message yet. */
+function filingParts(f: Filing): Parts {
+  const types = (among: readonly string[]) => f.lines.some((l) => l.issueType !== null && among.includes(l.issueType));
+  return {
+    photos: f.fileIds.length > 0,
+    delivered: types(NOT_RECEIVED_TYPES),
+    transit: types(IN_HAND_TYPES),
+    outlier: f.lines.some((l) => l.itemId !== null),
+    missingPhotos: f.lines.some((l) => l.issueType !== null) && !f.lines.some((l) => l.images.length > 0),
+    address: false,
+    messages: false,
+  };
+}
+
+/** From the facts: the claim's claimed value, and its packages when a part reads them. */
+function derivedFacts(parts: Parts): RawBuilder<unknown> {
+  const claimed = sql`claimed as (
       select sum(l.quantity * li.price) as amount
       from subject c join lines l on true
       join order_line_items li on li.order_id = c.order_id and li.source_item_id = l.item_id
-    ), packages as (
+    )`;
+  if (!parts.delivered && !parts.transit) return claimed;
+  return sql`${claimed}, packages as (
       -- The packages of the fulfillments the claim names, or of its whole order when it names none.
       select p.id, p.tracking_number, p.carrier, p.status, p.delivered_at, p.delivery_proof
       from subject c join tracking_packages p on p.order_id = c.order_id
@@ -123,22 +173,26 @@ function derivedFacts(): RawBuilder<unknown> {
     )`;
 }
 
-/** repeat_claimer: the store's other claims of the same e-mail or shipping address, within RISK.repeatDays. */
-function repeatClaimer(): RawBuilder<unknown> {
+/**
+ * repeat_claimer: the store's other claims of the same e-mail or shipping address, within
+ * RISK.repeatDays; by address only where the claim may carry one (`address`).
+ */
+function repeatClaimer(address: boolean): RawBuilder<unknown> {
   const near = sql`o.store_id = c.store_id and o.id <> c.id and o.deleted_at is null
     and o.created_at between c.created_at - make_interval(days => ${RISK.repeatDays})
       and c.created_at + make_interval(days => ${RISK.repeatDays})`;
   const most = RISK.repeatCountedAtMost;
   // Each side read newest first along its index and stopped at `most`: a lateral, so that the
   // planner walks (store, e-mail or address, time) backwards instead of gathering every match.
-  return sql`repeat_all as (
-      select e.id, e.created_at from subject c cross join lateral (
-        select o.id, o.created_at from claims o where lower(o.author_email) = c.email and ${near}
-        order by o.created_at desc limit ${most}) e
+  const byAddress = sql`
       union
       select a.id, a.created_at from subject c cross join lateral (
         select o.id, o.created_at from claims o where o.shipping_address_key = c.address and ${near}
-        order by o.created_at desc limit ${most}) a
+        order by o.created_at desc limit ${most}) a`;
+  return sql`repeat_all as (
+      select e.id, e.created_at from subject c cross join lateral (
+        select o.id, o.created_at from claims o where lower(o.author_email) = c.email and ${near}
+        order by o.created_at desc limit ${most}) e${address ? byAddress : sql``}
     ), repeat as (
       select (select count(*) from repeat_all) as count, coalesce((
         select array_agg(n.id order by n.created_at, n.id) from (
@@ -277,7 +331,11 @@ function amountOutlier(): RawBuilder<unknown> {
  * the claim: no item image, no message media. Read here from the same column, so the risk
  * stays one statement.
  */
-function missingPhotos(claimId: string): RawBuilder<unknown> {
+function missingPhotos(claimId: string, messages: boolean): RawBuilder<unknown> {
+  const noMedias = messages
+    ? sql`
+        and not exists (select 1 from claim_messages m where m.claim_id = ${claimId} and jsonb_array_length(m.medias) > 0)`
+    : sql``;
   return sql`required as (
       select coalesce(
         (select ms.photos_required_for from merchant_settings ms join subject c on ms.store_id = c.store_id),
@@ -286,8 +344,7 @@ function missingPhotos(claimId: string): RawBuilder<unknown> {
       select array_agg(distinct l.issue_type order by l.issue_type) as types
       from lines l, required r
       where l.issue_type = any(r.types)
-        and not exists (select 1 from lines p where jsonb_array_length(p.images) > 0)
-        and not exists (select 1 from claim_messages m where m.claim_id = ${claimId} and jsonb_array_length(m.medias) > 0)
+        and not exists (select 1 from lines p where jsonb_array_length(p.images) > 0)${noMedias}
     ), photos_signal as (
       select 6 as n, jsonb_build_object('code', 'missing_photos',
         'detail', format('No photo came with this claim, though the store asks for photos of %s.',
@@ -302,14 +359,22 @@ function missingPhotos(claimId: string): RawBuilder<unknown> {
  * `n`) and `risk_now`, the claim's `level`, its `signals` and `body`, the text of its `risk`
  * in the `claim/created` body.
  */
-function signalsOf(claimId: string): RawBuilder<unknown> {
-  const parts = [derivedFacts(), repeatClaimer(), photoReused(), carrierDelivered(), filedBeforeDelivery()];
-  parts.push(amountOutlier(), missingPhotos(claimId));
-  return sql`${sql.join(parts, sql`, `)}, signals as (
+function signalsOf(claimId: string, parts: Parts): RawBuilder<unknown> {
+  // Each part's steps and the signal it ends in, in the order of the list; those `parts` leaves out are not written.
+  const held: [boolean, RawBuilder<unknown>, string][] = [
+    [true, repeatClaimer(parts.address), 'repeat_signal'],
+    [parts.photos, photoReused(), 'photo_signal'],
+    [parts.delivered, carrierDelivered(), 'delivered_signal'],
+    [parts.transit, filedBeforeDelivery(), 'transit_signal'],
+    [parts.outlier, amountOutlier(), 'outlier_signal'],
+    [parts.missingPhotos, missingPhotos(claimId, parts.messages), 'photos_signal'],
+  ];
+  const kept = held.filter(([on]) => on);
+  const steps = [derivedFacts(parts), ...kept.map(([, step]) => step)];
+  const union = kept.map(([, , signal]) => sql`select * from ${sql.raw(signal)}`);
+  return sql`${sql.join(steps, sql`, `)}, signals as (
       select coalesce(jsonb_agg(s.signal order by s.n), '[]'::jsonb) as list, count(*) as n from (
-        select * from repeat_signal union all select * from photo_signal union all select * from delivered_signal
-        union all select * from transit_signal union all select * from outlier_signal
-        union all select * from photos_signal
+        ${sql.join(union, sql` union all `)}
       ) s
     ), risk_now as (
       select r.level, s.list as signals, jsonb_build_object('level', r.level, 'signals', s.list)::text as body
@@ -328,23 +393,22 @@ function signalsOf(claimId: string): RawBuilder<unknown> {
  * sides). A claim computed again names those it queued, so two claims never queue each other
  * back and forth.
  */
-function related(kinds: { repeat: boolean }): RawBuilder<unknown> {
+function related(kinds: { repeat: boolean; photos: boolean }): RawBuilder<unknown> {
   // Each related claim's signals read by its id, whatever the statistics say: as an anti-join,
   // a plan made when the store had few claims read every claim of the table at each filing
   // (10 ms a filing at 628 claims, growing with each).
   const storedSignals = (id: RawBuilder<unknown>) =>
     sql`cross join lateral (select x.risk_signals from claims x where x.id = ${id} limit 1) x`;
   const byRepeat = sql`select u.id from repeat r cross join unnest(r.ids) as u(id) ${storedSignals(sql`u.id`)}
-        where not x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb
-        union `;
-  return sql`related as (${queueClaimRisk(sql`
-      select id from (
-        ${kinds.repeat ? byRepeat : sql``}select m.claim_id as id from subject c cross join lateral (
+        where not x.risk_signals @> '[{"code": "repeat_claimer"}]'::jsonb`;
+  const byPhoto = sql`select m.claim_id as id from subject c cross join lateral (
           select claim_id from matches order by bits, claim_id limit ${RISK.relatedAtMost}) m
         ${storedSignals(sql`m.claim_id`)}
         where not x.risk_signals @> jsonb_build_array(
-          jsonb_build_object('code', 'photo_reused', 'relatedClaimIds', jsonb_build_array(c.id)))
-      ) related order by id`)})`;
+          jsonb_build_object('code', 'photo_reused', 'relatedClaimIds', jsonb_build_array(c.id)))`;
+  const branches = [...(kinds.repeat ? [byRepeat] : []), ...(kinds.photos ? [byPhoto] : [])];
+  return sql`related as (${queueClaimRisk(sql`
+      select id from (${sql.join(branches, sql` union `)}) related order by id`)})`;
 }
 
 /**
@@ -355,7 +419,8 @@ function related(kinds: { repeat: boolean }): RawBuilder<unknown> {
  * written instead of a row: no update of the claim after its insert, no rewrite of the event.
  */
 export function filingRiskSteps(f: Filing): RawBuilder<unknown> {
-  return sql`${filingFacts(f)}, ${signalsOf(f.id)}, ${related({ repeat: true })}`;
+  const parts = filingParts(f);
+  return sql`${filingFacts(f, parts)}, ${signalsOf(f.id, parts)}, ${related({ repeat: true, photos: parts.photos })}`;
 }
 
 /** Takes a claim off the sweep's list: one filed with its photos, which their attaching queued though its risk saw them. */
@@ -377,7 +442,7 @@ export interface RiskWrite {
  */
 export function riskStatement(claimId: string, write: RiskWrite = {}) {
   return sql<{ riskLevel: 'low' | 'medium' | 'high'; riskSignals: unknown[] }>`
-    with ${writtenFacts(claimId)}, ${signalsOf(claimId)}, written as (
+    with ${writtenFacts(claimId)}, ${signalsOf(claimId, ALL_PARTS)}, written as (
       update claims set risk_level = r.level, risk_signals = r.signals, claimed_value = v.amount,
         claimed_currency = c.currency
       from subject c, risk_now r, claimed v
@@ -398,7 +463,7 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
       from written w where e.id = ${write.eventId}
     )`
         : sql``
-    }, ${related({ repeat: write.filing ?? false })}
+    }, ${related({ repeat: write.filing ?? false, photos: true })}
     select risk_level, risk_signals from written
   `;
 }
