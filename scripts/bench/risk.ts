@@ -4,16 +4,16 @@
  *   statement, which with the risk computes it too) with the risk against without it, in
  *   interleaved rounds of ROUND_S seconds at CONCURRENCY filings at once, in a store of CLAIMS
  *   claims spread over the last 180 days (SHOPPERS shoppers, a claimed value each) and a photo
- *   hash on each: filings per second (goal: with ≥ 0.9 of without), p50, p99; then the same
- *   naming a priced item of an order, so that the claim has a claimed value and
- *   amount_outlier reads the store's latest values (up to 1,000); with the CPU of each filing,
- *   this process's and PostgreSQL's (BENCH_PG_STATS=1: the statements of both kinds);
+ *   hash on each: filings per second (goal: with ≥ 0.9 of without), p50, p99, and the CPU of
+ *   each filing, this process's and PostgreSQL's (BENCH_PG_STATS=1: the statements of both);
+ *   for three kinds of filing (`Kind`): naming no item, naming a priced item (amount_outlier
+ *   reads the store's latest values, up to 1,000), with a photo (the reuse search);
  * - the reuse search at PHOTOS photos in the store: the risk statement of a claim with a photo
  *   (the whole statement: an upper bound of the band search it holds, eight band indexes for
  *   the photo's two hashes), its p95 over SEARCHES
  *   runs, and the EXPLAIN of one run.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
 import type { TClaimFile } from '../../contract/src/index';
 import { createDb, type Db, prepared } from '../../server/src/db/database';
@@ -72,19 +72,65 @@ async function spread(db: Db, storeId: string): Promise<void> {
   await sql`vacuum analyze claims, files, orders, order_line_items`.execute(db);
 }
 
-/** Filings naming no item, on bench-1; or (`priced`) naming its priced item, on the other orders in turn. */
-const body = (n: number, priced: boolean): TClaimFile => ({
+/**
+ * What a filing names: no item (`plain`, on bench-1), an order's priced item (`priced`: the
+ * claim has a claimed value and amount_outlier reads the store's latest values), or a photo
+ * (`photo`: a fresh file of the store's, attached in the filing's trip, searched for reuse).
+ */
+type Kind = 'plain' | 'priced' | 'photo';
+const KINDS: Record<Kind, string> = {
+  plain: '',
+  priced: ', naming a priced item',
+  photo: ', with a photo',
+};
+
+/** Unattached photos, one for each photo filing: enough for every round at 2,000 filings a second. */
+const FREE_PHOTOS = Math.ceil(ROUND_S * (2 * ROUNDS + 1) * 2000);
+/** The id of free photo `n`, as the service names files: `n` in 24 base32 letters (its digits 0-9 as w-z, 2-7). */
+const freePhotoId = (n: number) =>
+  `file_${n
+    .toString(32)
+    .padStart(24, '0')
+    .replace(/[0-9]/g, (d) => 'wxyz234567'[Number(d)]!)}`;
+
+/** The free photos, with random hashes (whole and centre), each at the link the filing names. */
+async function freePhotos(db: Db, storeId: string): Promise<void> {
+  const ids = Array.from({ length: FREE_PHOTOS }, (_, n) => freePhotoId(n));
+  await sql`
+    insert into files (id, store_id, purpose, type, size, sha256, width, height, link_id, storage_key,
+      perceptual_hash, perceptual_hash_centre)
+    select f.id, ${storeId}, 'claim_evidence', 'image/jpeg', 1000, 'x', 640, 480, md5(f.id) || md5(f.id || 'x'),
+      'bench/' || f.id, ${randomHash}, ${randomHash}
+    from unnest(${ids}::text[]) f (id)`.execute(db);
+}
+
+const photoUrl = (n: number) => {
+  const id = freePhotoId(n);
+  const link = createHash('md5').update(id).digest('hex') + createHash('md5').update(`${id}x`).digest('hex');
+  return `https://bench.example/files/${id}/${link}${'A'.repeat(22)}`;
+};
+
+const body = (n: number, kind: Kind): TClaimFile => ({
   // A shopper of the store's, in turn: some have claimed before (repeat_claimer is computed for real).
   email: `shopper-${n % SHOPPERS}@example.com`,
   salesChannel: 'ONLINE',
   claimCategory: 'SHIPPING',
   fulfillmentIssues: [
-    { issues: [{ issueType: 'DAMAGED', quantity: 1, ...(priced ? { sourceItemId: 'item-1' } : {}) }] },
+    {
+      issues: [
+        {
+          issueType: 'DAMAGED',
+          quantity: 1,
+          ...(kind === 'priced' ? { sourceItemId: 'item-1' } : {}),
+          ...(kind === 'photo' ? { images: [photoUrl(n)] } : {}),
+        },
+      ],
+    },
   ],
   resolution: { desiredMethod: 'RESHIP' },
 });
 /** The order a filing goes to: bench-1, or for a priced one bench-3 ... bench-1000 in turn (a claimed value each). */
-const orderOf = (n: number, priced: boolean) => (priced ? `bench-${3 + (n % 998)}` : 'bench-1');
+const orderOf = (n: number, kind: Kind) => (kind === 'priced' ? `bench-${3 + (n % 998)}` : 'bench-1');
 
 /** CONCURRENCY filers for ROUND_S seconds: each filing's time in ms. */
 async function round(
@@ -92,7 +138,7 @@ async function round(
   storeId: string,
   risk: boolean,
   counter: { n: number },
-  priced = false,
+  kind: Kind,
   cpu?: { meters: CpuMeters; total: Record<string, number> },
 ): Promise<number[]> {
   const times: number[] = [];
@@ -104,7 +150,7 @@ async function round(
       while (performance.now() < until) {
         const started = performance.now();
         const n = counter.n++;
-        await fileClaim(db, actor, orderOf(n, priced), body(n, priced), undefined, { risk });
+        await fileClaim(db, actor, orderOf(n, kind), body(n, kind), undefined, { risk });
         times.push(performance.now() - started);
       }
     }),
@@ -148,28 +194,25 @@ async function searches(db: Db, storeId: string): Promise<{ times: number[]; pla
   return { times, plan: lines.filter((l) => /files_phash|on files|Execution Time/.test(l)).join('\n') };
 }
 
-/** Filings with the risk against without, in interleaved rounds after a warm-up: the two rows. */
-async function filings(db: Db, url: string, storeId: string, priced: boolean): Promise<Measured[]> {
-  const counter = { n: 0 };
-  await round(db, storeId, true, counter, priced); // warm-up, both statements prepared
+/** Filings of `kind` with the risk against without, in interleaved rounds after a warm-up: the two rows. */
+async function filings(db: Db, url: string, storeId: string, kind: Kind, counter: { n: number }): Promise<Measured[]> {
+  await round(db, storeId, true, counter, kind); // warm-up, both statements prepared
   await resetStatements(url);
   const all = { with: [] as number[], without: [] as number[] };
   // The filings' CPU, this process's (the service's domain work) and the database's.
   const meters = { service: ownCpu, postgres: await postgresCpu(url) };
   const cpu = { with: { meters, total: {} }, without: { meters, total: {} } };
   for (let r = 0; r < ROUNDS; r++) {
-    all.without.push(...(await round(db, storeId, false, counter, priced, cpu.without)));
-    all.with.push(...(await round(db, storeId, true, counter, priced, cpu.with)));
+    all.without.push(...(await round(db, storeId, false, counter, kind, cpu.without)));
+    all.with.push(...(await round(db, storeId, true, counter, kind, cpu.with)));
   }
   const total = ROUNDS * ROUND_S;
   await printStatements(url, all.with.length + all.without.length, 16);
-  const named = priced ? ', naming a priced item' : '';
   return [
-    figures(`fileClaim without risk${named}`, all.without, total, cpu.without.total),
-    figures(`fileClaim with risk (D57)${named}`, all.with, total, cpu.with.total),
+    figures(`fileClaim without risk${KINDS[kind]}`, all.without, total, cpu.without.total),
+    figures(`fileClaim with risk (D57)${KINDS[kind]}`, all.with, total, cpu.with.total),
   ];
 }
-
 export async function benchRisk(): Promise<Measured[]> {
   const database = await benchDatabase();
   const db = createDb(database.url, { max: CONCURRENCY + 2 });
@@ -180,17 +223,19 @@ export async function benchRisk(): Promise<Measured[]> {
     const seconds = await seed(db, storeId, { claims: CLAIMS, shoppers: SHOPPERS });
     await spread(db, storeId);
     process.stdout.write(`seeded ${CLAIMS} claims and ${PHOTOS} photos in ${seconds.toFixed(1)} s (and spread)\n`);
-    const rows = [
-      ...(await filings(db, database.url, storeId, false)),
-      ...(await filings(db, database.url, storeId, true)),
-    ];
+    await freePhotos(db, storeId);
+    const rows: Measured[] = [];
+    // One count for every filing of the run: each photo filing takes a fresh photo.
+    const counter = { n: 0 };
+    for (const kind of Object.keys(KINDS) as Kind[])
+      rows.push(...(await filings(db, database.url, storeId, kind, counter)));
     const { times, plan } = await searches(db, storeId);
     const sorted = [...times].sort((a, b) => a - b);
     printTable(rows);
-    process.stdout.write(`\nfiling with risk / without: ${(rows[1]!.rps / rows[0]!.rps).toFixed(2)} (goal ≥ 0.9)\n`);
-    process.stdout.write(
-      `naming a priced item (amount_outlier reads the store's latest values): ${(rows[3]!.rps / rows[2]!.rps).toFixed(2)}\n`,
-    );
+    const ratio = (i: number) => (rows[i + 1]!.rps / rows[i]!.rps).toFixed(2);
+    process.stdout.write(`\nfiling with risk / without: ${ratio(0)} (goal ≥ 0.9)\n`);
+    process.stdout.write(`naming a priced item (amount_outlier reads the store's latest values): ${ratio(2)}\n`);
+    process.stdout.write(`with a photo (photo_reused searches the store's photos): ${ratio(4)}\n`);
     process.stdout.write(
       `risk statement with the reuse search at ${PHOTOS} photos in the store: p50 ${percentile(sorted, 0.5).toFixed(2)} ms, p95 ${percentile(sorted, 0.95).toFixed(2)} ms over ${SEARCHES} runs\n\n${plan}\n`,
     );
