@@ -119,7 +119,10 @@ console.log(
 await client.testHelpers.flushDeliveries();
 await Promise.race([
   both,
-  new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no claim/created and tracking/alert')), 30_000)),
+  // unref: once the webhook is in, the timer alone does not hold the process open 30 s more.
+  new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error('no claim/created and tracking/alert')), 30_000).unref(),
+  ),
 ]);
 const created = received.get('claim/created');
 const alert = received.get('tracking/alert');

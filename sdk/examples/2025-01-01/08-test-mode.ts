@@ -113,7 +113,8 @@ console.log(`claim ${claim.claimState}, store credit e-mail ${claim.claimStoreCr
 await client.testHelpers.flushDeliveries();
 const event = await Promise.race([
   approved,
-  new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no claim/approved webhook')), 30_000)),
+  // unref: once the webhook is in, the timer alone does not hold the process open 30 s more.
+  new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no claim/approved webhook')), 30_000).unref()),
 ]);
 console.log(`verified ${event.topic}, livemode ${event.livemode}, apiVersion ${event.apiVersion}`);
 
