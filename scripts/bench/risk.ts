@@ -93,22 +93,20 @@ const freePhotoId = (n: number) =>
     .padStart(24, '0')
     .replace(/[0-9]/g, (d) => 'wxyz234567'[Number(d)]!)}`;
 
+/** The link of free photo `n`: the 64 hex digits of its file's `link_id`, then 22 characters of token, as a file's URL ends. */
+const freePhotoLink = (n: number) => createHash('sha256').update(freePhotoId(n)).digest('hex');
+const photoUrl = (n: number) => `https://bench.example/files/${freePhotoId(n)}/${freePhotoLink(n)}${'A'.repeat(22)}`;
+
 /** The free photos, with random hashes (whole and centre), each at the link the filing names. */
 async function freePhotos(db: Db, storeId: string): Promise<void> {
-  const ids = Array.from({ length: FREE_PHOTOS }, (_, n) => freePhotoId(n));
+  const n = Array.from({ length: FREE_PHOTOS }, (_, i) => i);
   await sql`
     insert into files (id, store_id, purpose, type, size, sha256, width, height, link_id, storage_key,
       perceptual_hash, perceptual_hash_centre)
-    select f.id, ${storeId}, 'claim_evidence', 'image/jpeg', 1000, 'x', 640, 480, md5(f.id) || md5(f.id || 'x'),
+    select f.id, ${storeId}, 'claim_evidence', 'image/jpeg', 1000, 'x', 640, 480, f.link,
       'bench/' || f.id, ${randomHash}, ${randomHash}
-    from unnest(${ids}::text[]) f (id)`.execute(db);
+    from unnest(${n.map(freePhotoId)}::text[], ${n.map(freePhotoLink)}::text[]) f (id, link)`.execute(db);
 }
-
-const photoUrl = (n: number) => {
-  const id = freePhotoId(n);
-  const link = createHash('md5').update(id).digest('hex') + createHash('md5').update(`${id}x`).digest('hex');
-  return `https://bench.example/files/${id}/${link}${'A'.repeat(22)}`;
-};
 
 const body = (n: number, kind: Kind): TClaimFile => ({
   // A shopper of the store's, in turn: some have claimed before (repeat_claimer is computed for real).
@@ -213,6 +211,7 @@ async function filings(db: Db, url: string, storeId: string, kind: Kind, counter
     figures(`fileClaim with risk (D57)${KINDS[kind]}`, all.with, total, cpu.with.total),
   ];
 }
+
 export async function benchRisk(): Promise<Measured[]> {
   const database = await benchDatabase();
   const db = createDb(database.url, { max: CONCURRENCY + 2 });

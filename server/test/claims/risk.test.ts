@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDb } from '../../src/db/database';
+import { queueClaimRisk } from '../../src/db/risk-queue';
 import { recomputePendingRisk } from '../../src/domain/claims/risk/recompute';
 import { fillCentreHashes } from '../../src/domain/files/files';
 import { openFileStorage } from '../../src/domain/files/storage';
@@ -484,7 +485,7 @@ describe('claim risk (D57)', () => {
       const filed = await riskOf(id, shop);
       for (const x of filed.signals) seen.add(x.code);
       await settle();
-      await sql`insert into claim_risk_pending (claim_id) values (${id})`.execute(server.db);
+      await queueClaimRisk(sql`values (${id})`).execute(server.db);
       await settle();
       expect({ what, risk: await riskOf(id, shop) }).toEqual({ what, risk: filed });
     }
