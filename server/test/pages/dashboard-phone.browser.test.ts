@@ -55,7 +55,10 @@ function wordsBrokenInside(page: Page): Promise<string[]> {
       if (parent.closest('details:not([open]) > :not(summary)')) continue;
       const inCell = parent.closest('td, th') !== null;
       const text = node.textContent ?? '';
-      for (const m of text.matchAll(/[^\s-]+-?/g)) {
+      // A word ends at a space, or after a hyphen the browser may break after: not one after a
+      // sign and before a digit (as in "_-8"), where it keeps the two together (a client id
+      // whose random part starts "-8" is one word, and breaks where it must, not at the hyphen).
+      for (const m of text.matchAll(/(?:[^\s-]|(?<![\p{L}\p{N}])-(?=\p{N}))+-?/gu)) {
         const range = document.createRange();
         range.setStart(node, m.index);
         range.setEnd(node, m.index + m[0].length);
