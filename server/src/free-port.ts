@@ -12,3 +12,21 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * A loopback port for a listener that is stopped and started again on it (a test's own
+ * PostgreSQL or pooler): below the kernel's ephemeral range (32768 and up on Linux), where no
+ * outgoing connection takes it while the listener is down, and free at the moment of asking.
+ */
+export async function restartablePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.unref();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}

