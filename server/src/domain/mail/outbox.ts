@@ -47,8 +47,8 @@ interface ClaimMail {
  * relation of the statement with the claim's `id`, `store_id` and `author_email` (a claim
  * without an e-mail gets none). D45: a test store never talks to SMTP: its messages are
  * written `not_sent` (never queued, never swept) and kept for the mail helper, and CTE
- * `unsent_credits` (there only with store credits) shows their emailStatus NOT_SENT. Once the statement has run,
- * hand the ids of `mail`'s `queued` rows to `queueMailAfterCommit`.
+ * `unsent_credits` (there only with store credits) shows their emailStatus NOT_SENT. Once the
+ * statement has run, hand the ids of `mail`'s `queued` rows to `queueMailAfterCommit`.
  */
 export function claimMailSteps(mail: ClaimMail, claim: RawBuilder<unknown>): RawBuilder<unknown> {
   const messages: { id: string; kind: MailKind; code: string | null }[] = [
@@ -71,7 +71,7 @@ export function claimMailSteps(mail: ClaimMail, claim: RawBuilder<unknown>): Raw
     )${
       // Only a change with store credits has any to mark: PostgreSQL sets up every step of a
       // statement at each run, so one that can touch nothing is left out.
-      messages.length > 1
+      mail.storeCreditCodes?.length
         ? sql`, unsent_credits as (
             update claim_store_credits set email_status = 'NOT_SENT', updated_at = now()
             where code in (select store_credit_code from mail where not queued)
