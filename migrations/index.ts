@@ -39,6 +39,7 @@ import * as perceptualHashCentre from './20261201000000-perceptual-hash-centre';
 import * as claimRiskPendingChanges from './20261201000100-claim-risk-pending-changes';
 import * as deliveriesInstallationKey from './20261201300000-deliveries-installation-key';
 import * as filesCentreHashMissing from './20261201400000-files-centre-hash-missing';
+import * as ordersPlacedIndexDropped from './20261201500000-orders-placed-index-dropped';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -85,4 +86,5 @@ export const migrations: Record<string, Migration> = {
   '20261201000100-claim-risk-pending-changes': claimRiskPendingChanges,
   '20261201300000-deliveries-installation-key': deliveriesInstallationKey,
   '20261201400000-files-centre-hash-missing': filesCentreHashMissing,
+  '20261201500000-orders-placed-index-dropped': ordersPlacedIndexDropped,
 };
