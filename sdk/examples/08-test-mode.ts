@@ -12,6 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clientCredentials, createClient, type TWebhookEvent, unwrap, verifyWebhook } from '../src/index';
 import { env } from './env';
+import { within } from './within';
 
 const settings = env();
 const { baseUrl, redirectUri } = settings;
@@ -99,11 +100,7 @@ console.log(`claim ${claim.claimState}, store credit e-mail ${claim.claimStoreCr
 // 5. The webhook arrives, signed like a live one; `livemode: false` says it is a test store's.
 //    A delivery that failed would be retried on its schedule: flush makes it due now.
 await client.testHelpers.flushDeliveries();
-const event = await Promise.race([
-  approved,
-  // unref: once the webhook is in, the timer alone does not hold the process open 30 s more.
-  new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no claim/approved webhook')), 30_000).unref()),
-]);
+const event = await within(approved, 30_000, 'no claim/approved webhook');
 console.log(`verified ${event.topic}, livemode ${event.livemode}`);
 
 // 6. The e-mails the store would have sent, and a clean slate for the next run.

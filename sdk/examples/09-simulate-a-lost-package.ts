@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clientCredentials, createClient, type TWebhookEvent, unwrap, verifyWebhook } from '../src/index';
 import { env } from './env';
+import { within } from './within';
 
 const settings = env();
 const { baseUrl, redirectUri } = settings;
@@ -117,13 +118,7 @@ console.log(
 
 // 6. Its claim/created and tracking/alert, signed like live ones; flush makes them due now.
 await client.testHelpers.flushDeliveries();
-await Promise.race([
-  both,
-  // unref: once the webhook is in, the timer alone does not hold the process open 30 s more.
-  new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error('no claim/created and tracking/alert')), 30_000).unref(),
-  ),
-]);
+await within(both, 30_000, 'no claim/created and tracking/alert');
 const created = received.get('claim/created');
 const alert = received.get('tracking/alert');
 if (created?.topic === 'claim/created') console.log(`verified claim/created, claimType ${created.body.claimType}`);
