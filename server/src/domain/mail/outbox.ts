@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { writeInBatches } from '../../db/committed-batches';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 import { addJobs } from '../../db/jobs';
 import { lockedByKey } from '../../db/locked-by-key';
 import { afterCommit } from '../../db/transact';
@@ -169,7 +169,8 @@ const addMailJobs = (rows: RawBuilder<unknown>) =>
  * message is queued once; what a failed batch misses, the sweep queues.
  */
 async function queueMail(db: Db, ids: readonly string[]): Promise<void> {
-  await sql`
+  // Prepared: it runs after every filing's commit, and planning it cost more than running it.
+  await prepared(sql`
       with queued as (
         update mail_messages m set queued_at = now()
         from ${lockedByKey('mail_messages', ['id'], sql`(select unnest(${ids}::text[]) as id)`)} latest
@@ -177,7 +178,7 @@ async function queueMail(db: Db, ids: readonly string[]): Promise<void> {
         returning m.id
       )
       ${addMailJobs(sql`queued`)}
-  `.execute(db);
+  `).execute(db);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { TTrackingEventsBody, WebhookBodies } from '@protection-service/contract';
 import { sql } from 'kysely';
 import { writeInBatches } from '../../db/committed-batches';
-import type { Db } from '../../db/database';
+import { type Db, prepared } from '../../db/database';
 import { addJobs } from '../../db/jobs';
 import { afterCommit } from '../../db/transact';
 import { newId } from '../../lib/ids';
@@ -126,10 +126,12 @@ interface Evaluation {
 
 function addEvaluationJobs(db: Db, evaluations: readonly Evaluation[]) {
   const unique = [...new Map(evaluations.map((e) => [e.packageId, e])).values()];
-  return addJobs(
-    EVALUATE_TASK,
-    sql`(select jsonb_strip_nulls(jsonb_build_object('packageId', p, 'traceparent', t)) as payload, null::timestamptz as run_at
+  return prepared(
+    addJobs(
+      EVALUATE_TASK,
+      sql`(select jsonb_strip_nulls(jsonb_build_object('packageId', p, 'traceparent', t)) as payload, null::timestamptz as run_at
       from unnest(${unique.map((e) => e.packageId)}::text[], ${unique.map((e) => e.traceparent)}::text[]) as u (p, t))`,
+    ),
   ).execute(db);
 }
 
