@@ -40,6 +40,7 @@ import * as claimRiskPendingChanges from './20261201000100-claim-risk-pending-ch
 import * as deliveriesInstallationKey from './20261201300000-deliveries-installation-key';
 import * as filesCentreHashMissing from './20261201400000-files-centre-hash-missing';
 import * as ordersPlacedIndexDropped from './20261201500000-orders-placed-index-dropped';
+import * as photoMatches from './20261201600000-photo-matches';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -87,4 +88,5 @@ export const migrations: Record<string, Migration> = {
   '20261201300000-deliveries-installation-key': deliveriesInstallationKey,
   '20261201400000-files-centre-hash-missing': filesCentreHashMissing,
   '20261201500000-orders-placed-index-dropped': ordersPlacedIndexDropped,
+  '20261201600000-photo-matches': photoMatches,
 };

@@ -878,7 +878,16 @@ export interface Database {
   trackingSettings: TrackingSettingsTable;
   // Files (D56).
   files: FilesTable;
+  fileMatches: FileMatchesTable;
   claimRiskPending: ClaimRiskPendingTable;
+}
+
+/** Two photos of a store within D57's reuse distance, found when the later one was stored; kept both ways. */
+export interface FileMatchesTable {
+  fileId: string;
+  matchId: string;
+  /** The closest of the four full/centre distances, in bits. */
+  bits: number;
 }
 
 /** An uploaded photo or receipt (D56); its bytes are in the file storage under `storageKey`. */

@@ -6,10 +6,12 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import * as photoMatchesMigration from '../../../migrations/20261201600000-photo-matches';
 import { createDb } from '../../src/db/database';
 import { queueClaimRisk } from '../../src/db/risk-queue';
 import { recomputePendingRisk } from '../../src/domain/claims/risk/recompute';
 import { fillCentreHashes } from '../../src/domain/files/files';
+import { matchAgain } from '../../src/domain/files/photo-matches';
 import { openFileStorage } from '../../src/domain/files/storage';
 import { type ClaimStore, claimBody, claimEvents, claimStore } from '../harness/claims';
 import { upload } from '../harness/files';
@@ -257,6 +259,7 @@ describe('claim risk (D57)', () => {
     // The photos stored before the centre hash have none: the full hash still compares them.
     const legacy = await uploaded(s, await reencoded(original, 60));
     await sql`update files set perceptual_hash_centre = null where id = ${legacy.id}`.execute(server.db);
+    await matchAgain(server.db, legacy.id);
     const old = await file(s, await order(s), 'crop-legacy@example.com', { images: [legacy.url] });
     expect((await signal(old, 'photo_reused'))?.relatedClaimIds).toContain(first);
   });
@@ -267,6 +270,7 @@ describe('claim risk (D57)', () => {
     const original = await photo(109);
     const legacy = await uploaded(shop, original);
     await sql`update files set perceptual_hash_centre = null where id = ${legacy.id}`.execute(server.db);
+    await matchAgain(server.db, legacy.id);
     const first = await file(shop, await order(shop), 'centre-old@example.com', { images: [legacy.url] });
     const copy = await uploaded(shop, await cropped(original, 5));
     const second = await file(shop, await order(shop), 'centre-copy@example.com', { images: [copy.url] });
@@ -290,6 +294,48 @@ describe('claim risk (D57)', () => {
     expect((await signal(second, 'photo_reused', shop))?.relatedClaimIds).toContain(first);
   });
 
+  it('copies uploaded at the same moment each find the others: the reuse search runs once per photo, at upload', async () => {
+    const shop = await claimStore(server, 'risk-concurrent-uploads');
+    const original = await photo(113);
+    const copies = await Promise.all([40, 50, 60, 70, 80, 90].map(async (q) => reencoded(original, q)));
+    const files = await Promise.all(copies.map((bytes) => uploaded(shop, bytes)));
+    const ids = files.map((f) => f.id);
+    const { rows } = await sql<{ fileId: string; matchId: string }>`
+      select file_id, match_id from file_matches where file_id = any(${ids}::text[]) order by 1, 2`.execute(server.db);
+    // Every ordered pair of the six, none missed by an upload that ran beside another.
+    const expected = ids.flatMap((a) => ids.filter((b) => b !== a).map((b) => ({ fileId: a, matchId: b })));
+    expect(rows).toEqual(expected.sort((x, y) => (x.fileId + x.matchId < y.fileId + y.matchId ? -1 : 1)));
+    // Another store's copy is matched with nothing of this store.
+    const other = await uploaded(s, original);
+    const { rows: across } = await sql<{ n: number }>`
+      select count(*)::int as n from file_matches where file_id = ${other.id} and match_id = any(${ids}::text[])`.execute(
+      server.db,
+    );
+    expect(across[0]!.n).toBe(0);
+  });
+
+  it('the migration that keeps matches finds those of the photos stored before it', async () => {
+    const shop = await claimStore(server, 'risk-matches-migration');
+    const original = await photo(114);
+    const a = await uploaded(shop, original);
+    const b = await uploaded(shop, await reencoded(original, 45));
+    const pairs = () =>
+      sql<{ fileId: string; matchId: string; bits: number }>`
+        select file_id, match_id, bits from file_matches where file_id in (${a.id}, ${b.id}) order by 1`.execute(
+        server.db,
+      );
+    const before = (await pairs()).rows;
+    expect(before.map((r) => [r.fileId, r.matchId])).toEqual(
+      [
+        [a.id, b.id],
+        [b.id, a.id],
+      ].sort(),
+    );
+    await photoMatchesMigration.down(server.db);
+    await photoMatchesMigration.up(server.db);
+    expect((await pairs()).rows).toEqual(before);
+  });
+
   it('matches hashes 6 bits apart, in any spread over the bands, and not 7', async () => {
     const base = 0x0123_4567_89ab_cdefn;
     const claimWith = async (hash: bigint, email: string) => {
@@ -297,6 +343,7 @@ describe('claim risk (D57)', () => {
       await sql`update files set perceptual_hash = ${BigInt.asIntN(64, hash).toString()}::bigint where id = ${f.id}`.execute(
         server.db,
       );
+      await matchAgain(server.db, f.id);
       return file(s, await order(s), email, { images: [f.url] });
     };
     const anchor = await claimWith(base, 'h0@example.com');

@@ -10,7 +10,7 @@ import sharp, { type Sharp } from 'sharp';
  * the low frequencies very little; two unrelated photos differ in about half the bits.
  * A photo also keeps the hash of its centre (`centreHash`), for crops.
  * `hammingDistance` counts the bits two hashes differ in; the store's search runs in SQL
- * (`bit_count`, domain/claims/risk), with the same meaning.
+ * (`bit_count`, ./photo-matches.ts) when the photo is stored, with the same meaning.
  */
 
 const SIDE = 32;

@@ -1,6 +1,7 @@
 import { DEFAULT_PHOTOS_REQUIRED_FOR } from '@protection-service/contract';
 import { type RawBuilder, sql } from 'kysely';
 import { queueClaimRisk } from '../../../db/risk-queue';
+import { MATCH_BITS } from '../../files/photo-matches';
 
 /**
  * D57: a claim's risk, from its store's own data and nothing else: each signal is one part
@@ -17,8 +18,8 @@ export const RISK = {
   repeatOthers: 2,
   /** ...filed within this many days of this one (before or after). */
   repeatDays: 180,
-  /** photo_reused: perceptual hashes at most this many bits apart. */
-  photoBits: 6,
+  /** photo_reused: perceptual hashes at most this many bits apart (matched as a photo is stored). */
+  photoBits: MATCH_BITS,
   /** amount_outlier: claimed value over this many times the store's median claim... */
   outlierFactor: 3,
   /** ...of the claims filed in this many days before this one... */
@@ -39,19 +40,9 @@ export const IN_HAND_TYPES = ['DAMAGED', 'DEFECTIVE_ITEM', 'WRONG_ITEM'];
 /** The statuses of a package still on its way (filed_before_delivery). */
 export const ON_THE_WAY = ['pre_transit', 'in_transit', 'out_for_delivery', 'available_for_pickup'];
 
-/** The 17 masks of a 16-bit band at most one bit away: none, and each single bit. */
-const BAND_MASKS = [0, ...Array.from({ length: 16 }, (_, i) => 2 ** i)];
-/** The bands of `files_phash_band*_idx`, written exactly as their index expressions. */
-const BANDS = [
-  (h: RawBuilder<unknown>) => sql`((${h} >> 48) & 65535)`,
-  (h: RawBuilder<unknown>) => sql`((${h} >> 32) & 65535)`,
-  (h: RawBuilder<unknown>) => sql`((${h} >> 16) & 65535)`,
-  (h: RawBuilder<unknown>) => sql`(${h} & 65535)`,
-];
-
 /**
  * What every signal reads of the claim: `subject` (the claim: id, store, order, filing time,
- * e-mail, address, the order's currency), `lines` (its items) and `mine` (its photos' hashes),
+ * e-mail, address, the order's currency), `lines` (its items) and `mine` (its photos, `id`),
  * here of a claim already written.
  */
 function writtenFacts(claimId: string): RawBuilder<unknown> {
@@ -62,13 +53,7 @@ function writtenFacts(claimId: string): RawBuilder<unknown> {
     ), lines as (
       select i.issue_type, i.quantity, i.item_id, i.source_fulfillment_id, i.images
       from claim_items i where i.claim_id = ${claimId}
-    ), mine as (${photoHashes(sql`f.claim_id = ${claimId}`)})`;
-}
-
-/** Both hashes, full and centre, of the photos `which` picks (`h`): each file read once. */
-function photoHashes(which: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`select distinct v.h from files f cross join lateral (values (f.perceptual_hash), (f.perceptual_hash_centre)) v (h)
-      where ${which} and v.h is not null`;
+    ), mine as (select f.id from files f where f.claim_id = ${claimId})`;
 }
 
 /** A claim being filed on a live order: what its statement is about to write, read by the signals as `subject`, `lines`, `mine`. */
@@ -104,7 +89,7 @@ function filingFacts(f: Filing, parts: Parts): RawBuilder<unknown> {
       from unnest(${col((l) => l.issueType)}::text[], ${col((l) => l.quantity)}::int[], ${col((l) => l.itemId)}::text[],
         ${col((l) => l.sourceFulfillmentId)}::text[], ${col((l) => JSON.stringify(l.images))}::text[])
         as l (issue_type, quantity, item_id, source_fulfillment_id, images)
-    )${parts.photos ? sql`, mine as (${photoHashes(sql`f.id = any(${[...f.fileIds]}::text[])`)})` : sql``}`;
+    )${parts.photos ? sql`, mine as (select unnest(${[...f.fileIds]}::text[]) as id)` : sql``}`;
 }
 
 /**
@@ -214,27 +199,16 @@ function repeatClaimer(address: boolean): RawBuilder<unknown> {
 
 /**
  * photo_reused: the store's photos on other claims within RISK.photoBits of one of this
- * claim's. Each photo has two hashes, of the whole photo and of its centre (a crop of a few
- * per cent a side matches full to centre), and any of this claim's hashes is compared with
- * both of every other photo's. Candidates come from the eight band indexes, four per hash (a
- * band equal to one of the 17 values at most one bit from the hash's: within 6 bits, some band
- * differs in at most one), then the exact distance (`bit_count` of the exclusive or).
+ * claim's, as the reuse search found them when each photo was stored (`file_matches`, both
+ * ways: files/photo-matches.ts), read by key.
  */
 function photoReused(): RawBuilder<unknown> {
-  const probe = (column: RawBuilder<unknown>) =>
-    BANDS.map(
-      (band) => sql`select f.claim_id, f.perceptual_hash, f.perceptual_hash_centre from files f
-      where f.store_id = c.store_id and f.claim_id is not null and ${column} is not null
-        and ${band(column)} = any(array(select ${band(sql`m.h`)} # k from unnest(${BAND_MASKS}::bigint[]) k))`,
-    );
-  const candidates = [...probe(sql`f.perceptual_hash`), ...probe(sql`f.perceptual_hash_centre`)];
-  const bits = sql`least(bit_count((o.perceptual_hash # m.h)::bit(64)),
-        coalesce(bit_count((o.perceptual_hash_centre # m.h)::bit(64)), 64))`;
   return sql`matches as (
-      select o.claim_id, min(${bits}) as bits
+      select o.claim_id, min(k.bits) as bits
       from subject c cross join mine m
-      cross join lateral (${sql.join(candidates, sql` union `)}) o
-      where o.claim_id <> c.id and ${bits} <= ${RISK.photoBits}
+      join file_matches k on k.file_id = m.id
+      join files o on o.id = k.match_id
+      where o.store_id = c.store_id and o.claim_id is not null and o.claim_id <> c.id
       group by o.claim_id
     ), photo_signal as (
       select 2 as n, jsonb_build_object('code', 'photo_reused',
