@@ -7,7 +7,8 @@ import { type Kysely, sql } from 'kysely';
  * matches by key instead of searching the store's photos at every claim. The band indexes now
  * hold every hashed photo, attached or not: a photo stored today may be attached tomorrow.
  * The matches of the photos stored before are found here, with the statement the service runs
- * at upload (frozen in this file's words).
+ * at upload (frozen in this file's words): about 2 to 3 ms a photo in a store of 100,000
+ * (`pnpm bench risk`), so some minutes for a store that large.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
