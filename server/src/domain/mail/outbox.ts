@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { writeInBatches } from '../../db/committed-batches';
-import { type Db, prepared } from '../../db/database';
+import { type Db, inOneTrip } from '../../db/database';
 import { addJobs } from '../../db/jobs';
 import { lockedByKey } from '../../db/locked-by-key';
 import { afterCommit } from '../../db/transact';
@@ -169,8 +169,12 @@ const addMailJobs = (rows: RawBuilder<unknown>) =>
  * message is queued once; what a failed batch misses, the sweep queues.
  */
 async function queueMail(db: Db, ids: readonly string[]): Promise<void> {
-  // Prepared: it runs after every filing's commit, and planning it cost more than running it.
-  await prepared(sql`
+  // On a generic plan, planned once per connection: it runs after every filing's commit, and
+  // planned per call (PostgreSQL's choice for it) it cost 280 µs of planning for 450 of work.
+  await inOneTrip(
+    db,
+    [
+      sql`
       with queued as (
         update mail_messages m set queued_at = now()
         from ${lockedByKey('mail_messages', ['id'], sql`(select unnest(${ids}::text[]) as id)`)} latest
@@ -178,7 +182,10 @@ async function queueMail(db: Db, ids: readonly string[]): Promise<void> {
         returning m.id
       )
       ${addMailJobs(sql`queued`)}
-  `).execute(db);
+  `,
+    ],
+    { genericPlans: true },
+  );
 }
 
 /**
