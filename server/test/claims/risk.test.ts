@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type TClaimRisk, ZClaimRisk, ZFile, ZTrackingSourceCreated } from '@protection-service/contract';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -11,7 +11,7 @@ import { createDb } from '../../src/db/database';
 import { queueClaimRisk } from '../../src/db/risk-queue';
 import { recomputePendingRisk } from '../../src/domain/claims/risk/recompute';
 import { fillCentreHashes } from '../../src/domain/files/files';
-import { matchAgain } from '../../src/domain/files/photo-matches';
+import { writeAndMatch } from '../../src/domain/files/photo-matches';
 import { openFileStorage } from '../../src/domain/files/storage';
 import { type ClaimStore, claimBody, claimEvents, claimStore } from '../harness/claims';
 import { upload } from '../harness/files';
@@ -127,6 +127,18 @@ describe('claim risk (D57)', () => {
     );
 
   const uploaded = async (store: ClaimStore, bytes: Buffer) => dataOf(await upload(server, store.token, bytes), ZFile);
+  /** A stored photo's hashes rewritten (`set`, SQL) and its matches found again from them, as an upload finds them. */
+  const rehashed = async (fileId: string, set: RawBuilder<unknown>) => {
+    const { storeId } = await server.db
+      .selectFrom('files')
+      .select('storeId')
+      .where('id', '=', fileId)
+      .executeTakeFirstOrThrow();
+    await writeAndMatch(server.db, storeId, fileId, async (trx) => {
+      await sql`delete from file_matches where file_id = ${fileId} or match_id = ${fileId}`.execute(trx);
+      await sql`update files set ${set} where id = ${fileId}`.execute(trx);
+    });
+  };
 
   it('a shopper with three claims: the third says repeat_claimer, and after the recompute so do the first two', async () => {
     const email = 'Repeat@Example.com';
@@ -258,8 +270,7 @@ describe('claim risk (D57)', () => {
     }
     // The photos stored before the centre hash have none: the full hash still compares them.
     const legacy = await uploaded(s, await reencoded(original, 60));
-    await sql`update files set perceptual_hash_centre = null where id = ${legacy.id}`.execute(server.db);
-    await matchAgain(server.db, legacy.id);
+    await rehashed(legacy.id, sql`perceptual_hash_centre = null`);
     const old = await file(s, await order(s), 'crop-legacy@example.com', { images: [legacy.url] });
     expect((await signal(old, 'photo_reused'))?.relatedClaimIds).toContain(first);
   });
@@ -269,8 +280,7 @@ describe('claim risk (D57)', () => {
     const shop = await claimStore(server, 'risk-centre');
     const original = await photo(109);
     const legacy = await uploaded(shop, original);
-    await sql`update files set perceptual_hash_centre = null where id = ${legacy.id}`.execute(server.db);
-    await matchAgain(server.db, legacy.id);
+    await rehashed(legacy.id, sql`perceptual_hash_centre = null`);
     const first = await file(shop, await order(shop), 'centre-old@example.com', { images: [legacy.url] });
     const copy = await uploaded(shop, await cropped(original, 5));
     const second = await file(shop, await order(shop), 'centre-copy@example.com', { images: [copy.url] });
@@ -340,10 +350,7 @@ describe('claim risk (D57)', () => {
     const base = 0x0123_4567_89ab_cdefn;
     const claimWith = async (hash: bigint, email: string) => {
       const f = await uploaded(s, await photo(Number(hash & 0xffffn) + 300));
-      await sql`update files set perceptual_hash = ${BigInt.asIntN(64, hash).toString()}::bigint where id = ${f.id}`.execute(
-        server.db,
-      );
-      await matchAgain(server.db, f.id);
+      await rehashed(f.id, sql`perceptual_hash = ${BigInt.asIntN(64, hash).toString()}::bigint`);
       return file(s, await order(s), email, { images: [f.url] });
     };
     const anchor = await claimWith(base, 'h0@example.com');

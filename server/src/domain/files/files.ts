@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { TFile, TFileType } from '@protection-service/contract';
 import { sql } from 'kysely';
-import { type Db, prepared } from '../../db/database';
+import type { Db } from '../../db/database';
 import { queueClaimRisk } from '../../db/risk-queue';
 import { transact } from '../../db/transact';
 import { type CapabilityLinks, capabilityLinks, linkIdOf, linkToken, newLinkId } from '../../lib/capability-links';
@@ -12,7 +12,7 @@ import { newId } from '../../lib/ids';
 import { refuse } from '../../lib/refusal';
 import { type StoredForm, storedForm } from './decode';
 import { centreHash, perceptualHashes } from './perceptual-hash';
-import { matchLock, matchSteps } from './photo-matches';
+import { writeAndMatch } from './photo-matches';
 import { type FileStorage, StorageUnavailable, StoredFileMissing, storageRefusal } from './storage';
 
 /**
@@ -119,21 +119,20 @@ export async function storePrepared(
     storageKey,
   };
   try {
+    const insert = async (trx: Db) =>
+      (
+        await trx
+          .insertInto('files')
+          .values({
+            ...row,
+            perceptualHash: hashes?.full.toString() ?? null,
+            perceptualHashCentre: hashes?.centre.toString() ?? null,
+          })
+          .returning('createdAt')
+          .executeTakeFirstOrThrow()
+      ).createdAt;
     // D57: a photo is matched with the store's others as it is recorded, once (photo-matches.ts).
-    const createdAt = await transact(db, async (trx) => {
-      if (hashes) await matchLock(storeId).execute(trx);
-      const inserted = await prepared(sql<{ createdAt: Date }>`
-        with me as (
-          insert into files (id, store_id, purpose, type, size, sha256, width, height, link_id, storage_key,
-            perceptual_hash, perceptual_hash_centre)
-          values (${row.id}, ${row.storeId}, ${row.purpose}, ${row.type}, ${row.size}, ${row.sha256}, ${row.width},
-            ${row.height}, ${row.linkId}, ${row.storageKey}, ${hashes?.full.toString() ?? null}::bigint,
-            ${hashes?.centre.toString() ?? null}::bigint)
-          returning id, store_id, perceptual_hash, perceptual_hash_centre, created_at
-        ), ${matchSteps(sql`me`)}
-        select created_at from me`).execute(trx);
-      return inserted.rows[0]!.createdAt;
-    });
+    const createdAt = hashes ? await writeAndMatch(db, storeId, id, insert) : await insert(db);
     return fileRecord(links, { ...row, createdAt });
   } catch (err) {
     await storage.remove(storageKey).catch(() => {});
@@ -262,17 +261,15 @@ export async function fillCentreHashes(db: Db, storage: FileStorage): Promise<nu
     }
     const hash = bytes && (await centreHash(bytes).then(String, () => null));
     // Matched again with its centre hash, which can only bring photos closer.
-    const written = await transact(db, async (trx) => {
-      await matchLock(row.storeId).execute(trx);
-      return sql<{ claimId: string | null }>`
+    const written = await writeAndMatch(db, row.storeId, row.id, (trx) =>
+      sql<{ claimId: string | null }>`
         with filled as (
           update files set perceptual_hash_centre = coalesce(${hash}::bigint, perceptual_hash)
           where id = ${row.id} and perceptual_hash_centre is null
-          returning id, store_id, claim_id, perceptual_hash, perceptual_hash_centre
-        ), ${matchSteps(sql`filled`)},
-        queued as (${queueClaimRisk(sql`select claim_id from filled where claim_id is not null`)})
-        select claim_id from filled`.execute(trx);
-    });
+          returning claim_id
+        ), queued as (${queueClaimRisk(sql`select claim_id from filled where claim_id is not null`)})
+        select claim_id from filled`.execute(trx),
+    );
     filled += written.rows.length;
   }
   return filled;

@@ -15,7 +15,7 @@ import { transact } from '../../db/transact';
  * equals one of the 17 values at most one bit from one of the photo's; then the exact
  * distance (`bit_count` of the exclusive or).
  *
- * Photos of one store are matched one at a time (`matchLock`, held to the commit): two
+ * Photos of one store are matched one at a time (`writeAndMatch`, its lock held to the commit): two
  * uploads at once would each miss the other, neither seeing the other's row.
  */
 
@@ -32,18 +32,32 @@ const BANDS = [
   (h: RawBuilder<unknown>) => sql`(${h} & 65535)`,
 ];
 
-/** Serializes the matching of one store's photos, until the transaction ends. */
-export function matchLock(storeId: string): RawBuilder<unknown> {
-  return sql`select pg_advisory_xact_lock(hashtextextended('file_matches:' || ${storeId}::text, 0))`;
+/**
+ * Writes a photo of the store (`write`: its insert, or the update of its hashes) and matches
+ * it (`fileId`) from its hashes as written, in one transaction holding the store's matching
+ * lock to the commit. Answers what `write` answered.
+ */
+export async function writeAndMatch<T>(
+  db: Db,
+  storeId: string,
+  fileId: string,
+  write: (trx: Db) => Promise<T>,
+): Promise<T> {
+  return transact(db, async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended('file_matches:' || ${storeId}::text, 0))`.execute(trx);
+    const written = await write(trx);
+    await prepared(matchStatement(fileId)).execute(trx);
+    return written;
+  });
 }
 
 /**
- * The steps that match the photo `me` (a CTE with `id`, `store_id`, `perceptual_hash`,
- * `perceptual_hash_centre`, one row or none: the file being inserted, or updated) with the
- * store's other photos and keep the pairs, both ways (a pair kept already takes the closer
- * distance). CTE `matched` answers the matches (`id`, `bits`).
+ * The reuse search of the stored photo `fileId` (none for a file without hashes): the store's
+ * other photos within MATCH_BITS, attached or not, and the pairs kept, both ways (a pair kept
+ * already takes the closer distance; a second hash only brings photos closer). Answers how
+ * many it matched (`matches`).
  */
-export function matchSteps(me: RawBuilder<unknown>): RawBuilder<unknown> {
+export function matchStatement(fileId: string): RawBuilder<{ matches: number }> {
   const probe = (column: RawBuilder<unknown>) =>
     BANDS.map(
       (band) => sql`select f.id, f.perceptual_hash, f.perceptual_hash_centre from files f
@@ -53,10 +67,11 @@ export function matchSteps(me: RawBuilder<unknown>): RawBuilder<unknown> {
   const candidates = [...probe(sql`f.perceptual_hash`), ...probe(sql`f.perceptual_hash_centre`)];
   const bits = sql`least(bit_count((o.perceptual_hash # m.h)::bit(64)),
         coalesce(bit_count((o.perceptual_hash_centre # m.h)::bit(64)), 64))`;
-  return sql`photo_hashes as (
-      select distinct c.id, c.store_id, v.h from ${me} c
+  return sql<{ matches: number }>`
+    with photo_hashes as (
+      select distinct c.id, c.store_id, v.h from files c
       cross join lateral (values (c.perceptual_hash), (c.perceptual_hash_centre)) v (h)
-      where v.h is not null
+      where c.id = ${fileId} and v.h is not null
     ), matched as (
       select m.id as file_id, o.id, min(${bits}) as bits
       from photo_hashes m
@@ -69,27 +84,6 @@ export function matchSteps(me: RawBuilder<unknown>): RawBuilder<unknown> {
       union all
       select id, file_id, bits from matched
       on conflict (file_id, match_id) do update set bits = least(k.bits, excluded.bits)
-    )`;
-}
-
-/**
- * Matches the stored photo `fileId` again from its hashes as they are now, its pairs found
- * before replaced: for a photo whose hashes were written by other means than its upload.
- */
-export async function matchAgain(db: Db, fileId: string): Promise<void> {
-  await transact(db, async (trx) => {
-    const file = await trx.selectFrom('files').select('storeId').where('id', '=', fileId).executeTakeFirst();
-    if (!file) return;
-    await matchLock(file.storeId).execute(trx);
-    await sql`delete from file_matches where file_id = ${fileId} or match_id = ${fileId}`.execute(trx);
-    await prepared(matchStatement(fileId)).execute(trx);
-  });
-}
-
-/** The reuse search of the stored photo `fileId`, its pairs kept: as an upload runs it, answering `matches`. */
-export function matchStatement(fileId: string): RawBuilder<{ matches: number }> {
-  return sql<{ matches: number }>`
-    with me as (select id, store_id, perceptual_hash, perceptual_hash_centre from files where id = ${fileId}),
-    ${matchSteps(sql`me`)}
+    )
     select count(*)::int as matches from matched`;
 }
