@@ -1,6 +1,13 @@
 import type { TCreatedApp } from '@protection-service/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createApp, createOwner, dashboardTokenFor, type Owner } from '../harness/fixtures';
+import {
+  bearer,
+  createApp,
+  createOwner,
+  dashboardTokenFor,
+  type Owner,
+  withinOneRateWindow,
+} from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** A response body, typed loosely for assertions. */
@@ -204,6 +211,8 @@ describe('OAuth endpoint rate limit (D4)', () => {
 
   it('answers 429 in the OAuth error shape, uncacheable, with Retry-After', async () => {
     const call = () => server.request('/v1/oauth/revoke', { method: 'POST', json: { token: 'x' } });
+    // The limit counts per clock minute (D4): the three calls all fall in one.
+    await withinOneRateWindow();
     expect((await call()).status).toBe(401);
     expect((await call()).status).toBe(401);
     const res = await call();

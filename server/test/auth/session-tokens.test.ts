@@ -10,6 +10,7 @@ import {
   dashboardTokenFor,
   installWithToken,
   type Owner,
+  withinOneRateWindow,
 } from '../harness/fixtures';
 import { startTestServer, type TestServer } from '../harness/server';
 
@@ -228,6 +229,8 @@ describe('session verify rate limit (spec: 30/min/IP)', () => {
   });
 
   it('answers 429 beyond the limit', async () => {
+    // The limit counts per clock minute (D4): the 4 requests all fall in one.
+    await withinOneRateWindow();
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const res = await server.request('/v1/oauth/session/verify', {
