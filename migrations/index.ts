@@ -41,6 +41,7 @@ import * as deliveriesInstallationKey from './20261201300000-deliveries-installa
 import * as filesCentreHashMissing from './20261201400000-files-centre-hash-missing';
 import * as ordersPlacedIndexDropped from './20261201500000-orders-placed-index-dropped';
 import * as photoMatches from './20261201600000-photo-matches';
+import * as orderWriteChecks from './20261201700000-order-write-checks';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -89,4 +90,5 @@ export const migrations: Record<string, Migration> = {
   '20261201400000-files-centre-hash-missing': filesCentreHashMissing,
   '20261201500000-orders-placed-index-dropped': ordersPlacedIndexDropped,
   '20261201600000-photo-matches': photoMatches,
+  '20261201700000-order-write-checks': orderWriteChecks,
 };

@@ -81,4 +81,39 @@ describe('order write statements', () => {
     expect(ran.some((q) => q.includes('webhook_events') && !q.includes('with o as ( insert into orders'))).toBe(false);
     expect(ran.some((q) => q.includes('add_jobs'))).toBe(false);
   });
+
+  // Migration 20261201700000: each table's amounts are checked by one `least(...) >= 0`.
+  it('refuses a negative amount in the database, as each column check did, and lets nulls pass', async () => {
+    await put('checked-1', order);
+    const ids = await sql<{ orderId: string; policyId: string }>`
+      select o.id as "orderId", p.id as "policyId" from orders o join protection_policies p on p.order_id = o.id
+      where o.source_order_id = 'checked-1'`.execute(server.db);
+    const { orderId, policyId } = ids.rows[0]!;
+    const refused = async (statement: ReturnType<typeof sql>) =>
+      expect(statement.execute(server.db)).rejects.toMatchObject({ code: '23514' });
+    for (const column of [
+      'premium_paid',
+      'total',
+      'discount_total',
+      'shipping_cost',
+      'tax',
+      'subtotal',
+      'shipping_cost_tax',
+    ])
+      await refused(sql`update orders set ${sql.ref(column)} = -0.01 where id = ${orderId}`);
+    for (const column of ['quantity', 'price'])
+      await refused(sql`update order_line_items set ${sql.ref(column)} = -1 where order_id = ${orderId}`);
+    for (const column of [
+      'premium_paid',
+      'customer_amount',
+      'brand_amount',
+      'insured_amount',
+      'premium_discounted_amount',
+    ])
+      await refused(sql`update protection_policies set ${sql.ref(column)} = -0.01 where id = ${policyId}`);
+    await sql`update orders set discount_total = null, tax = null, shipping_cost = 0 where id = ${orderId}`.execute(
+      server.db,
+    );
+    await sql`update order_line_items set price = null where order_id = ${orderId}`.execute(server.db);
+  });
 });
