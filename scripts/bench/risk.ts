@@ -7,7 +7,7 @@
  *   hash on each: filings per second (goal: with ≥ 0.9 of without), p50, p99, and the CPU of
  *   each filing, this process's and PostgreSQL's (BENCH_PG_STATS=1: the statements of both);
  *   for three kinds of filing (`Kind`): naming no item, naming a priced item (amount_outlier
- *   reads the store's latest values, up to 1,000), with a photo (photo_reused reads the
+ *   reads the store's latest values, up to 200), with a photo (photo_reused reads the
  *   matches its upload found);
  * - the reuse search an upload runs, at PHOTOS photos in the store (eight band indexes for the
  *   photo's two hashes, its pairs kept): its p50 and p95 over SEARCHES photos, and the EXPLAIN

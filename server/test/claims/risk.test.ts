@@ -10,6 +10,7 @@ import * as photoMatchesMigration from '../../../migrations/20261201600000-photo
 import { createDb } from '../../src/db/database';
 import { queueClaimRisk } from '../../src/db/risk-queue';
 import { recomputePendingRisk } from '../../src/domain/claims/risk/recompute';
+import { RISK } from '../../src/domain/claims/risk/signals';
 import { fillCentreHashes } from '../../src/domain/files/files';
 import { writeAndMatch } from '../../src/domain/files/photo-matches';
 import { openFileStorage } from '../../src/domain/files/storage';
@@ -430,32 +431,35 @@ describe('claim risk (D57)', () => {
     });
   });
 
-  it('amount_outlier over more earlier claims than half it reads: the median of all of them, at 3 times and over', async () => {
+  it('amount_outlier over more earlier claims than it reads: the median of the latest 200, at 3 times and over', async () => {
+    // The numbers below are written for a median of the latest 200 (RISK.outlierAtMost).
+    expect(RISK.outlierAtMost).toBe(200);
     const shop = await claimStore(server, 'risk-outlier-many');
     await noPhotosRequired(shop);
     const sourceOrderId = await order(shop, { prices: [10, 30, 31, 200] });
     const first = await file(shop, sourceOrderId, 'many@example.com');
-    // 700 earlier claims in the window, newest the 180 of 100 (ties in time would not matter):
-    // the latest 1,000 are all of them, their median 10.
+    // 700 earlier claims in the window, in time order: 480 of 100, then 140 of 10, then 80 of
+    // 100. The median of all of them is 100; of the latest 200 (120 of 10, 80 of 100), 10.
     const copies = await sql`
       insert into claims (id, store_id, order_id, source_order_id, author_email, claim_type, claim_category,
         sales_channel, resolution_requested, claimed_currency, claimed_value, created_at)
       select c.id || '-' || g, c.store_id, c.order_id, c.source_order_id, c.author_email, c.claim_type, c.claim_category,
-        c.sales_channel, c.resolution_requested, c.claimed_currency, case when g > 520 then 100 else 10 end,
+        c.sales_channel, c.resolution_requested, c.claimed_currency, case when g > 480 and g <= 620 then 10 else 100 end,
         now() - make_interval(days => 30) + make_interval(secs => g)
       from claims c, generate_series(1, 700) g where c.id = ${first}`.execute(server.db);
     expect(copies.numAffectedRows).toBe(700n);
     await sql`update claims set deleted_at = now() where id = ${first}`.execute(server.db);
     let k = 0;
     const claim = (item: number) => file(shop, sourceOrderId, `m${++k}@example.com`, { item });
-    // 30: exactly 3 times the median, and every earlier value at least a third of it: no signal.
+    // 30: exactly 3 times the median, and every value it reads at least a third of it: no signal.
     expect(await codes(await claim(1), shop)).toEqual([]);
-    // 31: over 3 times the median though 180 values are over a third of it.
+    // 31: over 3 times the median of the latest 200 (the 30 just filed among them), though not
+    // over 3 times the median of all 701 (100).
     expect((await signal(await claim(2), 'amount_outlier', shop))?.detail).toBe(
-      "Claimed value 31.00 USD is over 3 times the store's median claim of the last 90 days, 10.00 USD (of 701 claims).",
+      "Claimed value 31.00 USD is over 3 times the store's median claim of the last 90 days, 10.00 USD (of 200 claims).",
     );
     expect((await signal(await claim(3), 'amount_outlier', shop))?.detail).toMatch(
-      /^Claimed value 200.00 USD .* 10.00 USD \(of 702 claims\)/,
+      /^Claimed value 200.00 USD .* 10.00 USD \(of 200 claims\)/,
     );
   });
 

@@ -24,9 +24,12 @@ export const RISK = {
   outlierFactor: 3,
   /** ...of the claims filed in this many days before this one... */
   outlierDays: 90,
-  /** ...when there are at least this many of them; the median is of the latest this many at most. */
+  /**
+   * ...when there are at least this many of them; the median is of the latest this many at most
+   * (a store's typical claim is well known from 200: a filing reads about half of them).
+   */
   outlierMinClaims: 5,
-  outlierAtMost: 1000,
+  outlierAtMost: 200,
   /** A signal names at most this many related claims (the nearest); its detail counts them all... */
   relatedAtMost: 20,
   /** ...up to this many by e-mail and as many by address: a filing's reads stay bounded however often a shopper claimed. */
