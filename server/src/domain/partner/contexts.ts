@@ -52,7 +52,12 @@ function layerOverrides(merchant: TMerchantSettings, row: ContextRow | undefined
   return resolved as TMerchantSettings;
 }
 
-/** `coalesce(<context override>, <merchant setting>)` of each field, built once (column references cost a parse). */
+/**
+ * `coalesce(<context override>, <merchant setting>)` of each field, built once, as raw text: a
+ * column reference (`sql.ref`) would make the whole statement it joins (a claim's filing) go
+ * through Kysely's compiler and its plugins' walk of every node, on every call, instead of
+ * being read in one pass (runtime/kysely-raw.ts).
+ */
 const resolvedColumns = new Map<TSettingsField, RawBuilder<unknown>>();
 
 /**
@@ -63,8 +68,9 @@ const resolvedColumns = new Map<TSettingsField, RawBuilder<unknown>>();
 export function resolvedSettingSql(field: TSettingsField, storeId: RawBuilder<string>, clientId: string | null) {
   let column = resolvedColumns.get(field);
   if (!column) {
-    // Column names are written in camelCase and snake-cased by the database's CamelCasePlugin.
-    column = sql`coalesce(${sql.ref(`pc.${field}`)}, ${sql.ref(`ms.${field}`)})`;
+    // The column of a field is its name in snake_case, as the database's CamelCasePlugin names it.
+    const name = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    column = sql.raw(`coalesce(pc.${name}, ms.${name})`);
     resolvedColumns.set(field, column);
   }
   return sql<unknown>`(
