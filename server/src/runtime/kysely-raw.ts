@@ -43,8 +43,21 @@ function selfTest(): string | undefined {
  * order, as Kysely's PostgreSQL compiler numbers them.
  */
 export function compiledInOnePass<T>(query: RawBuilder<T>): Pick<CompiledQuery<T>, 'sql' | 'parameters'> | undefined {
-  return on() ? compileRaw(query.toOperationNode()) : undefined;
+  if (!on()) return undefined;
+  const compiled = compileRaw(query.toOperationNode());
+  if (!compiled) refusals++;
+  return compiled;
 }
+
+let refusals = 0;
+
+/**
+ * How many templates this process's one pass has left to Kysely's compiler: one column
+ * reference (`sql.ref`) or literal (`sql.lit`) anywhere sends a whole statement through the
+ * compiler and its plugins' walk of every node, on every call. The hot paths keep it still
+ * (server/test/runtime/one-pass.test.ts).
+ */
+export const onePassRefusals = (): number => refusals;
 
 function compileRaw(node: OperationNode): { sql: string; parameters: unknown[] } | undefined {
   const text: string[] = [];

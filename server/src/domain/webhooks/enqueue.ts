@@ -55,7 +55,7 @@ export function addDeliveryJobs(rows: RawBuilder<unknown>) {
       from (
         select event_id, client_id, next_attempt_at, greatest(next_attempt_at, now()) as due_at,
           (row_number() over (partition by greatest(next_attempt_at, now()) order by next_attempt_at) - 1)
-            / ${sql.lit(DELIVERIES_PER_JOB)} as job
+            / ${sql.raw(String(DELIVERIES_PER_JOB))} as job
         from ${rows} d
       ) d
       group by due_at, job
