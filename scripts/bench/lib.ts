@@ -141,14 +141,23 @@ export async function resetStatements(url: string): Promise<void> {
 /**
  * Prints the statements run since `resetStatements`, the costliest first, each per request
  * of `requests` (calls, microseconds of execution per request and its mean per call, and the
- * planning per request, where tracked): where the database's part of a request goes.
+ * planning per request, where tracked, with how many times it was planned: a statement planned
+ * again and again has its cached plan invalidated, as by the analysis of a table it reads):
+ * where the database's part of a request goes.
  */
 export async function printStatements(url: string, requests: number, top = 12): Promise<void> {
   if (!PG_STATS) return;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const { rows } = await client.query<{ calls: string; total: number; mean: number; plan: number; query: string }>(
-    `select calls, total_exec_time as total, mean_exec_time as mean, total_plan_time as plan, query
+  const { rows } = await client.query<{
+    calls: string;
+    plans: string;
+    total: number;
+    mean: number;
+    plan: number;
+    query: string;
+  }>(
+    `select calls, plans, total_exec_time as total, mean_exec_time as mean, total_plan_time as plan, query
      from pg_stat_statements where query not like '%pg_stat_statements%'
      order by total_exec_time desc limit $1`,
     [top],
@@ -160,7 +169,8 @@ export async function printStatements(url: string, requests: number, top = 12): 
     const query = r.query.replace(/\s+/g, ' ').slice(0, 140);
     process.stdout.write(
       `  ${perRequest.toFixed(2)} calls  ${((r.total * 1000) / requests).toFixed(0).padStart(5)} µs/req  ` +
-        `mean ${(r.mean * 1000).toFixed(0).padStart(5)} µs  plan ${((r.plan * 1000) / requests).toFixed(0).padStart(4)} µs/req  ${query}\n`,
+        `mean ${(r.mean * 1000).toFixed(0).padStart(5)} µs  plan ${((r.plan * 1000) / requests).toFixed(0).padStart(4)} µs/req ` +
+        `(${String(r.plans).padStart(5)} plans)  ${query}\n`,
     );
   }
 }
