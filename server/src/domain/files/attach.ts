@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type Db, prepared } from '../../db/database';
+import type { Db } from '../../db/database';
 import { refuse } from '../../lib/refusal';
 
 /**
@@ -37,12 +37,16 @@ export async function attachableFiles(
     return match ? [{ path: u.path, fileId: match[1]!, linkId: match[2]! }] : [];
   });
   if (refs.length === 0) return [];
-  // A prepared statement, one text whatever the number of files: as a Kysely query it was
-  // parsed and planned at every filing and message that names a file (planned 17,667 times in
-  // 20 s of filings with a photo in pnpm bench risk).
-  const { rows } = await prepared(sql<{ id: string; storeId: string; linkId: string; claimId: string | null }>`
-    select id, store_id, link_id, claim_id from files where id = any(${refs.map((r) => r.fileId)}::text[])
-    order by id${lock ? sql` for no key update` : sql``}`).execute(db);
+  const query = db
+    .selectFrom('files')
+    .select(['id', 'storeId', 'linkId', 'claimId'])
+    .where(
+      'id',
+      'in',
+      refs.map((r) => r.fileId),
+    )
+    .orderBy('id');
+  const rows = await (lock ? query.forNoKeyUpdate() : query).execute();
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const ref of refs) {
     const row = byId.get(ref.fileId);
