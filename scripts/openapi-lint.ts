@@ -3,38 +3,97 @@
  * that of every older version under `openapi/` (D44), with Redocly's recommended rules
  * (redocly.yaml) and with Spectral's OpenAPI and OWASP rules (.spectral.yaml), the pinned
  * versions of package.json. Any problem fails, warnings included: Redocly alone fails only on
- * errors.
+ * errors. Each linter is a process of its own on one core: they run as many at a time as there
+ * are cores, and print in order.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { API_VERSIONS, LATEST_API_VERSION } from '@protection-service/contract';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const run = (command: string, args: string[]) =>
-  spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 
-const DOCUMENTS = API_VERSIONS.map((v) => (v === LATEST_API_VERSION ? 'openapi.json' : `openapi/${v}.json`));
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
 
-let failed = false;
-for (const document of DOCUMENTS) {
-  process.stdout.write(`${document}\n`);
-  const redocly = run('pnpm', ['exec', 'redocly', 'lint', document, '--format=json']);
+function run(command: string, args: string[]): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** What one linter printed of one document, and whether it found a problem. */
+interface Verdict {
+  out: string;
+  err: string;
+  failed: boolean;
+}
+
+async function redocly(document: string): Promise<Verdict> {
+  const ran = await run('pnpm', ['exec', 'redocly', 'lint', document, '--format=json']);
   let problems: { ruleId: string; severity: string; message: string; location?: { pointer?: string }[] }[];
   try {
-    problems = (JSON.parse(redocly.stdout) as { problems: typeof problems }).problems;
+    problems = (JSON.parse(ran.stdout) as { problems: typeof problems }).problems;
   } catch {
-    process.stderr.write(`redocly did not answer JSON:\n${redocly.stdout}\n${redocly.stderr}\n`);
-    process.exit(1);
+    return { out: '', err: `redocly did not answer JSON:\n${ran.stdout}\n${ran.stderr}\n`, failed: true };
   }
-  for (const p of problems) {
-    process.stdout.write(`redocly ${p.severity} ${p.ruleId}: ${p.message} ${p.location?.[0]?.pointer ?? ''}\n`);
-  }
-  process.stdout.write(`redocly recommended: ${problems.length} problems\n`);
+  const lines = problems.map(
+    (p) => `redocly ${p.severity} ${p.ruleId}: ${p.message} ${p.location?.[0]?.pointer ?? ''}\n`,
+  );
+  return {
+    out: `${lines.join('')}redocly recommended: ${problems.length} problems\n`,
+    err: '',
+    failed: problems.length > 0,
+  };
+}
 
-  const spectral = run('pnpm', ['exec', 'spectral', 'lint', document, '--fail-severity=hint', '--format=text']);
-  process.stdout.write(spectral.stdout);
-  if (spectral.status !== 0) process.stderr.write(spectral.stderr);
-  process.stdout.write(`spectral oas + owasp: ${spectral.status === 0 ? 'no problems' : 'problems found'}\n`);
-  failed ||= problems.length > 0 || spectral.status !== 0;
+async function spectral(document: string): Promise<Verdict> {
+  const ran = await run('pnpm', ['exec', 'spectral', 'lint', document, '--fail-severity=hint', '--format=text']);
+  const ok = ran.status === 0;
+  return {
+    out: `${ran.stdout}spectral oas + owasp: ${ok ? 'no problems' : 'problems found'}\n`,
+    err: ok ? '' : ran.stderr,
+    failed: !ok,
+  };
+}
+
+const DOCUMENTS = API_VERSIONS.map((v) => (v === LATEST_API_VERSION ? 'openapi.json' : `openapi/${v}.json`));
+const jobs = DOCUMENTS.flatMap((document) => [() => redocly(document), () => spectral(document)]);
+
+/** The jobs, as many at a time as `width`; their results in the jobs' order. */
+async function inTurns<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      results[index] = await jobs[index]!();
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  return results;
+}
+
+const verdicts = await inTurns(jobs, availableParallelism());
+
+let failed = false;
+for (const [index, { out, err, failed: found }] of verdicts.entries()) {
+  if (index % 2 === 0) process.stdout.write(`${DOCUMENTS[index / 2]}\n`);
+  process.stdout.write(out);
+  if (err) process.stderr.write(err);
+  failed ||= found;
 }
 if (failed) process.exit(1);
