@@ -6,10 +6,9 @@ import { reportRouteCoverage } from '../../../sdk/test/harness/route-coverage';
 import { createDb } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
 import { containerRuntimeAnswers } from './container-runtime';
+import { TEMPLATE_DB, withDatabase } from './database-url';
 import { reportUndescribedAnswers } from './openapi-answers';
 import { startPrivatePostgres } from './private-postgres';
-
-export const TEMPLATE_DB = 'protection_template';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -57,12 +56,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
       await started.stop();
     }
   };
-}
-
-export function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
 }
 
 interface Started {

@@ -14,7 +14,7 @@ import { createAppServer } from '../../src/http/server';
 import { setServerTimeouts } from '../../src/http/timeouts';
 import { createLogger } from '../../src/logger';
 import { ServiceMetrics } from '../../src/metrics';
-import { TEMPLATE_DB, withDatabase } from './global-setup';
+import { TEMPLATE_DB, withDatabase } from './database-url';
 import { checkingAnswers } from './openapi-answers';
 
 export interface TestServer {

@@ -7,7 +7,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
-import { withDatabase } from '../harness/global-setup';
+import { withDatabase } from '../harness/database-url';
 
 const SCHEMA_TS = path.resolve(import.meta.dirname, '../../src/db/schema.ts');
 

@@ -1,5 +1,4 @@
 import { FILE_MAX_PIXELS, type TFileType } from '@protection-service/contract';
-import heicDecode from 'heic-decode';
 import sharp from 'sharp';
 import type { SniffedType } from '../../lib/file-types';
 import { refuse } from '../../lib/refusal';
@@ -56,6 +55,8 @@ export async function storedForm(kind: SniffedType, bytes: Buffer): Promise<Stor
 }
 
 async function heicForm(bytes: Buffer): Promise<StoredForm> {
+  // libheif in WebAssembly is loaded at the first HEIC, not at every start.
+  const { default: heicDecode } = await import('heic-decode');
   let images: Awaited<ReturnType<typeof heicDecode.all>> | undefined;
   try {
     images = await heicDecode.all({ buffer: bytes }).catch(() => {

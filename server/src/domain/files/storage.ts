@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { refuse } from '../../lib/refusal';
 
 /** D56: the data folder (`FILE_STORAGE=local`) or an S3-compatible bucket (`s3://bucket/prefix`). */
@@ -102,28 +102,36 @@ function localStorage(dir: string): FileStorage {
 const S3_TIMEOUT_MS = 10_000;
 
 function s3Storage(config: Extract<FileStorageConfig, { kind: 's3' }>): FileStorage {
-  const client = new S3Client({
-    region: config.region,
-    endpoint: config.endpoint,
-    forcePathStyle: config.forcePathStyle,
-    ...(config.credentials ? { credentials: config.credentials } : {}),
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: 3000, requestTimeout: S3_TIMEOUT_MS },
-  });
+  // The S3 client is loaded at the first use: a process that stores on disk never loads it.
+  let loaded: Promise<{ s3: typeof import('@aws-sdk/client-s3'); client: S3Client }> | undefined;
+  const connect = () =>
+    (loaded ??= import('@aws-sdk/client-s3').then((s3) => ({
+      s3,
+      client: new s3.S3Client({
+        region: config.region,
+        endpoint: config.endpoint,
+        forcePathStyle: config.forcePathStyle,
+        ...(config.credentials ? { credentials: config.credentials } : {}),
+        maxAttempts: 2,
+        requestHandler: { connectionTimeout: 3000, requestTimeout: S3_TIMEOUT_MS },
+      }),
+    })));
   const Key = (key: string) => `${config.prefix}${checkedKey(key)}`;
   const Bucket = config.bucket;
   return {
     kind: 's3',
     async put(key, bytes, type) {
+      const { s3, client } = await connect();
       await client
-        .send(new PutObjectCommand({ Bucket, Key: Key(key), Body: bytes, ContentType: type }))
+        .send(new s3.PutObjectCommand({ Bucket, Key: Key(key), Body: bytes, ContentType: type }))
         .catch((err: unknown) => {
           throw new StorageUnavailable(err);
         });
     },
     async get(key) {
+      const { s3, client } = await connect();
       try {
-        const answer = await client.send(new GetObjectCommand({ Bucket, Key: Key(key) }));
+        const answer = await client.send(new s3.GetObjectCommand({ Bucket, Key: Key(key) }));
         return answer.Body as Readable;
       } catch (err) {
         if (isMissing(err)) throw new StoredFileMissing(key);
@@ -131,12 +139,13 @@ function s3Storage(config: Extract<FileStorageConfig, { kind: 's3' }>): FileStor
       }
     },
     async remove(key) {
-      await client.send(new DeleteObjectCommand({ Bucket, Key: Key(key) })).catch((err: unknown) => {
+      const { s3, client } = await connect();
+      await client.send(new s3.DeleteObjectCommand({ Bucket, Key: Key(key) })).catch((err: unknown) => {
         if (!isMissing(err)) throw new StorageUnavailable(err);
       });
     },
     close() {
-      client.destroy();
+      void loaded?.then(({ client }) => client.destroy());
     },
   };
 }
