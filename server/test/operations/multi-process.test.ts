@@ -112,8 +112,6 @@ describe('two server processes on one database', () => {
     const answers: Response[] = [];
     for (let i = 0; i < 800; i++) {
       during?.(i);
-      if (i % 50 === 0)
-        process.stdout.write(`REQ ${i} ${Date.now()} ${answers.filter((r) => r.status === 200).length}\n`);
       const res = await fetch(`${urls[i % 2]}/v2/settings`, { headers: { authorization: `Bearer ${own.token}` } });
       await res.arrayBuffer();
       answers.push(res);
