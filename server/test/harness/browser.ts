@@ -35,7 +35,16 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-const AXE_SOURCE = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
+export const AXE_SOURCE = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
+
+/**
+ * What the pages are held to: WCAG 2.x A and AA rules and axe's best practice. Every violation
+ * comes with every node; of the rules that passed, one node each.
+ */
+export const AXE_OPTIONS = {
+  runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+  resultTypes: ['violations'],
+} as const;
 
 /**
  * One page per browser and origin that bypasses the pages' script policy and holds axe-core,
@@ -65,6 +74,9 @@ export async function expectAccessible(browser: Browser, page: Page, label: stri
   const { origin } = new URL(page.url());
   let held = axePages.get(browser);
   if (!held || held.origin !== origin) {
+    // The page of the origin before, if any, is closed once its last check has run.
+    const before = held;
+    if (before) void before.turn.then(async () => (await before.page).context().close()).catch(() => undefined);
     held = { origin, page: axePage(browser, origin), turn: Promise.resolve() };
     axePages.set(browser, held);
   }
@@ -96,12 +108,9 @@ async function checkAccessible(copy: Page, page: Page, label: string): Promise<v
     },
     { html: await page.content(), url: page.url() },
   );
-  const results = (await copy.evaluate(() =>
-    (globalThis as unknown as { axe: { run(o: object): Promise<unknown> } }).axe.run({
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-      // Every violation with every node, as before; of the rules that passed, one node each.
-      resultTypes: ['violations'],
-    }),
+  const results = (await copy.evaluate(
+    (options) => (globalThis as unknown as { axe: { run(o: object): Promise<unknown> } }).axe.run(options),
+    AXE_OPTIONS,
   )) as {
     passes: unknown[];
     violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];

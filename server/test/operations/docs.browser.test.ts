@@ -1,18 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express from 'express';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docs } from '../../src/http/docs';
-import { CHROMIUM, launchChromium, NO_CHROMIUM } from '../harness/browser';
+import { AXE_OPTIONS, AXE_SOURCE, CHROMIUM, launchChromium, NO_CHROMIUM } from '../harness/browser';
 import { startTestServer, type TestServer } from '../harness/server';
 
 /** The /docs reference page (D47) rendered by a real browser: runs wherever a Chromium is found. */
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const OPENAPI_FILE = path.resolve(import.meta.dirname, '../../../openapi.json');
-const AXE_SOURCE = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
 
 type Doc = { info: { title: string; version: string }; paths: Record<string, Record<string, { operationId: string }>> };
 
@@ -58,12 +56,9 @@ async function expectAccessible(page: Page, origin: string, within = 'html'): Pr
   );
   await page.addScriptTag({ url: `${origin}/__axe.js` });
   const results = (await page.evaluate(
-    (selector) =>
-      (globalThis as unknown as { axe: { run(c: string, o: object): Promise<unknown> } }).axe.run(selector, {
-        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-        resultTypes: ['violations'],
-      }),
-    within,
+    ({ selector, options }) =>
+      (globalThis as unknown as { axe: { run(c: string, o: object): Promise<unknown> } }).axe.run(selector, options),
+    { selector: within, options: AXE_OPTIONS },
   )) as { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] };
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
