@@ -76,8 +76,16 @@ export function callOf(op: Operation, request: Headers, answer: Headers): string
   return version ? `${op.name}@${version}` : op.name;
 }
 
-/** Wraps this worker's global fetch to record every request the SDK sends. */
+const RECORDING = Symbol.for('protection-service.sdk-calls');
+
+/**
+ * Wraps this worker's global fetch to record every request the SDK sends: once, however many
+ * test files the worker runs (their setup files run again for each).
+ */
 export function recordSdkCalls(dir: string): void {
+  const global = globalThis as { [RECORDING]?: true };
+  if (global[RECORDING]) return;
+  global[RECORDING] = true;
   mkdirSync(dir, { recursive: true });
   globalThis.fetch = recording(globalThis.fetch, path.join(dir, `${process.pid}-${threadId}.log`));
 }
