@@ -25,7 +25,7 @@ const SERVER = {
 };
 
 /** Test files that replace a module of the service (`vi.mock`): each runs in a process of its own. */
-const MOCKING = ['server/test/versions/golden.test.ts'];
+export const MOCKING = ['server/test/versions/golden.test.ts'];
 
 export default defineConfig({
   resolve: SOURCES,
