@@ -6,7 +6,7 @@
  * errors. Each linter is a process of its own on one core: they run as many at a time as there
  * are cores, and print in order.
  */
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { API_VERSIONS, LATEST_API_VERSION } from '@protection-service/contract';
@@ -14,24 +14,20 @@ import { API_VERSIONS, LATEST_API_VERSION } from '@protection-service/contract';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 interface Ran {
-  status: number | null;
+  status: number;
   stdout: string;
   stderr: string;
 }
 
+/** A linter's exit status and output; a status other than 0 is a verdict, not an error. */
 function run(command: string, args: string[]): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      // An exit status is a number; a command that did not run (or printed too much) has none.
+      const exited = !err || typeof err.code === 'number';
+      const status = err ? (exited ? (err.code as number) : 1) : 0;
+      resolve({ status, stdout, stderr: exited ? stderr : `${stderr}${err}` });
     });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
 
@@ -64,7 +60,7 @@ async function spectral(document: string): Promise<Verdict> {
   const ran = await run('pnpm', ['exec', 'spectral', 'lint', document, '--fail-severity=hint', '--format=text']);
   const ok = ran.status === 0;
   return {
-    out: `${ran.stdout}spectral oas + owasp: ${ok ? 'no problems' : 'problems found'}\n`,
+    out: `${ran.stdout.replace(/([^\n])$/, '$1\n')}spectral oas + owasp: ${ok ? 'no problems' : 'problems found'}\n`,
     err: ok ? '' : ran.stderr,
     failed: !ok,
   };

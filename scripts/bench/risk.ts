@@ -4,8 +4,9 @@
  *   statement, which with the risk computes it too) with the risk against without it, in
  *   interleaved rounds of ROUND_S seconds at CONCURRENCY filings at once, in a store of CLAIMS
  *   claims spread over the last 180 days (SHOPPERS shoppers, a claimed value each), a photo
- *   hash, a claim/created event and an e-mail on each: filings per second (goal: with ≥ 0.9 of without), p50, p99, and the CPU of
- *   each filing, this process's and PostgreSQL's (BENCH_PG_STATS=1: the statements of both, and how often each was planned);
+ *   hash, a claim/created event and an e-mail on each: filings per second (goal: with ≥ 0.9
+ *   of without), p50, p99, and the CPU of each filing, this process's and PostgreSQL's
+ *   (BENCH_PG_STATS=1: the statements of both, and how often each was planned);
  *   for three kinds of filing (`Kind`): naming no item, naming a priced item (amount_outlier
  *   reads the store's latest values, up to 200), with a photo (photo_reused reads the
  *   matches its upload found);
