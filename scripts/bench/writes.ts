@@ -90,23 +90,26 @@ const FRESH_ORDERS = Number(process.env.BENCH_FRESH_ORDERS ?? 60_000);
  * order of its own.
  */
 export async function cloneOrders(db: Db, templateId: string, prefix: string, count: number): Promise<void> {
+  // Each row is built once, in FROM: `(jsonb_populate_record(...)).*` in the select list calls
+  // it once per column of the table (60,000 copies took 51 s that way, 6.5 s this way).
   await sql`
     with copies as (
       select n, ${`ord_${prefix}_`} || n as id from generate_series(0, ${count - 1}) n
     ), orders_in as (
       insert into orders
-      select (jsonb_populate_record(null::orders, to_jsonb(o) || jsonb_build_object(
-        'id', c.id, 'source_order_id', ${`${prefix}-`} || c.n))).*
-      from orders o, copies c where o.id = ${templateId}
+      select r.* from orders o, copies c, jsonb_populate_record(null::orders, to_jsonb(o) || jsonb_build_object(
+        'id', c.id, 'source_order_id', ${`${prefix}-`} || c.n)) r
+      where o.id = ${templateId}
     ), items_in as (
       insert into order_line_items
-      select (jsonb_populate_record(null::order_line_items, to_jsonb(li) || jsonb_build_object('order_id', c.id))).*
-      from order_line_items li, copies c where li.order_id = ${templateId}
+      select r.* from order_line_items li, copies c,
+        jsonb_populate_record(null::order_line_items, to_jsonb(li) || jsonb_build_object('order_id', c.id)) r
+      where li.order_id = ${templateId}
     )
     insert into protection_policies
-    select (jsonb_populate_record(null::protection_policies, to_jsonb(p) || jsonb_build_object(
-      'id', ${`pol_${prefix}_`} || c.n, 'order_id', c.id))).*
-    from protection_policies p, copies c where p.order_id = ${templateId} and p.removed_at is null`.execute(db);
+    select r.* from protection_policies p, copies c, jsonb_populate_record(null::protection_policies,
+      to_jsonb(p) || jsonb_build_object('id', ${`pol_${prefix}_`} || c.n, 'order_id', c.id)) r
+    where p.order_id = ${templateId} and p.removed_at is null`.execute(db);
   await sql`analyze orders, order_line_items, protection_policies`.execute(db);
 }
 
