@@ -1,13 +1,8 @@
 import cluster from 'node:cluster';
-import { AggregatorRegistry } from 'prom-client';
 import { loadConfig } from './config';
-import { startDelivery } from './job-runner';
-import { useProcessLogger } from './lib/request-context';
 import { createLogger } from './logger';
-import { ServiceMetrics } from './metrics';
 import { reportFastPaths } from './runtime/index';
-import { openSupervisorDatabase, stopOnce, supervise, takeOverSignals } from './supervisor';
-import { startTracing } from './telemetry';
+import { supervise } from './supervisor';
 
 /** Past the longest an attempt may take, how long its record may take after SIGTERM. */
 const RECORD_MS = 10_000;
@@ -30,36 +25,8 @@ async function main(): Promise<void> {
       what: 'delivery',
       metrics: true,
     });
-  else await deliver(logger.child({ worker: cluster.worker!.id }));
-
-  async function deliver(logger: ReturnType<typeof createLogger>): Promise<void> {
-    takeOverSignals();
-    useProcessLogger(logger);
-    const tracing = await startTracing(logger);
-    const database = await openSupervisorDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
-    // Attempt and job figures, served by the supervisor on METRICS_PORT (with the queue's).
-    const metrics = new ServiceMetrics(database.db, { processFigures: true });
-    new AggregatorRegistry();
-    AggregatorRegistry.setRegistries([metrics.registry]);
-    const delivery = await startDelivery({
-      config,
-      logger,
-      metrics,
-      connectionString: database.url,
-      transactionPooler: database.transactionPooler,
-      directConnectionString: database.directUrl,
-    });
-    logger.info(
-      { workers: config.webhookWorkers, database: database.description, pid: process.pid },
-      'delivering webhooks',
-    );
-    stopOnce(logger, async (reason) => {
-      logger.info({ reason }, 'shutting down: finishing attempts in flight');
-      await delivery.stop();
-      await database.close().catch((err) => logger.warn({ err }, 'database did not close cleanly'));
-      await tracing?.shutdown();
-    });
-  }
+  // The job runner is loaded by the delivering process only: the supervisor stays small.
+  else await (await import('./delivery-worker')).deliver(config, logger.child({ worker: cluster.worker!.id }));
 }
 
 main().catch((err) => {

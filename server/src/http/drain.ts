@@ -3,6 +3,9 @@ import type { Socket } from 'node:net';
 import { startLoop } from '../lib/loop';
 import { answerInFlight } from '../runtime/in-flight-answer';
 
+/** How long in-flight requests may take to finish after SIGTERM (D46). */
+export const DRAIN_MS = 10_000;
+
 /** How often, while draining, answers in flight are told to close their connection and idle ones are closed. */
 const SWEEP_MS = 50;
 
