@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /**
@@ -13,7 +13,7 @@ export const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/b
 );
 export const NO_CHROMIUM = 'no Chromium found (install the chromium package or set CHROMIUM_PATH)';
 
-export async function launchChromium(): Promise<Browser> {
+async function startChromium(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: CHROMIUM,
@@ -32,6 +32,57 @@ export async function launchChromium(): Promise<Browser> {
       // (Not `--disable-features`: Playwright passes its own, and Chromium keeps only the last.)
       '--disable-site-isolation-trials',
     ],
+  });
+}
+
+/** The browser the test files of this worker share, started by the first of them. */
+let shared: Promise<Browser> | undefined;
+
+/**
+ * Headless Chromium for one test file. The files a worker runs, one after another, share one
+ * browser (a launch costs about 2 s of CPU, and 21 files need one): each file gets a handle
+ * whose `newContext` and `newPage` it keeps, and whose `close()` closes those and nothing
+ * else. A browser that went away (it crashed) is started again for the next file.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const start = () => {
+    shared = startChromium().catch((err: unknown) => {
+      shared = undefined;
+      throw err;
+    });
+    return shared;
+  };
+  let browser = await (shared ?? start());
+  if (!browser.isConnected()) browser = await start();
+  const mine = new Set<BrowserContext>();
+  const keep = (context: BrowserContext) => {
+    mine.add(context);
+    context.once('close', () => mine.delete(context));
+    return context;
+  };
+  return new Proxy(browser, {
+    get(target, property) {
+      switch (property) {
+        case 'newContext':
+          return async (options?: BrowserContextOptions) => keep(await target.newContext(options));
+        case 'newPage':
+          return async (options?: BrowserContextOptions) => {
+            const page = await target.newPage(options);
+            keep(page.context());
+            return page;
+          };
+        case 'contexts':
+          return () => [...mine];
+        case 'close':
+          return async () => {
+            await Promise.all([...mine].map((context) => context.close()));
+          };
+        default: {
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        }
+      }
+    },
   });
 }
 
