@@ -1,32 +1,20 @@
 import type { Logger } from 'pino';
-import { AggregatorRegistry } from 'prom-client';
 import { createApp, stopApp } from './app';
+import { startChild } from './child-start';
 import type { Config } from './config';
 import { batchesWritten } from './db/committed-batches';
 import { DRAIN_MS, drainable } from './http/drain';
 import { createAppServer } from './http/server';
 import { setServerTimeouts } from './http/timeouts';
 import { type Delivery, startDelivery } from './job-runner';
-import { useProcessLogger } from './lib/request-context';
-import { ServiceMetrics } from './metrics';
-import { openSupervisorDatabase, stopOnce, takeOverSignals } from './supervisor';
-import { startTracing } from './telemetry';
+import { stopOnce } from './supervisor';
 
 /**
  * One HTTP worker of `pnpm start` (main.ts): serves the API and, unless WEBHOOK_WORKERS=0,
  * delivers webhooks and e-mail. Loaded only by the workers, not by their supervisor.
  */
 export async function serveHttp(config: Config, logger: Logger): Promise<void> {
-  takeOverSignals();
-  useProcessLogger(logger);
-  // Before the database: its pools trace their statements only when tracing runs.
-  const tracing = await startTracing(logger);
-  const database = await openSupervisorDatabase(config, (m) => logger.debug({ postgres: m }, 'postgres'));
-  const metrics = new ServiceMetrics(database.db, { processFigures: true });
-  // The supervisor asks every worker for its figures and serves their sum; constructing an
-  // AggregatorRegistry is what makes a worker answer those requests.
-  new AggregatorRegistry();
-  AggregatorRegistry.setRegistries([metrics.registry]);
+  const { tracing, database, metrics } = await startChild(config, logger);
 
   let shuttingDown = false;
   const app = createApp({ db: database.db, config, logger, metrics, isShuttingDown: () => shuttingDown });
