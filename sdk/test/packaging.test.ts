@@ -25,7 +25,7 @@ const bin = (name: string, dir = ROOT) => path.join(dir, 'node_modules/.bin', na
 const runtimeOnly = process.env.SDK_RUNTIME_ONLY === '1';
 const packageCheck = it.skipIf(runtimeOnly);
 
-/** What tsup builds the package from, and what it writes. */
+/** What tsup builds the package from. */
 const INPUTS = [
   'sdk/src',
   'contract/src',
@@ -34,35 +34,44 @@ const INPUTS = [
   'contract/package.json',
   'tsconfig.base.json',
 ];
-const OUTPUTS = ['index.js', 'index.cjs', 'index.d.ts', 'index.d.cts'].map((f) => path.join(SDK, 'dist', f));
 
-/** The latest change under the files and folders named (0 when none exists). */
+/** Every built file the package's `exports` name (each entry, ESM and CJS, code and types). */
+async function builtFiles(): Promise<string[]> {
+  const { exports } = JSON.parse(await readFile(path.join(SDK, 'package.json'), 'utf8')) as { exports: unknown };
+  const named = (value: unknown): string[] =>
+    typeof value === 'string' ? [value] : Object.values(value as Record<string, unknown>).flatMap(named);
+  return named(exports)
+    .filter((f) => f.startsWith('./dist/'))
+    .map((f) => path.join(SDK, f));
+}
+
+/** When a file last changed (0 when it does not exist). */
+const changed = (file: string) =>
+  stat(file).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
+
+/** The latest change of the files named, and of every file under the folders named. */
 async function newest(paths: string[]): Promise<number> {
-  let latest = 0;
-  for (const p of paths) {
-    const info = await stat(p).catch(() => undefined);
-    if (!info) continue;
-    if (!info.isDirectory()) latest = Math.max(latest, info.mtimeMs);
-    else {
+  const files = await Promise.all(
+    paths.map(async (p) => {
+      const isFolder = await stat(p).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
+      if (!isFolder) return [p];
       const entries = await readdir(p, { recursive: true, withFileTypes: true });
-      const files = entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
-      for (const f of files) latest = Math.max(latest, (await stat(f)).mtimeMs);
-    }
-  }
-  return latest;
+      return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+    }),
+  );
+  return Math.max(0, ...(await Promise.all(files.flat().map(changed))));
 }
 
 /** The built package is there and newer than everything it is built from (CI's build step made it). */
 async function builtPackageIsCurrent(): Promise<boolean> {
-  const built = await Promise.all(
-    OUTPUTS.map((f) =>
-      stat(f).then(
-        (s) => s.mtimeMs,
-        () => 0,
-      ),
-    ),
-  );
-  return Math.min(...built) > (await newest(INPUTS.map((p) => path.join(ROOT, p))));
+  const built = await Promise.all((await builtFiles()).map(changed));
+  return built.length > 0 && Math.min(...built) > (await newest(INPUTS.map((p) => path.join(ROOT, p))));
 }
 
 // The package as its sources are now: built again unless an up-to-date build is there already
