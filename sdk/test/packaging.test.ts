@@ -82,7 +82,8 @@ beforeAll(async () => {
 
 /** The published package: built by tsup to ESM + CJS + declarations, checked by publint and attw. */
 describe('@protection-service/sdk package', () => {
-  afterAll(() => rm(path.join(SDK, '.tmp'), { recursive: true, force: true }));
+  // The checks' own folders (runtime-only runs make none, and may run beside a run that does).
+  afterAll(() => (runtimeOnly ? undefined : rm(path.join(SDK, '.tmp'), { recursive: true, force: true })));
 
   packageCheck(
     'passes publint',
