@@ -110,13 +110,23 @@ describe('e-mail to shoppers: failures and retries (D42)', () => {
     await expect.poll(() => sink.to(email).length, { timeout: 10_000 }).toBe(1);
     // What a process killed right after its commit leaves behind: the message, written in the
     // change's transaction, and no job for it.
-    const [id] = await server.db
-      .transaction()
-      .execute((trx) =>
-        writeClaimMail(trx, { storeId: s.owner.store.id, clientId: s.clientId, claimId, notice: 'claim_denied' }),
-      );
-    const row = (await mailOf(server, claimId)).find((m) => m.id === id)!;
-    expect(row.queuedAt).toBeNull();
+    // Its job-less state is read before the commit: once committed, the sweep may queue it at once.
+    const [id, queuedAt] = await server.db.transaction().execute(async (trx) => {
+      const [written] = await writeClaimMail(trx, {
+        storeId: s.owner.store.id,
+        clientId: s.clientId,
+        claimId,
+        notice: 'claim_denied',
+      });
+      const row = await trx
+        .selectFrom('mailMessages')
+        .select('queuedAt')
+        .where('id', '=', written!)
+        .executeTakeFirstOrThrow();
+      return [written, row.queuedAt] as const;
+    });
+    expect(id).toBeDefined();
+    expect(queuedAt).toBeNull();
     await expect.poll(() => sink.to(email).length, { timeout: 10_000, interval: 100 }).toBe(2);
     // The message arrives before the sender records it sent: wait for the record.
     await expect
