@@ -2,7 +2,8 @@
  * D57's risk, measured in-process on one database:
  * - claim filing (`fileClaim`, the route's whole domain work: the order's lock and the claim's
  *   statement, which with the risk computes it too) with the risk against without it, in
- *   interleaved rounds of ROUND_S seconds at CONCURRENCY filings at once, in a store of CLAIMS
+ *   interleaved rounds of ROUND_S seconds at CONCURRENCY filings at once (BENCH_RISK_CONCURRENCY,
+ *   default 8), on each PostgreSQL BENCH_FSYNC names (lib.ts), in a store of CLAIMS
  *   claims spread over the last 180 days (SHOPPERS shoppers, a claimed value each), a photo
  *   hash, a claim/created event and an e-mail on each: filings per second (goal: with ≥ 0.9
  *   of without), p50, p99, and the CPU of each filing, this process's and PostgreSQL's
@@ -25,7 +26,17 @@ import { matchStatement } from '../../server/src/domain/files/photo-matches';
 import { seed } from './claims';
 import { addCpuSince, type CpuMeters, cpuPerRequest, ownCpu, postgresCpu, readCpu } from './cpu';
 import { benchInstallation } from './install';
-import { benchDatabase, type Measured, percentile, printStatements, printTable, resetStatements } from './lib';
+import {
+  benchDatabase,
+  type Fsync,
+  fsyncModes,
+  fsyncTitle,
+  type Measured,
+  percentile,
+  printStatements,
+  printTable,
+  resetStatements,
+} from './lib';
 
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 100_000);
 const PHOTOS = CLAIMS;
@@ -36,7 +47,8 @@ const SHOPPERS = Math.floor(CLAIMS / 3);
 // at 7 s the two sides are planned alike (78 and 86).
 const ROUND_S = Number(process.env.BENCH_DURATION ?? 7);
 const ROUNDS = 4;
-const CONCURRENCY = 8;
+// Eight at once keep both cores busy; one at a time shows what a filing costs uncontended.
+const CONCURRENCY = Number(process.env.BENCH_RISK_CONCURRENCY ?? 8);
 const SEARCHES = 300;
 
 /** A random 64-bit hash, as a photo's perceptual hash is stored. */
@@ -262,7 +274,14 @@ async function filings(db: Db, url: string, storeId: string, kind: Kind, counter
 }
 
 export async function benchRisk(): Promise<Measured[]> {
-  const database = await benchDatabase();
+  const rows: Measured[] = [];
+  for (const fsync of fsyncModes()) rows.push(...(await benchRiskOn(fsync)));
+  return rows;
+}
+
+async function benchRiskOn(fsync: Fsync): Promise<Measured[]> {
+  const database = await benchDatabase({ fsync });
+  process.stdout.write(`\n## ${fsyncTitle(database.fsync)}\n`);
   const db = createDb(database.url, { max: CONCURRENCY + 2 });
   try {
     await migrateToLatest(db);
