@@ -43,7 +43,7 @@ export function fsyncModes(): Fsync[] {
   return wanted === 'both' ? ['on', 'off'] : [wanted];
 }
 
-export function fsyncTitle(fsync: Fsync): string {
+function fsyncTitle(fsync: Fsync): string {
   return fsync === 'on'
     ? 'PostgreSQL with fsync on: every commit waits for the disk'
     : 'PostgreSQL with fsync=off: commits do not wait for the disk, CPU is the limit';
@@ -127,6 +127,16 @@ export async function benchDatabase({ fsync = 'on' }: { fsync?: Fsync } = {}): P
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A database for one of the runs `fsyncModes` names, its fsync setting (with DATABASE_URL, that
+ * server's own) printed as the heading of what is measured on it.
+ */
+export async function fsyncDatabase(fsync: Fsync): Promise<BenchDatabase> {
+  const database = await benchDatabase({ fsync });
+  process.stdout.write(`\n## ${fsyncTitle(database.fsync)}\n`);
+  return database;
 }
 
 /** Forgets the statements counted so far (BENCH_PG_STATS=1; otherwise nothing). */

@@ -27,10 +27,9 @@ import { seed } from './claims';
 import { addCpuSince, type CpuMeters, cpuPerRequest, ownCpu, postgresCpu, readCpu } from './cpu';
 import { benchInstallation } from './install';
 import {
-  benchDatabase,
   type Fsync,
+  fsyncDatabase,
   fsyncModes,
-  fsyncTitle,
   type Measured,
   percentile,
   printStatements,
@@ -280,8 +279,7 @@ export async function benchRisk(): Promise<Measured[]> {
 }
 
 async function benchRiskOn(fsync: Fsync): Promise<Measured[]> {
-  const database = await benchDatabase({ fsync });
-  process.stdout.write(`\n## ${fsyncTitle(database.fsync)}\n`);
+  const database = await fsyncDatabase(fsync);
   const db = createDb(database.url, { max: CONCURRENCY + 2 });
   try {
     await migrateToLatest(db);

@@ -26,11 +26,10 @@ import { newId } from '../../server/src/lib/ids';
 import { addCpuSince, type CpuMeters, cpuPerRequest, ownCpu, postgresCpu, processCpu, readCpu } from './cpu';
 import { benchInstallation } from './install';
 import {
-  benchDatabase,
   DURATION_S,
   type Fsync,
+  fsyncDatabase,
   fsyncModes,
-  fsyncTitle,
   type Measured,
   percentile,
   printStatements,
@@ -255,8 +254,7 @@ function startWorker(databaseUrl: string, secret: Buffer): Promise<ChildProcess>
 }
 
 async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
-  const database = await benchDatabase({ fsync });
-  process.stdout.write(`\n## ${fsyncTitle(database.fsync)}\n`);
+  const database = await fsyncDatabase(fsync);
   const db = createDb(database.url);
   const receiver = await startReceiver();
   const secret = randomBytes(32);

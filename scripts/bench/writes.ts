@@ -30,11 +30,10 @@ import { type CpuMeters, ownCpu, postgresCpu, processCpu } from './cpu';
 import { committedRatio, type GuardedRow, type Ratios } from './figures';
 import { benchInstallation } from './install';
 import {
-  benchDatabase,
   compare,
   type Fsync,
+  fsyncDatabase,
   fsyncModes,
-  fsyncTitle,
   type Measured,
   printStatements,
   printTable,
@@ -151,8 +150,7 @@ type WriteRow = 'order' | 'subscriber' | 'versions' | 'quote' | 'claim';
 
 /** One run of the write rows on one database: what each measured and each guarded row's ratio. */
 export async function benchWritesOn(run: WritesRun): Promise<{ rows: Measured[]; ratios: Ratios }> {
-  const database = await benchDatabase({ fsync: run.fsync });
-  process.stdout.write(`\n## ${fsyncTitle(database.fsync)}\n`);
+  const database = await fsyncDatabase(run.fsync);
   const db = createDb(database.url);
   const secret = randomBytes(32);
   const children: Awaited<ReturnType<typeof startProcess>>[] = [];
