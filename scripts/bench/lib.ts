@@ -37,10 +37,17 @@ export interface Measured {
  */
 export type Fsync = 'on' | 'off';
 
-export function fsyncModes(): Fsync[] {
+function fsyncModes(): Fsync[] {
   const wanted = process.env.BENCH_FSYNC ?? 'both';
   if (wanted !== 'on' && wanted !== 'off' && wanted !== 'both') throw new Error('BENCH_FSYNC is on, off or both');
   return wanted === 'both' ? ['on', 'off'] : [wanted];
+}
+
+/** The rows of `run` on each PostgreSQL `fsyncModes` names, one after the other. */
+export async function onEachFsync(run: (fsync: Fsync) => Promise<Measured[]>): Promise<Measured[]> {
+  const rows: Measured[] = [];
+  for (const fsync of fsyncModes()) rows.push(...(await run(fsync)));
+  return rows;
 }
 
 function fsyncTitle(fsync: Fsync): string {

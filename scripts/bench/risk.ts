@@ -29,8 +29,8 @@ import { benchInstallation } from './install';
 import {
   type Fsync,
   fsyncDatabase,
-  fsyncModes,
   type Measured,
+  onEachFsync,
   percentile,
   printStatements,
   printTable,
@@ -272,10 +272,8 @@ async function filings(db: Db, url: string, storeId: string, kind: Kind, counter
   ];
 }
 
-export async function benchRisk(): Promise<Measured[]> {
-  const rows: Measured[] = [];
-  for (const fsync of fsyncModes()) rows.push(...(await benchRiskOn(fsync)));
-  return rows;
+export function benchRisk(): Promise<Measured[]> {
+  return onEachFsync(benchRiskOn);
 }
 
 async function benchRiskOn(fsync: Fsync): Promise<Measured[]> {

@@ -29,8 +29,8 @@ import {
   DURATION_S,
   type Fsync,
   fsyncDatabase,
-  fsyncModes,
   type Measured,
+  onEachFsync,
   percentile,
   printStatements,
   printTable,
@@ -326,8 +326,6 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
   }
 }
 
-export async function benchWebhooks(): Promise<Measured[]> {
-  const rows: Measured[] = [];
-  for (const fsync of fsyncModes()) rows.push(...(await benchWebhooksOn(fsync)));
-  return rows;
+export function benchWebhooks(): Promise<Measured[]> {
+  return onEachFsync(benchWebhooksOn);
 }

@@ -33,8 +33,8 @@ import {
   compare,
   type Fsync,
   fsyncDatabase,
-  fsyncModes,
   type Measured,
+  onEachFsync,
   printStatements,
   printTable,
   resetStatements,
@@ -380,8 +380,6 @@ async function writesClaim(rig: WritesRig): Promise<void> {
   rig.ratio('claim', 'claim filing / node:http transaction', filing!, txn!, 'goal >= 0.4');
 }
 
-export async function benchWrites(): Promise<Measured[]> {
-  const rows: Measured[] = [];
-  for (const fsync of fsyncModes()) rows.push(...(await benchWritesOn({ fsync })).rows);
-  return rows;
+export function benchWrites(): Promise<Measured[]> {
+  return onEachFsync(async (fsync) => (await benchWritesOn({ fsync })).rows);
 }
