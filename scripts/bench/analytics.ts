@@ -15,12 +15,11 @@ import { transact } from '../../server/src/db/transact';
 import { foldInProgress, foldRollups, foldRollupsFully } from '../../server/src/domain/analytics/rollups';
 import { analyticsSummary } from '../../server/src/domain/analytics/summary';
 import { createStore } from '../../server/src/domain/identity/stores';
-import { benchDatabase, percentile } from './lib';
+import { benchDatabase, inTurn, percentile, ROUNDS } from './lib';
 
 const ORDERS = Number(process.env.BENCH_ANALYTICS_ORDERS ?? 100_000);
 const CLAIMS = Number(process.env.BENCH_ANALYTICS_CLAIMS ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_ANALYTICS_REQUESTS ?? 20);
-const ROUNDS = 3;
 const PERIOD = { from: '2026-01-01', to: '2026-12-31' };
 
 /** Orders over the year, every other one protected, a third in EUR; claims on protected orders. */
@@ -167,7 +166,7 @@ export async function benchAnalytics(): Promise<void> {
     process.stdout.write(`summary: ${JSON.stringify({ ...summary, topProducts: summary.topProducts.length })}\n`);
     for (const t of targets) for (let i = 0; i < 3; i++) await t.run();
     for (let round = 0; round < ROUNDS; round++)
-      for (const t of targets)
+      for (const t of inTurn(targets, round))
         for (let i = 0; i < REQUESTS; i++) {
           const at = performance.now();
           await t.run();

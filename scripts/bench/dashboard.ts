@@ -17,11 +17,10 @@ import { CursorCodec } from '../../server/src/lib/cursor';
 import { positionTime } from '../../server/src/lib/pager';
 import { seed } from './claims';
 import { benchInstallation } from './install';
-import { benchDatabase, percentile, startService, stopProcess } from './lib';
+import { benchDatabase, inTurn, percentile, ROUNDS, startService, stopProcess } from './lib';
 
 const CLAIMS = Number(process.env.BENCH_DASHBOARD_CLAIMS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_DASHBOARD_REQUESTS ?? 60);
-const ROUNDS = 3;
 const GOAL_P95_MS = 150;
 const STATES = Object.values(CLAIM_QUEUES).flat();
 
@@ -71,7 +70,7 @@ async function measure(targets: PageTarget[], cookie: string): Promise<void> {
   };
   for (const t of targets) for (let i = 0; i < 5; i++) await once(t); // warm-up, and every page answers 200
   for (let round = 0; round < ROUNDS; round++) {
-    for (const t of targets) for (let i = 0; i < REQUESTS; i++) t.durations.push(await once(t));
+    for (const t of inTurn(targets, round)) for (let i = 0; i < REQUESTS; i++) t.durations.push(await once(t));
   }
 }
 

@@ -13,6 +13,21 @@ export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
+/**
+ * The targets of round `round` in the order they run: as given in an even round, reversed in
+ * an odd one. Over an even number of rounds each target runs as often first as last, and a
+ * machine that speeds up or slows down during the run (caches warming, the database's
+ * background work after the rounds before) shifts every target alike: in a fixed order the
+ * target run second in each round measured 3 to 12 % more than the same target run first
+ * (`PUT /v1/orders/:id` against itself, and the baseline against itself, three runs each).
+ */
+export function inTurn<T>(targets: readonly T[], round: number): T[] {
+  return round % 2 === 0 ? [...targets] : [...targets].reverse();
+}
+
+/** Rounds of an alternating comparison: even, so that `inTurn` runs each target first as often as last. */
+export const ROUNDS = 4;
+
 export interface Measured {
   name: string;
   /** Requests over all rounds (warm-up excluded), where counted. */
@@ -347,13 +362,13 @@ export function walPerRequest(counts: WalCounts, requests: number, top = 7): str
 }
 
 /**
- * Loads each target with the same autocannon settings, in alternating rounds, so a change in
- * the machine's background load during the run falls on all targets alike. Requests/second
- * is the total over all rounds; p50 and p99 are the worst round's.
+ * Loads each target with the same autocannon settings, in alternating rounds (`inTurn`), so a
+ * change in the machine's background load during the run falls on all targets alike.
+ * Requests/second is the total over all rounds; p50 and p99 are the worst round's.
  */
 export async function compare(
   targets: (Target | LoopTarget)[],
-  rounds = 3,
+  rounds = ROUNDS,
   meters: CpuMeters = {},
   seconds: { warmUp: number; total: number } = { warmUp: 2, total: DURATION_S },
   /** The database whose WAL each target's rounds wrote is counted (`BENCH_WAL=1`). */
@@ -375,7 +390,7 @@ export async function compare(
   const wal = await walReader(walUrl);
   try {
     for (let round = 0; round < rounds; round++) {
-      for (const [i, t] of targets.entries()) {
+      for (const [i, t] of inTurn([...targets.entries()], round)) {
         const total = totals[i]!;
         const cpuBefore = readCpu(meters);
         const walBefore = await wal?.at();

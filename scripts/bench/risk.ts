@@ -29,11 +29,13 @@ import { benchInstallation } from './install';
 import {
   type Fsync,
   fsyncDatabase,
+  inTurn,
   type Measured,
   onEachFsync,
   percentile,
   printStatements,
   printTable,
+  ROUNDS,
   resetStatements,
 } from './lib';
 
@@ -45,7 +47,6 @@ const SHOPPERS = Math.floor(CLAIMS / 3);
 // made again in the rounds with the risk (103 to 132 plans in 40 s against 24 to 48 without);
 // at 7 s the two sides are planned alike (78 and 86).
 const ROUND_S = Number(process.env.BENCH_DURATION ?? 7);
-const ROUNDS = 4;
 // Eight at once keep both cores busy; one at a time shows what a filing costs uncontended.
 const CONCURRENCY = Number(process.env.BENCH_RISK_CONCURRENCY ?? 8);
 const SEARCHES = 300;
@@ -257,8 +258,11 @@ async function filings(db: Db, url: string, storeId: string, kind: Kind, counter
   // Each pair of rounds' ratio too: the spread between them says how far one run's figure is to be trusted.
   const pairs: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const without = await round(db, storeId, false, counter, kind, cpu.without);
-    const withRisk = await round(db, storeId, true, counter, kind, cpu.with);
+    const times = { with: [] as number[], without: [] as number[] };
+    for (const side of inTurn(['without', 'with'] as const, r)) {
+      times[side] = await round(db, storeId, side === 'with', counter, kind, cpu[side]);
+    }
+    const { without, with: withRisk } = times;
     all.without.push(...without);
     all.with.push(...withRisk);
     pairs.push(withRisk.length / without.length);

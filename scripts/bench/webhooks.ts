@@ -29,11 +29,13 @@ import {
   DURATION_S,
   type Fsync,
   fsyncDatabase,
+  inTurn,
   type Measured,
   onEachFsync,
   percentile,
   printStatements,
   printTable,
+  ROUNDS,
   resetStatements,
   startProcess,
   startService,
@@ -43,7 +45,6 @@ import {
 const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 10);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 100);
-const ROUNDS = 3;
 
 /**
  * A receiver answering 200, noting when each event id arrived, and for protection/added when
@@ -287,8 +288,10 @@ async function benchWebhooksOn(fsync: Fsync): Promise<Measured[]> {
     let serviceSeconds = 0;
     let baselineSeconds = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      serviceSeconds += await serviceRound(rig, serviceCpu);
-      baselineSeconds += await baselineRound(rig, baselineLatencies, baselineCpu);
+      for (const side of inTurn(['service', 'baseline'] as const, round)) {
+        if (side === 'service') serviceSeconds += await serviceRound(rig, serviceCpu);
+        else baselineSeconds += await baselineRound(rig, baselineLatencies, baselineCpu);
+      }
     }
     await printStatements(database.url, BURST * (ROUNDS + 1));
     const lags = await steadyLag(rig, database.url, secret, children);

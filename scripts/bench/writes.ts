@@ -142,6 +142,8 @@ interface WritesRig {
 export interface WritesRun {
   fsync: Fsync;
   seconds?: { warmUp: number; total: number };
+  /** Rounds of each comparison, even (`inTurn`; default ROUNDS). */
+  rounds?: number;
   freshOrders?: number;
   /** The rows to run (default those BENCH_WRITES names, or all). */
   rows?: WriteRow[];
@@ -241,7 +243,7 @@ async function writesRig(
     }),
     async measured(targets) {
       await resetStatements(databaseUrl);
-      const r = await compare(targets, undefined, meters, out.run.seconds, databaseUrl);
+      const r = await compare(targets, out.run.rounds, meters, out.run.seconds, databaseUrl);
       printTable(r);
       await printStatements(databaseUrl, r[0]!.requests ?? 0);
       out.rows.push(...r);
