@@ -42,6 +42,7 @@ import * as filesCentreHashMissing from './20261201400000-files-centre-hash-miss
 import * as ordersPlacedIndexDropped from './20261201500000-orders-placed-index-dropped';
 import * as photoMatches from './20261201600000-photo-matches';
 import * as orderWriteChecks from './20261201700000-order-write-checks';
+import * as claimRiskFunction from './20261201800000-claim-risk-function';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -91,4 +92,5 @@ export const migrations: Record<string, Migration> = {
   '20261201500000-orders-placed-index-dropped': ordersPlacedIndexDropped,
   '20261201600000-photo-matches': photoMatches,
   '20261201700000-order-write-checks': orderWriteChecks,
+  '20261201800000-claim-risk-function': claimRiskFunction,
 };

@@ -499,9 +499,9 @@ describe('claim risk (D57)', () => {
     expect(await riskOf(theirs, other)).toEqual({ level: 'low', signals: [] });
   });
 
-  it("a filing's risk is the sweep's for the same claim, whatever parts its statement left out", async () => {
+  it("a filing's risk is the sweep's for the same claim, whatever it names", async () => {
     // The store asks photos for damage (missing_photos), a shopper claims again and again
-    // (repeat_claimer), and the claims differ in what their statements hold: no item named, an
+    // (repeat_claimer), and the claims differ in what the risk reads of them: no item named, an
     // outlier amount, a delivered package, one in transit, a photo and its copy.
     const shop = await claimStore(server, 'risk-parts');
     const email = 'parts@example.com';
@@ -692,7 +692,7 @@ describe('claim risk (D57)', () => {
   const waitingSweep = async () =>
     (
       await sql<{ pid: number }>`select pid from pg_stat_activity
-        where wait_event_type = 'Lock' and query like '%with subject as (%' and pid <> pg_backend_pid()`.execute(
+        where wait_event_type = 'Lock' and query like '%with risk_now as (%' and pid <> pg_backend_pid()`.execute(
         server.db,
       )
     ).rows.map((r) => r.pid);

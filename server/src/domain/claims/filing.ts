@@ -198,7 +198,7 @@ function liveSource(c: NewClaim, asked: readonly Asked[], fileIds: readonly stri
 
 /**
  * The claim's rows, one `claim` for each `source` row: the claim, its items and its documents;
- * `withRisk`: the claim's risk and claimed value as the statement's `risk_now` and `claimed` say (D57).
+ * `withRisk`: the claim's risk and claimed value as the statement's `risk_now` says (D57).
  */
 function claimWrites(
   id: string,
@@ -212,8 +212,8 @@ function claimWrites(
   const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
   const riskColumns = withRisk ? sql`, risk_level, risk_signals, claimed_value, claimed_currency` : sql``;
   const riskValues = withRisk
-    ? sql`, (select level from risk_now), (select signals from risk_now), (select amount from claimed),
-        (select currency from subject)`
+    ? sql`, (select level from risk_now), (select signals from risk_now), (select amount from risk_now),
+        (select currency from risk_now)`
     : sql``;
   return sql`claim as (
       insert into claims (
