@@ -159,11 +159,11 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
     email: sql`lower(c.author_email)`,
     address: sql`c.shipping_address_key`,
     lines: {
-      issueTypes: sql`array(select distinct i.issue_type from claim_items i where i.claim_id = c.id and i.issue_type is not null order by 1)`,
-      quantities: sql`array(select i.quantity from claim_items i where i.claim_id = c.id order by i.position)`,
-      itemIds: sql`array(select i.item_id from claim_items i where i.claim_id = c.id order by i.position)`,
-      fulfillmentIds: sql`array(select i.source_fulfillment_id from claim_items i where i.claim_id = c.id order by i.position)`,
-      withImages: sql`exists (select 1 from claim_items i where i.claim_id = c.id and jsonb_array_length(i.images) > 0)`,
+      issueTypes: sql`l.issue_types`,
+      quantities: sql`l.quantities`,
+      itemIds: sql`l.item_ids`,
+      fulfillmentIds: sql`l.fulfillment_ids`,
+      withImages: sql`l.with_images`,
     },
     fileIds: sql`array(select f.id from files f where f.claim_id = c.id)`,
     withMedias: sql`exists (select 1 from claim_messages m where m.claim_id = c.id and jsonb_array_length(m.medias) > 0)`,
@@ -171,7 +171,19 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
   });
   return sql<{ riskLevel: 'low' | 'medium' | 'high'; riskSignals: unknown[] }>`
     with risk_now as (
-      select c.id, r.level, r.signals, r.amount, r.currency from claims c cross join lateral ${risk} r where c.id = ${claimId}
+      select c.id, r.level, r.signals, r.amount, r.currency
+      from claims c
+      -- Its items, read once: item by item in their order, the issue types distinct and in order.
+      cross join lateral (
+        select coalesce(array_agg(distinct i.issue_type order by i.issue_type) filter (where i.issue_type is not null), '{}') as issue_types,
+          coalesce(array_agg(i.quantity order by i.position), '{}') as quantities,
+          coalesce(array_agg(i.item_id order by i.position), '{}') as item_ids,
+          coalesce(array_agg(i.source_fulfillment_id order by i.position), '{}') as fulfillment_ids,
+          coalesce(bool_or(jsonb_array_length(i.images) > 0), false) as with_images
+        from claim_items i where i.claim_id = c.id
+      ) l
+      cross join lateral ${risk} r
+      where c.id = ${claimId}
     ), written as (
       update claims set risk_level = r.level, risk_signals = r.signals, claimed_value = r.amount, claimed_currency = r.currency
       from risk_now r
