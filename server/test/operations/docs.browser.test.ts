@@ -24,10 +24,17 @@ function operationIds(doc: Doc): string[] {
 
 /**
  * What went wrong while the page loaded: console errors, script errors, failed requests and
- * answers of 400 or more, and any request to another origin (the page is self-hosted).
+ * answers of 400 or more, and any request to another origin (the page is self-hosted); and
+ * `settled`, which waits until no request of the page is in flight. A test that leaves the page
+ * waits for it first, as a person picks a version once the page is shown: a request of the page
+ * being left would be cancelled by the browser and counted as failed.
  */
-function watch(page: Page, origin: string): string[] {
+function watch(page: Page, origin: string): { problems: string[]; settled: () => Promise<void> } {
   const problems: string[] = [];
+  const inFlight = new Set<unknown>();
+  page.on('request', (r) => inFlight.add(r));
+  page.on('requestfinished', (r) => inFlight.delete(r));
+  page.on('requestfailed', (r) => inFlight.delete(r));
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
@@ -41,7 +48,7 @@ function watch(page: Page, origin: string): string[] {
     if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:'))
       problems.push(`foreign: ${url}`);
   });
-  return problems;
+  return { problems, settled: () => expect.poll(() => inFlight.size).toBe(0) };
 }
 
 /**
@@ -93,7 +100,7 @@ describe.skipIf(!CHROMIUM)('GET /docs in headless Chromium', () => {
 
   it('renders every operation, with examples, search and code samples, from assets of the server itself', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems = watch(page, server.baseUrl);
+    const { problems } = watch(page, server.baseUrl);
     await page.goto(`${server.baseUrl}/docs`);
     expect(await page.title()).toContain('Protection Service');
     await page.waitForSelector('[data-section-id$="operation/upsertOrder"]', { timeout: 60_000 });
@@ -168,13 +175,14 @@ describe.skipIf(!CHROMIUM)('GET /docs in headless Chromium', () => {
     const origin = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     try {
-      const problems = watch(page, origin);
+      const { problems, settled } = watch(page, origin);
       await page.goto(`${origin}/docs`);
       const picker = page.getByLabel('API version');
       expect(await picker.inputValue()).toBe('2025-01-01');
       await expect
         .poll(() => page.locator('h1').first().textContent(), { timeout: 60_000 })
         .toContain('Protection Service API 2025-01-01');
+      await settled();
       await picker.selectOption('2026-12-01');
       await page.waitForURL(/version=2026-12-01/);
       await expect
