@@ -211,10 +211,9 @@ function claimWrites(
   const col = <T>(f: (l: (typeof items)[number]) => T) => items.map(f);
   const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
   const riskColumns = withRisk ? sql`, risk_level, risk_signals, claimed_value, claimed_currency` : sql``;
-  const riskValues = withRisk
-    ? sql`, (select level from risk_now), (select signals from risk_now), (select amount from risk_now),
-        (select currency from risk_now)`
-    : sql``;
+  // `risk_now` has a row for each `source` row (the function's answer on it), joined once.
+  const riskValues = withRisk ? sql`, r.level, r.signals, r.amount, r.currency` : sql``;
+  const riskSource = withRisk ? sql` cross join risk_now r` : sql``;
   return sql`claim as (
       insert into claims (
         id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
@@ -227,7 +226,7 @@ function claimWrites(
         ${c.options == null ? null : JSON.stringify(c.options)}::jsonb,
         ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb,
         ${c.externalSource ?? 'api'}${riskValues}
-      from source s
+      from source s${riskSource}
       returning id, store_id, author_email
     ), written_items as (
       insert into claim_items (
