@@ -73,9 +73,11 @@ function fsyncTitle(fsync: Fsync): string {
 
 /**
  * `BENCH_PG_STATS=1`: the embedded PostgreSQL loads pg_stat_statements, and the benchmarks
- * that can print, after their rounds, the statements the service ran per request.
+ * that can print, after their rounds, the statements the service ran per request;
+ * `BENCH_PG_STATS=all`: those run inside functions and triggers too, each apart (a function's
+ * reads, a foreign key's check), beside the statement that ran them.
  */
-const PG_STATS = process.env.BENCH_PG_STATS === '1';
+const PG_STATS = process.env.BENCH_PG_STATS === '1' || process.env.BENCH_PG_STATS === 'all';
 
 /**
  * `BENCH_PG_PLANS=<ms>`: the embedded PostgreSQL writes the plan it ran (EXPLAIN ANALYZE,
@@ -119,6 +121,7 @@ export async function benchDatabase({ fsync = 'on' }: { fsync?: Fsync } = {}): P
     settings.shared_preload_libraries = 'pg_stat_statements';
     // Planning counted apart: a statement planned on every call shows it here.
     settings['pg_stat_statements.track_planning'] = 'on';
+    if (process.env.BENCH_PG_STATS === 'all') settings['pg_stat_statements.track'] = 'all';
   }
   if (PG_PLANS_MS) {
     settings.shared_preload_libraries = [settings.shared_preload_libraries, 'auto_explain'].filter(Boolean).join(',');

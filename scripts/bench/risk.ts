@@ -8,9 +8,9 @@
  *   hash, a claim/created event and an e-mail on each: filings per second (goal: with ≥ 0.9
  *   of without), p50, p99, and the CPU of each filing, this process's and PostgreSQL's
  *   (BENCH_PG_STATS=1: the statements of both, and how often each was planned);
- *   for three kinds of filing (`Kind`): naming no item, naming a priced item (amount_outlier
- *   reads the store's latest values, up to 200), with a photo (photo_reused reads the
- *   matches its upload found);
+ *   for four kinds of filing (`Kind`): naming no item (a shopper's fourth claim or later, or
+ *   first), naming a priced item (amount_outlier reads the store's latest values, up to 200),
+ *   with a photo (photo_reused reads the matches its upload found);
  * - the reuse search an upload runs, at PHOTOS photos in the store (eight band indexes for the
  *   photo's two hashes, its pairs kept): its p50 and p95 over SEARCHES photos, and the EXPLAIN
  *   of one run.
@@ -104,19 +104,23 @@ async function spread(db: Db, storeId: string): Promise<void> {
 }
 
 /**
- * What a filing names: no item (`plain`), an order's priced item (`priced`: the
+ * What a filing names: no item (`plain`, by a shopper of three claims before; `first`, by a
+ * shopper with none, as most claims of a store are: repeat_claimer's read finds nothing), an
+ * order's priced item (`priced`: the
  * claim has a claimed value and amount_outlier reads the store's latest values), or a photo
  * (`photo`: a fresh file of the store's, attached in the filing's trip, searched for reuse).
  */
-type Kind = 'plain' | 'priced' | 'photo';
+type Kind = 'plain' | 'first' | 'priced' | 'photo';
 const KINDS: Record<Kind, string> = {
   plain: '',
+  first: ", a shopper's first claim",
   priced: ', naming a priced item',
   photo: ', with a photo',
 };
 /** How each kind's ratio, with the risk against without, is printed. */
 const RATIO_WORDS: Record<Kind, string> = {
   plain: 'filing with risk / without (goal ≥ 0.9)',
+  first: "a shopper's first claim (repeat_claimer finds no other)",
   priced: "naming a priced item (amount_outlier reads the store's latest values)",
   photo: 'with a photo (photo_reused reads the matches its upload found)',
 };
@@ -158,8 +162,12 @@ const body = (n: number, kind: Kind, risk: boolean): TClaimFile => ({
   // lacking repeat_claimer, and queued for the sweep at the cost of the rounds with the risk.
   // Both sides alike: with a fresh e-mail on each filing without the risk, its index took
   // entries in one place, and those of the shoppers' e-mails anywhere, which cost the rounds
-  // with the risk about 100 µs of PostgreSQL a filing with no signal computed at all.
-  email: `shopper-${2 * (n % Math.floor(SHOPPERS / 2)) + (risk ? 0 : 1)}@example.com`,
+  // with the risk about 100 µs of PostgreSQL a filing with no signal computed at all. A first
+  // claim's e-mail is new on both sides.
+  email:
+    kind === 'first'
+      ? `first-${risk ? 'with' : 'without'}-${n}@example.com`
+      : `shopper-${2 * (n % Math.floor(SHOPPERS / 2)) + (risk ? 0 : 1)}@example.com`,
   salesChannel: 'ONLINE',
   claimCategory: 'SHIPPING',
   fulfillmentIssues: [
@@ -272,7 +280,7 @@ async function filings(db: Db, url: string, storeId: string, kind: Kind, counter
   }
   process.stdout.write(`${kind}: with / without by pair of rounds: ${pairs.map((p) => p.toFixed(2)).join(', ')}\n`);
   const total = ROUNDS * ROUND_S;
-  await printStatements(url, all.with.length + all.without.length, 16);
+  await printStatements(url, all.with.length + all.without.length, 24);
   return [
     figures(`fileClaim without risk${KINDS[kind]}`, all.without, total, cpu.without.total),
     figures(`fileClaim with risk (D57)${KINDS[kind]}`, all.with, total, cpu.with.total),
