@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler } from 'express';
+import { inThisRequest } from '../lib/request-context';
 import { badRequest, HttpError, INCOMPLETE_BODY, MALFORMED_BODY, NUL_MESSAGE } from './errors';
 
 declare global {
@@ -45,7 +45,7 @@ export function bodyParser(
     if (!hasBody(req.headers) || uploadPaths.has(req.path)) return proceed();
     // The body's bytes arrive in the connection's async context, not the request's: what runs
     // once it is read runs in the request's (its log lines and spans name it).
-    const next = AsyncLocalStorage.bind(proceed);
+    const next = inThisRequest(proceed);
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (type === 'application/json' || type.endsWith('+json')) {
       const length = plainJsonLength(req.headers);
