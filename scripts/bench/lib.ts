@@ -77,7 +77,8 @@ function fsyncTitle(fsync: Fsync): string {
  * `BENCH_PG_STATS=all`: those run inside functions and triggers too, each apart (a function's
  * reads, a foreign key's check), beside the statement that ran them.
  */
-const PG_STATS = process.env.BENCH_PG_STATS === '1' || process.env.BENCH_PG_STATS === 'all';
+const PG_STATS_ALL = process.env.BENCH_PG_STATS === 'all';
+const PG_STATS = process.env.BENCH_PG_STATS === '1' || PG_STATS_ALL;
 
 /**
  * `BENCH_PG_PLANS=<ms>`: the embedded PostgreSQL writes the plan it ran (EXPLAIN ANALYZE,
@@ -121,7 +122,7 @@ export async function benchDatabase({ fsync = 'on' }: { fsync?: Fsync } = {}): P
     settings.shared_preload_libraries = 'pg_stat_statements';
     // Planning counted apart: a statement planned on every call shows it here.
     settings['pg_stat_statements.track_planning'] = 'on';
-    if (process.env.BENCH_PG_STATS === 'all') settings['pg_stat_statements.track'] = 'all';
+    if (PG_STATS_ALL) settings['pg_stat_statements.track'] = 'all';
   }
   if (PG_PLANS_MS) {
     settings.shared_preload_libraries = [settings.shared_preload_libraries, 'auto_explain'].filter(Boolean).join(',');

@@ -106,9 +106,9 @@ async function spread(db: Db, storeId: string): Promise<void> {
 /**
  * What a filing names: no item (`plain`, by a shopper of three claims before; `first`, by a
  * shopper with none, as most claims of a store are: repeat_claimer's read finds nothing), an
- * order's priced item (`priced`: the
- * claim has a claimed value and amount_outlier reads the store's latest values), or a photo
- * (`photo`: a fresh file of the store's, attached in the filing's trip, searched for reuse).
+ * order's priced item (`priced`: the claim has a claimed value and amount_outlier reads the
+ * store's latest values), or a photo (`photo`: a fresh file of the store's, attached in the
+ * filing's trip, searched for reuse).
  */
 type Kind = 'plain' | 'first' | 'priced' | 'photo';
 const KINDS: Record<Kind, string> = {
