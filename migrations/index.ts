@@ -43,6 +43,7 @@ import * as ordersPlacedIndexDropped from './20261201500000-orders-placed-index-
 import * as photoMatches from './20261201600000-photo-matches';
 import * as orderWriteChecks from './20261201700000-order-write-checks';
 import * as claimRiskFunction from './20261201800000-claim-risk-function';
+import * as claimRiskOneRow from './20261201900000-claim-risk-one-row';
 
 /**
  * Every migration, by name, in order. Listed statically (not read from the directory) so
@@ -93,4 +94,5 @@ export const migrations: Record<string, Migration> = {
   '20261201600000-photo-matches': photoMatches,
   '20261201700000-order-write-checks': orderWriteChecks,
   '20261201800000-claim-risk-function': claimRiskFunction,
+  '20261201900000-claim-risk-one-row': claimRiskOneRow,
 };
