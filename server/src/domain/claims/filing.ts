@@ -5,7 +5,7 @@ import type {
   TOfflineClaimFile,
   TOfflineClaimFiled,
 } from '@protection-service/contract';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { type Db, inOneTrip, prepared } from '../../db/database';
 import { transact } from '../../db/transact';
 import { newId } from '../../lib/ids';
@@ -16,7 +16,7 @@ import { attachableFiles, attachFiles, attachStatement, lockFiles, refuseTaken }
 import { claimMailSteps, noticeMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
-import { filingRiskSteps, riskStatement, settledStatement } from './risk/signals';
+import { filingRisk, riskStatement, settledStatement } from './risk/signals';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
 interface ClaimLine {
@@ -106,7 +106,7 @@ function claimTypeOf(lines: ClaimLine[]): TClaimType | null {
  * it reads the order, links its active policy, and writes nothing when an asked line falls
  * short (`liveSource`), answering the shortfalls; else the claim has no policy. Hand its
  * answer's `subscribers` and `queuedMail` to the after-commit queues. On a live order the claim
- * is written with its risk (D57, `filingRiskSteps`, unless `on.risk` is false) and
+ * is written with its risk (D57, `filingRisk`, unless `on.risk` is false) and
  * `claim/created` carries it; else the claim is written `low` and `riskStatement` follows.
  */
 function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
@@ -127,13 +127,15 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
         claimType,
         claimState: 'NEW',
         items: items.map((l) => ({ id: l.id, itemId: l.itemId, quantity: l.quantity, issueType: l.issueType })),
-        // D57: the risk computed with the claim (`risk_now`), or written over by the risk
-        // statement in the same transaction, before any delivery.
+        // D57: the risk the claim was written with, or written over by the risk statement in
+        // the same transaction, before any delivery.
         risk: { level: 'low', signals: [] },
       },
     },
     sql`claim`,
-    withRisk ? sql`(select body from risk_now)` : undefined,
+    withRisk
+      ? sql`(select jsonb_build_object('level', w.risk_level, 'signals', w.risk_signals)::text from claim w)`
+      : undefined,
   );
   const mail = claimMailSteps({ storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' }, sql`claim`);
   // D53: the members who asked to hear of every filed claim, in the same statement.
@@ -142,10 +144,10 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
     ? liveSource(c, on.asked, on.fileIds ?? [])
     : sql`source as (select ${on.orderId}::text as order_id, ${on.authorName}::text as author_name, null::text as policy_id)`;
   const risk = withRisk
-    ? sql`, ${filingRiskSteps({ id, storeId: c.storeId, email: c.authorEmail, lines: c.lines, fileIds: on.fileIds ?? [] })}`
-    : sql``;
+    ? filingRisk({ id, storeId: c.storeId, email: c.authorEmail, lines: c.lines, fileIds: on.fileIds ?? [] })
+    : undefined;
   const statement = sql<Written>`
-    with ${source}${risk}, ${claimWrites(id, c, claimType, items, withRisk)}, ${event.steps}, ${mail}, ${notices}
+    with ${source}, ${claimWrites(id, c, claimType, items, risk)}, ${event.steps}, ${mail}, ${notices}
     select array(select client_id from fanned) as subscribers,
       array(select id from mail where queued union all select id from notices where queued) as queued_mail
       ${
@@ -198,22 +200,24 @@ function liveSource(c: NewClaim, asked: readonly Asked[], fileIds: readonly stri
 
 /**
  * The claim's rows, one `claim` for each `source` row: the claim, its items and its documents;
- * `withRisk`: the claim's risk and claimed value as the statement's `risk_now` says (D57).
+ * with `risk` (D57, the call of the risk function on the `source` row `s`), the claim's risk and
+ * claimed value as it answers them, and its risk returned.
  */
 function claimWrites(
   id: string,
   c: NewClaim,
   claimType: TClaimType | null,
   items: (ClaimLine & { id: string })[],
-  withRisk: boolean,
+  risk: RawBuilder<unknown> | undefined,
 ) {
   const details = c.description ?? (c.lines.flatMap((l) => (l.details ? [l.details] : [])).join('\n\n') || null);
   const col = <T>(f: (l: (typeof items)[number]) => T) => items.map(f);
   const docs = c.documents.map((d) => ({ ...d, id: newId('cld') }));
-  const riskColumns = withRisk ? sql`, risk_level, risk_signals, claimed_value, claimed_currency` : sql``;
-  // `risk_now` has a row for each `source` row (the function's answer on it), joined once.
-  const riskValues = withRisk ? sql`, r.level, r.signals, r.amount, r.currency` : sql``;
-  const riskSource = withRisk ? sql` cross join risk_now r` : sql``;
+  const riskColumns = risk ? sql`, risk_level, risk_signals, claimed_value, claimed_currency` : sql``;
+  // The function's one row for each `source` row, called once, in the insert itself.
+  const riskValues = risk ? sql`, r.level, r.signals, r.amount, r.currency` : sql``;
+  const riskSource = risk ? sql` cross join lateral ${risk} r` : sql``;
+  const riskReturned = risk ? sql`, risk_level, risk_signals` : sql``;
   return sql`claim as (
       insert into claims (
         id, store_id, order_id, source_order_id, policy_id, claim_filed_from, author_name, author_email,
@@ -227,7 +231,7 @@ function claimWrites(
         ${c.offlineDetails == null ? null : JSON.stringify(c.offlineDetails)}::jsonb,
         ${c.externalSource ?? 'api'}${riskValues}
       from source s${riskSource}
-      returning id, store_id, author_email
+      returning id, store_id, author_email${riskReturned}
     ), written_items as (
       insert into claim_items (
         id, claim_id, position, item_id, quantity, issue_type, source_fulfillment_id,

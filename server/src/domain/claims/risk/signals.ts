@@ -6,7 +6,7 @@ import { MATCH_BITS } from '../../files/photo-matches';
  * D57: a claim's risk, from its store's own data and nothing else: every signal is computed by
  * one PostgreSQL function, `claim_risk` (migrations/20261201800000-claim-risk-function.ts), from
  * the facts of the claim its caller gives, with the thresholds and lists below (`RULES`). It
- * runs in the claim's own statement when it is filed on a live order (`filingRiskSteps`: the
+ * runs in the claim's own statement when it is filed on a live order (`filingRisk`: the
  * claim is inserted with its risk and claimed value, `claim/created` written with its risk),
  * and in `riskStatement` over a written claim (the sweep, an offline filing), which writes the
  * signals with the level and the claimed value and takes the claim off `claim_risk_pending`.
@@ -55,6 +55,12 @@ const RULES = JSON.stringify({
   onTheWay: arrayText(ON_THE_WAY),
   photosRequiredByDefault: arrayText(DEFAULT_PHOTOS_REQUIRED_FOR),
 });
+/**
+ * RULES in the statement's text, not a value bound at each run: a constant of a prepared
+ * statement is read into jsonb once, when the statement is planned, where a bound value was
+ * parsed again at every call. Its own text: numbers and plain words, quoted as SQL quotes.
+ */
+const RULES_SQL = sql.raw(`'${RULES.replaceAll("'", "''")}'::jsonb`);
 
 /**
  * The call of `claim_risk` on the facts of a claim, in the order of its arguments after the
@@ -76,7 +82,7 @@ function claimRisk(facts: {
   filing: boolean;
 }): RawBuilder<unknown> {
   const l = facts.lines;
-  return sql`claim_risk(${RULES}::jsonb, ${facts.storeId}::text, ${facts.claimId}::text, ${facts.orderId}, ${facts.filedAt},
+  return sql`claim_risk(${RULES_SQL}, ${facts.storeId}::text, ${facts.claimId}::text, ${facts.orderId}, ${facts.filedAt},
     ${facts.email}, ${facts.address}, ${l.issueTypes}::text[], ${l.quantities}::int[], ${l.itemIds}::text[],
     ${l.fulfillmentIds}::text[], ${l.withImages}::boolean, ${facts.fileIds}::text[], ${facts.withMedias}::boolean, ${facts.filing})`;
 }
@@ -98,18 +104,17 @@ export interface Filing {
 }
 
 /**
- * The step that computes the risk of a claim its statement is filing on a live order, for that
- * statement (after its `source`, one row or none): CTE `risk_now` (`level`, `signals`, `body`,
- * the text of its `risk` in the `claim/created` body, and the claimed `amount` and its
- * `currency`), which the claim's insert writes with it and `claim/created` carries; the
+ * The risk of a claim its statement is filing on a live order, as a call for that statement's
+ * `from` (joined to its `source`, one row or none): `level`, `signals`, the claimed `amount`
+ * and its `currency`, which the claim's insert writes with it and `claim/created` carries; the
  * related claims are queued. The same function as `riskStatement`'s, on what is being written
  * instead of a row: no update of the claim after its insert, no rewrite of the event. The
  * filing time is the transaction's `now()`, the column's default; a claim filed on a live order
  * carries no shipping address (D23) and no message yet.
  */
-export function filingRiskSteps(f: Filing): RawBuilder<unknown> {
+export function filingRisk(f: Filing): RawBuilder<unknown> {
   const col = <T>(g: (l: Filing['lines'][number]) => T) => f.lines.map(g);
-  const risk = claimRisk({
+  return claimRisk({
     storeId: f.storeId,
     claimId: f.id,
     orderId: sql`s.order_id`,
@@ -127,10 +132,6 @@ export function filingRiskSteps(f: Filing): RawBuilder<unknown> {
     withMedias: false,
     filing: true,
   });
-  return sql`risk_now as (
-      select r.level, r.signals, r.amount, r.currency, jsonb_build_object('level', r.level, 'signals', r.signals)::text as body
-      from source s cross join lateral ${risk} r
-    )`;
 }
 
 /** Takes a claim off the sweep's list: one filed with its photos, which their attaching queued though its risk saw them. */
