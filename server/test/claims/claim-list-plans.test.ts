@@ -7,17 +7,8 @@ import { orderPageQuery } from '../../src/domain/commerce/order-read';
 import type { Position } from '../../src/lib/cursor';
 import { type PageRange, positionTime } from '../../src/lib/pager';
 import { createOwner } from '../harness/fixtures';
+import type { PlanNode } from '../harness/plans';
 import { cloneDatabase } from '../harness/server';
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Scan Direction'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
 
 const CLAIMS = 100_000;
 const STATES = Object.values(CLAIM_QUEUES).flat();
@@ -31,8 +22,6 @@ function readsOf(table: string, plan: PlanNode): { read: string; rows: number }[
       : [];
   return [...own, ...(plan.Plans ?? []).flatMap((child) => readsOf(table, child))];
 }
-
-const nodeTypes = (plan: PlanNode): string[] => [plan['Node Type'], ...(plan.Plans ?? []).flatMap(nodeTypes)];
 
 /** The tables `plan` reads whole (the item tables are empty here, and read whole by any plan). */
 const seqScans = (plan: PlanNode): string[] => [

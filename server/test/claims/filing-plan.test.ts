@@ -3,17 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db, poolOf } from '../../src/db/database';
 import { fileClaim } from '../../src/domain/claims/filing';
 import { type ClaimStore, claimBody, claimStore } from '../harness/claims';
+import { type PlanNode, planNodes } from '../harness/plans';
 import { startTestServer, type TestServer } from '../harness/server';
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Function Name'?: string;
-  'Plan Rows'?: number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
 /**
  * The plan PostgreSQL runs for a claim's filing with its risk (D57), read by auto_explain
@@ -70,7 +61,7 @@ describe("a filing's plan with its risk (D57)", () => {
   it('plans the risk at one row and reads the stores, users and members by key', async () => {
     const actor = { storeId: s.owner.store.id, clientId: null, userId: null };
     await fileClaim(db, actor, 'plan-1', claimBody({ email: 'plan@example.com' }));
-    const filing = plans.map(nodes).find((all) => all.some((n) => n['Function Name'] === 'claim_risk'));
+    const filing = plans.map(planNodes).find((all) => all.some((n) => n['Function Name'] === 'claim_risk'));
     expect(filing, 'the filing statement was explained').toBeDefined();
     expect(filing!.find((n) => n['Function Name'] === 'claim_risk')!['Plan Rows']).toBe(1);
     // The tables of every store, read by key; the test database's other tables are near empty,

@@ -16,7 +16,7 @@ import { attachableFiles, attachFiles, attachStatement, lockFiles, refuseTaken }
 import { claimMailSteps, noticeMailSteps, queueMailAfterCommit } from '../mail/outbox';
 import { eventSteps, queueAfterCommit } from '../webhooks/record';
 import type { Actor } from './moves';
-import { filingRisk, riskStatement, settledStatement } from './risk/signals';
+import { filingRisk, riskBodyText, riskStatement, settledStatement } from './risk/signals';
 
 /** One claimed line: a filed issue (online) or the single item (offline). */
 interface ClaimLine {
@@ -114,7 +114,10 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
   const claimType = c.claimType ?? claimTypeOf(c.lines);
   const items = c.lines.map((l) => ({ ...l, id: newId('cli') }));
   const live = 'live' in on;
-  const withRisk = live && on.risk !== false;
+  const risk =
+    live && on.risk !== false
+      ? filingRisk({ id, storeId: c.storeId, email: c.authorEmail, lines: c.lines, fileIds: on.fileIds ?? [] })
+      : undefined;
   const event = eventSteps(
     {
       storeId: c.storeId,
@@ -133,9 +136,7 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
       },
     },
     sql`claim`,
-    withRisk
-      ? sql`(select jsonb_build_object('level', w.risk_level, 'signals', w.risk_signals)::text from claim w)`
-      : undefined,
+    risk ? sql`(select ${riskBodyText('w')} from claim w)` : undefined,
   );
   const mail = claimMailSteps({ storeId: c.storeId, clientId, claimId: id, notice: 'claim_filed' }, sql`claim`);
   // D53: the members who asked to hear of every filed claim, in the same statement.
@@ -143,9 +144,6 @@ function claimStatement(clientId: string | null, c: NewClaim, on: ClaimOn) {
   const source = live
     ? liveSource(c, on.asked, on.fileIds ?? [])
     : sql`source as (select ${on.orderId}::text as order_id, ${on.authorName}::text as author_name, null::text as policy_id)`;
-  const risk = withRisk
-    ? filingRisk({ id, storeId: c.storeId, email: c.authorEmail, lines: c.lines, fileIds: on.fileIds ?? [] })
-    : undefined;
   const statement = sql<Written>`
     with ${source}, ${claimWrites(id, c, claimType, items, risk)}, ${event.steps}, ${mail}, ${notices}
     select array(select client_id from fanned) as subscribers,

@@ -134,6 +134,14 @@ export function filingRisk(f: Filing): RawBuilder<unknown> {
   });
 }
 
+/**
+ * The text of `risk` in a `claim/created` body (D57), from the written claim `row` (a CTE or
+ * alias with its `risk_level` and `risk_signals`): what the filing writes and the sweep writes
+ * over the event's `low`.
+ */
+export const riskBodyText = (row: string): RawBuilder<string> =>
+  sql`jsonb_build_object('level', ${sql.raw(row)}.risk_level, 'signals', ${sql.raw(row)}.risk_signals)::text`;
+
 /** Takes a claim off the sweep's list: one filed with its photos, which their attaching queued though its risk saw them. */
 export function settledStatement(claimId: string) {
   return sql`delete from claim_risk_pending where claim_id = ${claimId}`;
@@ -201,7 +209,7 @@ export function riskStatement(claimId: string, write: RiskWrite = {}) {
         ? sql`, event as (
       update webhook_events e
       set body = regexp_replace(e.body::text, '"risk":\\{"level":"low","signals":\\[\\]\\}\\}$',
-        '"risk":' || replace(jsonb_build_object('level', w.risk_level, 'signals', w.risk_signals)::text, '\\', '\\\\') || '}')::json
+        '"risk":' || replace(${riskBodyText('w')}, '\\', '\\\\') || '}')::json
       from written w where e.id = ${write.eventId}
     )`
         : sql``
