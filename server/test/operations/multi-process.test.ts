@@ -137,16 +137,18 @@ describe('two server processes on one database', () => {
     );
     for (const [i, window] of windows.entries()) {
       expect(admitted[i]).toBeGreaterThanOrEqual(Math.min(600, window.length));
-      expect(admitted[i]).toBeLessThanOrEqual(600 + 60 + oneFlush[i]!);
+      // Never looser than the 100 a flush held before the run was counted.
+      expect(admitted[i]).toBeLessThanOrEqual(600 + 60 + Math.min(100, oneFlush[i]!));
     }
   }
 
   /** The most answers one process admitted within any 200 ms of a window (request i went to process i % 2). */
   function mostAdmittedInOneFlush(window: Response[], answers: Response[], answeredAt: number[]): number {
+    const indexOf = new Map(answers.map((res, i) => [res, i]));
     let most = 0;
     for (const p of [0, 1]) {
       const times = window
-        .map((res) => answers.indexOf(res))
+        .map((res) => indexOf.get(res)!)
         .filter((i) => i % 2 === p && answers[i]!.status === 200)
         .map((i) => answeredAt[i]!);
       for (let first = 0, last = 0; last < times.length; last++) {
